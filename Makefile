@@ -1,0 +1,34 @@
+GO      ?= go
+PKGS    ?= ./...
+BIN     := bin
+
+.PHONY: all build demo test bench lint tidy fuzz clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/ ./cmd/...
+
+# demo: the main job (an 8-node local cluster); see README.
+demo: build
+	./scripts/demo.sh
+
+# test: installs what the tests drive, then runs every test.
+test:
+	./scripts/test-deps.sh
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet $(PKGS)
+
+tidy:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite drives (net-snmp tools and daemons,
+# smitools, ping, iproute2, nftables, chromium) when any of them is missing.
+# Tests never skip for a missing tool: this script runs first in `make test`.
+set -euo pipefail
+
+need=()
+check() { # check COMMAND PACKAGE
+	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || need+=("$2")
+}
+check snmpget snmp
+check snmpd snmpd
+check snmptrapd snmptrapd
+check smilint smitools
+check ping iputils-ping
+check ip iproute2
+check nft nftables
+check chromium chromium
+
+if [ ${#need[@]} -eq 0 ]; then
+	exit 0
+fi
+echo "test-deps: installing ${need[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	echo "test-deps: need root to apt-get install ${need[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
