@@ -1,0 +1,160 @@
+package mib
+
+import "strconv"
+
+// Object identifiers of the DIAGNOSIS-MIB in the dotted form gosnmp uses
+// (leading dot). Scalars also have an instance constant ending in ".0".
+const (
+	// DiagnosisMIB is the module root, enterprises.200 as in the Hi-ADSD paper.
+	DiagnosisMIB = ".1.3.6.1.4.1.200"
+	// HiADSDGroup is the paper's group node holding every object.
+	HiADSDGroup = DiagnosisMIB + ".1"
+
+	// DiagTree is the table with one row per node of the system.
+	DiagTree = HiADSDGroup + ".1"
+	// DiagTreeEntry is the row of DiagTree, indexed by NodeID.
+	DiagTreeEntry = DiagTree + ".1"
+	// NodeID is the index column: the node's id in the algorithms plus one.
+	NodeID = DiagTreeEntry + ".1"
+	// NodeAD is the node's IPv4 address.
+	NodeAD = DiagTreeEntry + ".2"
+	// NodeStatus is the node's diagnosed status (see Status).
+	NodeStatus = DiagTreeEntry + ".3"
+	// NodeEventCounter is the event counter (timestamp) of the node's entry.
+	NodeEventCounter = DiagTreeEntry + ".4"
+	// NodeTestedOnly tells (TruthValue) whether the node is tested-only.
+	NodeTestedOnly = DiagTreeEntry + ".5"
+	// NodeLastChange is the sysUpTime at which this agent saw the entry change.
+	NodeLastChange = DiagTreeEntry + ".6"
+	// NodeHowLearned tells how this agent got the entry (see HowLearned).
+	NodeHowLearned = DiagTreeEntry + ".7"
+
+	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
+	IsTestedOnly = HiADSDGroup + ".2"
+	// NMSID is the address of the current network management station.
+	NMSID = HiADSDGroup + ".3"
+	// HiADSDisUP is "1" while the diagnosis loop keeps finishing intervals.
+	HiADSDisUP = HiADSDGroup + ".4"
+	// NMSIDCounter is the event counter carried with NMSID.
+	NMSIDCounter = HiADSDGroup + ".5"
+	// DiagFaultInject silences the agent's SNMP service for the seconds written.
+	DiagFaultInject = HiADSDGroup + ".6"
+	// DiagLastEventSeq is the sequence number of the newest event row.
+	DiagLastEventSeq = HiADSDGroup + ".7"
+
+	// DiagEventTable is the bounded table of status changes seen by this agent.
+	DiagEventTable = HiADSDGroup + ".8"
+	// DiagEventEntry is the row of DiagEventTable, indexed by DiagEventSeq.
+	DiagEventEntry = DiagEventTable + ".1"
+	// DiagEventSeq is the index column (not accessible): the event's sequence number.
+	DiagEventSeq = DiagEventEntry + ".1"
+	// DiagEventNodeID is the NodeID of the node whose status changed.
+	DiagEventNodeID = DiagEventEntry + ".2"
+	// DiagEventStatus is the new status of the node.
+	DiagEventStatus = DiagEventEntry + ".3"
+	// DiagEventPrevStatus is the status of the node before the change.
+	DiagEventPrevStatus = DiagEventEntry + ".4"
+	// DiagEventCounter is the node's event counter after the change.
+	DiagEventCounter = DiagEventEntry + ".5"
+	// DiagEventTime is the wall-clock time (DateAndTime) the change was recorded.
+	DiagEventTime = DiagEventEntry + ".6"
+	// DiagEventHowLearned tells whether the change was tested or learned.
+	DiagEventHowLearned = DiagEventEntry + ".7"
+	// DiagEventDetector is the NodeID of the direct tester, 0 if unknown.
+	DiagEventDetector = DiagEventEntry + ".8"
+
+	// DiagNotifications is the branch of the notifications.
+	DiagNotifications = DiagnosisMIB + ".2"
+	// DiagNotificationPrefix is the SMIv2 ".0" arc under which notifications sit.
+	DiagNotificationPrefix = DiagNotifications + ".0"
+	// DiagNodeStatusChange is the notification sent for each new event.
+	DiagNodeStatusChange = DiagNotificationPrefix + ".1"
+	// DiagNMSChange is the notification sent when the station changes.
+	DiagNMSChange = DiagNotificationPrefix + ".2"
+
+	// DiagConformance is the conformance branch.
+	DiagConformance = DiagnosisMIB + ".3"
+	// DiagCompliances holds the MODULE-COMPLIANCE statements.
+	DiagCompliances = DiagConformance + ".1"
+	// DiagGroups holds the OBJECT-GROUPs and NOTIFICATION-GROUPs.
+	DiagGroups = DiagConformance + ".2"
+)
+
+// Scalar instances (object identifier plus ".0"), ready for GET and SET.
+const (
+	// IsTestedOnly0 is the instance of IsTestedOnly.
+	IsTestedOnly0 = IsTestedOnly + ".0"
+	// NMSID0 is the instance of NMSID.
+	NMSID0 = NMSID + ".0"
+	// HiADSDisUP0 is the instance of HiADSDisUP.
+	HiADSDisUP0 = HiADSDisUP + ".0"
+	// NMSIDCounter0 is the instance of NMSIDCounter.
+	NMSIDCounter0 = NMSIDCounter + ".0"
+	// DiagFaultInject0 is the instance of DiagFaultInject.
+	DiagFaultInject0 = DiagFaultInject + ".0"
+	// DiagLastEventSeq0 is the instance of DiagLastEventSeq.
+	DiagLastEventSeq0 = DiagLastEventSeq + ".0"
+)
+
+// Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.
+const (
+	// SysDescr0 is sysDescr.0.
+	SysDescr0 = ".1.3.6.1.2.1.1.1.0"
+	// SysObjectID0 is sysObjectID.0.
+	SysObjectID0 = ".1.3.6.1.2.1.1.2.0"
+	// SysUpTime0 is sysUpTime.0, the first varbind of every SNMPv2 notification.
+	SysUpTime0 = ".1.3.6.1.2.1.1.3.0"
+	// SysName0 is sysName.0.
+	SysName0 = ".1.3.6.1.2.1.1.5.0"
+	// SnmpTrapOID0 is snmpTrapOID.0, the second varbind of every SNMPv2 notification.
+	SnmpTrapOID0 = ".1.3.6.1.6.3.1.1.4.1.0"
+	// SnmpTrapEnterprise0 is snmpTrapEnterprise.0, used when translating SNMPv1 traps.
+	SnmpTrapEnterprise0 = ".1.3.6.1.6.3.1.1.4.3.0"
+)
+
+// Column numbers of DiagTreeEntry.
+const (
+	ColNodeID           = 1
+	ColNodeAD           = 2
+	ColNodeStatus       = 3
+	ColNodeEventCounter = 4
+	ColNodeTestedOnly   = 5
+	ColNodeLastChange   = 6
+	ColNodeHowLearned   = 7
+)
+
+// Column numbers of DiagEventEntry.
+const (
+	ColEventSeq        = 1
+	ColEventNodeID     = 2
+	ColEventStatus     = 3
+	ColEventPrevStatus = 4
+	ColEventCounter    = 5
+	ColEventTime       = 6
+	ColEventHowLearned = 7
+	ColEventDetector   = 8
+)
+
+// TruthValue values (SNMPv2-TC).
+const (
+	TruthTrue  = 1
+	TruthFalse = 2
+)
+
+// Limits from the MIB's SYNTAX clauses.
+const (
+	// MaxNodeID is the largest NodeID the MIB can index.
+	MaxNodeID = 65535
+	// MaxFaultInjectSeconds is the largest value diagFaultInject accepts.
+	MaxFaultInjectSeconds = 86400
+)
+
+// TreeCell returns the instance OID of column col of the DiagTree row of nodeID.
+func TreeCell(col, nodeID int) string {
+	return DiagTreeEntry + "." + strconv.Itoa(col) + "." + strconv.Itoa(nodeID)
+}
+
+// EventCell returns the instance OID of column col of the event row seq.
+func EventCell(col int, seq uint32) string {
+	return DiagEventEntry + "." + strconv.Itoa(col) + "." + strconv.FormatUint(uint64(seq), 10)
+}
