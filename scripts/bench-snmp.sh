@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Side-by-side SNMP benchmark: net-snmp's snmpd against the diagagent responder
+# on loopback, same closed-loop load (GET, GETNEXT, GETBULK x10 at 1/4/16 clients),
+# servers interleaved, medians of several repetitions; writes docs/bench-snmp.md.
+#
+# usage: scripts/bench-snmp.sh [-quick] [-snmpd-only] [-out FILE] [-- extra compare flags]
+#   -quick       1 s cells, one repetition, report to stdout unless -out is given
+#   -snmpd-only  measure snmpd alone (no diagagent responder)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0 ours=1 out=docs/bench-snmp.md out_set=0 extra=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-quick) quick=1 ;;
+	-snmpd-only) ours=0 ;;
+	-out) out="$2"; out_set=1; shift ;;
+	--) shift; extra=("$@"); break ;;
+	*) echo "bench-snmp: unknown flag $1 (see the header of $0)" >&2; exit 2 ;;
+	esac
+	shift
+done
+if [ "$quick" = 1 ] && [ "$out_set" = 0 ]; then out=-; fi
+invocation="scripts/bench-snmp.sh"
+[ "$quick" = 1 ] && invocation+=" -quick"
+[ "$ours" = 0 ] && invocation+=" -snmpd-only"
+[ ${#extra[@]} -gt 0 ] && invocation+=" -- ${extra[*]}"
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+go build -o "$work/snmpbench" ./scripts/snmpbench
+bench="$work/snmpbench"
+
+# await_addr FIFO: prints the address a child writes to FIFO, waiting at most 10 s.
+await_addr() {
+	local fd addr
+	exec {fd}<>"$1"
+	if ! read -r -t 10 -u "$fd" addr; then
+		echo "bench-snmp: no address on $1 within 10 s" >&2
+		return 1
+	fi
+	exec {fd}<&-
+	echo "$addr"
+}
+
+# Private snmpd serving the MIB-II system and snmp groups on a free loopback port.
+port=$("$bench" freeport)
+cat >"$work/snmpd.conf" <<CONF
+agentaddress udp:127.0.0.1:$port
+rocommunity public 127.0.0.1
+sysLocation bench
+sysContact bench
+dontLogTCPWrappersConnects yes
+CONF
+SNMP_PERSISTENT_DIR="$work/persist" MIBS= snmpd -f -Lo -C -c "$work/snmpd.conf" >"$work/snmpd.log" 2>&1 &
+snmpd_pid=$!
+pids+=("$snmpd_pid")
+ready=0
+for _ in $(seq 50); do # each try waits up to 0.2 s for a real answer
+	if snmpget -v2c -c public -t 0.2 -r 0 "127.0.0.1:$port" 1.3.6.1.2.1.1.3.0 >/dev/null 2>&1; then
+		ready=1
+		break
+	fi
+done
+if [ "$ready" = 0 ]; then
+	echo "bench-snmp: snmpd did not answer on 127.0.0.1:$port; its log:" >&2
+	cat "$work/snmpd.log" >&2
+	exit 1
+fi
+servers=(-server "snmpd=127.0.0.1:$port@$snmpd_pid")
+notes=(-note "snmpd: $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), config: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes")
+
+if [ "$ours" = 1 ]; then
+	mkfifo "$work/ours.addr"
+	"$bench" serve -listen 127.0.0.1:0 -nodes 64 -addr-file "$work/ours.addr" &
+	ours_pid=$!
+	pids+=("$ours_pid")
+	ours_addr=$(await_addr "$work/ours.addr")
+	servers+=(-server "ours=$ours_addr@$ours_pid")
+	notes+=(-note "ours: diagagent responder (agent.NewResponder) in \`snmpbench serve -nodes 64\`, snapshot of 64 nodes, GOMAXPROCS default")
+fi
+
+mkfifo "$work/echo.addr"
+"$bench" echo -listen 127.0.0.1:0 -addr-file "$work/echo.addr" &
+pids+=("$!")
+echo_addr=$(await_addr "$work/echo.addr")
+
+timing=(-reps 3 -warmup 1s -duration 5s)
+[ "$quick" = 1 ] && timing=(-reps 1 -warmup 200ms -duration 1s)
+"$bench" compare "${servers[@]}" "${notes[@]}" "${timing[@]}" -ceiling "$echo_addr" \
+	-command "$invocation" -out "$out" "${extra[@]}"
+[ "$out" != - ] && echo "bench-snmp: wrote $out" >&2
+exit 0

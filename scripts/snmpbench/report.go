@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// ReportInfo is the context printed above the tables.
+type ReportInfo struct {
+	Command string    // the exact command that produced the run
+	Notes   []string  // extra lines (server versions, snapshot size)
+	When    time.Time // start of the run
+	Config  CompareConfig
+}
+
+// WriteReport prints the run as markdown: machine, command, tables.
+func WriteReport(w io.Writer, info ReportInfo, res *CompareResult) {
+	c := info.Config
+	fmt.Fprintf(w, "# SNMP responder benchmark\n\n")
+	fmt.Fprintf(w, "- date: %s\n", info.When.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "- machine: nproc %d, %s, Linux %s, %s\n", runtime.NumCPU(), cpuModel(),
+		kernelRelease(), runtime.Version())
+	fmt.Fprintf(w, "- command: `%s`\n", info.Command)
+	fmt.Fprintf(w, "- cells: %s warm-up + %s measured, %d repetition(s), medians shown; "+
+		"servers interleaved (order flipped every repetition); closed loop, one UDP socket per client, "+
+		"timeout %s counts as an error\n", c.Warmup, c.Duration, c.Reps, c.Timeout)
+	for _, n := range info.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	fmt.Fprintln(w)
+	writeRequests(w, c, res)
+	writeGrid(w, c, res)
+	writeMemory(w, c, res)
+	writeCeiling(w, c, res)
+}
+
+// writeRequests lists what each operation asked and what each server answered.
+func writeRequests(w io.Writer, c CompareConfig, res *CompareResult) {
+	fmt.Fprintf(w, "## Requests\n\n| op | request | server | varbinds | first varbind |\n|---|---|---|---|---|\n")
+	for _, op := range c.Ops {
+		req := c.OIDs[op]
+		if op == OpGetBulk {
+			req = fmt.Sprintf("%s (non-repeaters 0, max-repetitions %d)", req, c.MaxRep)
+		}
+		for _, s := range c.Servers {
+			chk := res.Checks[s.Name][op]
+			fmt.Fprintf(w, "| %s | %s | %s | %d | `%s` |\n", op, req, s.Name, chk.Varbinds, trim(chk.First, 60))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// writeGrid prints one row per cell with every server's medians and ratios.
+func writeGrid(w io.Writer, c CompareConfig, res *CompareResult) {
+	head, sep := "| op | clients |", "|---|---:|"
+	for _, s := range c.Servers {
+		head += fmt.Sprintf(" %[1]s req/s | %[1]s p50 µs | %[1]s p99 µs | %[1]s errors | %[1]s reply B |", s.Name)
+		sep += "---:|---:|---:|---:|---:|"
+	}
+	base := c.Servers[0].Name
+	for _, s := range c.Servers[1:] {
+		head += fmt.Sprintf(" req/s %[1]s/%[2]s | p99 %[1]s/%[2]s |", s.Name, base)
+		sep += "---:|---:|"
+	}
+	fmt.Fprintf(w, "## Throughput and latency (medians)\n\n%s\n%s\n", head, sep)
+	for _, cell := range res.Cells {
+		row := fmt.Sprintf("| %s | %d |", cell.Op, cell.Clients)
+		for _, s := range c.Servers {
+			m := Median(res.Runs[s.Name][cell])
+			row += fmt.Sprintf(" %.0f | %d | %d | %d | %d |", m.Rate, m.P50.Microseconds(),
+				m.P99.Microseconds(), m.Errors, m.Bytes)
+		}
+		b := Median(res.Runs[base][cell])
+		for _, s := range c.Servers[1:] {
+			m := Median(res.Runs[s.Name][cell])
+			row += fmt.Sprintf(" %s | %s |", ratio(m.Rate, b.Rate), ratio(float64(m.P99), float64(b.P99)))
+		}
+		fmt.Fprintln(w, row)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeMemory prints VmRSS/VmHWM before and after the load.
+func writeMemory(w io.Writer, c CompareConfig, res *CompareResult) {
+	fmt.Fprintf(w, "## Memory (/proc/PID/status)\n\n| server | VmRSS idle KiB | VmRSS after KiB | VmHWM after KiB |\n|---|---:|---:|---:|\n")
+	for _, s := range c.Servers {
+		idle, after := res.Idle[s.Name], res.After[s.Name]
+		fmt.Fprintf(w, "| %s | %d | %d | %d |\n", s.Name, idle.RSSKiB, after.RSSKiB, after.HWMKiB)
+	}
+	fmt.Fprintln(w)
+}
+
+// writeCeiling prints the generator's rate against the echo server.
+func writeCeiling(w io.Writer, c CompareConfig, res *CompareResult) {
+	if res.Ceiling == nil {
+		return
+	}
+	fmt.Fprintf(w, "## Generator ceiling (GET against a UDP echo server in the same generator binary)\n\n")
+	fmt.Fprintf(w, "| clients | req/s | p50 µs | p99 µs |\n|---:|---:|---:|---:|\n")
+	for _, n := range c.Clients {
+		r := res.Ceiling[n]
+		fmt.Fprintf(w, "| %d | %.0f | %d | %d |\n", n, r.Rate, r.P50.Microseconds(), r.P99.Microseconds())
+	}
+	fmt.Fprintln(w)
+}
+
+// ratio formats a/b with two decimals, or "n/a" when b is zero.
+func ratio(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+// trim shortens s to at most n bytes for a table cell.
+func trim(s string, n int) string {
+	s = strings.ReplaceAll(s, "|", "/")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// cpuModel returns the first "model name" of /proc/cpuinfo.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "cpu unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "cpu unknown"
+}
+
+// kernelRelease returns the running kernel's release string.
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
