@@ -78,6 +78,14 @@ const (
 	DiagCompliances = DiagConformance + ".1"
 	// DiagGroups holds the OBJECT-GROUPs and NOTIFICATION-GROUPs.
 	DiagGroups = DiagConformance + ".2"
+	// DiagCompliance is the module's MODULE-COMPLIANCE statement.
+	DiagCompliance = DiagCompliances + ".1"
+	// DiagPaperGroup groups the objects of the paper's module.
+	DiagPaperGroup = DiagGroups + ".1"
+	// DiagExtensionGroup groups the objects this project added.
+	DiagExtensionGroup = DiagGroups + ".2"
+	// DiagNotificationGroup groups the two notifications.
+	DiagNotificationGroup = DiagGroups + ".3"
 )
 
 // Scalar instances (object identifier plus ".0"), ready for GET and SET.
