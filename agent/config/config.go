@@ -1,0 +1,155 @@
+package config
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Config is the whole configuration of one diagagent daemon; every node of a LAN
+// normally reads the same file, and only the node's id differs.
+type Config struct {
+	// ID is this node's index in Nodes; AutoID finds it by matching a local address.
+	ID int `mapstructure:"id" doc:"this node's index in nodes (0-based); -1 finds it by matching a local address"`
+	// Algorithm names the diagnosis algorithm (one of the Algorithm* constants).
+	Algorithm string `mapstructure:"algorithm" doc:"diagnosis algorithm: hiadsd, vcube, vring or bruteforce"`
+	// Interval is the testing interval: how often this node runs its tests.
+	Interval time.Duration `mapstructure:"interval" doc:"testing interval (a Go duration such as 30s or 1m)"`
+	// SNMP configures the node's own SNMP responder and who may use it.
+	SNMP SNMP `mapstructure:"snmp"`
+	// Nodes is the node list shared by every node; a node's id is its index here.
+	Nodes []Node `mapstructure:"nodes" doc:"the node list, the same on every node (file only)"`
+	// Test configures how this node tests its peers.
+	Test Test `mapstructure:"test"`
+	// Traps configures the notifications sent to the management station.
+	Traps Traps `mapstructure:"traps"`
+	// Web configures the status page and its /metrics.
+	Web Web `mapstructure:"web"`
+	// StateDir holds what survives a restart; "{id}" in it is replaced by the node's id.
+	StateDir string `mapstructure:"state_dir" doc:"directory for state that survives a restart; {id} is replaced by the node's id"`
+	// FaultInjection enables the MIB object that silences the agent for a while.
+	FaultInjection bool `mapstructure:"fault_injection" doc:"enable the fault-injection object (SET through a write community or user)"`
+	// Log configures the daemon's log lines.
+	Log Log `mapstructure:"log"`
+}
+
+// SNMP configures the agent's SNMP responder.
+type SNMP struct {
+	// Listen is the UDP address served: "a.b.c.d:port", or ListenAuto for this node's entry in Nodes.
+	Listen string `mapstructure:"listen" doc:"UDP address to serve, a.b.c.d:port, or auto for this node's address and port in nodes"`
+	// Communities are the SNMPv2c community strings.
+	Communities Communities `mapstructure:"communities"`
+	// Allow lists the source networks each community is accepted from.
+	Allow Allow `mapstructure:"allow"`
+	// Users are the SNMPv3 users the responder serves.
+	Users []User `mapstructure:"users" doc:"SNMPv3 users served (file only): name, auth_protocol, auth_passphrase, priv_protocol, priv_passphrase, access"`
+	// EngineID is snmpEngineID in hex (5 to 32 octets); empty lets the agent choose one.
+	EngineID string `mapstructure:"engine_id" doc:"snmpEngineID in hex, 5 to 32 octets; empty lets the agent choose"`
+	// MaxWorkers bounds how many requests the responder handles at once.
+	MaxWorkers int `mapstructure:"max_workers" doc:"requests the responder handles at once"`
+}
+
+// Communities are the SNMPv2c community strings; an empty string disables that access.
+type Communities struct {
+	// Read is the read-only community; tests of peers use it unless test.v3_user is set.
+	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless test.v3_user is set"`
+	// Write is the read-write community (NMSid, fault injection); empty disables SNMPv2c writes.
+	Write string `mapstructure:"write" doc:"read-write community (NMSid, fault injection); empty disables v2c writes"`
+}
+
+// Allow lists the source networks a community is accepted from.
+type Allow struct {
+	// Read lists the networks the read community is accepted from.
+	Read []netip.Prefix `mapstructure:"read" doc:"networks (a.b.c.d/n) the read community is accepted from"`
+	// Write lists the networks the write community is accepted from.
+	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n) the write community is accepted from"`
+}
+
+// Credentials are the USM secrets of one SNMPv3 user.
+type Credentials struct {
+	// Name is the USM user name.
+	Name string `mapstructure:"name" doc:"USM user name"`
+	// AuthProtocol is sha, sha224, sha256, sha384 or sha512.
+	AuthProtocol string `mapstructure:"auth_protocol" doc:"authentication protocol: sha, sha224, sha256, sha384 or sha512"`
+	// AuthPassphrase is the authentication pass phrase (8 characters at least).
+	AuthPassphrase string `mapstructure:"auth_passphrase" doc:"authentication pass phrase, 8 characters at least"`
+	// PrivProtocol is none, aes, aes192 or aes256.
+	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192 or aes256"`
+	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
+	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
+}
+
+// User is an SNMPv3 user served by the responder, with its access.
+type User struct {
+	// Credentials are the user's name, protocols and pass phrases.
+	Credentials `mapstructure:",squash"`
+	// Access is AccessRead or AccessWrite.
+	Access string `mapstructure:"access" doc:"read or write"`
+}
+
+// Node is one entry of the shared node list.
+type Node struct {
+	// Address is the node's IPv4 address; host names are not resolved.
+	Address netip.Addr `mapstructure:"address" doc:"IPv4 address (host names are not resolved)"`
+	// Port is the UDP port the node's SNMP agent answers on.
+	Port int `mapstructure:"port" doc:"UDP port of the node's SNMP agent"`
+	// TestedOnly marks a device that runs no agent (a printer): tested, never a tester or a source.
+	TestedOnly bool `mapstructure:"tested_only" doc:"the node runs no agent (a printer): it is tested but never tests or informs"`
+	// Community is the community this node is tested with (SNMPv2c).
+	Community string `mapstructure:"community" doc:"community the node is tested with"`
+	// OID is the object a tested-only node is tested with.
+	OID string `mapstructure:"oid" doc:"object read to test a tested-only node"`
+	// Name is an optional label for logs and the web page.
+	Name string `mapstructure:"name" doc:"label for logs and the web page"`
+}
+
+// Test configures how this node tests its peers (DESIGN.md section 3).
+type Test struct {
+	// Timeout bounds the wait for each SNMP reply.
+	Timeout time.Duration `mapstructure:"timeout" doc:"wait for each SNMP reply"`
+	// Retries is how many times an unanswered SNMP request is sent again.
+	Retries int `mapstructure:"retries" doc:"times an unanswered SNMP request is sent again"`
+	// PingTimeout bounds the whole ICMP echo check that tells partial from faulty.
+	PingTimeout time.Duration `mapstructure:"ping_timeout" doc:"time allowed for the ICMP echo check (partial or faulty)"`
+	// PingCount is how many echo requests the check sends; one reply is enough.
+	PingCount int `mapstructure:"ping_count" doc:"echo requests sent; one reply makes the node partial"`
+	// Concurrency bounds how many tests run at once.
+	Concurrency int `mapstructure:"concurrency" doc:"tests run at once, each with its own socket"`
+	// V3User names the entry of snmp.users used to test peers; empty tests with SNMPv2c.
+	V3User string `mapstructure:"v3_user" doc:"name of an snmp.users entry to test peers with SNMPv3; empty tests with the read community"`
+}
+
+// Traps configures the notifications sent to the management station.
+type Traps struct {
+	// NMS is the initial station; the zero value means none until NMSid is set.
+	NMS netip.AddrPort `mapstructure:"nms" doc:"initial station, a.b.c.d:port; empty for none until NMSid is set"`
+	// Fallbacks are tried in order while the diagnosis says the current station is faulty.
+	Fallbacks []netip.AddrPort `mapstructure:"fallbacks" doc:"stations (a.b.c.d:port) used in order while the current one is diagnosed faulty"`
+	// Kind is KindTrap, KindInform or KindV3Inform.
+	Kind string `mapstructure:"kind" doc:"trap, inform or v3inform"`
+	// Scope is ScopeDetected (events this node detected) or ScopeAll (every event it learns).
+	Scope string `mapstructure:"scope" doc:"detected (events this node found itself) or all (every event it learns)"`
+	// Community is the community of SNMPv2c traps and informs.
+	Community string `mapstructure:"community" doc:"community of v2c traps and informs"`
+	// V3 are the station's USM credentials for v3 informs.
+	V3 Credentials `mapstructure:"v3"`
+	// Timeout bounds the wait for an inform's acknowledgement.
+	Timeout time.Duration `mapstructure:"timeout" doc:"wait for an inform's acknowledgement"`
+	// Retries is how many times an unacknowledged inform is sent again.
+	Retries int `mapstructure:"retries" doc:"times an unacknowledged inform is sent again"`
+	// Queue bounds the informs waiting to be sent; the oldest is dropped when full.
+	Queue int `mapstructure:"queue" doc:"informs waiting to be sent; the oldest is dropped when full"`
+}
+
+// Web configures the HTTP status page.
+type Web struct {
+	// Listen is "a.b.c.d:port", "auto:port" for this node's address, or empty to serve no page.
+	Listen string `mapstructure:"listen" doc:"HTTP address, a.b.c.d:port or auto:port (this node's address); empty serves no page"`
+}
+
+// Log configures the daemon's log lines.
+type Log struct {
+	// Level is debug, info, warn or error.
+	Level string `mapstructure:"level" doc:"debug, info, warn or error"`
+	// Format is text or json.
+	Format string `mapstructure:"format" doc:"text or json"`
+}

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"flag"
+	"sort"
+	"strings"
+)
+
+// envSettings returns the [key, value] pairs the DIAG_* variables in env set, in a
+// stable order; a DIAG_* variable that names no key is a mistake.
+func envSettings(env []string) ([][2]string, error) {
+	byEnv := map[string]Key{}
+	fileOnly := map[string]Key{}
+	for _, k := range Keys() {
+		if k.FileOnly {
+			fileOnly[envName(k.Name)] = k
+			continue
+		}
+		byEnv[k.Env] = k
+	}
+	var out [][2]string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) {
+			continue
+		}
+		if k, ok := byEnv[name]; ok {
+			out = append(out, [2]string{k.Name, value})
+			continue
+		}
+		if k, ok := fileOnly[name]; ok {
+			return nil, &Error{Key: name, Msg: k.Name + " can only be given in the configuration file; unset it", Err: ErrUnknownKey}
+		}
+		return nil, &Error{Key: name, Msg: "names no key; unset it, or spell the key in capitals with _ for each dot, such as DIAG_SNMP_LISTEN", Err: ErrUnknownKey}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out, nil
+}
+
+// Flags are the command-line switches RegisterFlags adds besides one flag per key.
+type Flags struct {
+	// Path is the YAML file given with -config.
+	Path string
+	// Check is -config.check: validate the configuration and exit.
+	Check bool
+}
+
+// DefaultPath is the configuration file read when -config is not given.
+const DefaultPath = "/etc/diagagent/diagagent.yaml"
+
+// RegisterFlags adds -config, -config.check and one string flag per key (named like the
+// key, e.g. -snmp.listen) to fs; Load applies the key flags that were set.
+func RegisterFlags(fs *flag.FlagSet) *Flags {
+	f := &Flags{}
+	fs.StringVar(&f.Path, "config", DefaultPath, "YAML configuration `file`")
+	fs.BoolVar(&f.Check, "config.check", false, "validate the configuration and exit")
+	for _, k := range Keys() {
+		if k.FileOnly {
+			continue
+		}
+		usage := k.Doc + " (" + k.Env
+		if k.Default != "" {
+			usage += ", default " + k.Default
+		}
+		fs.String(k.Name, "", usage+")")
+	}
+	return f
+}
+
+// flagSettings returns the [key, value] pairs of the key flags set on fs.
+func flagSettings(fs *flag.FlagSet) [][2]string {
+	if fs == nil {
+		return nil
+	}
+	keys := map[string]bool{}
+	for _, k := range Keys() {
+		keys[k.Name] = !k.FileOnly
+	}
+	var out [][2]string
+	fs.Visit(func(f *flag.Flag) {
+		if keys[f.Name] {
+			out = append(out, [2]string{f.Name, f.Value.String()})
+		}
+	})
+	return out
+}

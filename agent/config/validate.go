@@ -1,0 +1,133 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// mistakes collects one-line mistakes in the order they are found.
+type mistakes []error
+
+// add records a bad value at key.
+func (m *mistakes) add(key, format string, args ...any) {
+	*m = append(*m, bad(key, format, args...))
+}
+
+// Validate checks every key and returns one line per mistake (joined with errors.Join),
+// each naming the key and what to change; it fills in nothing.
+func (c Config) Validate() error {
+	var m mistakes
+	c.validateCore(&m)
+	c.validateNodes(&m)
+	c.SNMP.validate(&m, c.Test.V3User)
+	c.Test.validate(&m, c.SNMP)
+	c.Traps.validate(&m)
+	validateListen(&m, "web.listen", c.Web.Listen, true)
+	c.Log.validate(&m)
+	return errors.Join(m...)
+}
+
+// validateCore checks id, algorithm, interval and state_dir.
+func (c Config) validateCore(m *mistakes) {
+	if !oneOf(c.Algorithm, AlgorithmHiADSD, AlgorithmVCube, AlgorithmVRing, AlgorithmBruteForce) {
+		m.add("algorithm", "%q is not an algorithm; use hiadsd, vcube, vring or bruteforce", c.Algorithm)
+	}
+	if c.Interval <= 0 {
+		m.add("interval", "%s is not a positive duration; write one such as 30s", c.Interval)
+	}
+	if strings.TrimSpace(c.StateDir) == "" {
+		m.add("state_dir", "is empty; give a directory the agent may write, such as /var/lib/diagagent")
+	}
+	n := len(c.Nodes)
+	switch {
+	case n == 0:
+	case c.ID < AutoID || c.ID >= n:
+		m.add("id", "%d is out of range; use 0..%d (an index in nodes) or -1 to find it by address", c.ID, n-1)
+	case c.ID != AutoID && c.Nodes[c.ID].TestedOnly:
+		m.add("id", "nodes[%d] is tested-only and runs no agent; give the index of a node without tested_only", c.ID)
+	}
+}
+
+// validateNodes checks the node list: not empty, every entry sound, no address:port twice.
+func (c Config) validateNodes(m *mistakes) {
+	if len(c.Nodes) == 0 {
+		m.add("nodes", "the list is empty; list every node of the LAN, the same list on every node")
+		return
+	}
+	seen := map[netip.AddrPort]int{}
+	testers := 0
+	for i, n := range c.Nodes {
+		key := fmt.Sprintf("nodes[%d]", i)
+		n.validate(m, key, c.Test.V3User != "")
+		if !n.TestedOnly {
+			testers++
+		}
+		ap := netip.AddrPortFrom(n.Address, uint16(n.Port))
+		if first, dup := seen[ap]; dup && n.Address.IsValid() {
+			m.add(key, "%s repeats nodes[%d]; list each address and port once", ap, first)
+		} else {
+			seen[ap] = i
+		}
+	}
+	if testers == 0 {
+		m.add("nodes", "every node is tested-only; at least one must run the agent")
+	}
+}
+
+// validate checks one node entry named key; v3 tells whether testing nodes are tested with SNMPv3.
+func (n Node) validate(m *mistakes, key string, v3 bool) {
+	switch {
+	case !n.Address.IsValid():
+		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d")
+	case !n.Address.Is4():
+		m.add(key+".address", "%s is not an IPv4 address; write it as a.b.c.d", n.Address)
+	case !isHost(n.Address):
+		m.add(key+".address", "%s is not a host address; give the node's own IPv4 address", n.Address)
+	}
+	if n.Port < 1 || n.Port > 65535 {
+		m.add(key+".port", "%d is not a UDP port; use 1..65535 (161 is the SNMP port)", n.Port)
+	}
+	if n.Community == "" && (n.TestedOnly || !v3) {
+		m.add(key+".community", "is empty; give the community the node answers to, or set snmp.communities.read")
+	}
+	switch {
+	case !n.TestedOnly && n.OID != "":
+		m.add(key+".oid", "only tested-only nodes are tested with another object; remove it or set tested_only: true")
+	case n.TestedOnly && !validOID(n.OID):
+		m.add(key+".oid", "%q is not a numeric OID; write one such as %s", n.OID, SysUpTimeOID)
+	}
+}
+
+// validOID reports whether s is a dotted numeric object identifier (leading dot optional)
+// of 2 to 128 arcs, each a 32-bit number written without leading zeros.
+func validOID(s string) bool {
+	arcs := strings.Split(strings.TrimPrefix(s, "."), ".")
+	if len(arcs) < 2 || len(arcs) > 128 {
+		return false
+	}
+	for _, a := range arcs {
+		n, err := strconv.ParseUint(a, 10, 32)
+		if err != nil || strconv.FormatUint(n, 10) != a {
+			return false
+		}
+	}
+	return arcs[0] <= "2"
+}
+
+// isHost reports whether a is an address a single host can have.
+func isHost(a netip.Addr) bool {
+	return !a.IsUnspecified() && !a.IsMulticast() && a != netip.AddrFrom4([4]byte{255, 255, 255, 255})
+}
+
+// oneOf reports whether s is one of the allowed words.
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,74 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// validate checks the test keys; snmp gives the users test.v3_user may name.
+func (t Test) validate(m *mistakes, snmp SNMP) {
+	positive(m, "test.timeout", t.Timeout)
+	positive(m, "test.ping_timeout", t.PingTimeout)
+	inRange(m, "test.retries", t.Retries, 0, 10)
+	inRange(m, "test.ping_count", t.PingCount, 1, 100)
+	inRange(m, "test.concurrency", t.Concurrency, 1, 1024)
+	if _, ok := snmp.User(t.V3User); t.V3User != "" && !ok {
+		m.add("test.v3_user", "%q is not in snmp.users; add that user there, or leave it empty to test with the read community", t.V3User)
+	}
+}
+
+// validate checks the notification keys.
+func (t Traps) validate(m *mistakes) {
+	if !oneOf(t.Kind, KindTrap, KindInform, KindV3Inform) {
+		m.add("traps.kind", "%q is not a notification kind; use trap, inform or v3inform", t.Kind)
+	}
+	if !oneOf(t.Scope, ScopeDetected, ScopeAll) {
+		m.add("traps.scope", "%q is not a scope; use detected or all", t.Scope)
+	}
+	if t.NMS.IsValid() {
+		validateStation(m, "traps.nms", t.NMS)
+	}
+	for i, s := range t.Fallbacks {
+		validateStation(m, fmt.Sprintf("traps.fallbacks[%d]", i), s)
+	}
+	if t.Kind == KindV3Inform {
+		t.V3.validate(m, "traps.v3")
+	} else if t.Community == "" {
+		m.add("traps.community", "is empty; give the community the station accepts, such as public")
+	}
+	validateCommunity(m, "traps.community", t.Community)
+	positive(m, "traps.timeout", t.Timeout)
+	inRange(m, "traps.retries", t.Retries, 0, 10)
+	inRange(m, "traps.queue", t.Queue, 1, 1<<16)
+}
+
+// validateStation checks a station address: an IPv4 host and a non-zero port.
+func validateStation(m *mistakes, key string, s netip.AddrPort) {
+	if !s.Addr().Is4() || !isHost(s.Addr()) || s.Port() == 0 {
+		m.add(key, "%s is not a station address; write it as a.b.c.d:port, such as 192.0.2.100:162", s)
+	}
+}
+
+// validate checks the log keys.
+func (l Log) validate(m *mistakes) {
+	if !oneOf(l.Level, "debug", "info", "warn", "error") {
+		m.add("log.level", "%q is not a level; use debug, info, warn or error", l.Level)
+	}
+	if !oneOf(l.Format, "text", "json") {
+		m.add("log.format", "%q is not a format; use text or json", l.Format)
+	}
+}
+
+// positive checks that a duration is above zero.
+func positive[D ~int64](m *mistakes, key string, d D) {
+	if d <= 0 {
+		m.add(key, "%v is not a positive duration; write one such as 1s", d)
+	}
+}
+
+// inRange checks that n lies in lo..hi.
+func inRange(m *mistakes, key string, n, lo, hi int) {
+	if n < lo || n > hi {
+		m.add(key, "%d is out of range; use %d..%d", n, lo, hi)
+	}
+}
