@@ -1,0 +1,14 @@
+// Package hiadsd is the pure diagnosis core shared by the daemon and the simulator.
+//
+// A Node holds one node's View (a status and an event counter per node id) and
+// its algorithm state. Node.Step performs one testing interval of that node
+// against a Tester, which supplies test outcomes and other nodes' entries; the
+// returned Report lists the tests made, the entries received and the events
+// learned. The cluster functions of Hi-ADSD (ClusterHiADSD) and vCube
+// (ClusterVCube) decide whom to test; Merge decides which of two entries wins.
+//
+// The package never opens a socket, starts a goroutine, sleeps or reads the
+// wall clock: time is whatever the caller's loop makes it. The daemon drives
+// Step from its ticker with an SNMP Tester; the simulator drives it from a
+// discrete-event queue with the in-memory Network of simnet.go.
+package hiadsd

@@ -1,0 +1,100 @@
+package hiadsd
+
+// interval is the scratch state of one Step.
+type interval struct {
+	node   *Node
+	tester Tester
+	tested map[int]Status // ids tested in this interval
+	report Report
+}
+
+func newInterval(n *Node, t Tester) *interval {
+	return &interval{node: n, tester: t, tested: make(map[int]Status), report: Report{Node: n.ID}}
+}
+
+// test tests j, records the result and applies it to the view.
+func (iv *interval) test(j int) Status {
+	got := iv.tester.Test(j)
+	iv.tested[j] = got
+	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got})
+	iv.set(j, observe(iv.node.View.Get(j), got), Direct)
+	return got
+}
+
+// set stores e for id and reports a status change.
+func (iv *interval) set(id int, e Entry, from int) {
+	old := iv.node.View.Get(id)
+	if old == e {
+		return
+	}
+	iv.node.View.Set(id, e)
+	if old.Status != e.Status {
+		iv.report.Updates = append(iv.report.Updates, Update{ID: id, Old: old, New: e, From: from})
+	}
+}
+
+// isSource reports whether a node tested with status st may supply information.
+func (iv *interval) isSource(j int, st Status) bool {
+	return st == FaultFree && !iv.node.Config.IsTestedOnly(j)
+}
+
+// fetch takes j's entries for ranges and merges the newer ones, never about
+// this node; for ids tested in this interval the direct verdict stands and only
+// its counter catches up. copyAll selects the unit count of copying algorithms.
+// It reports whether j answered.
+func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
+	got, err := iv.tester.Fetch(j, ranges)
+	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(got), Err: err})
+	if err != nil {
+		return false
+	}
+	adopted := 0
+	for _, ie := range got {
+		id := ie.ID
+		if id == iv.node.ID || id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) {
+			continue
+		}
+		mine := iv.node.View.Get(id)
+		if _, direct := iv.tested[id]; direct {
+			iv.set(id, catchUp(mine, ie.Entry), Direct)
+			continue
+		}
+		if ie.Entry.Newer(mine) {
+			iv.set(id, ie.Entry, j)
+			adopted++
+		}
+	}
+	if copyAll {
+		iv.report.Units += iv.copied(ranges)
+	} else {
+		iv.report.Units += adopted
+	}
+	return true
+}
+
+// copied counts the ids in ranges other than this node and those tested.
+func (iv *interval) copied(ranges []Range) int {
+	c := 0
+	for _, r := range ranges {
+		c += r.Len()
+	}
+	for id := range iv.tested {
+		if inRanges(id, ranges) {
+			c--
+		}
+	}
+	if inRanges(iv.node.ID, ranges) {
+		c--
+	}
+	return c
+}
+
+// searchList tests list in order until a source answers a fetch of ranges.
+func (iv *interval) searchList(list []int, ranges []Range) bool {
+	for _, j := range list {
+		if iv.isSource(j, iv.test(j)) && iv.fetch(j, ranges, true) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,43 @@
+package hiadsd
+
+// TestResult is one test made during an interval.
+type TestResult struct {
+	Target int
+	Status Status
+}
+
+// FetchResult is one request for another node's entries.
+type FetchResult struct {
+	From     int
+	Ranges   []Range
+	Received int   // entries the source returned
+	Err      error // non-nil: the source gave nothing
+}
+
+// Update is a status change in the tester's view.
+type Update struct {
+	ID       int   // the node the entry describes
+	Old, New Entry // before and after
+	From     int   // the source it was learned from, or Direct
+}
+
+// Direct is the Update.From of a change the tester saw by testing.
+const Direct = -1
+
+// IsDirect reports whether the tester saw the change itself.
+func (u Update) IsDirect() bool { return u.From == Direct }
+
+// Report is what one testing interval of one node did.
+type Report struct {
+	Node    int
+	Level   int // Hi-ADSD: the cluster level the interval started with; else 0
+	Tests   []TestResult
+	Fetches []FetchResult
+	// Units counts diagnostic units (one node's entry) transferred: Hi-ADSD and
+	// vRing copy the whole requested range (seed 002, section 3.3), vCube only
+	// entries newer than the tester's (seed 001, section 7.3), brute force none.
+	Units int
+	// Updates lists the status changes, direct or learned; counter-only
+	// refreshes are applied silently.
+	Updates []Update
+}

@@ -1,0 +1,108 @@
+package hiadsd
+
+import "fmt"
+
+// Network is an in-memory system of N nodes with true states, for the
+// simulator and the tests. Nodes start converged (every view holds everyone
+// fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
+type Network struct {
+	cfg   *Config
+	state []Status  // the truth: FaultFree, Faulty or Partial
+	nodes []*Node   // nil for tested-only nodes
+	views []*Sparse // the nodes' views, nil for tested-only nodes
+}
+
+// NewNetwork returns a network of cfg.N fault-free nodes.
+func NewNetwork(cfg *Config) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]*Sparse, cfg.N)}
+	for id := range nw.state {
+		nw.state[id] = FaultFree
+		if !cfg.IsTestedOnly(id) {
+			if err := nw.boot(id, Entry{Status: FaultFree}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nw, nil
+}
+
+// boot gives node id a fresh view whose every entry is def.
+func (nw *Network) boot(id int, def Entry) error {
+	v := NewSparse(nw.cfg.N, def)
+	n, err := NewNode(nw.cfg, id, v)
+	if err != nil {
+		return err
+	}
+	nw.nodes[id], nw.views[id] = n, v
+	return nil
+}
+
+// Config returns the shared configuration.
+func (nw *Network) Config() *Config { return nw.cfg }
+
+// Node returns node id, or nil for a tested-only node.
+func (nw *Network) Node(id int) *Node { return nw.nodes[id] }
+
+// View returns node id's view, or nil for a tested-only node.
+func (nw *Network) View(id int) *Sparse { return nw.views[id] }
+
+// State returns the true status of node id.
+func (nw *Network) State(id int) Status { return nw.state[id] }
+
+// Testing reports whether node id runs testing intervals now.
+func (nw *Network) Testing(id int) bool {
+	return nw.state[id] == FaultFree && nw.nodes[id] != nil
+}
+
+// SetState changes the truth about node id. Faulty and Partial stop its
+// intervals; FaultFree after either restarts it with an all-unknown view.
+func (nw *Network) SetState(id int, st Status) error {
+	if id < 0 || id >= nw.cfg.N {
+		return fmt.Errorf("node %d outside 0..%d: %w", id, nw.cfg.N-1, ErrBadConfig)
+	}
+	if st == Unknown {
+		return fmt.Errorf("node %d cannot become %v: %w", id, st, ErrBadStatus)
+	}
+	was := nw.state[id]
+	nw.state[id] = st
+	if st == FaultFree && was != FaultFree && nw.nodes[id] != nil {
+		return nw.boot(id, Entry{})
+	}
+	return nil
+}
+
+// Tester returns the Tester node id uses: tests read the truth and fetches
+// read the tested node's view.
+func (nw *Network) Tester(id int) Tester { return probe{nw: nw, self: id} }
+
+// probe is one node's window on the network.
+type probe struct {
+	nw   *Network
+	self int
+}
+
+// Test returns the true status of j.
+func (p probe) Test(j int) Status { return p.nw.state[j] }
+
+// Fetch returns j's entries in ranges. While the caller still holds some id
+// Unknown it gets every entry; afterwards only j's stored (non-default)
+// entries, as no default can be newer than a known entry.
+func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
+	if !p.nw.Testing(j) {
+		return nil, fmt.Errorf("node %d is %v: %w", j, p.nw.state[j], ErrNoAnswer)
+	}
+	src := p.nw.views[j]
+	if p.nw.views[p.self].Unknowns() == 0 {
+		return src.AppendStored(nil, ranges), nil
+	}
+	var out []IDEntry
+	for _, r := range ranges {
+		for id := r.Lo; id < r.Hi; id++ {
+			out = append(out, IDEntry{ID: id, Entry: src.Get(id)})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package hiadsd
+
+import "slices"
+
+// vcubeTargets returns, in increasing order, every j for which this node is the
+// first node of c(j,s) it holds a fault-free tester, for some s. Only clusters
+// whose head is not such a tester can name this node past their head, so the
+// search walks the node's non-testers instead of all N ids.
+func (n *Node) vcubeTargets() []int {
+	cfg := n.Config
+	l := Levels(cfg.N)
+	seen := make(map[int]struct{})
+	heads := n.nonTesterHeads()
+	for s := 1; s <= l; s++ {
+		half := 1 << (s - 1)
+		if j := n.ID ^ half; j < cfg.N {
+			seen[j] = struct{}{}
+		}
+		for _, q := range heads {
+			if q>>(s-1) != n.ID>>(s-1) || q == n.ID {
+				continue
+			}
+			if j := q ^ half; j < cfg.N && n.firstTester(j, s) == n.ID {
+				seen[j] = struct{}{}
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for j := range seen {
+		out = append(out, j)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nonTesterHeads lists the ids that may head a cluster without being a tester
+// in this node's view: not held fault-free, tested-only, or absent (>= N) in
+// the node's own top-level half.
+func (n *Node) nonTesterHeads() []int {
+	var out []int
+	n.View.EachNotFaultFree(func(id int) { out = append(out, id) })
+	out = append(out, n.Config.TestedOnly...)
+	if l := Levels(n.Config.N); l > 0 {
+		lo := n.ID >> (l - 1) << (l - 1)
+		for id := max(lo, n.Config.N); id < lo+1<<(l-1); id++ {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// firstTester returns the first node of c(j,s) this node holds a tester, or -1.
+func (n *Node) firstTester(j, s int) int {
+	half := 1 << (s - 1)
+	p := j ^ half
+	for k := 0; k < half; k++ {
+		t := p ^ k
+		if t < n.Config.N && n.isTester(t) {
+			return t
+		}
+	}
+	return -1
+}

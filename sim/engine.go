@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// engine is the state of one run.
+type engine struct {
+	opt      Options
+	rng      *rand.Rand
+	nw       *hiadsd.Network
+	agenda   agenda
+	gen      []uint32 // node incarnations; a repair starts a new one
+	counts   []int32  // intervals finished per node
+	global   *rounds
+	trackers []*tracker // one per event, in schedule order; nil until it happens
+	pending  int        // events not yet applied
+
+	tests, units         int // in the round in progress
+	doneTests, doneUnits int // in completed rounds
+	doneRounds           int // rounds completed
+	roundsAfter          int // rounds completed once every event was applied
+	closedAt             int // global round in which the last event closed
+	now                  float64
+}
+
+// Run simulates opt and returns what happened.
+func Run(opt Options) (Result, error) {
+	if err := opt.Validate(); err != nil {
+		return Result{}, err
+	}
+	e, err := newEngine(opt)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := e.loop(); err != nil {
+		return Result{}, err
+	}
+	return e.result(), nil
+}
+
+func newEngine(opt Options) (*engine, error) {
+	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly}
+	nw, err := hiadsd.NewNetwork(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
+	}
+	e := &engine{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)), nw: nw,
+		gen: make([]uint32, opt.N), counts: make([]int32, opt.N), trackers: make([]*tracker, len(opt.Events))}
+	for i, ev := range opt.Events {
+		e.agenda.push(item{at: ev.Time, node: ev.Node, event: i})
+	}
+	e.pending = len(opt.Events)
+	for id := 0; id < opt.N; id++ {
+		if nw.Testing(id) {
+			e.begin(id, 0, opt.Start)
+		}
+	}
+	e.global = newRounds(opt.N, nw.Testing)
+	return e, nil
+}
+
+// begin schedules node id's first interval from time at.
+func (e *engine) begin(id int, at float64, start Start) {
+	node := e.nw.Node(id)
+	first := e.nextInterval()
+	if start == Random {
+		node.Next = 1 + e.rng.IntN(hiadsd.Levels(e.opt.N))
+		first = e.rng.Float64() * e.opt.Interval
+	}
+	e.agenda.push(item{at: at + first, node: id, gen: e.gen[id], event: -1})
+}
+
+// nextInterval draws one interval length: Interval +/- up to Jitter.
+func (e *engine) nextInterval() float64 {
+	return e.opt.Interval + (2*e.rng.Float64()-1)*e.opt.Jitter
+}
+
+// loop runs until the stop rule holds or an automatic run hits its cap.
+func (e *engine) loop() error {
+	limit := 4*hiadsd.LatencyBound(e.opt.Algorithm, e.opt.N) + 16
+	for !e.finished(limit) {
+		it, ok := e.agenda.pop()
+		if !ok {
+			return nil // every node is down: nothing can happen any more
+		}
+		e.now = it.at
+		if it.event >= 0 {
+			if err := e.apply(it.event); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := e.interval(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finished applies the stop rule; an automatic run stops one full round after
+// the round in which the last event was diagnosed.
+func (e *engine) finished(limit int) bool {
+	if e.pending > 0 {
+		return false
+	}
+	if e.opt.Rounds >= 0 {
+		return e.roundsAfter >= e.opt.Rounds
+	}
+	if e.roundsAfter >= limit {
+		return true
+	}
+	if e.closedAt == 0 {
+		for _, t := range e.trackers {
+			if t.open {
+				return false
+			}
+		}
+		e.closedAt = e.global.index
+	}
+	return e.global.index > e.closedAt+1
+}
+
+// apply makes scheduled event i happen now.
+func (e *engine) apply(i int) error {
+	ev := e.opt.Events[i]
+	for _, t := range e.trackers {
+		if t != nil && t.ev.Node == ev.Node {
+			t.open = false // superseded before everyone saw it
+		}
+	}
+	if err := e.nw.SetState(ev.Node, ev.Kind.Status()); err != nil {
+		return fmt.Errorf("event %v: %w", ev, err)
+	}
+	if ev.Kind == Repair && e.nw.Testing(ev.Node) {
+		e.gen[ev.Node]++
+		e.begin(ev.Node, e.now, e.opt.Start)
+	}
+	e.pending--
+	e.trackers[i] = newTracker(ev, e.counts, e.nw)
+	for _, t := range e.trackers {
+		if t != nil && t.open && t != e.trackers[i] {
+			t.recount(e.nw)
+		}
+	}
+	if e.global.recount(e.nw.Testing) {
+		e.closeRound()
+	}
+	return nil
+}
+
+// interval runs the node's testing interval that ends now and schedules the next.
+func (e *engine) interval(it item) error {
+	if it.gen != e.gen[it.node] || !e.nw.Testing(it.node) {
+		return nil // the node failed; a repair schedules a fresh interval
+	}
+	rep, err := e.nw.Node(it.node).Step(e.nw.Tester(it.node))
+	if err != nil {
+		return fmt.Errorf("node %d at %v: %w", it.node, e.now, err)
+	}
+	e.counts[it.node]++
+	e.tests += len(rep.Tests)
+	e.units += rep.Units
+	for _, t := range e.trackers {
+		if t != nil {
+			t.stepped(it.node, e.counts, e.nw)
+		}
+	}
+	if e.global.finished(it.node, e.nw.Testing) {
+		e.closeRound()
+	}
+	e.agenda.push(item{at: e.now + e.nextInterval(), node: it.node, gen: it.gen, event: -1})
+	return nil
+}
+
+// closeRound books the round that just ended.
+func (e *engine) closeRound() {
+	e.doneTests += e.tests
+	e.doneUnits += e.units
+	e.tests, e.units = 0, 0
+	e.doneRounds++
+	if e.pending == 0 {
+		e.roundsAfter++
+	}
+}
+
+// result assembles the Result.
+func (e *engine) result() Result {
+	r := Result{Algo: e.opt.Algorithm.String(), N: e.opt.N, Start: e.opt.Start.String(), Seed: e.opt.Seed,
+		Events: make([]EventResult, 0, len(e.trackers)), Rounds: e.doneRounds, EndTime: e.now}
+	if e.doneRounds > 0 {
+		r.TestsPerRound = float64(e.doneTests) / float64(e.doneRounds)
+		r.UnitsPerRound = float64(e.doneUnits) / float64(e.doneRounds)
+	}
+	for _, t := range e.trackers {
+		if t != nil {
+			r.Events = append(r.Events, t.result())
+		}
+	}
+	return r
+}

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// ErrBadEvent means an event string or schedule is malformed.
+var ErrBadEvent = errors.New("invalid event")
+
+// Kind is what happens to a node at an event.
+type Kind int
+
+// The event kinds.
+const (
+	Fault        Kind = iota // the node stops answering anything
+	Repair                   // the node comes back and restarts with an empty view
+	PartialFault             // the node answers ping but not the diagnosis test
+)
+
+// String returns the word used in -event and JSON.
+func (k Kind) String() string {
+	switch k {
+	case Fault:
+		return "fault"
+	case Repair:
+		return "repair"
+	default:
+		return "partial"
+	}
+}
+
+// Status is the true status of a node after an event of kind k.
+func (k Kind) Status() hiadsd.Status {
+	switch k {
+	case Fault:
+		return hiadsd.Faulty
+	case Repair:
+		return hiadsd.FaultFree
+	default:
+		return hiadsd.Partial
+	}
+}
+
+// Event changes the true status of one node at one time.
+type Event struct {
+	Kind Kind
+	Node int     // 0-based id, as in the papers
+	Time float64 // simulated time units
+}
+
+// ParseEvent reads "fault 5@100", "repair 5@1100" or "partial 7@300".
+func ParseEvent(s string) (Event, error) {
+	word, rest, ok := strings.Cut(strings.TrimSpace(s), " ")
+	node, at, ok2 := strings.Cut(strings.TrimSpace(rest), "@")
+	if !ok || !ok2 {
+		return Event{}, fmt.Errorf("%q: want \"fault|repair|partial NODE@TIME\": %w", s, ErrBadEvent)
+	}
+	var e Event
+	switch word {
+	case "fault":
+		e.Kind = Fault
+	case "repair":
+		e.Kind = Repair
+	case "partial":
+		e.Kind = PartialFault
+	default:
+		return Event{}, fmt.Errorf("%q: kind %q is not fault, repair or partial: %w", s, word, ErrBadEvent)
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(node))
+	if err != nil || id < 0 {
+		return Event{}, fmt.Errorf("%q: node %q is not a non-negative integer: %w", s, node, ErrBadEvent)
+	}
+	t, err := strconv.ParseFloat(strings.TrimSpace(at), 64)
+	if err != nil || t < 0 || t != t {
+		return Event{}, fmt.Errorf("%q: time %q is not a non-negative number: %w", s, at, ErrBadEvent)
+	}
+	e.Node, e.Time = id, t
+	return e, nil
+}
+
+// String formats e the way ParseEvent reads it.
+func (e Event) String() string {
+	return fmt.Sprintf("%v %d@%s", e.Kind, e.Node, strconv.FormatFloat(e.Time, 'g', -1, 64))
+}

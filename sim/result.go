@@ -1,0 +1,36 @@
+package sim
+
+// Result is what one run reports; cmd/diagsim prints it as JSON.
+type Result struct {
+	Algo  string `json:"algo"`
+	N     int    `json:"n"`
+	Start string `json:"start"`
+	Seed  uint64 `json:"seed"`
+	// Events holds one entry per scheduled event, in schedule order.
+	Events []EventResult `json:"events"`
+	// TestsPerRound and UnitsPerRound average tests and diagnostic units over
+	// the testing rounds completed in the run.
+	TestsPerRound float64 `json:"tests_per_round"`
+	UnitsPerRound float64 `json:"units_per_round"`
+	// Rounds is the number of testing rounds completed; EndTime the simulated time.
+	Rounds  int     `json:"rounds"`
+	EndTime float64 `json:"end_time"`
+}
+
+// EventResult is how one event spread.
+type EventResult struct {
+	Kind string  `json:"kind"`
+	Node int     `json:"node"`
+	Time float64 `json:"time"`
+	// DiagnosedAfter lists [k, nodes]: how many fault-free testing nodes (other
+	// than the event's node) held the new status after k of their own intervals.
+	DiagnosedAfter [][2]int `json:"diagnosed_after"`
+	// LatencyRounds is the testing round, counted from the event, in which the
+	// last of them got it; 0 if the run ended first.
+	LatencyRounds int `json:"latency_rounds"`
+	// MaxTests is the largest k: the intervals the slowest node needed.
+	MaxTests int `json:"max_tests"`
+	// Complete is false if the run ended, or the node changed again, before
+	// every fault-free node diagnosed the event.
+	Complete bool `json:"complete"`
+}

@@ -1,0 +1,80 @@
+package sim
+
+import "github.com/diagagent/diagagent/hiadsd"
+
+// tracker follows one event until every fault-free node holds its status.
+type tracker struct {
+	ev       Event
+	start    []int32 // each node's interval count when the event happened
+	k        []int32 // intervals node needed since the event; 0 = not yet
+	hist     map[int]int
+	rounds   *rounds
+	left     int // testing nodes still without the new status
+	latency  int
+	open     bool
+	complete bool
+}
+
+// newTracker starts following ev with counts the nodes' intervals so far.
+func newTracker(ev Event, counts []int32, nw *hiadsd.Network) *tracker {
+	t := &tracker{ev: ev, start: append([]int32(nil), counts...), k: make([]int32, len(counts)), hist: map[int]int{}, open: true}
+	t.rounds = newRounds(len(counts), nw.Testing)
+	t.recount(nw)
+	return t
+}
+
+// owes reports whether node id must still diagnose the event.
+func (t *tracker) owes(id int, nw *hiadsd.Network) bool {
+	return id != t.ev.Node && nw.Testing(id) && t.k[id] == 0
+}
+
+// recount refreshes who still owes the event after the truth changed.
+func (t *tracker) recount(nw *hiadsd.Network) {
+	t.left = 0
+	for id := range t.k {
+		if t.owes(id, nw) {
+			t.left++
+		}
+	}
+	t.rounds.recount(nw.Testing)
+	t.closeIfDone()
+}
+
+// stepped is called after node id finished an interval.
+func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network) {
+	if !t.open {
+		return
+	}
+	if t.owes(id, nw) && nw.View(id).Get(t.ev.Node).Status == t.ev.Kind.Status() {
+		k := int(counts[id] - t.start[id])
+		t.k[id] = int32(k)
+		t.hist[k]++
+		t.left--
+		t.latency = t.rounds.index
+	}
+	t.rounds.finished(id, nw.Testing)
+	t.closeIfDone()
+}
+
+func (t *tracker) closeIfDone() {
+	if t.open && t.left == 0 {
+		t.open, t.complete = false, true
+	}
+}
+
+// result summarises the tracker.
+func (t *tracker) result() EventResult {
+	r := EventResult{Kind: t.ev.Kind.String(), Node: t.ev.Node, Time: t.ev.Time, Complete: t.complete, DiagnosedAfter: [][2]int{}}
+	if t.complete {
+		r.LatencyRounds = t.latency
+	}
+	for k := range t.hist {
+		r.MaxTests = max(r.MaxTests, k)
+	}
+	total := 0
+	for k := 1; k <= r.MaxTests; k++ {
+		total += t.hist[k]
+		r.DiagnosedAfter = append(r.DiagnosedAfter, [2]int{k, total})
+	}
+	return r
+}
