@@ -1,0 +1,117 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// stateVersion is the layout version of the state file; a file of another version is refused.
+const stateVersion = 1
+
+// stateFileName is the file under state_dir that holds what survives a restart.
+const stateFileName = "state.json"
+
+// ErrStateVersion says the state file was written by an incompatible version of the agent.
+var ErrStateVersion = errors.New("state file has an unsupported version")
+
+// Event is one row of the event table: a change of a node's entry as this agent recorded it.
+type Event struct {
+	Seq      uint32    `json:"seq"`
+	Node     int       `json:"node"` // 0-based node id
+	Status   int       `json:"status"`
+	Prev     int       `json:"prev"` // MIB values: 0 fault-free, 1 faulty, 2 partial, 3 unknown
+	Counter  uint32    `json:"counter"`
+	Time     time.Time `json:"time"`
+	Direct   bool      `json:"direct"`   // this agent tested the node itself
+	Detector int       `json:"detector"` // 0-based id of the node whose test found it, -1 if unknown
+}
+
+// State is what the agent keeps across restarts: the highest event counter it knows per node (so a
+// change it observes after a restart is numbered above anything it said before), its event table,
+// the management station with its counter, and the SNMP engine boots.
+type State struct {
+	Version     int      `json:"version"`
+	Nodes       int      `json:"nodes"`
+	Counters    []uint32 `json:"counters"`
+	Events      []Event  `json:"events"`
+	LastSeq     uint32   `json:"last_seq"`
+	NMS         string   `json:"nms,omitempty"`
+	NMSCounter  uint32   `json:"nms_counter"`
+	EngineBoots uint32   `json:"engine_boots"`
+}
+
+// LoadState reads the state file under dir. A missing file gives an empty state for n nodes; a file
+// for a different number of nodes keeps its events and NMS but starts its counters over.
+func LoadState(dir string, n int) (State, error) {
+	empty := State{Version: stateVersion, Nodes: n, Counters: make([]uint32, n)}
+	path := filepath.Join(dir, stateFileName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return empty, nil
+	}
+	if err != nil {
+		return empty, fmt.Errorf("state_dir: %w", err)
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return empty, fmt.Errorf("state_dir: %s is not a valid state file (move it away to start afresh): %w", path, err)
+	}
+	if st.Version != stateVersion {
+		return empty, fmt.Errorf("state_dir: %s: version %d: %w", path, st.Version, ErrStateVersion)
+	}
+	if st.Nodes != n || len(st.Counters) != n {
+		st.Nodes, st.Counters = n, make([]uint32, n)
+	}
+	return st, nil
+}
+
+// SaveState writes st under dir atomically: a temporary file in the same directory is written,
+// synced and renamed over the old one, so a crash leaves either the old or the new state.
+func SaveState(dir string, st State) error {
+	st.Version = stateVersion
+	b, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("state: encode: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("state_dir: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, stateFileName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("state_dir: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state: write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state: sync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("state: close %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFileName)); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes the rename itself durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("state_dir: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("state_dir: sync: %w", err)
+	}
+	return nil
+}

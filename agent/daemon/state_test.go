@@ -1,0 +1,74 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStateRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	st, err := LoadState(dir, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Counters) != 4 || len(st.Events) != 0 {
+		t.Fatalf("empty state = %+v", st)
+	}
+	st.Counters[2] = 7
+	st.Events = append(st.Events, Event{Seq: 1, Node: 2, Status: 2, Prev: 0, Counter: 7,
+		Time: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), Direct: true, Detector: 1})
+	st.LastSeq, st.NMS, st.NMSCounter, st.EngineBoots = 1, "127.0.0.9:162", 3, 5
+	if err := SaveState(dir, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadState(dir, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, st) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, st)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*"))
+	if len(left) != 0 {
+		t.Fatalf("temporary files left behind: %v", left)
+	}
+}
+
+func TestStateOtherSizeKeepsEvents(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := LoadState(dir, 3)
+	st.Counters[1] = 9
+	st.Events = []Event{{Seq: 1, Node: 1}}
+	if err := SaveState(dir, st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadState(dir, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Counters) != 5 || got.Counters[1] != 0 || len(got.Events) != 1 {
+		t.Fatalf("resized state = %+v", got)
+	}
+}
+
+func TestStateBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, stateFileName)
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadState(dir, 2); err == nil || !strings.Contains(err.Error(), "not a valid state file") {
+		t.Fatalf("corrupt file: err = %v", err)
+	}
+	if err := os.WriteFile(path, []byte(`{"version":99}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadState(dir, 2); !errors.Is(err, ErrStateVersion) {
+		t.Fatalf("future version: err = %v", err)
+	}
+}
