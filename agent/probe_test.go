@@ -1,0 +1,237 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// upLine overrides hiADSDisUP.0 in a test snmpd.
+func upLine(v string) string {
+	return "override " + mib.HiADSDisUP0 + ` octet_str "` + v + `"`
+}
+
+func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
+	d := startSNMPD(t, upLine("1"))
+	res := testProber(t, nil).Probe(testContext(t), d.target())
+	if res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.PingErr != nil {
+		t.Fatalf("got %+v, want fault-free without errors", res)
+	}
+	if res.RTT <= 0 || res.Duration < res.RTT {
+		t.Fatalf("RTT %s, Duration %s: want 0 < RTT <= Duration", res.RTT, res.Duration)
+	}
+}
+
+func TestProbeStalledLoopIsPartial(t *testing.T) {
+	d := startSNMPD(t, upLine("0"))
+	res := testProber(t, nil).Probe(testContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) || res.PingErr != nil {
+		t.Fatalf("got %+v, want partial with ErrLoopStalled and no ping", res)
+	}
+}
+
+func TestProbeUnexpectedValueFallsBackToPing(t *testing.T) {
+	d := startSNMPD(t, upLine("yes"))
+	res := testProber(t, nil).Probe(testContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) || res.PingErr != nil {
+		t.Fatalf("got %+v, want partial with ErrUnexpectedValue (loopback answers ping)", res)
+	}
+}
+
+func TestProbePlainSNMPDIsPartial(t *testing.T) {
+	// An SNMP agent without the DIAGNOSIS-MIB answers noSuchObject: not a diagnosing node.
+	d := startSNMPD(t)
+	res := testProber(t, nil).Probe(testContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) {
+		t.Fatalf("got %+v, want partial with ErrUnexpectedValue", res)
+	}
+}
+
+func TestProbeStoppedSNMPDIsPartial(t *testing.T) {
+	d := startSNMPD(t, upLine("1"))
+	p := testProber(t, nil)
+	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("before stop: got %+v, want fault-free", res)
+	}
+	d.stop()
+	res := p.Probe(testContext(t), d.target())
+	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
+		t.Fatalf("after stop: got %+v, want partial with an SNMP error and a ping RTT", res)
+	}
+}
+
+func TestProbeTestedOnly(t *testing.T) {
+	d := startSNMPD(t, "rocommunity printer 127.0.0.1")
+	p := testProber(t, nil)
+	cases := []struct {
+		name    string
+		target  func(Target) Target
+		want    mib.Status
+		wantErr error
+	}{
+		{"sysUpTime by default", func(tg Target) Target { tg.TestedOnly = true; return tg }, mib.StatusFaultFree, nil},
+		{"own community and OID", func(tg Target) Target {
+			tg.TestedOnly, tg.Community, tg.OID = true, "printer", mib.SysName0
+			return tg
+		}, mib.StatusFaultFree, nil},
+		{"missing object", func(tg Target) Target {
+			tg.TestedOnly, tg.OID = true, mib.HiADSDisUP0
+			return tg
+		}, mib.StatusPartial, ErrUnexpectedValue},
+		{"wrong community", func(tg Target) Target {
+			tg.TestedOnly, tg.Community = true, "nope"
+			return tg
+		}, mib.StatusPartial, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := p.Probe(testContext(t), c.target(d.target()))
+			if res.Status != c.want || (c.wantErr != nil && !errors.Is(res.SNMPErr, c.wantErr)) {
+				t.Fatalf("got %+v, want %v (SNMPErr %v)", res, c.want, c.wantErr)
+			}
+			if (c.want == mib.StatusFaultFree) != (res.SNMPErr == nil) {
+				t.Fatalf("SNMPErr %v with status %v", res.SNMPErr, res.Status)
+			}
+		})
+	}
+}
+
+func TestProbeV3(t *testing.T) {
+	d := startSNMPD(t,
+		`createUser diag SHA "diag-auth-pass" AES "diag-priv-pass"`,
+		"rouser diag priv",
+		upLine("1"))
+	creds := V3Credentials{User: "diag", Auth: gosnmp.SHA, AuthPass: "diag-auth-pass",
+		Priv: gosnmp.AES, PrivPass: "diag-priv-pass"}
+	p := testProber(t, func(c *ProbeConfig) { c.V3 = &creds })
+	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("good credentials: got %+v, want fault-free", res)
+	}
+	bad := creds
+	bad.PrivPass = "wrong-priv-pass"
+	p = testProber(t, func(c *ProbeConfig) { c.V3 = &bad })
+	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
+		t.Fatalf("bad privacy pass: got %+v, want partial with an SNMP error", res)
+	}
+}
+
+func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
+	d := startSNMPD(t, upLine("1"))
+	p := testProber(t, func(c *ProbeConfig) { c.MaxConcurrent = 1 })
+	p.slots <- struct{}{} // hold the only slot
+	ctx, cancel := context.WithCancel(testContext(t))
+	cancel()
+	res := p.Probe(ctx, d.target())
+	if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, context.Canceled) {
+		t.Fatalf("with no free slot: got %+v, want unknown with the context error", res)
+	}
+	<-p.slots
+	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("after release: got %+v, want fault-free", res)
+	}
+}
+
+// gatePinger is a Pinger that answers only when the test releases it and
+// records how many pings were in flight at once.
+type gatePinger struct {
+	entered  chan struct{}
+	release  chan error
+	inflight atomic.Int32
+	peak     atomic.Int32
+}
+
+func (g *gatePinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, error) {
+	n := g.inflight.Add(1)
+	defer g.inflight.Add(-1)
+	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
+	}
+	g.entered <- struct{}{}
+	select {
+	case err := <-g.release:
+		return time.Millisecond, err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
+	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: freeUDPPort(t)} // nobody listens
+	cfg := DefaultProbeConfig()
+	cfg.Timeout, cfg.Retries, cfg.MaxConcurrent = 200*time.Millisecond, 0, 2
+	g := &gatePinger{entered: make(chan struct{}), release: make(chan error)}
+	p, err := NewProber(cfg, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	results := make(chan ProbeResult, n)
+	for range n {
+		go func() { results <- p.Probe(testContext(t), dead) }()
+	}
+	for i := range n {
+		select {
+		case <-g.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ping %d never started", i)
+		}
+		var answer error
+		if i%2 == 1 {
+			answer = ErrNoEchoReply
+		}
+		g.release <- answer
+	}
+	counts := map[mib.Status]int{}
+	for range n {
+		res := <-results
+		counts[res.Status]++
+		if res.SNMPErr == nil {
+			t.Errorf("got %+v, want an SNMP error from a port nobody listens on", res)
+		}
+	}
+	if counts[mib.StatusPartial] != n/2 || counts[mib.StatusFaulty] != n/2 {
+		t.Fatalf("statuses %v: want %d partial (echo) and %d faulty (no echo)", counts, n/2, n/2)
+	}
+	if peak := g.peak.Load(); peak > 2 {
+		t.Fatalf("%d pings in flight with MaxConcurrent 2", peak)
+	}
+}
+
+func TestProbeConfigValidate(t *testing.T) {
+	cases := []struct {
+		field string
+		edit  func(*ProbeConfig)
+	}{
+		{"Timeout", func(c *ProbeConfig) { c.Timeout = 0 }},
+		{"Retries", func(c *ProbeConfig) { c.Retries = -1 }},
+		{"PingTimeout", func(c *ProbeConfig) { c.PingTimeout = -time.Second }},
+		{"PingCount", func(c *ProbeConfig) { c.PingCount = 0 }},
+		{"MaxConcurrent", func(c *ProbeConfig) { c.MaxConcurrent = 0 }},
+		{"MaxRepetitions", func(c *ProbeConfig) { c.MaxRepetitions = 0 }},
+		{"Community", func(c *ProbeConfig) { c.Community = "" }},
+		{"V3.User", func(c *ProbeConfig) { c.V3 = &V3Credentials{} }},
+		{"V3.Priv", func(c *ProbeConfig) { c.V3 = &V3Credentials{User: "u", Priv: gosnmp.AES, PrivPass: "12345678"} }},
+		{"V3.AuthPass", func(c *ProbeConfig) { c.V3 = &V3Credentials{User: "u", Auth: gosnmp.SHA, AuthPass: "short"} }},
+	}
+	if err := DefaultProbeConfig().Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	for _, c := range cases {
+		cfg := DefaultProbeConfig()
+		c.edit(&cfg)
+		err := cfg.Validate()
+		if !errors.Is(err, ErrProbeConfig) || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: got %v, want ErrProbeConfig naming the field", c.field, err)
+		}
+		if _, err := NewProber(cfg, nil); err == nil {
+			t.Errorf("%s: NewProber accepted an invalid config", c.field)
+		}
+	}
+}
