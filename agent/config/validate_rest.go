@@ -31,9 +31,12 @@ func (t Traps) validate(m *mistakes) {
 	for i, s := range t.Fallbacks {
 		validateStation(m, fmt.Sprintf("traps.fallbacks[%d]", i), s)
 	}
-	if t.Kind == KindV3Inform {
+	switch {
+	case t.Kind == KindV3Inform && t.V3 == Credentials{}:
+		m.add("traps.v3", "is empty while traps.kind is v3inform; give the station's user (name, auth_protocol, auth_passphrase, ...)")
+	case t.Kind == KindV3Inform:
 		t.V3.validate(m, "traps.v3")
-	} else if t.Community == "" {
+	case t.Community == "":
 		m.add("traps.community", "is empty; give the community the station accepts, such as public")
 	}
 	validateCommunity(m, "traps.community", t.Community)

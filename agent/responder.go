@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// ErrClosed is returned by Serve when the responder was already closed.
+var ErrClosed = errors.New("agent: responder closed")
+
+// ErrSnapshot is wrapped by Publish's error for a snapshot whose rows are out of order.
+var ErrSnapshot = errors.New("agent: invalid snapshot")
+
+// Responder is the SNMP agent; it is safe for concurrent use.
+type Responder struct {
+	cfg      Config
+	log      *logrus.Entry
+	now      func() time.Time
+	start    time.Time
+	engineID []byte
+	users    map[string]*usmUser
+	tree     *tree
+	snap     atomic.Pointer[Snapshot]
+	stats    counters
+	fault    faultGate
+	salt     atomic.Uint64
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[net.PacketConn]struct{}
+	wg     sync.WaitGroup
+}
+
+// NewResponder validates cfg, localizes the users' keys and builds the MIB
+// registry; the responder serves an empty view until the first Publish.
+func NewResponder(cfg Config) (*Responder, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Responder{cfg: cfg, log: cfg.Log, now: cfg.Now, conns: map[net.PacketConn]struct{}{}}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		r.log = logrus.NewEntry(l)
+	}
+	r.start = r.now()
+	r.engineID = append([]byte(nil), cfg.EngineID...)
+	if len(r.engineID) == 0 {
+		id, err := randomEngineID()
+		if err != nil {
+			return nil, err
+		}
+		r.engineID = id
+	}
+	var err error
+	if r.users, err = localizeUsers(cfg.Users, r.engineID); err != nil {
+		return nil, err
+	}
+	var seed [8]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return nil, fmt.Errorf("agent: salt: %w", err)
+	}
+	r.salt.Store(binary.BigEndian.Uint64(seed[:]))
+	r.tree = newTree(append(stdNodes(r), diagNodes(r)...))
+	r.snap.Store(&Snapshot{})
+	return r, nil
+}
+
+// EngineID returns snmpEngineID, for the daemon to persist and managers to use.
+func (r *Responder) EngineID() []byte { return append([]byte(nil), r.engineID...) }
+
+// Stats returns a copy of the counters.
+func (r *Responder) Stats() Stats { return r.stats.snapshot() }
+
+// Publish makes s the view that later requests read; s must not change
+// afterwards. A snapshot with rows out of order is refused and the old one kept.
+func (r *Responder) Publish(s *Snapshot) error {
+	if s == nil {
+		return fmt.Errorf("%w: nil", ErrSnapshot)
+	}
+	for i := range s.Nodes {
+		if s.Nodes[i].ID == 0 || (i > 0 && s.Nodes[i].ID <= s.Nodes[i-1].ID) {
+			return fmt.Errorf("%w: Nodes[%d].ID %d is zero or not ascending", ErrSnapshot, i, s.Nodes[i].ID)
+		}
+	}
+	for i := range s.Events {
+		if s.Events[i].Seq == 0 || (i > 0 && s.Events[i].Seq <= s.Events[i-1].Seq) {
+			return fmt.Errorf("%w: Events[%d].Seq %d is zero or not ascending", ErrSnapshot, i, s.Events[i].Seq)
+		}
+	}
+	r.snap.Store(s)
+	return nil
+}
+
+// upTime is sysUpTime in hundredths of a second.
+func (r *Responder) upTime(now time.Time) uint32 {
+	return uint32(now.Sub(r.start) / (10 * time.Millisecond))
+}
+
+// engineTime is snmpEngineTime in seconds since this engine started.
+func (r *Responder) engineTime(now time.Time) uint32 {
+	return uint32(now.Sub(r.start) / time.Second)
+}
+
+// Serve answers requests arriving on conn with Config.Workers workers until
+// conn fails or Close is called; after Close it returns nil.
+func (r *Responder) Serve(conn net.PacketConn) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return ErrClosed
+	}
+	r.conns[conn] = struct{}{}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	defer r.wg.Done()
+
+	errs := make(chan error, r.cfg.Workers)
+	var wg sync.WaitGroup
+	for range r.cfg.Workers {
+		wg.Go(func() { errs <- r.worker(conn) })
+	}
+	wg.Wait()
+	close(errs)
+	r.mu.Lock()
+	closed := r.closed
+	delete(r.conns, conn)
+	r.mu.Unlock()
+	if closed {
+		return nil
+	}
+	return <-errs
+}
+
+// Close stops every Serve call, closing their connections, and waits for them.
+func (r *Responder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	var errs []error
+	for c := range r.conns {
+		errs = append(errs, c.Close())
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// worker reads and answers datagrams until the connection fails; any
+// connection error ends every worker of that Serve, as the socket is shared.
+func (r *Responder) worker(conn net.PacketConn) error {
+	buf := make([]byte, r.cfg.MaxMessageSize+1)
+	udp, isUDP := conn.(*net.UDPConn)
+	for {
+		var (
+			n    int
+			src  netip.AddrPort
+			addr net.Addr
+			err  error
+		)
+		if isUDP {
+			n, src, err = udp.ReadFromUDPAddrPort(buf)
+		} else {
+			n, addr, err = conn.ReadFrom(buf)
+			src = addrPort(addr)
+		}
+		if err != nil {
+			_ = conn.Close()
+			return fmt.Errorf("agent: reading requests: %w", err)
+		}
+		reply := r.serveDatagram(buf[:n], src.Addr())
+		if reply == nil {
+			continue
+		}
+		if isUDP {
+			_, err = udp.WriteToUDPAddrPort(reply, src)
+		} else {
+			_, err = conn.WriteTo(reply, addr)
+		}
+		if err != nil {
+			r.log.WithError(err).WithField("dst", src).Debug("snmp: cannot send response")
+			continue
+		}
+		r.stats.inc(cOutPkts)
+	}
+}
+
+// serveDatagram drops oversized datagrams and answers the others, recovering
+// from a panic so that one bad request never stops the agent.
+func (r *Responder) serveDatagram(b []byte, src netip.Addr) (reply []byte) {
+	if len(b) > r.cfg.MaxMessageSize {
+		r.stats.inc(cInPkts)
+		r.stats.inc(cOversized)
+		r.stats.inc(cInASNParseErrs)
+		return nil
+	}
+	defer func() {
+		if e := recover(); e != nil {
+			r.stats.inc(cPanics)
+			r.log.WithField("panic", e).WithField("src", src).Error("snmp: request handler panicked")
+			reply = nil
+		}
+	}()
+	return r.handle(b, src)
+}
+
+// addrPort converts a generic net.Addr to an AddrPort (zero if unknown).
+func addrPort(a net.Addr) netip.AddrPort {
+	if u, ok := a.(*net.UDPAddr); ok {
+		return u.AddrPort()
+	}
+	if a == nil {
+		return netip.AddrPort{}
+	}
+	ap, _ := netip.ParseAddrPort(a.String())
+	return ap
+}

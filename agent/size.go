@@ -1,0 +1,76 @@
+package agent
+
+import "github.com/gosnmp/gosnmp"
+
+// tlvSize is the size of a BER element with n content octets.
+func tlvSize(n int) int {
+	switch {
+	case n < 0x80:
+		return 2 + n
+	case n < 0x100:
+		return 3 + n
+	case n < 0x10000:
+		return 4 + n
+	}
+	return 5 + n
+}
+
+// base128Size is the number of octets of one OID sub-identifier.
+func base128Size(n uint32) int {
+	s := 1
+	for n >= 0x80 {
+		n >>= 7
+		s++
+	}
+	return s
+}
+
+// oidContentSize is the content size of an encoded OBJECT IDENTIFIER.
+func oidContentSize(o OID) int {
+	if len(o) < 2 {
+		return 1
+	}
+	s := base128Size(o[0]*40 + o[1])
+	for _, n := range o[2:] {
+		s += base128Size(n)
+	}
+	return s
+}
+
+// intContentSize is the content size of a two's complement INTEGER.
+func intContentSize(n int64) int {
+	s := 1
+	for n > 127 || n < -128 {
+		n >>= 8
+		s++
+	}
+	return s
+}
+
+// valueContentSize estimates the content size of an encoded value.
+func valueContentSize(v value) int {
+	switch x := v.v.(type) {
+	case int:
+		return intContentSize(int64(x))
+	case uint32:
+		return intContentSize(int64(x))
+	case uint64:
+		return 9
+	case string:
+		if v.typ == gosnmp.IPAddress {
+			return 4
+		}
+		if v.typ == gosnmp.ObjectIdentifier {
+			return len(x)
+		}
+		return len(x)
+	case []byte:
+		return len(x)
+	}
+	return 0
+}
+
+// vbSize is the encoded size of a varbind named name holding v.
+func vbSize(name OID, v value) int {
+	return tlvSize(tlvSize(oidContentSize(name)) + tlvSize(valueContentSize(v)))
+}
