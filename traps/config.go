@@ -1,0 +1,124 @@
+package traps
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+	"github.com/sirupsen/logrus"
+)
+
+// ErrInvalidConfig is wrapped by every error Config.Validate returns.
+var ErrInvalidConfig = errors.New("invalid notifier configuration")
+
+// Kind selects the PDU the notifier sends.
+type Kind int
+
+// The notification kinds; informs are acknowledged and retried, traps are not.
+const (
+	TrapV1 Kind = iota + 1
+	TrapV2c
+	InformV2c
+	InformV3
+)
+
+// String returns the kind's name as used in configuration files.
+func (k Kind) String() string {
+	switch k {
+	case TrapV1:
+		return "trap-v1"
+	case TrapV2c:
+		return "trap-v2c"
+	case InformV2c:
+		return "inform-v2c"
+	case InformV3:
+		return "inform-v3"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ParseKind turns a configuration string (as Kind.String prints it) into a Kind.
+func ParseKind(s string) (Kind, error) {
+	for k := TrapV1; k <= InformV3; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: unknown kind %q (want trap-v1, trap-v2c, inform-v2c or inform-v3)", ErrInvalidConfig, s)
+}
+
+// acknowledged reports whether the receiver answers this kind, so it can be retried.
+func (k Kind) acknowledged() bool {
+	return k == InformV2c || k == InformV3
+}
+
+// Station is one candidate receiver of notifications.
+type Station struct {
+	// Addr is "host:port"; a bare host or IPv4 address means port 162.
+	Addr string
+	// Usable is the caller's verdict, e.g. false when the diagnosis holds the
+	// station faulty; the notifier skips stations that are not usable.
+	Usable bool
+}
+
+// V3User holds the USM credentials for SNMPv3 informs (authPriv).
+type V3User struct {
+	// Name is the USM user name, as in the receiver's createUser line.
+	Name string
+	// AuthProtocol is SHA or one of the SHA-2 variants (SHA224..SHA512).
+	AuthProtocol gosnmp.SnmpV3AuthProtocol
+	// AuthPassphrase is the authentication passphrase, at least 8 characters.
+	AuthPassphrase string
+	// PrivProtocol is AES or one of the longer-key AES variants.
+	PrivProtocol gosnmp.SnmpV3PrivProtocol
+	// PrivPassphrase is the privacy passphrase, at least 8 characters.
+	PrivPassphrase string
+}
+
+// Config holds everything a Notifier needs.
+type Config struct {
+	// Kind is the PDU to send: TrapV1, TrapV2c, InformV2c or InformV3.
+	Kind Kind
+	// Community is the community string for v1 and v2c.
+	Community string
+	// User holds the SNMPv3 credentials, used only with InformV3.
+	User V3User
+	// Stations returns the candidate stations in order of preference (the
+	// station set through nmsID first, then the fall-backs); it is called
+	// before every attempt and must be safe for concurrent use.
+	Stations func() []Station
+	// QueueSize bounds the notifications waiting to be sent; when it is full
+	// the oldest one is dropped.
+	QueueSize int
+	// Timeout is how long the first attempt of an inform waits for its
+	// acknowledgement; each retry doubles it, up to MaxTimeout.
+	Timeout time.Duration
+	// MaxTimeout caps the doubled timeout of retries.
+	MaxTimeout time.Duration
+	// MaxAttempts bounds the attempts per inform; 0 retries until the inform
+	// is acknowledged, pushed out of the queue, or the notifier is shut down.
+	MaxAttempts int
+	// DrainTimeout is how long Close waits for queued notifications.
+	DrainTimeout time.Duration
+	// AgentAddress is the agent-addr field of SNMPv1 traps (an IPv4 address).
+	AgentAddress string
+	// Uptime returns sysUpTime in hundredths of a second; nil means the time
+	// since the Notifier was created.
+	Uptime func() uint32
+	// Log receives one entry per send failure and drop; nil discards them.
+	Log *logrus.Entry
+}
+
+// Default returns a configuration for v2c informs with a 256-entry queue.
+func Default() Config {
+	return Config{
+		Kind:         InformV2c,
+		Community:    "public",
+		QueueSize:    256,
+		Timeout:      time.Second,
+		MaxTimeout:   30 * time.Second,
+		DrainTimeout: 5 * time.Second,
+		AgentAddress: "0.0.0.0",
+	}
+}

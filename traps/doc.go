@@ -1,0 +1,20 @@
+// Package traps tells the network management station about each new event.
+//
+// A Notifier owns a bounded queue and one goroutine. The diagnosis loop calls
+// NodeStatusChange (or NMSChange) and returns at once; the goroutine turns the
+// event into a DIAGNOSIS-MIB notification (sysUpTime.0, snmpTrapOID.0, then the
+// NOTIFICATION-TYPE's objects with the event row and node row as instances)
+// and sends it as an SNMPv1 trap, SNMPv2c trap, SNMPv2c inform or SNMPv3
+// authPriv inform with gosnmp's manager side.
+//
+// Where to send is the caller's decision: Config.Stations returns the station
+// set through nmsID first and the fall-backs after it, each marked usable or
+// not (for example, not usable while the diagnosis holds it faulty). Before
+// every attempt the notifier asks again and uses the first usable station, so
+// an inform being retried moves to a fall-back as soon as the primary is
+// marked unusable.
+//
+// Informs are retried with a timeout that doubles per attempt until they are
+// acknowledged; a full queue drops its oldest notification, in flight or not.
+// Stats exposes the counters, and Close drains the queue within a deadline.
+package traps

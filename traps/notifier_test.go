@@ -1,0 +1,275 @@
+package traps
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/mib"
+	"github.com/gosnmp/gosnmp"
+)
+
+// openTrapd is the snmptrapd configuration for community notifications.
+const openTrapd = "disableAuthorization yes"
+
+// testEvent is a status change of node 4 (NodeID) seen directly, detected by node 3.
+func testEvent(seq uint32) Event {
+	return Event{
+		Seq:        seq,
+		NodeID:     4,
+		Addr:       netip.MustParseAddr("10.1.2.4"),
+		Status:     mib.StatusFaulty,
+		PrevStatus: mib.StatusFaultFree,
+		Counter:    9,
+		How:        mib.SourceDirect,
+		DetectorID: 3,
+		Time:       time.Date(2026, 11, 21, 6, 30, 15, 0, time.UTC),
+	}
+}
+
+// statusFragments are what snmptrapd must print for testEvent(seq).
+func statusFragments(seq string) []string {
+	return []string{
+		"SNMPv2-MIB::sysUpTime.0 = Timeticks: (4321)",
+		"SNMPv2-MIB::snmpTrapOID.0 = OID: DIAGNOSIS-MIB::diagNodeStatusChange",
+		"DIAGNOSIS-MIB::diagEventNodeID." + seq + " = INTEGER: 4",
+		"DIAGNOSIS-MIB::nodeAD.4 = IpAddress: 10.1.2.4",
+		"DIAGNOSIS-MIB::diagEventStatus." + seq + " = INTEGER: faulty(1)",
+		"DIAGNOSIS-MIB::diagEventPrevStatus." + seq + " = INTEGER: faultFree(0)",
+		"DIAGNOSIS-MIB::diagEventCounter." + seq + " = Gauge32: 9",
+		"DIAGNOSIS-MIB::diagEventHowLearned." + seq + " = INTEGER: direct(1)",
+		"DIAGNOSIS-MIB::diagEventDetector." + seq + " = INTEGER: 3",
+		"DIAGNOSIS-MIB::diagEventTime." + seq + " = STRING: 2026-11-21,6:30:15.0",
+	}
+}
+
+// testConfig returns a configuration of the given kind sending to stations.
+func testConfig(kind Kind, stations ...Station) Config {
+	cfg := Default()
+	cfg.Kind = kind
+	cfg.Stations = func() []Station { return stations }
+	cfg.Uptime = func() uint32 { return 4321 }
+	cfg.Timeout = 500 * time.Millisecond
+	cfg.MaxTimeout = 2 * time.Second
+	cfg.AgentAddress = "127.0.0.1"
+	return cfg
+}
+
+// newNotifier starts a notifier and closes it when the test ends.
+func newNotifier(t *testing.T, cfg Config) *Notifier {
+	t.Helper()
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.Shutdown(cancelled()) })
+	return n
+}
+
+// cancelled returns a context that is already done, for an immediate shutdown.
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// closeAndStats drains the notifier and returns its final counters.
+func closeAndStats(t *testing.T, n *Notifier) Stats {
+	t.Helper()
+	if err := n.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return n.Stats()
+}
+
+func TestTrapV2cDelivered(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(17)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, append(statusFragments("17"), "NOTIFY TRAP2, SNMP v2c, community public")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1}) {
+		t.Errorf("stats %+v, want one sent", s)
+	}
+}
+
+func TestTrapV1Delivered(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(TrapV1, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(5)); err != nil {
+		t.Fatal(err)
+	}
+	// snmptrapd prints the specific trap as the SNMPv2 notification it maps to (RFC 3584).
+	d.expect(t, "NOTIFY TRAP, SNMP v1, community public\tDIAGNOSIS-MIB::diagNotifications\tDIAGNOSIS-MIB::diagNodeStatusChange\t",
+		"DIAGNOSIS-MIB::diagEventStatus.5 = INTEGER: faulty(1)", "DIAGNOSIS-MIB::nodeAD.4 = IpAddress: 10.1.2.4")
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1}) {
+		t.Errorf("stats %+v, want one sent", s)
+	}
+}
+
+func TestInformV2cAcknowledged(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(InformV2c, Station{Addr: d.addr, Usable: true}))
+	if err := n.NMSChange(NMSChange{Station: netip.MustParseAddr("192.0.2.9"), Counter: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.NodeStatusChange(testEvent(18)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, "NOTIFY INFORM, SNMP v2c, community public",
+		"SNMPv2-MIB::snmpTrapOID.0 = OID: DIAGNOSIS-MIB::diagNMSChange",
+		"DIAGNOSIS-MIB::nmsID.0 = IpAddress: 192.0.2.9", "DIAGNOSIS-MIB::nmsIDCounter.0 = Gauge32: 2")
+	d.expect(t, append(statusFragments("18"), "NOTIFY INFORM, SNMP v2c")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 2, Acknowledged: 2}) {
+		t.Errorf("stats %+v, want two sent and acknowledged", s)
+	}
+}
+
+func TestInformV3AuthPrivDelivered(t *testing.T) {
+	cases := []struct {
+		name     string
+		trapdArg string
+		auth     gosnmp.SnmpV3AuthProtocol
+		priv     gosnmp.SnmpV3PrivProtocol
+	}{
+		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", gosnmp.SHA256, gosnmp.AES},
+		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", gosnmp.SHA512, gosnmp.AES256},
+		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", gosnmp.SHA, gosnmp.AES},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
+			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+			cfg.User = V3User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
+				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
+			n := newNotifier(t, cfg)
+			if err := n.NodeStatusChange(testEvent(21)); err != nil {
+				t.Fatal(err)
+			}
+			d.expect(t, append(statusFragments("21"), "NOTIFY INFORM, SNMP v3, user diaguser")...)
+			if s := closeAndStats(t, n); s != (Stats{Sent: 1, Acknowledged: 1}) {
+				t.Errorf("stats %+v, want one sent and acknowledged", s)
+			}
+		})
+	}
+}
+
+func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
+	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
+	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+	cfg.User = V3User{Name: "diaguser", AuthProtocol: gosnmp.SHA256, AuthPassphrase: "not-the-passphrase",
+		PrivProtocol: gosnmp.AES, PrivPassphrase: "privpass-128"}
+	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
+	n := newNotifier(t, cfg)
+	if err := n.NodeStatusChange(testEvent(22)); err != nil {
+		t.Fatal(err)
+	}
+	s := closeAndStats(t, n)
+	if s.Acknowledged != 0 || s.Dropped != 1 || s.Failed != 2 || s.Retried != 1 {
+		t.Errorf("stats %+v, want 2 failed attempts (1 retry), 1 dropped, none acknowledged", s)
+	}
+}
+
+// decodeInform parses a datagram the black hole received and checks it is an inform.
+func decodeInform(t *testing.T, b []byte) *gosnmp.SnmpPacket {
+	t.Helper()
+	if b == nil {
+		t.Fatal("the silent station received nothing")
+	}
+	p, err := gosnmp.Default.SnmpDecodePacket(b)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if p.PDUType != gosnmp.InformRequest {
+		t.Fatalf("silent station got PDU %v, want InformRequest", p.PDUType)
+	}
+	return p
+}
+
+func TestInformToSilentStationRetriedThenDroppedWhenQueueFull(t *testing.T) {
+	hole := newBlackhole(t)
+	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg.QueueSize = 2
+	cfg.Timeout, cfg.MaxTimeout = 20*time.Millisecond, 40*time.Millisecond
+	n := newNotifier(t, cfg)
+	if err := n.NodeStatusChange(testEvent(1)); err != nil {
+		t.Fatal(err)
+	}
+	first := decodeInform(t, hole.receive(t, outputWait))
+	retry := decodeInform(t, hole.receive(t, outputWait))
+	if first.Variables[1].Value != retry.Variables[1].Value || retry.Variables[2].Name != mib.EventCell(mib.ColEventNodeID, 1) {
+		t.Errorf("retry %v is not the same notification as %v", retry.Variables, first.Variables)
+	}
+	for seq := uint32(2); seq <= 3; seq++ {
+		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := n.Stats(); s.Dropped != 1 || s.Pending != 2 || s.Retried < 1 || s.Acknowledged != 0 {
+		t.Errorf("after overflow: stats %+v, want 1 dropped, 2 pending, retries, none acknowledged", s)
+	}
+	err := n.Shutdown(cancelled())
+	if !errors.Is(err, ErrDrainTimeout) {
+		t.Fatalf("Shutdown = %v, want ErrDrainTimeout", err)
+	}
+	if s := n.Stats(); s.Dropped != 3 || s.Pending != 0 {
+		t.Errorf("after shutdown: stats %+v, want all 3 dropped", s)
+	}
+	if err := n.NodeStatusChange(testEvent(4)); !errors.Is(err, ErrClosed) {
+		t.Errorf("NodeStatusChange after Shutdown = %v, want ErrClosed", err)
+	}
+}
+
+func TestUnusablePrimarySkipped(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	hole := newBlackhole(t)
+	n := newNotifier(t, testConfig(InformV2c,
+		Station{Addr: hole.addr(), Usable: false}, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(30)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, append(statusFragments("30"), "NOTIFY INFORM, SNMP v2c")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1, Acknowledged: 1}) {
+		t.Errorf("stats %+v, want one sent and acknowledged", s)
+	}
+	if b := hole.receive(t, 0); b != nil {
+		t.Errorf("the unusable primary received %d bytes", len(b))
+	}
+}
+
+func TestFallbackAfterPrimaryTurnsFaulty(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	hole := newBlackhole(t)
+	var primaryUsable atomic.Bool
+	primaryUsable.Store(true)
+	cfg := testConfig(InformV2c)
+	cfg.Timeout, cfg.MaxTimeout = 50*time.Millisecond, 50*time.Millisecond
+	cfg.Stations = func() []Station {
+		return []Station{{Addr: hole.addr(), Usable: primaryUsable.Load()}, {Addr: d.addr, Usable: true}}
+	}
+	n := newNotifier(t, cfg)
+	if err := n.NodeStatusChange(testEvent(31)); err != nil {
+		t.Fatal(err)
+	}
+	decodeInform(t, hole.receive(t, outputWait))
+	primaryUsable.Store(false) // the diagnosis now holds the primary station faulty
+	d.expect(t, append(statusFragments("31"), "NOTIFY INFORM, SNMP v2c")...)
+	s := closeAndStats(t, n)
+	if s.Acknowledged != 1 || s.Retried < 1 || s.Dropped != 0 {
+		t.Errorf("stats %+v, want acknowledged by the fall-back after a retry", s)
+	}
+}
+
+func TestNoUsableStationDrops(t *testing.T) {
+	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: "127.0.0.1:9", Usable: false}))
+	if err := n.NodeStatusChange(testEvent(1)); err != nil {
+		t.Fatal(err)
+	}
+	if s := closeAndStats(t, n); s != (Stats{Dropped: 1}) {
+		t.Errorf("stats %+v, want one dropped", s)
+	}
+}

@@ -1,0 +1,170 @@
+package traps
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// errAborted means the drain deadline interrupted an attempt.
+var errAborted = errors.New("notifier aborted")
+
+// deliver sends one notification, retrying informs until acknowledged, out of
+// attempts, pushed out of the queue, or aborted.
+func (n *Notifier) deliver(e *entry) {
+	for attempt := 0; ; attempt++ {
+		if n.isAborted() || isGone(e) {
+			return
+		}
+		if n.cfg.MaxAttempts > 0 && attempt >= n.cfg.MaxAttempts {
+			n.drop(e, fmt.Errorf("no acknowledgement after %d attempts", attempt))
+			return
+		}
+		t, err := n.station()
+		if err != nil {
+			n.drop(e, err)
+			return
+		}
+		timeout := n.timeout(attempt)
+		if attempt > 0 {
+			n.stats.retried.Add(1)
+		}
+		began := time.Now()
+		err = n.attempt(e.note, t, timeout)
+		if err == nil {
+			return
+		}
+		n.stats.failed.Add(1)
+		log := n.log.WithField("notification", e.note.label).WithField("station", t.String()).WithField("attempt", attempt+1)
+		if !n.cfg.Kind.acknowledged() {
+			n.drop(e, err)
+			return
+		}
+		log.WithError(err).Info("inform not acknowledged, will retry")
+		n.pause(e, began.Add(timeout))
+	}
+}
+
+// isGone reports whether e has left the queue.
+func isGone(e *entry) bool {
+	select {
+	case <-e.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// station asks the caller for the stations and picks the first usable one.
+func (n *Notifier) station() (target, error) {
+	t, skipped, err := pick(n.cfg.Stations())
+	for _, bad := range skipped {
+		n.log.WithError(bad).Warn("skipping management station with a malformed address")
+	}
+	return t, err
+}
+
+// timeout returns the wait of the given attempt: Timeout doubled per retry, capped.
+func (n *Notifier) timeout(attempt int) time.Duration {
+	d := n.cfg.Timeout
+	for i := 0; i < attempt && d < n.cfg.MaxTimeout; i++ {
+		d *= 2
+	}
+	return min(d, n.cfg.MaxTimeout)
+}
+
+// pause waits until the end of an attempt's slot, so fast failures (a refused
+// port) are not retried in a tight loop; it returns early on abort or drop.
+func (n *Notifier) pause(e *entry, until time.Time) {
+	wait := time.Until(until)
+	if wait <= 0 {
+		return
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-n.abort:
+	case <-e.gone:
+	}
+}
+
+// attempt sends the notification once to t and, for informs, waits for the answer.
+func (n *Notifier) attempt(note notification, t target, timeout time.Duration) error {
+	g := n.client(t, timeout)
+	if err := g.Connect(); err != nil {
+		return fmt.Errorf("connect to %s: %w", t, err)
+	}
+	defer g.Conn.Close()
+	n.mu.Lock()
+	if n.aborted {
+		n.mu.Unlock()
+		return errAborted
+	}
+	n.inflight = g.Conn
+	n.mu.Unlock()
+	defer n.clearInflight()
+
+	result, err := g.SendTrap(note.trap(n.cfg.Kind, n.cfg.Uptime(), n.cfg.AgentAddress))
+	n.stats.sent.Add(1)
+	if err != nil {
+		return fmt.Errorf("send to %s: %w", t, err)
+	}
+	if !n.cfg.Kind.acknowledged() {
+		return nil
+	}
+	if result == nil || result.PDUType != gosnmp.GetResponse || result.Error != gosnmp.NoError {
+		return fmt.Errorf("station %s did not acknowledge: %s", t, describe(result))
+	}
+	n.stats.acknowledged.Add(1)
+	return nil
+}
+
+// clearInflight forgets the socket of the finished attempt.
+func (n *Notifier) clearInflight() {
+	n.mu.Lock()
+	n.inflight = nil
+	n.mu.Unlock()
+}
+
+// describe summarises an unexpected answer to an inform.
+func describe(p *gosnmp.SnmpPacket) string {
+	if p == nil {
+		return "no packet"
+	}
+	return fmt.Sprintf("PDU %v, error-status %v", p.PDUType, p.Error)
+}
+
+// client returns a gosnmp manager for one attempt to t, without its own retries.
+func (n *Notifier) client(t target, timeout time.Duration) *gosnmp.GoSNMP {
+	g := &gosnmp.GoSNMP{
+		Target:    t.host,
+		Port:      t.port,
+		Transport: "udp",
+		Community: n.cfg.Community,
+		Timeout:   timeout,
+		Retries:   0,
+		MaxOids:   gosnmp.MaxOids,
+	}
+	switch n.cfg.Kind {
+	case TrapV1:
+		g.Version = gosnmp.Version1
+	case TrapV2c, InformV2c:
+		g.Version = gosnmp.Version2c
+	case InformV3:
+		u := n.cfg.User
+		g.Version = gosnmp.Version3
+		g.SecurityModel = gosnmp.UserSecurityModel
+		g.MsgFlags = gosnmp.AuthPriv
+		g.SecurityParameters = &gosnmp.UsmSecurityParameters{
+			UserName:                 u.Name,
+			AuthenticationProtocol:   u.AuthProtocol,
+			AuthenticationPassphrase: u.AuthPassphrase,
+			PrivacyProtocol:          u.PrivProtocol,
+			PrivacyPassphrase:        u.PrivPassphrase,
+		}
+	}
+	return g
+}

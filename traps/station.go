@@ -1,0 +1,58 @@
+package traps
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// ErrNoStation means no station the caller listed is usable.
+var ErrNoStation = errors.New("no usable management station")
+
+// defaultPort is the SNMP notification port (RFC 3417).
+const defaultPort = 162
+
+// target is a station resolved to a host and a port.
+type target struct {
+	host string
+	port uint16
+}
+
+// String returns the target as host:port.
+func (t target) String() string {
+	return net.JoinHostPort(t.host, strconv.Itoa(int(t.port)))
+}
+
+// parseStation splits a station address into host and port, 162 by default.
+func parseStation(addr string) (target, error) {
+	host, portText, err := net.SplitHostPort(addr)
+	if err != nil {
+		if addr == "" {
+			return target{}, errors.New("empty station address")
+		}
+		return target{host: addr, port: defaultPort}, nil
+	}
+	port, err := strconv.ParseUint(portText, 10, 16)
+	if err != nil || port == 0 {
+		return target{}, fmt.Errorf("station %q: bad port %q", addr, portText)
+	}
+	return target{host: host, port: uint16(port)}, nil
+}
+
+// pick returns the first usable station with a valid address, and the errors
+// of the usable stations it skipped because their address is malformed.
+func pick(stations []Station) (target, []error, error) {
+	var skipped []error
+	for _, s := range stations {
+		if !s.Usable {
+			continue
+		}
+		t, err := parseStation(s.Addr)
+		if err == nil {
+			return t, skipped, nil
+		}
+		skipped = append(skipped, err)
+	}
+	return target{}, skipped, ErrNoStation
+}

@@ -1,0 +1,60 @@
+package traps
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// minPassphrase is the USM minimum passphrase length (RFC 3414, section 11.2).
+const minPassphrase = 8
+
+// Validate checks every field and names the first one that is wrong.
+func (c Config) Validate() error {
+	switch {
+	case c.Kind < TrapV1 || c.Kind > InformV3:
+		return fmt.Errorf("%w: Kind %d is not one of trap-v1, trap-v2c, inform-v2c, inform-v3", ErrInvalidConfig, int(c.Kind))
+	case c.Stations == nil:
+		return fmt.Errorf("%w: Stations must be set", ErrInvalidConfig)
+	case c.QueueSize < 1:
+		return fmt.Errorf("%w: QueueSize must be at least 1, got %d", ErrInvalidConfig, c.QueueSize)
+	case c.Timeout <= 0:
+		return fmt.Errorf("%w: Timeout must be positive, got %v", ErrInvalidConfig, c.Timeout)
+	case c.MaxTimeout < c.Timeout:
+		return fmt.Errorf("%w: MaxTimeout %v is below Timeout %v", ErrInvalidConfig, c.MaxTimeout, c.Timeout)
+	case c.MaxAttempts < 0:
+		return fmt.Errorf("%w: MaxAttempts must not be negative, got %d", ErrInvalidConfig, c.MaxAttempts)
+	case c.DrainTimeout < 0:
+		return fmt.Errorf("%w: DrainTimeout must not be negative, got %v", ErrInvalidConfig, c.DrainTimeout)
+	}
+	if c.Kind == InformV3 {
+		return c.User.validate()
+	}
+	if c.Community == "" {
+		return fmt.Errorf("%w: Community must be set for %s", ErrInvalidConfig, c.Kind)
+	}
+	if c.Kind == TrapV1 {
+		if a, err := netip.ParseAddr(c.AgentAddress); err != nil || !a.Is4() {
+			return fmt.Errorf("%w: AgentAddress %q is not an IPv4 address", ErrInvalidConfig, c.AgentAddress)
+		}
+	}
+	return nil
+}
+
+// validate checks the SNMPv3 credentials for authPriv with SHA and AES.
+func (u V3User) validate() error {
+	switch {
+	case u.Name == "":
+		return fmt.Errorf("%w: User.Name must be set for inform-v3", ErrInvalidConfig)
+	case u.AuthProtocol < gosnmp.SHA || u.AuthProtocol > gosnmp.SHA512:
+		return fmt.Errorf("%w: User.AuthProtocol must be SHA, SHA224, SHA256, SHA384 or SHA512, got %v", ErrInvalidConfig, u.AuthProtocol)
+	case u.PrivProtocol < gosnmp.AES || u.PrivProtocol > gosnmp.AES256C:
+		return fmt.Errorf("%w: User.PrivProtocol must be AES, AES192, AES256, AES192C or AES256C, got %v", ErrInvalidConfig, u.PrivProtocol)
+	case len(u.AuthPassphrase) < minPassphrase:
+		return fmt.Errorf("%w: User.AuthPassphrase must have at least %d characters", ErrInvalidConfig, minPassphrase)
+	case len(u.PrivPassphrase) < minPassphrase:
+		return fmt.Errorf("%w: User.PrivPassphrase must have at least %d characters", ErrInvalidConfig, minPassphrase)
+	}
+	return nil
+}
