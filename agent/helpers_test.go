@@ -143,7 +143,28 @@ func (h *harness) run(t *testing.T, tool string, args ...string) (string, error)
 	cmd := exec.CommandContext(ctx, tool, full...)
 	cmd.Env = []string{"SNMPCONFPATH=" + dir, "SNMP_PERSISTENT_DIR=" + dir, "HOME=" + dir}
 	out, err := cmd.CombinedOutput()
-	return strings.TrimSpace(string(out)), err
+	var keep []string
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if !strings.HasPrefix(line, "Created directory:") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.TrimSpace(strings.Join(keep, "\n")), err
+}
+
+// v2 and v1 prefix a tool's arguments with a community and the agent address.
+func (h *harness) v2(community string, args ...string) []string {
+	return append([]string{"-v2c", "-c", community, "-t", "1", "-r", "0", h.addr}, args...)
+}
+
+func (h *harness) v1(community string, args ...string) []string {
+	return append([]string{"-v1", "-c", community, "-t", "1", "-r", "0", h.addr}, args...)
+}
+
+// v3 prefixes a tool's arguments with SNMPv3 USM options and the agent address.
+func (h *harness) v3(usm []string, args ...string) []string {
+	base := append([]string{"-v3", "-t", "1", "-r", "0"}, usm...)
+	return append(append(base, h.addr), args...)
 }
 
 // must runs a tool that has to succeed and returns its output.

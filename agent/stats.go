@@ -65,7 +65,10 @@ type Stats struct {
 	SilentDrops                            uint64
 	InGetRequests, InGetNexts, InGetBulks  uint64
 	InSetRequests                          uint64
+	InTotalReqVars, InTotalSetVars         uint64
 	OutTooBigs, OutGenErrs, OutReports     uint64
+	OutNoSuchNames, OutBadValues           uint64
+	OutGetResponses                        uint64
 	UnknownSecurityModels, InvalidMsgs     uint64
 	UnknownPDUHandlers, UnknownContexts    uint64
 	UnsupportedSecLevels, NotInTimeWindows uint64
@@ -87,8 +90,11 @@ func (cs *counters) snapshot() Stats {
 		InBadCommunityNames: cs.get(cInBadCommunityNames), InBadCommunityUses: cs.get(cInBadCommunityUses),
 		InASNParseErrs: cs.get(cInASNParseErrs), SilentDrops: cs.get(cSilentDrops),
 		InGetRequests: cs.get(cInGetRequests), InGetNexts: cs.get(cInGetNexts), InGetBulks: cs.get(cInGetBulks),
-		InSetRequests: cs.get(cInSetRequests),
-		OutTooBigs:    cs.get(cOutTooBigs), OutGenErrs: cs.get(cOutGenErrs), OutReports: cs.get(cOutReports),
+		InSetRequests:  cs.get(cInSetRequests),
+		InTotalReqVars: cs.get(cInTotalReqVars), InTotalSetVars: cs.get(cInTotalSetVars),
+		OutNoSuchNames: cs.get(cOutNoSuchNames), OutBadValues: cs.get(cOutBadValues),
+		OutGetResponses: cs.get(cOutGetResponses),
+		OutTooBigs:      cs.get(cOutTooBigs), OutGenErrs: cs.get(cOutGenErrs), OutReports: cs.get(cOutReports),
 		UnknownSecurityModels: cs.get(cUnknownSecurityModels), InvalidMsgs: cs.get(cInvalidMsgs),
 		UnknownPDUHandlers: cs.get(cUnknownPDUHandlers), UnknownContexts: cs.get(cUnknownContexts),
 		UnsupportedSecLevels: cs.get(cUnsupportedSecLevels), NotInTimeWindows: cs.get(cNotInTimeWindows),

@@ -1,0 +1,32 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+func TestBadCommunityIsDroppedAndCounted(t *testing.T) {
+	h := startHarness(t, nil)
+	out, err := h.run(t, "snmpget", h.v2("wrong", mib.SysName0)...)
+	if err == nil || !strings.Contains(out, "Timeout") {
+		t.Fatalf("want a timeout for a wrong community, got err=%v:\n%s", err, out)
+	}
+	out = h.must(t, "snmpget", h.v2(roCommunity, ".1.3.6.1.2.1.11.4.0")...)
+	if out != ".1.3.6.1.2.1.11.4.0 = Counter32: 1" {
+		t.Errorf("snmpInBadCommunityNames: %q, want 1", out)
+	}
+}
+
+func TestCommunityFromDisallowedSourceIsDropped(t *testing.T) {
+	h := startHarness(t, nil)
+	out, err := h.run(t, "snmpget", h.v1("elsewhere", mib.SysName0)...)
+	if err == nil || !strings.Contains(out, "Timeout") {
+		t.Fatalf("want a timeout for a community from the wrong network, got err=%v:\n%s", err, out)
+	}
+	out = h.must(t, "snmpget", h.v2(roCommunity, ".1.3.6.1.2.1.11.5.0")...)
+	if out != ".1.3.6.1.2.1.11.5.0 = Counter32: 1" {
+		t.Errorf("snmpInBadCommunityUses: %q, want 1", out)
+	}
+}
