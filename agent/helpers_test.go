@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"os/exec"
@@ -122,7 +123,7 @@ func startHarness(t *testing.T, edit func(*Config)) *harness {
 		}
 		select {
 		case err := <-h.done:
-			if err != nil {
+			if err != nil && !errors.Is(err, ErrClosed) {
 				t.Errorf("Serve: %v", err)
 			}
 		case <-time.After(5 * time.Second):

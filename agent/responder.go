@@ -116,11 +116,13 @@ func (r *Responder) engineTime(now time.Time) uint32 {
 }
 
 // Serve answers requests arriving on conn with Config.Workers workers until
-// conn fails or Close is called; after Close it returns nil.
+// conn fails or Close is called, and closes conn; after Close it returns nil,
+// or ErrClosed if the responder was closed before Serve began.
 func (r *Responder) Serve(conn net.PacketConn) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
+		_ = conn.Close()
 		return ErrClosed
 	}
 	r.conns[conn] = struct{}{}

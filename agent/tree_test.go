@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"testing"
+)
+
+func TestOIDParseAndOrder(t *testing.T) {
+	o, err := ParseOID(".1.3.6.1.4294967295")
+	if err != nil || o.String() != ".1.3.6.1.4294967295" {
+		t.Fatalf("ParseOID = %v, %v", o, err)
+	}
+	for _, bad := range []string{"1..3", ".1.3.x", "1.3.4294967296"} {
+		if _, err := ParseOID(bad); err == nil {
+			t.Errorf("ParseOID(%q) succeeded", bad)
+		}
+	}
+	if mustOID("1.3.6").Compare(mustOID("1.3.6.0")) >= 0 || mustOID("1.3.10").Compare(mustOID("1.3.9.9")) <= 0 {
+		t.Error("OID order is not lexicographic by sub-identifier")
+	}
+}
+
+func TestTreeNextAcrossGapsAndTables(t *testing.T) {
+	h := startHarness(t, nil)
+	v := &view{r: h.r, snap: h.r.snap.Load(), now: h.clock.Now()}
+	cases := []struct{ from, want string }{
+		{"", ".1.3.6.1.2.1.1.1.0"},
+		{".1.3.6.1.2.1.1.8.0", ".1.3.6.1.2.1.11.1.0"},
+		{".1.3.6.1.2.1.11.6.0", ".1.3.6.1.2.1.11.13.0"},
+		{".1.3.6.1.4.1.200.1.1.1.1.3", ".1.3.6.1.4.1.200.1.1.1.2.1"},
+		{".1.3.6.1.4.1.200.1.1.1.7.3", ".1.3.6.1.4.1.200.1.2.0"},
+		{".1.3.6.1.4.1.200.1.1.1.9", ".1.3.6.1.4.1.200.1.2.0"},
+		{".1.3.6.1.4.1.200.1.1.1.3.2.99", ".1.3.6.1.4.1.200.1.1.1.3.3"},
+		{".1.3.6.1.4.1.200.1.8", ".1.3.6.1.4.1.200.1.8.1.2.7"},
+		{".1.3.6.1.4.1.200.1.8.1.1.999", ".1.3.6.1.4.1.200.1.8.1.2.7"},
+		{".1.3.6.1.4.1.200.1.8.1.8.8", ".1.3.6.1.6.3.10.2.1.1.0"},
+		{".2", ""},
+	}
+	for _, c := range cases {
+		n, _, ok := h.r.tree.next(v, mustOID(c.from))
+		got := ""
+		if ok {
+			got = n.String()
+		}
+		if got != c.want {
+			t.Errorf("next(%s) = %q, want %q", c.from, got, c.want)
+		}
+	}
+}
