@@ -13,20 +13,18 @@ import (
 	"time"
 
 	"github.com/gosnmp/gosnmp"
-
-	"github.com/diagagent/diagagent/mib"
 )
 
-// snmpd is one net-snmp daemon started by a test on a loopback port.
-type snmpd struct {
-	port uint16
-	cmd  *exec.Cmd
-	done chan error
-	log  *strings.Builder
+// probeSNMPD is one net-snmp daemon started by a test on a loopback port.
+type probeSNMPD struct {
+	port    uint16
+	cmd     *exec.Cmd
+	done    chan error
+	logPath string
 }
 
-// freeUDPPort returns a loopback UDP port that was free a moment ago.
-func freeUDPPort(t *testing.T) uint16 {
+// probeFreePort returns a loopback UDP port that was free a moment ago.
+func probeFreePort(t *testing.T) uint16 {
 	t.Helper()
 	c, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -36,61 +34,97 @@ func freeUDPPort(t *testing.T) uint16 {
 	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
 }
 
-// startSNMPD runs snmpd in the foreground with a private config made of the
-// given lines plus agentaddress and rocommunity public, and waits until it answers.
-func startSNMPD(t *testing.T, lines ...string) *snmpd {
+// startProbeSNMPD runs snmpd in the foreground with a private config made of
+// the given lines plus agentaddress and rocommunity public, and waits until it
+// answers. A port taken by someone else between probeFreePort and snmpd's bind
+// is detected (snmpd exits, or a foreign agent answers) and another is tried.
+func startProbeSNMPD(t *testing.T, lines ...string) *probeSNMPD {
+	t.Helper()
+	for attempt := 0; attempt < 3; attempt++ {
+		if s := launchProbeSNMPD(t, probeFreePort(t), lines); s != nil {
+			return s
+		}
+	}
+	t.Fatal("snmpd could not bind a free loopback port in 3 attempts")
+	return nil
+}
+
+// launchProbeSNMPD starts snmpd on port; nil means the port was lost to another process.
+func launchProbeSNMPD(t *testing.T, port uint16, lines []string) *probeSNMPD {
 	t.Helper()
 	dir := t.TempDir()
-	port := freeUDPPort(t)
+	token := fmt.Sprintf("probe-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	conf := append([]string{
 		fmt.Sprintf("agentaddress udp:127.0.0.1:%d", port),
 		"rocommunity public 127.0.0.1",
 		"dontLogTCPWrappersConnects yes",
+		"sysContact " + token,
 	}, lines...)
 	path := filepath.Join(dir, "snmpd.conf")
 	if err := os.WriteFile(path, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &snmpd{port: port, done: make(chan error, 1), log: &strings.Builder{}}
-	s.cmd = exec.Command("snmpd", "-f", "-Lo", "-C", "-c", path)
+	logf, err := os.Create(filepath.Join(dir, "snmpd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	s := &probeSNMPD{port: port, done: make(chan error, 1), logPath: logf.Name()}
+	s.cmd = exec.Command("snmpd", "-f", "-Lo", "-C", "-I", "-smux", "-c", path)
 	s.cmd.Env = append(os.Environ(), "SNMP_PERSISTENT_DIR="+filepath.Join(dir, "persist"), "MIBS=")
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start snmpd (scripts/test-deps.sh installs it): %v", err)
 	}
 	go func() { s.done <- s.cmd.Wait() }()
 	t.Cleanup(s.stop)
-	s.awaitReady(t)
+	if !s.awaitReady(t, token) {
+		s.stop()
+		return nil
+	}
 	return s
 }
 
-// awaitReady polls sysUpTime.0 with short timeouts until snmpd answers,
-// failing after 10 s or as soon as the process exits.
-func (s *snmpd) awaitReady(t *testing.T) {
+// awaitReady reads sysContact.0 with short timeouts until this snmpd answers
+// with its token (true), it exits or a foreign agent answers (false); it
+// fails the test after 10 s.
+func (s *probeSNMPD) awaitReady(t *testing.T, token string) bool {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
 		select {
 		case err := <-s.done:
 			s.done <- err
-			t.Fatalf("snmpd exited: %v\n%s", err, s.log)
+			t.Logf("snmpd on port %d exited (%v): %s", s.port, err, s.logText())
+			return false
 		default:
 		}
 		g := &gosnmp.GoSNMP{Target: "127.0.0.1", Port: s.port, Version: gosnmp.Version2c,
 			Community: "public", Timeout: 200 * time.Millisecond, Retries: 0}
-		if g.Connect() == nil {
-			_, err := g.Get([]string{mib.SysUpTime0})
-			g.Conn.Close()
-			if err == nil {
-				return
-			}
+		if g.Connect() != nil {
+			continue
+		}
+		pkt, err := g.Get([]string{".1.3.6.1.2.1.1.4.0"}) // sysContact.0
+		g.Conn.Close()
+		if err == nil {
+			got, _ := pkt.Variables[0].Value.([]byte)
+			return string(got) == token
 		}
 	}
-	t.Fatalf("snmpd on port %d did not answer within 10 s\n%s", s.port, s.log)
+	t.Fatalf("snmpd on port %d did not answer within 10 s: %s", s.port, s.logText())
+	return false
+}
+
+// logText returns what snmpd logged so far.
+func (s *probeSNMPD) logText() string {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // stop ends this test's snmpd by its PID and waits for it.
-func (s *snmpd) stop() {
+func (s *probeSNMPD) stop() {
 	if s.cmd.Process == nil {
 		return
 	}
@@ -105,12 +139,12 @@ func (s *snmpd) stop() {
 }
 
 // target is the loopback Target of this snmpd.
-func (s *snmpd) target() Target {
+func (s *probeSNMPD) target() Target {
 	return Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: s.port}
 }
 
-// testProber returns a Prober with short timeouts for loopback tests.
-func testProber(t *testing.T, edit func(*ProbeConfig)) *Prober {
+// newTestProber returns a Prober with short timeouts for loopback tests.
+func newTestProber(t *testing.T, edit func(*ProbeConfig)) *Prober {
 	t.Helper()
 	cfg := DefaultProbeConfig()
 	cfg.Timeout, cfg.Retries = 300*time.Millisecond, 1
@@ -125,8 +159,8 @@ func testProber(t *testing.T, edit func(*ProbeConfig)) *Prober {
 	return p
 }
 
-// testContext is a context bounded by the test's deadline or 30 s.
-func testContext(t *testing.T) context.Context {
+// probeContext is a context bounded by the test's deadline or 30 s.
+func probeContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx

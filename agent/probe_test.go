@@ -20,8 +20,8 @@ func upLine(v string) string {
 }
 
 func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
-	d := startSNMPD(t, upLine("1"))
-	res := testProber(t, nil).Probe(testContext(t), d.target())
+	d := startProbeSNMPD(t, upLine("1"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
 	if res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.PingErr != nil {
 		t.Fatalf("got %+v, want fault-free without errors", res)
 	}
@@ -31,16 +31,16 @@ func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
 }
 
 func TestProbeStalledLoopIsPartial(t *testing.T) {
-	d := startSNMPD(t, upLine("0"))
-	res := testProber(t, nil).Probe(testContext(t), d.target())
+	d := startProbeSNMPD(t, upLine("0"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
 	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) || res.PingErr != nil {
 		t.Fatalf("got %+v, want partial with ErrLoopStalled and no ping", res)
 	}
 }
 
 func TestProbeUnexpectedValueFallsBackToPing(t *testing.T) {
-	d := startSNMPD(t, upLine("yes"))
-	res := testProber(t, nil).Probe(testContext(t), d.target())
+	d := startProbeSNMPD(t, upLine("yes"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
 	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) || res.PingErr != nil {
 		t.Fatalf("got %+v, want partial with ErrUnexpectedValue (loopback answers ping)", res)
 	}
@@ -48,29 +48,29 @@ func TestProbeUnexpectedValueFallsBackToPing(t *testing.T) {
 
 func TestProbePlainSNMPDIsPartial(t *testing.T) {
 	// An SNMP agent without the DIAGNOSIS-MIB answers noSuchObject: not a diagnosing node.
-	d := startSNMPD(t)
-	res := testProber(t, nil).Probe(testContext(t), d.target())
+	d := startProbeSNMPD(t)
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
 	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) {
 		t.Fatalf("got %+v, want partial with ErrUnexpectedValue", res)
 	}
 }
 
 func TestProbeStoppedSNMPDIsPartial(t *testing.T) {
-	d := startSNMPD(t, upLine("1"))
-	p := testProber(t, nil)
-	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	d := startProbeSNMPD(t, upLine("1"))
+	p := newTestProber(t, nil)
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
 		t.Fatalf("before stop: got %+v, want fault-free", res)
 	}
 	d.stop()
-	res := p.Probe(testContext(t), d.target())
+	res := p.Probe(probeContext(t), d.target())
 	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
 		t.Fatalf("after stop: got %+v, want partial with an SNMP error and a ping RTT", res)
 	}
 }
 
 func TestProbeTestedOnly(t *testing.T) {
-	d := startSNMPD(t, "rocommunity printer 127.0.0.1")
-	p := testProber(t, nil)
+	d := startProbeSNMPD(t, "rocommunity printer 127.0.0.1")
+	p := newTestProber(t, nil)
 	cases := []struct {
 		name    string
 		target  func(Target) Target
@@ -93,7 +93,7 @@ func TestProbeTestedOnly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := p.Probe(testContext(t), c.target(d.target()))
+			res := p.Probe(probeContext(t), c.target(d.target()))
 			if res.Status != c.want || (c.wantErr != nil && !errors.Is(res.SNMPErr, c.wantErr)) {
 				t.Fatalf("got %+v, want %v (SNMPErr %v)", res, c.want, c.wantErr)
 			}
@@ -105,36 +105,36 @@ func TestProbeTestedOnly(t *testing.T) {
 }
 
 func TestProbeV3(t *testing.T) {
-	d := startSNMPD(t,
+	d := startProbeSNMPD(t,
 		`createUser diag SHA "diag-auth-pass" AES "diag-priv-pass"`,
 		"rouser diag priv",
 		upLine("1"))
 	creds := V3Credentials{User: "diag", Auth: gosnmp.SHA, AuthPass: "diag-auth-pass",
 		Priv: gosnmp.AES, PrivPass: "diag-priv-pass"}
-	p := testProber(t, func(c *ProbeConfig) { c.V3 = &creds })
-	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	p := newTestProber(t, func(c *ProbeConfig) { c.V3 = &creds })
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
 		t.Fatalf("good credentials: got %+v, want fault-free", res)
 	}
 	bad := creds
 	bad.PrivPass = "wrong-priv-pass"
-	p = testProber(t, func(c *ProbeConfig) { c.V3 = &bad })
-	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
+	p = newTestProber(t, func(c *ProbeConfig) { c.V3 = &bad })
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
 		t.Fatalf("bad privacy pass: got %+v, want partial with an SNMP error", res)
 	}
 }
 
 func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
-	d := startSNMPD(t, upLine("1"))
-	p := testProber(t, func(c *ProbeConfig) { c.MaxConcurrent = 1 })
+	d := startProbeSNMPD(t, upLine("1"))
+	p := newTestProber(t, func(c *ProbeConfig) { c.MaxConcurrent = 1 })
 	p.slots <- struct{}{} // hold the only slot
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(probeContext(t))
 	cancel()
 	res := p.Probe(ctx, d.target())
 	if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, context.Canceled) {
 		t.Fatalf("with no free slot: got %+v, want unknown with the context error", res)
 	}
 	<-p.slots
-	if res := p.Probe(testContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
 		t.Fatalf("after release: got %+v, want fault-free", res)
 	}
 }
@@ -163,7 +163,7 @@ func (g *gatePinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, err
 }
 
 func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
-	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: freeUDPPort(t)} // nobody listens
+	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)} // nobody listens
 	cfg := DefaultProbeConfig()
 	cfg.Timeout, cfg.Retries, cfg.MaxConcurrent = 200*time.Millisecond, 0, 2
 	g := &gatePinger{entered: make(chan struct{}), release: make(chan error)}
@@ -174,7 +174,7 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	const n = 6
 	results := make(chan ProbeResult, n)
 	for range n {
-		go func() { results <- p.Probe(testContext(t), dead) }()
+		go func() { results <- p.Probe(probeContext(t), dead) }()
 	}
 	for i := range n {
 		select {
