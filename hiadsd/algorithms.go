@@ -34,13 +34,15 @@ func (iv *interval) bruteForce() {
 // from the view at the next interval, so it follows every event learned.
 func (iv *interval) vcube() {
 	targets := iv.node.vcubeTargets()
+	iv.report.Tests = make([]TestResult, 0, len(targets))
+	iv.report.Fetches = make([]FetchResult, 0, len(targets))
 	for _, j := range targets {
 		iv.test(j)
 	}
 	all := []Range{{Lo: 0, Hi: iv.node.Config.N}}
-	for _, j := range targets {
-		if iv.isSource(j, iv.tested[j]) {
-			iv.fetch(j, all, false)
+	for _, t := range iv.report.Tests {
+		if iv.isSource(t.Target, t.Status) {
+			iv.fetch(t.Target, all, false)
 		}
 	}
 }

@@ -4,19 +4,44 @@ package hiadsd
 type interval struct {
 	node   *Node
 	tester Tester
-	tested map[int]Status // ids tested in this interval
+	index  map[int]struct{} // ids in report.Tests, built once there are many
 	report Report
 }
 
+// manyTests is the number of tests past which membership uses a map.
+const manyTests = 32
+
 func newInterval(n *Node, t Tester) *interval {
-	return &interval{node: n, tester: t, tested: make(map[int]Status), report: Report{Node: n.ID}}
+	return &interval{node: n, tester: t, report: Report{Node: n.ID}}
+}
+
+// wasTested reports whether id was tested in this interval.
+func (iv *interval) wasTested(id int) bool {
+	if iv.index != nil {
+		_, ok := iv.index[id]
+		return ok
+	}
+	for _, t := range iv.report.Tests {
+		if t.Target == id {
+			return true
+		}
+	}
+	return false
 }
 
 // test tests j, records the result and applies it to the view.
 func (iv *interval) test(j int) Status {
 	got := iv.tester.Test(j)
-	iv.tested[j] = got
 	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got})
+	switch {
+	case iv.index != nil:
+		iv.index[j] = struct{}{}
+	case len(iv.report.Tests) > manyTests:
+		iv.index = make(map[int]struct{}, 2*len(iv.report.Tests))
+		for _, t := range iv.report.Tests {
+			iv.index[t.Target] = struct{}{}
+		}
+	}
 	iv.set(j, observe(iv.node.View.Get(j), got), Direct)
 	return got
 }
@@ -55,7 +80,7 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 			continue
 		}
 		mine := iv.node.View.Get(id)
-		if _, direct := iv.tested[id]; direct {
+		if iv.wasTested(id) {
 			iv.set(id, catchUp(mine, ie.Entry), Direct)
 			continue
 		}
@@ -78,8 +103,8 @@ func (iv *interval) copied(ranges []Range) int {
 	for _, r := range ranges {
 		c += r.Len()
 	}
-	for id := range iv.tested {
-		if inRanges(id, ranges) {
+	for _, t := range iv.report.Tests {
+		if inRanges(t.Target, ranges) {
 			c--
 		}
 	}

@@ -7,9 +7,9 @@ import "fmt"
 // fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
 type Network struct {
 	cfg   *Config
-	state []Status  // the truth: FaultFree, Faulty or Partial
-	nodes []*Node   // nil for tested-only nodes
-	views []*Sparse // the nodes' views, nil for tested-only nodes
+	state []Status // the truth: FaultFree, Faulty or Partial
+	nodes []*Node  // nil for tested-only nodes
+	views []Sparse // the nodes' views, side by side for locality
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -17,7 +17,7 @@ func NewNetwork(cfg *Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]*Sparse, cfg.N)}
+	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]Sparse, cfg.N)}
 	for id := range nw.state {
 		nw.state[id] = FaultFree
 		if !cfg.IsTestedOnly(id) {
@@ -31,12 +31,12 @@ func NewNetwork(cfg *Config) (*Network, error) {
 
 // boot gives node id a fresh view whose every entry is def.
 func (nw *Network) boot(id int, def Entry) error {
-	v := NewSparse(nw.cfg.N, def)
-	n, err := NewNode(nw.cfg, id, v)
+	nw.views[id] = *NewSparse(nw.cfg.N, def)
+	n, err := NewNode(nw.cfg, id, &nw.views[id])
 	if err != nil {
 		return err
 	}
-	nw.nodes[id], nw.views[id] = n, v
+	nw.nodes[id] = n
 	return nil
 }
 
@@ -47,7 +47,12 @@ func (nw *Network) Config() *Config { return nw.cfg }
 func (nw *Network) Node(id int) *Node { return nw.nodes[id] }
 
 // View returns node id's view, or nil for a tested-only node.
-func (nw *Network) View(id int) *Sparse { return nw.views[id] }
+func (nw *Network) View(id int) *Sparse {
+	if nw.nodes[id] == nil {
+		return nil
+	}
+	return &nw.views[id]
+}
 
 // State returns the true status of node id.
 func (nw *Network) State(id int) Status { return nw.state[id] }
@@ -94,7 +99,7 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	if !p.nw.Testing(j) {
 		return nil, fmt.Errorf("node %d is %v: %w", j, p.nw.state[j], ErrNoAnswer)
 	}
-	src := p.nw.views[j]
+	src := &p.nw.views[j]
 	if p.nw.views[p.self].Unknowns() == 0 {
 		return src.AppendStored(nil, ranges), nil
 	}

@@ -1,20 +1,35 @@
 package hiadsd
 
+import (
+	"slices"
+	"sort"
+)
+
 // Sparse is a View that stores one default entry plus the entries that differ
 // from it, so its memory follows what the node has learned rather than N. The
-// simulator gives every node one, which is what lets 65,536 nodes fit.
+// simulator gives every node one, which is what lets 65,536 nodes fit. While a
+// view differs from its default in many ids (a restarted node relearning
+// everything) it keeps a plain table instead, and goes back to the sorted
+// difference list once it knows every node again.
 type Sparse struct {
 	n        int
 	def      Entry
-	diff     map[int32]Entry
-	unknowns int // ids whose status is Unknown
+	diff     []IDEntry // sorted by ID; unused while table is set
+	table    []Entry   // the whole view, while it differs in many ids
+	stored   int       // ids whose entry differs from def
+	unknowns int       // ids whose status is Unknown
 }
 
-// NewSparse returns a view of n ids that all hold def.
+// NewSparse returns a view of n ids that all hold def; an all-unknown view
+// starts as a table, since it is about to learn every id.
 func NewSparse(n int, def Entry) *Sparse {
 	v := &Sparse{n: n, def: def}
 	if def.Status == Unknown {
 		v.unknowns = n
+		v.table = make([]Entry, n)
+		for id := range v.table {
+			v.table[id] = def
+		}
 	}
 	return v
 }
@@ -28,53 +43,108 @@ func (v *Sparse) Default() Entry { return v.def }
 // Unknowns returns how many ids the view still holds Unknown.
 func (v *Sparse) Unknowns() int { return v.unknowns }
 
-// Stored returns how many entries differ from the default (the memory in use).
-func (v *Sparse) Stored() int { return len(v.diff) }
+// Stored returns how many ids differ from the default.
+func (v *Sparse) Stored() int { return v.stored }
+
+// find returns where id is, or would be, in diff.
+func (v *Sparse) find(id int) (int, bool) {
+	k := sort.Search(len(v.diff), func(k int) bool { return v.diff[k].ID >= id })
+	return k, k < len(v.diff) && v.diff[k].ID == id
+}
 
 // Get returns the entry for id.
 func (v *Sparse) Get(id int) Entry {
-	if e, ok := v.diff[int32(id)]; ok {
-		return e
+	if v.table != nil {
+		return v.table[id]
+	}
+	if k, ok := v.find(id); ok {
+		return v.diff[k].Entry
 	}
 	return v.def
 }
 
-// Set stores the entry for id. When the last Unknown goes, the view rebases
-// on "fault-free, counter 0" so a restarted node sheds the entries it relearned.
+// Set stores the entry for id.
 func (v *Sparse) Set(id int, e Entry) {
 	old := v.Get(id)
-	if old.Status == Unknown && e.Status != Unknown {
+	if old == e {
+		return
+	}
+	v.count(old, e)
+	if v.table != nil {
+		v.table[id] = e
+	} else {
+		v.setDiff(id, e)
+	}
+	v.reshape()
+}
+
+// count keeps stored and unknowns right across one change old -> e.
+func (v *Sparse) count(old, e Entry) {
+	if old == v.def {
+		v.stored++
+	} else if e == v.def {
+		v.stored--
+	}
+	if old.Status == Unknown {
 		v.unknowns--
-	} else if old.Status != Unknown && e.Status == Unknown {
+	}
+	if e.Status == Unknown {
 		v.unknowns++
 	}
-	if e == v.def {
-		delete(v.diff, int32(id))
-	} else {
-		if v.diff == nil {
-			v.diff = make(map[int32]Entry)
-		}
-		v.diff[int32(id)] = e
+}
+
+// setDiff inserts, updates or removes id in the difference list.
+func (v *Sparse) setDiff(id int, e Entry) {
+	k, ok := v.find(id)
+	switch {
+	case e == v.def:
+		v.diff = slices.Delete(v.diff, k, k+1)
+	case ok:
+		v.diff[k].Entry = e
+	default:
+		v.diff = slices.Insert(v.diff, k, IDEntry{ID: id, Entry: e})
 	}
+}
+
+// reshape rebases a view that knows every id again on "fault-free, counter 0"
+// and picks the table or the list, whichever suits the number of differences.
+func (v *Sparse) reshape() {
 	if v.unknowns == 0 && v.def.Status == Unknown {
 		v.rebase(Entry{Status: FaultFree})
+	}
+	switch {
+	case v.table == nil && v.stored > v.n/8:
+		v.table = make([]Entry, v.n)
+		for id := range v.table {
+			v.table[id] = v.Get(id)
+		}
+		v.diff = nil
+	case v.table != nil && v.stored <= v.n/16:
+		v.diff = v.AppendStored(nil, []Range{{Lo: 0, Hi: v.n}})
+		v.table = nil
 	}
 }
 
 // rebase changes the default entry without changing any id's entry.
 func (v *Sparse) rebase(def Entry) {
-	next := make(map[int32]Entry)
-	for id := 0; id < v.n; id++ {
-		if e := v.Get(id); e != def {
-			next[int32(id)] = e
+	if v.table == nil {
+		v.table = make([]Entry, v.n)
+		for id := range v.table {
+			v.table[id] = v.Get(id)
+		}
+		v.diff = nil
+	}
+	v.def, v.stored = def, 0
+	for _, e := range v.table {
+		if e != def {
+			v.stored++
 		}
 	}
-	v.def, v.diff = def, next
 }
 
-// EachNotFaultFree calls fn for every id not held fault-free, in no fixed order.
+// EachNotFaultFree calls fn for every id not held fault-free, in id order.
 func (v *Sparse) EachNotFaultFree(fn func(id int)) {
-	if v.def.Status != FaultFree {
+	if v.table != nil || v.def.Status != FaultFree {
 		for id := 0; id < v.n; id++ {
 			if v.Get(id).Status != FaultFree {
 				fn(id)
@@ -82,22 +152,29 @@ func (v *Sparse) EachNotFaultFree(fn func(id int)) {
 		}
 		return
 	}
-	for id, e := range v.diff {
-		if e.Status != FaultFree {
-			fn(int(id))
+	for _, ie := range v.diff {
+		if ie.Entry.Status != FaultFree {
+			fn(ie.ID)
 		}
 	}
 }
 
-// AppendStored appends the explicitly stored entries whose ids fall in one of
-// ranges, in id order, to dst.
+// AppendStored appends the entries that differ from the default and whose ids
+// fall in ranges, in id order within each range, to dst.
 func (v *Sparse) AppendStored(dst []IDEntry, ranges []Range) []IDEntry {
-	start := len(dst)
-	for id, e := range v.diff {
-		if inRanges(int(id), ranges) {
-			dst = append(dst, IDEntry{ID: int(id), Entry: e})
+	for _, r := range ranges {
+		if v.table != nil {
+			for id := max(r.Lo, 0); id < min(r.Hi, v.n); id++ {
+				if e := v.table[id]; e != v.def {
+					dst = append(dst, IDEntry{ID: id, Entry: e})
+				}
+			}
+			continue
+		}
+		k, _ := v.find(r.Lo)
+		for ; k < len(v.diff) && v.diff[k].ID < r.Hi; k++ {
+			dst = append(dst, v.diff[k])
 		}
 	}
-	sortIDEntries(dst[start:])
 	return dst
 }

@@ -1,9 +1,5 @@
 package hiadsd
 
-import (
-	"slices"
-)
-
 // Range is the contiguous block of node ids Lo..Hi-1; a cluster is one Range
 // and "everything" is Range{0, N}, which maps onto one GETBULK of DiagTree rows.
 type Range struct {
@@ -31,9 +27,4 @@ func inRanges(id int, ranges []Range) bool {
 		}
 	}
 	return false
-}
-
-// sortIDEntries orders entries by id.
-func sortIDEntries(es []IDEntry) {
-	slices.SortFunc(es, func(a, b IDEntry) int { return a.ID - b.ID })
 }

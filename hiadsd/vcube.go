@@ -9,28 +9,24 @@ import "slices"
 func (n *Node) vcubeTargets() []int {
 	cfg := n.Config
 	l := Levels(cfg.N)
-	seen := make(map[int]struct{})
+	out := make([]int, 0, l)
 	heads := n.nonTesterHeads()
 	for s := 1; s <= l; s++ {
 		half := 1 << (s - 1)
 		if j := n.ID ^ half; j < cfg.N {
-			seen[j] = struct{}{}
+			out = append(out, j)
 		}
 		for _, q := range heads {
 			if q>>(s-1) != n.ID>>(s-1) || q == n.ID {
 				continue
 			}
 			if j := q ^ half; j < cfg.N && n.firstTester(j, s) == n.ID {
-				seen[j] = struct{}{}
+				out = append(out, j)
 			}
 		}
 	}
-	out := make([]int, 0, len(seen))
-	for j := range seen {
-		out = append(out, j)
-	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // nonTesterHeads lists the ids that may head a cluster without being a tester

@@ -1,0 +1,43 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// BenchmarkVCubeRound times one simulated testing round of vCube (N*log2 N
+// tests, every node's interval, the event queue) with one faulty node.
+func BenchmarkVCubeRound(b *testing.B) {
+	for _, n := range []int{1024, 4096, 16384} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			opt := Default()
+			opt.Algorithm, opt.N = hiadsd.VCube, n
+			opt.Events = []Event{{Kind: Fault, Node: 5, Time: 1}}
+			e, err := newEngine(opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tests := 0
+			b.ResetTimer()
+			for b.Loop() {
+				before := e.doneRounds
+				for e.doneRounds == before {
+					it, _ := e.agenda.pop()
+					e.now = it.at
+					if it.event >= 0 {
+						if err := e.apply(it.event); err != nil {
+							b.Fatal(err)
+						}
+					} else if err := e.interval(it); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tests += e.doneTests
+				e.doneTests = 0
+			}
+			b.ReportMetric(float64(tests)/float64(b.N), "tests/round")
+		})
+	}
+}
