@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
+
+	"github.com/diagagent/diagagent/agent"
 )
 
 // stateVersion is the layout version of the state file; a file of another version is refused.
@@ -19,30 +20,19 @@ const stateFileName = "state.json"
 // ErrStateVersion says the state file was written by an incompatible version of the agent.
 var ErrStateVersion = errors.New("state file has an unsupported version")
 
-// Event is one row of the event table: a change of a node's entry as this agent recorded it.
-type Event struct {
-	Seq      uint32    `json:"seq"`
-	Node     int       `json:"node"` // 0-based node id
-	Status   int       `json:"status"`
-	Prev     int       `json:"prev"` // MIB values: 0 fault-free, 1 faulty, 2 partial, 3 unknown
-	Counter  uint32    `json:"counter"`
-	Time     time.Time `json:"time"`
-	Direct   bool      `json:"direct"`   // this agent tested the node itself
-	Detector int       `json:"detector"` // 0-based id of the node whose test found it, -1 if unknown
-}
-
 // State is what the agent keeps across restarts: the highest event counter it knows per node (so a
 // change it observes after a restart is numbered above anything it said before), its event table,
 // the management station with its counter, and the SNMP engine boots.
 type State struct {
-	Version     int      `json:"version"`
-	Nodes       int      `json:"nodes"`
-	Counters    []uint32 `json:"counters"`
-	Events      []Event  `json:"events"`
-	LastSeq     uint32   `json:"last_seq"`
-	NMS         string   `json:"nms,omitempty"`
-	NMSCounter  uint32   `json:"nms_counter"`
-	EngineBoots uint32   `json:"engine_boots"`
+	Version     int           `json:"version"`
+	Nodes       int           `json:"nodes"`
+	Counters    []uint32      `json:"counters"`
+	Events      []agent.Event `json:"events"`
+	LastSeq     uint32        `json:"last_seq"`
+	NMS         string        `json:"nms,omitempty"`
+	NMSCounter  uint32        `json:"nms_counter"`
+	EngineBoots uint32        `json:"engine_boots"`
+	EngineID    []byte        `json:"engine_id,omitempty"`
 }
 
 // LoadState reads the state file under dir. A missing file gives an empty state for n nodes; a file

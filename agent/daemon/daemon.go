@@ -1,0 +1,247 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// maxEvents bounds the event table; the oldest rows are dropped first.
+const maxEvents = 1024
+
+// Notifier is what the daemon needs from traps.Notifier.
+type Notifier interface {
+	NodeStatusChange(traps.Event) error
+	NMSChange(traps.NMSChange) error
+}
+
+// Publisher is what the daemon needs from agent.Responder.
+type Publisher interface {
+	Publish(*agent.Snapshot) error
+}
+
+// Options are the parts a Daemon is built from; New checks them.
+type Options struct {
+	// Config is the validated configuration and ID the resolved id of this node.
+	Config config.Config
+	ID     int
+	// Prober tests peers and reads their diagTree; Publisher serves the view.
+	Prober    Prober
+	Publisher Publisher
+	// Notifier sends notifications; nil sends none.
+	Notifier Notifier
+	// State is what LoadState found under state_dir.
+	State State
+	// Log receives one line per event; nil discards.
+	Log *logrus.Entry
+	// Now is the clock; nil means time.Now. Rand draws the jitter; nil seeds one.
+	Now  func() time.Time
+	Rand *rand.Rand
+}
+
+// Daemon runs the diagnosis loop of one node.
+type Daemon struct {
+	cfg     config.Config
+	id      int
+	log     *logrus.Entry
+	node    *hiadsd.Node
+	view    hiadsd.Dense
+	targets []agent.Target
+	prober  Prober
+	pub     Publisher
+	notify  Notifier
+	now     func() time.Time
+	rng     *rand.Rand
+	start   time.Time
+
+	// how and changed are owned by the loop goroutine.
+	how     []mib.Source
+	changed []uint32 // nodeLastChange, hundredths of a second since start
+
+	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
+	st       State
+	rows     []agent.NodeRow // immutable once published
+	lastDone time.Time
+	cur      *agent.Snapshot
+}
+
+// New builds a Daemon; the view starts unknown with the counters st kept.
+func New(o Options) (*Daemon, error) {
+	if o.Prober == nil || o.Publisher == nil {
+		return nil, errors.New("daemon: Options need a Prober and a Publisher")
+	}
+	algo, err := hiadsd.ParseAlgorithm(o.Config.Algorithm)
+	if err != nil {
+		return nil, fmt.Errorf("algorithm: %w", err)
+	}
+	n := len(o.Config.Nodes)
+	core := &hiadsd.Config{N: n, Algorithm: algo, TestedOnly: testedOnly(o.Config)}
+	view := hiadsd.NewDense(n)
+	for k := range view {
+		if k < len(o.State.Counters) {
+			view[k].Counter = o.State.Counters[k]
+		}
+	}
+	node, err := hiadsd.NewNode(core, o.ID, view)
+	if err != nil {
+		return nil, err
+	}
+	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
+		pub: o.Publisher, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State,
+		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n)}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.rng == nil {
+		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(o.ID)))
+	}
+	if d.log == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.PanicLevel)
+		d.log = logrus.NewEntry(l)
+	}
+	d.start = d.now()
+	d.lastDone = d.start // the loop counts as alive from its start
+	if d.st.NMS == "" && o.Config.Traps.NMS.IsValid() {
+		d.st.NMS = o.Config.Traps.NMS.Addr().String()
+	}
+	d.rows = d.buildRows()
+	return d, nil
+}
+
+// testedOnly lists the ids of tested-only nodes in increasing order.
+func testedOnly(c config.Config) []int {
+	var ids []int
+	for k, n := range c.Nodes {
+		if n.TestedOnly {
+			ids = append(ids, k)
+		}
+	}
+	return ids
+}
+
+// targets turns the node list into probe targets.
+func targets(c config.Config) []agent.Target {
+	out := make([]agent.Target, len(c.Nodes))
+	for k, n := range c.Nodes {
+		out[k] = agent.Target{Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly, Community: n.Community, OID: n.OID}
+	}
+	return out
+}
+
+// Run publishes the view, then runs one testing interval after another until
+// ctx ends; it saves the state before it returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	d.mu.Lock()
+	d.publishLocked()
+	d.mu.Unlock()
+	wd := make(chan struct{})
+	go d.watchdog(ctx, wd)
+	defer func() { <-wd }()
+	timer := time.NewTimer(d.firstDelay())
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return d.save()
+		case <-timer.C:
+		}
+		began := d.now()
+		d.interval(ctx)
+		timer.Reset(max(d.nextDelay()-d.now().Sub(began), 0))
+	}
+}
+
+// firstDelay spreads the first intervals of agents started together.
+func (d *Daemon) firstDelay() time.Duration {
+	return time.Duration(d.rng.Int64N(int64(d.cfg.Interval)/4 + 1))
+}
+
+// nextDelay is the testing interval plus or minus up to a tenth of it, so
+// agents do not fall into step (seed 002 section 4 uses the same jitter idea).
+func (d *Daemon) nextDelay() time.Duration {
+	j := int64(d.cfg.Interval) / 10
+	return d.cfg.Interval + time.Duration(d.rng.Int64N(2*j+1)-j)
+}
+
+// testBudget is the longest one test of a peer can take.
+func (d *Daemon) testBudget() time.Duration {
+	t := d.cfg.Test
+	return t.Timeout*time.Duration(t.Retries+1) + t.PingTimeout
+}
+
+// staleAfter is how long after its last interval the loop still counts as
+// alive for hiADSDisUP: two intervals plus room for a slow one.
+func (d *Daemon) staleAfter() time.Duration {
+	return 2*d.cfg.Interval + 4*d.testBudget()
+}
+
+// interval runs one testing interval and records what it found.
+func (d *Daemon) interval(ctx context.Context) {
+	pt := newPeerTester(ctx, d.prober, d.targets)
+	pt.probeAhead(d.node.Plan())
+	rep, err := d.node.Step(pt)
+	if err != nil {
+		d.log.WithError(err).Error("testing interval failed")
+		return
+	}
+	if ctx.Err() != nil {
+		return // stopping: tests were cut short, their verdicts mean nothing
+	}
+	for _, f := range rep.Fetches {
+		if f.Err != nil {
+			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.targets[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
+		}
+	}
+	d.learnNMS(ctx, pt.sources)
+	d.record(rep)
+}
+
+// watchdog republishes when hiADSDisUP must turn to "0" because the loop stalled.
+func (d *Daemon) watchdog(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(max(d.staleAfter()/4, 100*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d.mu.Lock()
+		if d.cur != nil && d.cur.Up != d.upLocked() {
+			d.publishLocked()
+		}
+		d.mu.Unlock()
+	}
+}
+
+// upLocked says whether the loop finished an interval recently.
+func (d *Daemon) upLocked() bool {
+	return d.now().Sub(d.lastDone) < d.staleAfter()
+}
+
+// Snapshot returns the view last published.
+func (d *Daemon) Snapshot() *agent.Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cur
+}
+
+// nmsAddr parses the stored station, the zero Addr if there is none.
+func (d *Daemon) nmsAddrLocked() netip.Addr {
+	a, _ := netip.ParseAddr(d.st.NMS)
+	return a
+}

@@ -1,0 +1,137 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// record turns one interval's report into event rows, log lines,
+// notifications, a new snapshot and, if anything changed, a saved state.
+func (d *Daemon) record(rep hiadsd.Report) {
+	now := d.now()
+	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
+	var fresh []agent.Event
+	d.mu.Lock()
+	for _, u := range rep.Updates {
+		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
+		d.st.LastSeq++
+		ev := agent.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Status: mib.Status(u.New.Status.MIB()),
+			Prev: mib.Status(u.Old.Status.MIB()), Counter: u.New.Counter, Time: now.UTC(), How: source(u)}
+		if u.IsDirect() {
+			ev.Detector = uint32(d.id + 1)
+		}
+		d.st.Events = append(d.st.Events, ev)
+		fresh = append(fresh, ev)
+	}
+	if n := len(d.st.Events); n > maxEvents {
+		d.st.Events = append([]agent.Event(nil), d.st.Events[n-maxEvents:]...)
+	}
+	dirty := len(fresh) > 0 || d.countersMovedLocked()
+	d.rows = d.buildRows()
+	d.lastDone = now
+	d.publishLocked()
+	var st State
+	if dirty {
+		st = d.stateLocked()
+	}
+	d.mu.Unlock()
+	for k, ev := range fresh {
+		d.announce(ev, rep.Updates[k])
+	}
+	if dirty {
+		if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+			d.log.WithError(err).Error("cannot save state")
+		}
+	}
+}
+
+// source says how an update was learned.
+func source(u hiadsd.Update) mib.Source {
+	if u.IsDirect() {
+		return mib.SourceDirect
+	}
+	return mib.SourceLearned
+}
+
+// countersMovedLocked copies the view's counters into the state and reports a change.
+func (d *Daemon) countersMovedLocked() bool {
+	moved := false
+	for k, e := range d.view {
+		if d.st.Counters[k] != e.Counter {
+			d.st.Counters[k], moved = e.Counter, true
+		}
+	}
+	return moved
+}
+
+// stateLocked returns a copy of the state that SaveState may encode unlocked.
+func (d *Daemon) stateLocked() State {
+	st := d.st
+	st.Counters = append([]uint32(nil), d.st.Counters...)
+	st.Events = d.st.Events[:len(d.st.Events):len(d.st.Events)]
+	return st
+}
+
+// announce logs one event and sends its notification when the scope asks for it.
+// The first verdict "fault-free" about a node that was unknown is news to no one
+// (every agent learns it at start), so it is logged at debug level and not sent.
+func (d *Daemon) announce(ev agent.Event, u hiadsd.Update) {
+	addr := d.cfg.Nodes[u.ID].Address
+	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": addr.String(), "old": u.Old.Status.String(),
+		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
+	if !u.IsDirect() {
+		f = f.WithField("from", u.From+1)
+	}
+	initial := u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
+	if initial {
+		f.Debug("node status learned")
+		return
+	}
+	f.Info("node status changed")
+	if d.notify == nil || (!u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
+		return
+	}
+	err := d.notify.NodeStatusChange(traps.Event{Seq: ev.Seq, NodeID: u.ID + 1, Addr: addr, Status: ev.Status,
+		PrevStatus: ev.Prev, Counter: ev.Counter, How: ev.How, DetectorID: int(ev.Detector), Time: ev.Time})
+	if err != nil {
+		f.WithError(err).Warn("notification not queued")
+	}
+}
+
+// buildRows makes the diagTree rows from the view; it runs on the loop goroutine.
+func (d *Daemon) buildRows() []agent.NodeRow {
+	rows := make([]agent.NodeRow, len(d.view))
+	for k, e := range d.view {
+		n := d.cfg.Nodes[k]
+		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.Status(e.Status.MIB()),
+			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k]}
+	}
+	return rows
+}
+
+// publishLocked hands the responder a new snapshot of rows, events and station.
+func (d *Daemon) publishLocked() {
+	s := &agent.Snapshot{Nodes: d.rows, Events: d.st.Events[:len(d.st.Events):len(d.st.Events)],
+		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter}
+	if err := d.pub.Publish(s); err != nil {
+		d.log.WithError(err).Error("cannot publish the view")
+		return
+	}
+	d.cur = s
+}
+
+// save writes the state; Run calls it on the way out.
+func (d *Daemon) save() error {
+	d.mu.Lock()
+	d.countersMovedLocked()
+	st := d.stateLocked()
+	d.mu.Unlock()
+	return SaveState(d.cfg.StateDirFor(d.id), st)
+}

@@ -1,0 +1,94 @@
+// Command diagagent is the distributed diagnosis agent: run one on every
+// workstation with the same node list, and any of them answers snmpwalk with
+// the state of every node.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/daemon"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Environ(), os.Stderr))
+}
+
+// run is main with its inputs explicit; it returns the exit status.
+func run(args, env []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flags := config.RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	cfg, err := config.Load(flags.Path, env, fs)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	id, err := resolveID(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if flags.Check {
+		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id, len(cfg.Nodes))
+		return 0
+	}
+	log := newLogger(cfg, stderr).WithField("self", id+1)
+	a, err := daemon.Open(cfg, id, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "diagagent:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	log.WithFields(logrus.Fields{"snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
+		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}).Info("diagagent started")
+	if err := a.Run(ctx); err != nil {
+		log.WithError(err).Error("diagagent stopped with an error")
+		return 1
+	}
+	log.Info("diagagent stopped")
+	return 0
+}
+
+// resolveID returns the configured id or finds it among the host's addresses.
+func resolveID(cfg config.Config) (int, error) {
+	if cfg.ID != config.AutoID {
+		return cfg.ID, nil
+	}
+	local, err := config.LocalAddrs()
+	if err != nil {
+		return 0, err
+	}
+	return config.ResolveID(cfg, local)
+}
+
+// newLogger builds the logger the log section asks for.
+func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
+	l := logrus.New()
+	l.SetOutput(w)
+	if cfg.Log.Format == "json" {
+		l.SetFormatter(&logrus.JSONFormatter{})
+	} else {
+		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, DisableColors: true})
+	}
+	if lvl, err := logrus.ParseLevel(cfg.Log.Level); err == nil {
+		l.SetLevel(lvl)
+	}
+	return logrus.NewEntry(l)
+}
