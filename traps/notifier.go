@@ -28,9 +28,10 @@ type Notifier struct {
 
 	mu       sync.Mutex
 	queue    []*entry
+	current  *entry // the entry being delivered, still in queue unless dropped
 	closed   bool
 	aborted  bool
-	inflight net.Conn // the socket of the attempt in progress, closed on abort
+	inflight net.Conn // the socket of the attempt in progress
 
 	wake    chan struct{} // a notification was queued
 	closing chan struct{} // Shutdown began: drain, then stop
@@ -57,6 +58,7 @@ func New(cfg Config) (*Notifier, error) {
 	if log == nil {
 		quiet := logrus.New()
 		quiet.SetOutput(io.Discard)
+		quiet.SetLevel(logrus.PanicLevel)
 		log = logrus.NewEntry(quiet)
 	}
 	n := &Notifier{
@@ -105,6 +107,9 @@ func (n *Notifier) enqueue(note notification) error {
 	if len(n.queue) >= n.cfg.QueueSize {
 		oldest := n.queue[0]
 		n.removeLocked(oldest)
+		if oldest == n.current && n.inflight != nil {
+			n.inflight.Close() // stop waiting for an answer nobody needs
+		}
 		n.stats.dropped.Add(1)
 		n.log.WithField("notification", oldest.note.label).Warn("notification queue full, dropped the oldest")
 	}
@@ -129,21 +134,30 @@ func (n *Notifier) removeLocked(e *entry) bool {
 	return false
 }
 
-// head returns the oldest queued notification, or nil.
-func (n *Notifier) head() *entry {
+// next marks the oldest queued notification as current and returns it, or nil.
+func (n *Notifier) next() *entry {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if len(n.queue) == 0 || n.aborted {
 		return nil
 	}
-	return n.queue[0]
+	n.current = n.queue[0]
+	return n.current
+}
+
+// finish takes a delivered (or abandoned) notification out of the queue.
+func (n *Notifier) finish(e *entry) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.current = nil
+	n.removeLocked(e)
 }
 
 // run sends queued notifications in order until shut down.
 func (n *Notifier) run() {
 	defer close(n.done)
 	for {
-		e := n.head()
+		e := n.next()
 		if e == nil {
 			select {
 			case <-n.wake:
@@ -158,9 +172,7 @@ func (n *Notifier) run() {
 			}
 		}
 		n.deliver(e)
-		n.mu.Lock()
-		n.removeLocked(e)
-		n.mu.Unlock()
+		n.finish(e)
 	}
 }
 
@@ -203,30 +215,36 @@ func (n *Notifier) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 	}
-	left := n.abortNow()
+	before := n.stats.dropped.Load()
+	n.abortNow()
 	<-n.done
-	if left == 0 {
-		return nil
+	if left := n.stats.dropped.Load() - before; left > 0 {
+		return fmt.Errorf("%w: dropped %d queued notifications", ErrDrainTimeout, left)
 	}
-	return fmt.Errorf("%w: dropped %d queued notifications", ErrDrainTimeout, left)
+	return nil
 }
 
-// abortNow stops the sender, interrupts its attempt, and drops the queue.
-func (n *Notifier) abortNow() int {
+// abortNow stops the sender, interrupts its attempt, and drops the waiting
+// notifications; the one in flight is counted by the sender when it gives up.
+func (n *Notifier) abortNow() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.aborted {
-		return 0
+		return
 	}
 	n.aborted = true
 	close(n.abort)
 	if n.inflight != nil {
 		n.inflight.Close()
 	}
-	left := len(n.queue)
-	for len(n.queue) > 0 {
-		n.removeLocked(n.queue[0])
+	kept := n.queue[:0:0]
+	for _, e := range n.queue {
+		if e == n.current {
+			kept = append(kept, e)
+			continue
+		}
+		close(e.gone)
+		n.stats.dropped.Add(1)
 	}
-	n.stats.dropped.Add(uint64(left))
-	return left
+	n.queue = kept
 }

@@ -59,7 +59,7 @@ func testConfig(kind Kind, stations ...Station) Config {
 }
 
 // newNotifier starts a notifier and closes it when the test ends.
-func newNotifier(t *testing.T, cfg Config) *Notifier {
+func newNotifier(t testing.TB, cfg Config) *Notifier {
 	t.Helper()
 	n, err := New(cfg)
 	if err != nil {
@@ -190,6 +190,20 @@ func decodeInform(t *testing.T, b []byte) *gosnmp.SnmpPacket {
 	return p
 }
 
+// waitForSeq reads the silent station until an inform for event seq arrives.
+func waitForSeq(t *testing.T, hole *blackhole, seq uint32) {
+	t.Helper()
+	want := mib.EventCell(mib.ColEventNodeID, seq)
+	deadline := time.Now().Add(outputWait)
+	for time.Now().Before(deadline) {
+		p := decodeInform(t, hole.receive(t, time.Until(deadline)))
+		if p.Variables[2].Name == want {
+			return
+		}
+	}
+	t.Fatalf("no inform for event %d within %v", seq, outputWait)
+}
+
 func TestInformToSilentStationRetriedThenDroppedWhenQueueFull(t *testing.T) {
 	hole := newBlackhole(t)
 	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
@@ -212,6 +226,7 @@ func TestInformToSilentStationRetriedThenDroppedWhenQueueFull(t *testing.T) {
 	if s := n.Stats(); s.Dropped != 1 || s.Pending != 2 || s.Retried < 1 || s.Acknowledged != 0 {
 		t.Errorf("after overflow: stats %+v, want 1 dropped, 2 pending, retries, none acknowledged", s)
 	}
+	waitForSeq(t, hole, 2) // the sender gave up on the dropped first event and moved on
 	err := n.Shutdown(cancelled())
 	if !errors.Is(err, ErrDrainTimeout) {
 		t.Fatalf("Shutdown = %v, want ErrDrainTimeout", err)

@@ -15,7 +15,11 @@ var errAborted = errors.New("notifier aborted")
 // attempts, pushed out of the queue, or aborted.
 func (n *Notifier) deliver(e *entry) {
 	for attempt := 0; ; attempt++ {
-		if n.isAborted() || isGone(e) {
+		if isGone(e) {
+			return
+		}
+		if n.isAborted() {
+			n.drop(e, errAborted)
 			return
 		}
 		if n.cfg.MaxAttempts > 0 && attempt >= n.cfg.MaxAttempts {
@@ -37,12 +41,12 @@ func (n *Notifier) deliver(e *entry) {
 			return
 		}
 		n.stats.failed.Add(1)
-		log := n.log.WithField("notification", e.note.label).WithField("station", t.String()).WithField("attempt", attempt+1)
 		if !n.cfg.Kind.acknowledged() {
 			n.drop(e, err)
 			return
 		}
-		log.WithError(err).Info("inform not acknowledged, will retry")
+		n.log.WithError(err).WithField("notification", e.note.label).WithField("station", t.String()).
+			WithField("attempt", attempt+1).Info("inform not acknowledged, will retry")
 		n.pause(e, began.Add(timeout))
 	}
 }

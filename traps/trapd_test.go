@@ -33,7 +33,7 @@ type trapd struct {
 }
 
 // trapdPath finds snmptrapd, which Debian installs in /usr/sbin.
-func trapdPath(t *testing.T) string {
+func trapdPath(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("snmptrapd"); err == nil {
 		return p
@@ -46,7 +46,7 @@ func trapdPath(t *testing.T) string {
 }
 
 // freeUDPPort returns a port that was free on 127.0.0.1 a moment ago.
-func freeUDPPort(t *testing.T) int {
+func freeUDPPort(t testing.TB) int {
 	t.Helper()
 	c, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -58,7 +58,7 @@ func freeUDPPort(t *testing.T) int {
 
 // startTrapd runs snmptrapd with the given configuration lines and waits until
 // it is listening; it retries with another port if the first one was taken.
-func startTrapd(t *testing.T, conf ...string) *trapd {
+func startTrapd(t testing.TB, conf ...string) *trapd {
 	t.Helper()
 	var lastErr string
 	for try := 0; try < 3; try++ {
@@ -73,7 +73,7 @@ func startTrapd(t *testing.T, conf ...string) *trapd {
 }
 
 // launchTrapd makes one start attempt; it returns nil and the output on failure.
-func launchTrapd(t *testing.T, conf []string) (*trapd, string) {
+func launchTrapd(t testing.TB, conf []string) (*trapd, string) {
 	t.Helper()
 	dir := t.TempDir()
 	confFile := filepath.Join(dir, "snmptrapd.conf")
@@ -137,7 +137,7 @@ func (d *trapd) ready() (*trapd, string) {
 }
 
 // expect waits for a notification line containing every fragment and returns it.
-func (d *trapd) expect(t *testing.T, fragments ...string) string {
+func (d *trapd) expect(t testing.TB, fragments ...string) string {
 	t.Helper()
 	var seen []string
 	deadline := time.After(outputWait)
@@ -172,8 +172,13 @@ type blackhole struct {
 	conn net.PacketConn
 }
 
+// newBenchBlackhole binds a silent station for a benchmark.
+func newBenchBlackhole() (net.PacketConn, error) {
+	return net.ListenPacket("udp", "127.0.0.1:0")
+}
+
 // newBlackhole binds a silent station on 127.0.0.1.
-func newBlackhole(t *testing.T) *blackhole {
+func newBlackhole(t testing.TB) *blackhole {
 	t.Helper()
 	c, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
@@ -189,7 +194,7 @@ func (b *blackhole) addr() string {
 }
 
 // receive waits up to wait for one datagram and returns it, or nil.
-func (b *blackhole) receive(t *testing.T, wait time.Duration) []byte {
+func (b *blackhole) receive(t testing.TB, wait time.Duration) []byte {
 	t.Helper()
 	if err := b.conn.SetReadDeadline(time.Now().Add(wait)); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,169 @@
+package traps
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/mib"
+	"github.com/gosnmp/gosnmp"
+)
+
+func TestConfigValidate(t *testing.T) {
+	good := testConfig(InformV2c, Station{Addr: "127.0.0.1:162", Usable: true})
+	v3 := good
+	v3.Kind = InformV3
+	v3.User = V3User{Name: "u", AuthProtocol: gosnmp.SHA256, AuthPassphrase: "12345678", PrivProtocol: gosnmp.AES, PrivPassphrase: "12345678"}
+	cases := []struct {
+		field string // empty: the configuration is valid
+		edit  func(*Config)
+	}{
+		{"", func(*Config) {}},
+		{"", func(c *Config) { *c = v3 }},
+		{"", func(c *Config) { c.Kind = TrapV1 }},
+		{"Kind", func(c *Config) { c.Kind = 0 }},
+		{"Stations", func(c *Config) { c.Stations = nil }},
+		{"QueueSize", func(c *Config) { c.QueueSize = 0 }},
+		{"Timeout", func(c *Config) { c.Timeout = 0 }},
+		{"MaxTimeout", func(c *Config) { c.MaxTimeout = c.Timeout / 2 }},
+		{"MaxAttempts", func(c *Config) { c.MaxAttempts = -1 }},
+		{"DrainTimeout", func(c *Config) { c.DrainTimeout = -time.Second }},
+		{"Community", func(c *Config) { c.Community = "" }},
+		{"AgentAddress", func(c *Config) { c.Kind, c.AgentAddress = TrapV1, "::1" }},
+		{"User.Name", func(c *Config) { *c = v3; c.User.Name = "" }},
+		{"User.AuthProtocol", func(c *Config) { *c = v3; c.User.AuthProtocol = gosnmp.MD5 }},
+		{"User.PrivProtocol", func(c *Config) { *c = v3; c.User.PrivProtocol = gosnmp.DES }},
+		{"User.AuthPassphrase", func(c *Config) { *c = v3; c.User.AuthPassphrase = "short" }},
+		{"User.PrivPassphrase", func(c *Config) { *c = v3; c.User.PrivPassphrase = "short" }},
+	}
+	for _, c := range cases {
+		cfg := good
+		c.edit(&cfg)
+		err := cfg.Validate()
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("valid config rejected: %v", err)
+		case c.field != "" && (!errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), c.field)):
+			t.Errorf("bad %s: got %v, want an ErrInvalidConfig naming the field", c.field, err)
+		}
+	}
+	if _, err := New(Config{}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("New(Config{}) = %v, want ErrInvalidConfig", err)
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for k := TrapV1; k <= InformV3; k++ {
+		if got, err := ParseKind(k.String()); err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
+		}
+	}
+	if _, err := ParseKind("inform-v1"); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("ParseKind(inform-v1) = %v, want ErrInvalidConfig", err)
+	}
+}
+
+func TestEventValidate(t *testing.T) {
+	cases := []struct {
+		field string
+		edit  func(*Event)
+	}{
+		{"", func(*Event) {}},
+		{"Seq", func(e *Event) { e.Seq = 0 }},
+		{"NodeID", func(e *Event) { e.NodeID = 0 }},
+		{"NodeID", func(e *Event) { e.NodeID = mib.MaxNodeID + 1 }},
+		{"Addr", func(e *Event) { e.Addr = netip.MustParseAddr("2001:db8::1") }},
+		{"Addr", func(e *Event) { e.Addr = netip.Addr{} }},
+		{"Status", func(e *Event) { e.Status = 7 }},
+		{"PrevStatus", func(e *Event) { e.PrevStatus = -1 }},
+		{"How", func(e *Event) { e.How = mib.SourceNone }},
+		{"DetectorID", func(e *Event) { e.DetectorID = -1 }},
+	}
+	for _, c := range cases {
+		e := testEvent(1)
+		c.edit(&e)
+		err := e.Validate()
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("valid event rejected: %v", err)
+		case c.field != "" && (!errors.Is(err, ErrInvalidEvent) || !strings.Contains(err.Error(), c.field)):
+			t.Errorf("bad %s: got %v, want an ErrInvalidEvent naming the field", c.field, err)
+		}
+	}
+	if err := (NMSChange{}).Validate(); !errors.Is(err, ErrInvalidEvent) {
+		t.Errorf("NMSChange{} accepted: %v", err)
+	}
+}
+
+func TestBadEventIsRefusedAndNothingQueued(t *testing.T) {
+	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: "127.0.0.1:9", Usable: false}))
+	e := testEvent(0)
+	if err := n.NodeStatusChange(e); !errors.Is(err, ErrInvalidEvent) {
+		t.Fatalf("NodeStatusChange(seq 0) = %v, want ErrInvalidEvent", err)
+	}
+	if s := n.Stats(); s != (Stats{}) {
+		t.Errorf("stats %+v after a refused event, want zero", s)
+	}
+}
+
+func TestParseStation(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string // empty: an error
+	}{
+		{"192.0.2.9", "192.0.2.9:162"},
+		{"192.0.2.9:1162", "192.0.2.9:1162"},
+		{"nms.example:162", "nms.example:162"},
+		{"[2001:db8::1]:162", "[2001:db8::1]:162"},
+		{"", ""},
+		{"192.0.2.9:0", ""},
+		{"192.0.2.9:70000", ""},
+		{"192.0.2.9:x", ""},
+	}
+	for _, c := range cases {
+		got, err := parseStation(c.in)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("parseStation(%q) = %v, want an error", c.in, got)
+			}
+			continue
+		}
+		if err != nil || got.String() != c.want {
+			t.Errorf("parseStation(%q) = %v, %v; want %s", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestPickSkipsUnusableAndMalformed(t *testing.T) {
+	got, skipped, err := pick([]Station{
+		{Addr: "192.0.2.1", Usable: false},
+		{Addr: "192.0.2.2:bad", Usable: true},
+		{Addr: "192.0.2.3", Usable: true},
+	})
+	if err != nil || got.String() != "192.0.2.3:162" || len(skipped) != 1 {
+		t.Errorf("pick = %v, %v, %v; want 192.0.2.3:162 with one malformed skipped", got, skipped, err)
+	}
+	if _, _, err := pick([]Station{{Addr: "192.0.2.1"}}); !errors.Is(err, ErrNoStation) {
+		t.Errorf("pick with no usable station = %v, want ErrNoStation", err)
+	}
+}
+
+func TestTimeoutDoublesUpToCap(t *testing.T) {
+	n := &Notifier{cfg: Config{Timeout: time.Second, MaxTimeout: 5 * time.Second}}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
+	for attempt, w := range want {
+		if got := n.timeout(attempt); got != w {
+			t.Errorf("timeout(%d) = %v, want %v", attempt, got, w)
+		}
+	}
+}
+
+func TestDateAndTime(t *testing.T) {
+	at := time.Date(2026, 11, 21, 8, 5, 59, 700*int(time.Millisecond), time.FixedZone("BRT", -3*3600))
+	want := []byte{0x07, 0xEA, 11, 21, 11, 5, 59, 7}
+	if got := dateAndTime(at); string(got) != string(want) {
+		t.Errorf("dateAndTime = % x, want % x (UTC)", got, want)
+	}
+}
