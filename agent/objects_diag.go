@@ -24,9 +24,9 @@ func diagNodes(r *Responder) []node {
 	}
 	return []node{
 		diagTreeTable(r),
-		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(flag(v.snap.TestedOnly)) }),
+		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
-		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(flag(v.snap.Up)) }),
+		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
 		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.NMSCounter) }),
 		inject,
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.lastSeq()) }),
@@ -72,8 +72,8 @@ func diagEventTable() *table {
 	}
 }
 
-// flag renders a boolean as the paper's one-character DisplayString.
-func flag(b bool) string {
+// displayFlag renders a boolean as the paper's one-character DisplayString.
+func displayFlag(b bool) string {
 	if b {
 		return "1"
 	}
