@@ -1,0 +1,45 @@
+package netsnmptest
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Binary returns the path of a net-snmp program, also looking in /usr/sbin
+// where Debian installs the daemons.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if p := filepath.Join("/usr/sbin", name); isExecutable(p) {
+		return p
+	}
+	t.Fatalf("%s not found: run scripts/test-deps.sh to install the test dependencies", name)
+	return ""
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode()&0o111 != 0
+}
+
+// FreeUDPPort returns a UDP port that was free on host a moment ago.
+func FreeUDPPort(t testing.TB, host string) int {
+	t.Helper()
+	c, err := net.ListenPacket("udp4", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatalf("free UDP port on %s: %v", host, err)
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).Port
+}
+
+// Env is the environment for net-snmp programs: no MIBs loaded unless asked,
+// and persistent files kept in dir instead of /var/lib/snmp.
+func Env(dir string) []string {
+	return append(os.Environ(), "MIBS=", "SNMP_PERSISTENT_DIR="+filepath.Join(dir, "persist"), "SNMPCONFPATH="+dir)
+}
