@@ -264,3 +264,33 @@ func TestStatusStrings(t *testing.T) {
 		t.Errorf("Source strings: %s %s", SourceLearned, Source(7))
 	}
 }
+
+// TestTreeAccess checks the access of every object in the -Tp tree: only nmsID
+// and diagFaultInject are writable and the event index is not readable.
+func TestTreeAccess(t *testing.T) {
+	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
+	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|----) \S+\s+(\w+)\(\d+\)`)
+	got := map[string]string{}
+	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
+		got[m[2]] = m[1]
+	}
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagEventSeq": "----"}
+	columnsAndScalars := 0
+	for name, oid := range objects {
+		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
+			name == "diagEventTable" || name == "diagEventEntry" {
+			continue
+		}
+		columnsAndScalars++
+		access, ok := want[name]
+		if !ok {
+			access = "-R--"
+		}
+		if got[name] != access {
+			t.Errorf("%s: snmptranslate -Tp shows access %q, want %q", name, got[name], access)
+		}
+	}
+	if len(got) != columnsAndScalars {
+		t.Errorf("-Tp shows %d leaf objects, the Go constants have %d:\n%s", len(got), columnsAndScalars, out)
+	}
+}

@@ -168,6 +168,7 @@ func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	if err := n.NodeStatusChange(testEvent(22)); err != nil {
 		t.Fatal(err)
 	}
+	d.wait(t, []string{"Authentication failed for diaguser"})
 	s := closeAndStats(t, n)
 	if s.Acknowledged != 0 || s.Dropped != 1 || s.Failed != 2 || s.Retried != 1 {
 		t.Errorf("stats %+v, want 2 failed attempts (1 retry), 1 dropped, none acknowledged", s)

@@ -139,6 +139,12 @@ func (d *trapd) ready() (*trapd, string) {
 // expect waits for a notification line containing every fragment and returns it.
 func (d *trapd) expect(t testing.TB, fragments ...string) string {
 	t.Helper()
+	return d.wait(t, append([]string{"NOTIFY "}, fragments...))
+}
+
+// wait waits for any output line containing every fragment and returns it.
+func (d *trapd) wait(t testing.TB, fragments []string) string {
+	t.Helper()
 	var seen []string
 	deadline := time.After(outputWait)
 	for {
@@ -148,11 +154,11 @@ func (d *trapd) expect(t testing.TB, fragments ...string) string {
 				t.Fatalf("snmptrapd exited; output:\n%s", strings.Join(seen, "\n"))
 			}
 			seen = append(seen, l)
-			if strings.HasPrefix(l, "NOTIFY ") && containsAll(l, fragments) {
+			if containsAll(l, fragments) {
 				return l
 			}
 		case <-deadline:
-			t.Fatalf("no notification with %q within %v; output:\n%s", fragments, outputWait, strings.Join(seen, "\n"))
+			t.Fatalf("no line with %q within %v; output:\n%s", fragments, outputWait, strings.Join(seen, "\n"))
 		}
 	}
 }
