@@ -114,12 +114,8 @@ func (v *Sparse) reshape() {
 	}
 	switch {
 	case v.table == nil && v.stored > v.n/8:
-		v.table = make([]Entry, v.n)
-		for id := range v.table {
-			v.table[id] = v.Get(id)
-		}
-		v.diff = nil
-	case v.table != nil && v.stored <= v.n/16:
+		v.toTable()
+	case v.table != nil && v.stored <= v.n/16 && v.unknowns == 0:
 		v.diff = v.AppendStored(nil, []Range{{Lo: 0, Hi: v.n}})
 		v.table = nil
 	}
@@ -128,11 +124,7 @@ func (v *Sparse) reshape() {
 // rebase changes the default entry without changing any id's entry.
 func (v *Sparse) rebase(def Entry) {
 	if v.table == nil {
-		v.table = make([]Entry, v.n)
-		for id := range v.table {
-			v.table[id] = v.Get(id)
-		}
-		v.diff = nil
+		v.toTable()
 	}
 	v.def, v.stored = def, 0
 	for _, e := range v.table {
@@ -140,6 +132,15 @@ func (v *Sparse) rebase(def Entry) {
 			v.stored++
 		}
 	}
+}
+
+// toTable switches from the difference list to a full table.
+func (v *Sparse) toTable() {
+	table := make([]Entry, v.n)
+	for id := range table {
+		table[id] = v.Get(id)
+	}
+	v.table, v.diff = table, nil
 }
 
 // EachNotFaultFree calls fn for every id not held fault-free, in id order.

@@ -1,0 +1,110 @@
+package hiadsd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// reference is the naive model: the true status of every node, nothing else.
+type reference []Status
+
+// wrongViews returns the first fault-free testing node whose view differs from
+// the truth about some other node, or -1 when every one is right.
+func (ref reference) wrongViews(nw *Network) (holder, about int) {
+	for h := range ref {
+		if !nw.Testing(h) {
+			continue
+		}
+		for k, want := range ref {
+			if k != h && nw.View(h).Get(k).Status != want {
+				return h, k
+			}
+		}
+	}
+	return -1, -1
+}
+
+// round steps every testing node once, in a random order.
+func round(t *testing.T, nw *Network, rng *rand.Rand) {
+	t.Helper()
+	for _, id := range rng.Perm(nw.Config().N) {
+		if !nw.Testing(id) {
+			continue
+		}
+		if _, err := nw.Node(id).Step(nw.Tester(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// randomEvent picks a node and a new status for it that keeps at least two
+// testing nodes fault-free.
+func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, Status) {
+	up := 0
+	for id := range ref {
+		if nw.Testing(id) {
+			up++
+		}
+	}
+	for {
+		id := rng.IntN(len(ref))
+		switch {
+		case ref[id] != FaultFree:
+			return id, FaultFree
+		case up > 2 || !nw.Testing(id):
+			return id, []Status{Faulty, Partial}[rng.IntN(2)]
+		}
+	}
+}
+
+// TestConvergesWithinBound checks, for every algorithm, random systems and
+// random sequences of faults, partial faults and repairs (each held until
+// diagnosed), that every fault-free node ends holding the true state of every
+// other node within LatencyBound rounds of each event.
+func TestConvergesWithinBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 40; trial++ {
+		for _, algo := range Algorithms {
+			n := 4 + rng.IntN(37)
+			var testedOnly []int
+			for id := 0; id < n; id++ {
+				if rng.IntN(12) == 0 {
+					testedOnly = append(testedOnly, id)
+				}
+			}
+			cfg := &Config{N: n, Algorithm: algo, TestedOnly: testedOnly}
+			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
+				checkRandomHistory(t, cfg, rng)
+			})
+		}
+	}
+}
+
+func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
+	nw, err := NewNetwork(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := make(reference, cfg.N)
+	for id := range ref {
+		ref[id] = FaultFree
+	}
+	bound := LatencyBound(cfg.Algorithm, cfg.N)
+	for ev := 0; ev < 8; ev++ {
+		id, st := randomEvent(ref, nw, rng)
+		ref[id] = st
+		if err := nw.SetState(id, st); err != nil {
+			t.Fatal(err)
+		}
+		rounds := 0
+		for h, k := ref.wrongViews(nw); h >= 0; h, k = ref.wrongViews(nw) {
+			if rounds == bound {
+				t.Fatalf("event %d (node %d -> %v): after %d rounds node %d holds %v for node %d, truth %v",
+					ev, id, st, rounds, h, nw.View(h).Get(k), k, ref[k])
+			}
+			round(t, nw, rng)
+			rounds++
+		}
+	}
+}

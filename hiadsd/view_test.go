@@ -1,0 +1,94 @@
+package hiadsd
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSparseMatchesDense drives a Sparse and a Dense view with the same random
+// writes and checks every read, the non-fault-free list and the stored list.
+func TestSparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, def := range []Entry{{}, {Status: FaultFree}} {
+		const n = 200
+		sp, de := NewSparse(n, def), NewDense(n)
+		for id := range de {
+			de[id] = def
+		}
+		for step := 0; step < 5000; step++ {
+			id := rng.IntN(n)
+			e := Entry{Status: Status(rng.IntN(4)), Counter: uint32(rng.IntN(3))}
+			if rng.IntN(3) == 0 {
+				e = Entry{Status: FaultFree}
+			}
+			sp.Set(id, e)
+			de.Set(id, e)
+			if got := sp.Get(id); got != e {
+				t.Fatalf("step %d: Get(%d) = %v after Set %v", step, id, got, e)
+			}
+		}
+		for id := range de {
+			if sp.Get(id) != de.Get(id) {
+				t.Fatalf("id %d: sparse %v dense %v", id, sp.Get(id), de.Get(id))
+			}
+		}
+		if got, want := collect(sp), collect(de); !slices.Equal(sortedCopy(got), want) {
+			t.Fatalf("EachNotFaultFree: sparse %v dense %v", got, want)
+		}
+		unknowns := 0
+		for _, e := range de {
+			if e.Status == Unknown {
+				unknowns++
+			}
+		}
+		if sp.Unknowns() != unknowns {
+			t.Fatalf("Unknowns() = %d, want %d", sp.Unknowns(), unknowns)
+		}
+		stored := sp.AppendStored(nil, []Range{{0, n}})
+		if len(stored) != sp.Stored() {
+			t.Fatalf("AppendStored gave %d entries, Stored() = %d", len(stored), sp.Stored())
+		}
+		for _, ie := range stored {
+			if ie.Entry == sp.Default() || de[ie.ID] != ie.Entry {
+				t.Fatalf("stored entry %+v is the default or wrong", ie)
+			}
+		}
+	}
+}
+
+// TestSparseRebase checks that a restarted (all-unknown) view that relearns
+// every node drops back to a small list of differences.
+func TestSparseRebase(t *testing.T) {
+	const n = 1000
+	v := NewSparse(n, Entry{})
+	for id := 0; id < n; id++ {
+		e := Entry{Status: FaultFree}
+		if id == 7 {
+			e = Entry{Status: Faulty, Counter: 3}
+		}
+		v.Set(id, e)
+	}
+	if v.Default() != (Entry{Status: FaultFree}) || v.Stored() != 1 || v.Unknowns() != 0 {
+		t.Fatalf("after relearning: default %v, stored %d, unknowns %d; want fault-free, 1, 0",
+			v.Default(), v.Stored(), v.Unknowns())
+	}
+	if got := v.Get(7); got != (Entry{Status: Faulty, Counter: 3}) {
+		t.Fatalf("Get(7) = %v after rebase", got)
+	}
+	if got := v.AppendStored(nil, []Range{{0, 5}, {5, 10}}); len(got) != 1 || got[0].ID != 7 {
+		t.Fatalf("AppendStored = %v, want only id 7", got)
+	}
+}
+
+func collect(v View) []int {
+	var ids []int
+	v.EachNotFaultFree(func(id int) { ids = append(ids, id) })
+	return ids
+}
+
+func sortedCopy(ids []int) []int {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
+}
