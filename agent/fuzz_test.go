@@ -162,7 +162,7 @@ func TestSeedCorpusIsAnswered(t *testing.T) {
 }
 
 // readSeed reads one corpus file back into bytes.
-func readSeed(t *testing.T, name string) []byte {
+func readSeed(t testing.TB, name string) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzHandle", name))
 	if err != nil {
