@@ -82,7 +82,7 @@ func (l *eventList) Set(s string) error {
 // parseArgs turns the command line into a request, validating every run.
 func parseArgs(args []string, stderr io.Writer) (request, error) {
 	fs := flag.NewFlagSet("diagsim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are reported in one line by run
 	def := sim.Default()
 	algos := fs.String("algo", "hiadsd", "algorithm(s): hiadsd, vcube, vring, bruteforce; a comma list runs each")
 	n := fs.Int("n", def.N, "number of nodes")
@@ -97,6 +97,11 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	var events eventList
 	fs.Var(&events, "event", `"fault|repair|partial NODE@TIME", repeatable; node ids are 0-based`)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fmt.Fprintln(stderr, "usage: diagsim [flags]")
+			fs.PrintDefaults()
+		}
 		return request{}, err
 	}
 	if fs.NArg() > 0 {
