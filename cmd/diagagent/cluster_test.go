@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/netsnmptest"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// binPath is the diagagent binary TestMain builds once for every test.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "diagagent-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "diagagent")
+	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build diagagent: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Timing of the test clusters: short, but with a retry so one lost datagram
+// does not make a node faulty.
+const (
+	testInterval = time.Second
+	testTimeout  = 300 * time.Millisecond
+	testRetries  = 1
+	pingTimeout  = 500 * time.Millisecond
+)
+
+// cluster is a set of real diagagent processes on 127.0.0.1, 127.0.0.2, ...
+// sharing one configuration file, plus the stations and printer a test adds.
+type cluster struct {
+	t       *testing.T
+	dir     string
+	conf    string
+	port    int
+	n       int // agents
+	procs   []*exec.Cmd
+	exited  []chan struct{}
+	logs    []string
+	algo    string
+	printer string // "address:port" of the tested-only node, "" if none
+}
+
+// clusterSpec is what a test asks of a cluster.
+type clusterSpec struct {
+	algo     string
+	agents   int
+	station  string // traps.nms
+	printer  string // tested-only node address:port, community "printers"
+	informs  bool
+	stations []string
+}
+
+// newCluster writes the shared configuration; start launches the agents.
+func newCluster(t *testing.T, s clusterSpec) *cluster {
+	t.Helper()
+	c := &cluster{t: t, dir: t.TempDir(), n: s.agents, algo: s.algo, printer: s.printer}
+	c.port = freePortOnAll(t, s.agents)
+	var b strings.Builder
+	fmt.Fprintf(&b, "algorithm: %s\ninterval: %s\n", s.algo, testInterval)
+	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n")
+	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: 1\n", testTimeout, testRetries, pingTimeout)
+	fmt.Fprintf(&b, "nodes:\n")
+	for k := 0; k < s.agents; k++ {
+		fmt.Fprintf(&b, "  - {address: 127.0.0.%d, port: %d}\n", k+1, c.port)
+	}
+	if s.printer != "" {
+		host, port, _ := net.SplitHostPort(s.printer)
+		fmt.Fprintf(&b, "  - {address: %s, port: %s, tested_only: true, community: printers}\n", host, port)
+	}
+	kind := "trap"
+	if s.informs {
+		kind = "inform"
+	}
+	fmt.Fprintf(&b, "traps:\n  nms: %s\n  kind: %s\n  timeout: 500ms\n  retries: 2\n", s.station, kind)
+	if len(s.stations) > 0 {
+		fmt.Fprintf(&b, "  fallbacks: [%s]\n", strings.Join(s.stations, ", "))
+	}
+	fmt.Fprintf(&b, "web:\n  listen: \"\"\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: text}\n",
+		filepath.Join(c.dir, "state{id}"))
+	c.conf = filepath.Join(c.dir, "cluster.yaml")
+	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.procs = make([]*exec.Cmd, s.agents)
+	c.exited = make([]chan struct{}, s.agents)
+	c.logs = make([]string, s.agents)
+	t.Cleanup(c.stopAll)
+	return c
+}
+
+// freePortOnAll finds a UDP port free on 127.0.0.1 .. 127.0.0.n.
+func freePortOnAll(t *testing.T, n int) int {
+	t.Helper()
+	for try := 0; try < 20; try++ {
+		p := netsnmptest.FreeUDPPort(t, "127.0.0.1")
+		ok := true
+		for k := 2; k <= n && ok; k++ {
+			c, err := net.ListenPacket("udp4", fmt.Sprintf("127.0.0.%d:%d", k, p))
+			if err != nil {
+				ok = false
+				continue
+			}
+			c.Close()
+		}
+		if ok {
+			return p
+		}
+	}
+	t.Fatal("no UDP port free on every test address")
+	return 0
+}
+
+// addr is agent k's SNMP address (k is the 0-based id).
+func (c *cluster) addr(k int) string { return fmt.Sprintf("127.0.0.%d:%d", k+1, c.port) }
+
+// startAll launches every agent.
+func (c *cluster) startAll() {
+	for k := 0; k < c.n; k++ {
+		c.start(k)
+	}
+}
+
+// start launches agent k and waits until it answers SNMP.
+func (c *cluster) start(k int) {
+	c.t.Helper()
+	c.logs[k] = filepath.Join(c.dir, fmt.Sprintf("agent%d.log", k))
+	logf, err := os.OpenFile(c.logs[k], os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(binPath, "-config", c.conf, "-id", strconv.Itoa(k))
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start agent %d: %v", k, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	c.procs[k], c.exited[k] = cmd, done
+	c.waitFor(fmt.Sprintf("agent %d answers", k), 10*time.Second, func() bool {
+		_, err := c.statuses(k)
+		return err == nil
+	})
+}
+
+// stop sends sig to agent k and waits for it to exit.
+func (c *cluster) stop(k int, sig syscall.Signal) {
+	c.t.Helper()
+	if c.procs[k] == nil {
+		return
+	}
+	_ = c.procs[k].Process.Signal(sig)
+	select {
+	case <-c.exited[k]:
+	case <-time.After(10 * time.Second):
+		_ = c.procs[k].Process.Kill()
+		<-c.exited[k]
+		c.t.Errorf("agent %d did not stop on %v within 10 s", k, sig)
+	}
+	c.procs[k] = nil
+}
+
+// stopAll stops every agent still running; it is the cluster's cleanup.
+func (c *cluster) stopAll() {
+	for k := range c.procs {
+		c.stop(k, syscall.SIGTERM)
+	}
+	if c.t.Failed() {
+		for k := range c.logs {
+			if b, err := os.ReadFile(c.logs[k]); err == nil {
+				c.t.Logf("agent %d log:\n%s", k, b)
+			}
+		}
+	}
+}
+
+// running lists the ids of the agents that run.
+func (c *cluster) running() []int {
+	var ids []int
+	for k, p := range c.procs {
+		if p != nil {
+			ids = append(ids, k)
+		}
+	}
+	return ids
+}
+
+// snmp runs a net-snmp tool against agent k's address and returns its output.
+func (c *cluster) snmp(tool string, k int, args ...string) (string, error) {
+	all := append([]string{"-v2c", "-c", "public", "-t", "0.5", "-r", "1", "-On", c.addr(k)}, args...)
+	if tool == "snmpset" {
+		all[2] = "private"
+	}
+	cmd := exec.Command(netsnmptest.Binary(c.t, tool), all...)
+	cmd.Env = netsnmptest.Env(c.dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// statuses walks agent k's nodeStatus column with snmpwalk: NodeID -> status.
+func (c *cluster) statuses(k int) (map[int]int, error) {
+	out, err := c.snmp("snmpwalk", k, "-Oq", ".1.3.6.1.4.1.200.1.1.1.3")
+	if err != nil {
+		return nil, fmt.Errorf("snmpwalk %s: %w: %s", c.addr(k), err, out)
+	}
+	got := map[int]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 || !strings.HasPrefix(f[0], ".1.3.6.1.4.1.200.1.1.1.3.") {
+			return nil, fmt.Errorf("snmpwalk %s: unexpected line %q", c.addr(k), l)
+		}
+		id, err1 := strconv.Atoi(strings.TrimPrefix(f[0], ".1.3.6.1.4.1.200.1.1.1.3."))
+		st, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("snmpwalk %s: unexpected line %q", c.addr(k), l)
+		}
+		got[id] = st
+	}
+	return got, nil
+}
+
+// everyoneSees reports whether every running agent other than those in skip
+// holds NodeID node at status want.
+func (c *cluster) everyoneSees(node, want int, skip ...int) bool {
+	for _, k := range c.running() {
+		if contains(skip, k) {
+			continue
+		}
+		st, err := c.statuses(k)
+		if err != nil || st[node] != want {
+			return false
+		}
+	}
+	return true
+}
+
+// allFaultFree reports whether every running agent holds every node fault-free.
+func (c *cluster) allFaultFree(nodes int) bool {
+	for _, k := range c.running() {
+		st, err := c.statuses(k)
+		if err != nil || len(st) != nodes {
+			return false
+		}
+		for _, v := range st {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// waitFor polls cond until it holds or timeout passes, and returns how long it took.
+func (c *cluster) waitFor(what string, timeout time.Duration, cond func() bool) time.Duration {
+	c.t.Helper()
+	start := time.Now()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			c.t.Fatalf("%s: not within %v", what, timeout)
+		}
+	}
+	return time.Since(start)
+}
+
+// roundTime is the longest a testing round can last in these clusters: the
+// slowest jittered interval (interval + 10%) plus one full test of a silent peer.
+func roundTime() time.Duration {
+	budget := testTimeout*time.Duration(testRetries+1) + pingTimeout
+	return testInterval*11/10 + budget
+}
+
+// latencyBound is how long diagnosis of one event may take: the algorithm's
+// bound in rounds, plus the round in progress when the event happened (the
+// papers count from the next round).
+func latencyBound(algo string, n int) time.Duration {
+	a, _ := hiadsd.ParseAlgorithm(algo)
+	return time.Duration(hiadsd.LatencyBound(a, n)+1) * roundTime()
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/netsnmptest"
+)
+
+// enterprise200 is the BER encoding of 1.3.6.1.4.1.200, the DIAGNOSIS-MIB's
+// root: a request that carries it asks for diagnostic information.
+var enterprise200 = []byte{0x2b, 0x06, 0x01, 0x04, 0x01, 0x81, 0x48}
+
+// notificationAbout matches a diagNodeStatusChange line of snmptrapd about
+// NodeID node with the new status.
+func notificationAbout(node, status int) func(string) bool {
+	id := regexp.MustCompile(fmt.Sprintf(`\.1\.3\.6\.1\.4\.1\.200\.1\.8\.1\.2\.\d+ = INTEGER: %d\b`, node))
+	st := regexp.MustCompile(fmt.Sprintf(`\.1\.3\.6\.1\.4\.1\.200\.1\.8\.1\.3\.\d+ = INTEGER: %d\b`, status))
+	return func(l string) bool {
+		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, ".1.3.6.1.4.1.200.2.0.1") &&
+			id.MatchString(l) && st.MatchString(l)
+	}
+}
+
+// TestVCubeClusterOfRealAgents runs 8 diagagent processes and a printer played
+// by snmpd: a stopped agent is diagnosed partial by all within vCube's bound
+// and the station hears of it; a restart brings it back; the printer is
+// diagnosed too but never asked for diagnostic information.
+func TestVCubeClusterOfRealAgents(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	station := fmt.Sprintf("127.0.0.100:%d", port)
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	printerAddr := fmt.Sprintf("127.0.0.9:%d", netsnmptest.FreeUDPPort(t, "127.0.0.9"))
+	printer := netsnmptest.StartSNMPD(t, printerAddr, "printers", []string{"rocommunity printers 127.0.0.0/8"})
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station, printer: printerAddr})
+	c.startAll()
+	nodes := 9
+	bound := latencyBound("vcube", nodes)
+	took := c.waitFor("every agent holds every node fault-free", 2*bound, func() bool { return c.allFaultFree(nodes) })
+	t.Logf("start-up: all 9 nodes fault-free everywhere after %v", took.Round(time.Millisecond))
+
+	c.stop(4, syscall.SIGTERM)
+	took = c.waitFor("every agent holds node 5 partial", bound, func() bool { return c.everyoneSees(5, 2) })
+	t.Logf("agent 5 stopped: diagnosed partial by all after %v (bound %v, %.1f rounds of %v)",
+		took.Round(time.Millisecond), bound, float64(took)/float64(roundTime()), roundTime())
+	if _, err := trapd.Wait(bound, 0, notificationAbout(5, 2)); err != nil {
+		t.Fatalf("station got no notification that node 5 is partial: %v", err)
+	}
+
+	c.start(4)
+	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
+	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
+	if _, err := trapd.Wait(bound, 0, notificationAbout(5, 0)); err != nil {
+		t.Fatalf("station got no notification that node 5 is fault-free again: %v", err)
+	}
+
+	printer.Stop()
+	took = c.waitFor("every agent holds the printer faulty or partial", bound, func() bool {
+		return c.everyoneSees(9, 2) || c.everyoneSees(9, 1)
+	})
+	t.Logf("printer stopped: diagnosed after %v", took.Round(time.Millisecond))
+	printer.Start(t)
+	c.waitFor("every agent holds the printer fault-free again", bound, func() bool { return c.everyoneSees(9, 0) })
+
+	got := printer.Received()
+	if len(got) == 0 {
+		t.Fatalf("the printer's snmpd logged no request; log:\n%s", printer.Log())
+	}
+	for _, p := range got {
+		if bytes.Contains(p, enterprise200) {
+			t.Fatalf("an agent asked the tested-only printer for diagnostic information: % X", p)
+		}
+	}
+	t.Logf("printer answered %d requests, none under enterprises.200", len(got))
+}
+
+// TestHiADSDClusterOfRealAgents is the same stop and restart with Hi-ADSD,
+// whose bound is ceil(log2 N)^2 rounds.
+func TestHiADSDClusterOfRealAgents(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	station := fmt.Sprintf("127.0.0.100:%d", port)
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "hiadsd", agents: 8, station: station, informs: true})
+	c.startAll()
+	bound := latencyBound("hiadsd", 8)
+	c.waitFor("every agent holds every node fault-free", bound, func() bool { return c.allFaultFree(8) })
+
+	c.stop(2, syscall.SIGTERM)
+	took := c.waitFor("every agent holds node 3 partial", bound, func() bool { return c.everyoneSees(3, 2) })
+	t.Logf("agent 3 stopped: diagnosed partial by all after %v (bound %v, %.1f rounds)",
+		took.Round(time.Millisecond), bound, float64(took)/float64(roundTime()))
+	if _, err := trapd.Wait(bound, 0, notificationAbout(3, 2)); err != nil {
+		t.Fatalf("station got no inform that node 3 is partial: %v", err)
+	}
+	c.start(2)
+	took = c.waitFor("every agent holds node 3 fault-free again", bound, func() bool { return c.everyoneSees(3, 0) })
+	t.Logf("agent 3 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
+}
+
+// TestNMSidSetOnOneAgentReachesAll sets nmsID on one agent and checks that
+// every agent adopts it and that later notifications go to the new station only.
+func TestNMSidSetOnOneAgentReachesAll(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	oldStation := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.100:%d", port), nil, "-On")
+	newStation := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.101:%d", port), nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: oldStation.Addr})
+	c.startAll()
+	bound := latencyBound("vcube", 8)
+	c.waitFor("every agent holds every node fault-free", 2*bound, func() bool { return c.allFaultFree(8) })
+
+	if out, err := c.snmp("snmpset", 2, ".1.3.6.1.4.1.200.1.3.0", "a", "127.0.0.101"); err != nil {
+		t.Fatalf("snmpset nmsID: %v: %s", err, out)
+	}
+	took := c.waitFor("every agent holds nmsID 127.0.0.101", bound, func() bool {
+		for _, k := range c.running() {
+			out, err := c.snmp("snmpget", k, "-Oqv", ".1.3.6.1.4.1.200.1.3.0")
+			if err != nil || strings.TrimSpace(out) != "127.0.0.101" {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("nmsID set on agent 3 reached every agent after %v", took.Round(time.Millisecond))
+
+	mark := len(oldStation.Lines())
+	c.stop(5, syscall.SIGTERM)
+	if _, err := newStation.Wait(bound, 0, notificationAbout(6, 2)); err != nil {
+		t.Fatalf("new station got no notification that node 6 is partial: %v", err)
+	}
+	c.waitFor("every agent holds node 6 partial", bound, func() bool { return c.everyoneSees(6, 2) })
+	for _, l := range oldStation.Notifications(mark) {
+		if notificationAbout(6, 2)(l) {
+			t.Fatalf("the old station still got a notification after the switch: %s", l)
+		}
+	}
+}
+
+// TestRestartKeepsEventTable kills an agent with SIGKILL and checks that its
+// restarted self serves every event row it served before.
+func TestRestartKeepsEventTable(t *testing.T) {
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: "127.0.0.100:162"})
+	c.startAll()
+	bound := latencyBound("vcube", 8)
+	c.waitFor("every agent holds every node fault-free", 2*bound, func() bool { return c.allFaultFree(8) })
+	c.stop(6, syscall.SIGTERM)
+	c.waitFor("every agent holds node 7 partial", bound, func() bool { return c.everyoneSees(7, 2) })
+
+	before, err := c.snmp("snmpwalk", 3, "-Oq", ".1.3.6.1.4.1.200.1.8")
+	if err != nil || !strings.Contains(before, ".1.3.6.1.4.1.200.1.8.1.2.") {
+		t.Fatalf("event table of agent 4: %v: %s", err, before)
+	}
+	c.stop(3, syscall.SIGKILL)
+	c.start(3)
+	after, err := c.snmp("snmpwalk", 3, "-Oq", ".1.3.6.1.4.1.200.1.8")
+	if err != nil {
+		t.Fatalf("event table after restart: %v: %s", err, after)
+	}
+	rows := strings.Split(strings.TrimSpace(before), "\n")
+	for _, row := range rows {
+		if !strings.Contains(after, row+"\n") && !strings.HasSuffix(after, row) {
+			t.Fatalf("row %q lost across SIGKILL and restart; after:\n%s", row, after)
+		}
+	}
+	t.Logf("all %d event-table values of agent 4 survived SIGKILL", len(rows))
+}
