@@ -108,7 +108,8 @@ func TestFetchEventsFromSNMPD(t *testing.T) {
 		Time: time.Date(2026, 11, 21, 5, 10, 30, 0, time.UTC), How: mib.SourceDirect, Detector: 2}
 	e9 := Event{Seq: 9, NodeID: 60000, Status: mib.StatusPartial, Prev: mib.StatusFaulty, Counter: 8,
 		Time: time.Date(2026, 11, 21, 5, 11, 0, 500_000_000, time.UTC), How: mib.SourceLearned}
-	lines := append(eventLines(3, e3, "0x07EA0B15050A1E00"), eventLines(9, e9, "0x07EA0B15050B0005")...)
+	// e9 is written in local time 07:11:00.5 +02:00 and must come back in UTC.
+	lines := append(eventLines(3, e3, "0x07EA0B15050A1E00"), eventLines(9, e9, "0x07EA0B15070B00052B0200")...)
 	d := startProbeSNMPD(t, lines...)
 	for _, c := range []struct {
 		after  uint32

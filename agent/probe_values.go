@@ -60,7 +60,7 @@ func ipValue(vb gosnmp.SnmpPDU) (netip.Addr, error) {
 }
 
 // dateAndTimeValue reads a DateAndTime (SNMPv2-TC) of 8 octets (UTC) or 11
-// octets (with the offset from UTC).
+// octets (with the offset from UTC), and returns it in UTC.
 func dateAndTimeValue(vb gosnmp.SnmpPDU) (time.Time, error) {
 	b, ok := vb.Value.([]byte)
 	if vb.Type != gosnmp.OctetString || !ok || (len(b) != 8 && len(b) != 11) {
@@ -82,5 +82,5 @@ func dateAndTimeValue(vb gosnmp.SnmpPDU) (time.Time, error) {
 		}
 		loc = time.FixedZone("", off)
 	}
-	return time.Date(year, time.Month(mon), day, hour, minute, sec, deci*int(time.Second/10), loc), nil
+	return time.Date(year, time.Month(mon), day, hour, minute, sec, deci*int(time.Second/10), loc).UTC(), nil
 }
