@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"net/netip"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/diagagent/diagagent/agent"
@@ -20,6 +22,8 @@ func cmdServe(ctx context.Context, args []string) error {
 	addrFile := fs.String("addr-file", "", "file (or fifo) to write the bound address to")
 	nodes := fs.Int("nodes", 64, "diagTree rows in the published snapshot")
 	events := fs.Int("events", 32, "diagEventTable rows in the published snapshot")
+	workers := fs.Int("workers", 0, "responder workers; 0 keeps agent.Default()")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -27,6 +31,9 @@ func cmdServe(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: -nodes must be 1..%d and -events >= 0", ErrUsage, mib.MaxNodeID)
 	}
 	cfg := agent.Default()
+	if *workers > 0 {
+		cfg.Workers = *workers
+	}
 	cfg.SysContact, cfg.SysLocation, cfg.SysName = "bench", "bench", "snmpbench"
 	cfg.Communities = []agent.Community{{Name: "public",
 		Sources: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}}
@@ -37,6 +44,11 @@ func cmdServe(ctx context.Context, args []string) error {
 	if err := r.Publish(BenchSnapshot(*nodes, *events, time.Now())); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	conn, err := listenAndAnnounce(*listen, *addrFile)
 	if err != nil {
 		return err
@@ -70,4 +82,20 @@ func BenchSnapshot(n, events int, now time.Time) *agent.Snapshot {
 			Time: now.Add(time.Duration(k-events) * time.Second).UTC(), How: mib.SourceDirect, Detector: 1})
 	}
 	return s
+}
+
+// startCPUProfile starts profiling into path ("" does nothing) and returns the stop function.
+func startCPUProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
