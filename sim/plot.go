@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -19,9 +20,10 @@ var ErrNothingToPlot = errors.New("no diagnosis curve to plot")
 func Plot(runs []Result, title, path string) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "tests run by each node since the event (k)"
+	p.X.Label.Text = "testing intervals each node ran since the event, k (Hi-ADSD: tests)"
 	p.Y.Label.Text = "fault-free nodes that diagnosed the event"
-	p.Legend.Top, p.Legend.Left = false, false
+	p.X.Tick.Marker = plot.TickerFunc(plainTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(plainTicks)
 	var lines []any
 	for _, r := range runs {
 		for _, ev := range r.Events {
@@ -42,11 +44,20 @@ func Plot(runs []Result, title, path string) error {
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return fmt.Errorf("plot lines: %w", err)
 	}
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Legend.YOffs = vg.Points(40)
 	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
 		return fmt.Errorf("save plot %s: %w", path, err)
 	}
 	return nil
+}
+
+// plainTicks labels the default ticks without trailing zeros (500, not 500.00).
+func plainTicks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
 }
