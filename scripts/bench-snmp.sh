@@ -58,18 +58,20 @@ cat >"$work/snmpd.conf" <<CONF
 agentaddress udp:127.0.0.1:$port
 rocommunity public 127.0.0.1
 sysLocation bench
-sysContact bench
+sysContact bench-$$
 dontLogTCPWrappersConnects yes
 CONF
-SNMP_PERSISTENT_DIR="$work/persist" MIBS= snmpd -f -Lo -C -c "$work/snmpd.conf" >"$work/snmpd.log" 2>&1 &
+SNMP_PERSISTENT_DIR="$work/persist" MIBS= snmpd -f -Lo -C -I -smux -c "$work/snmpd.conf" >"$work/snmpd.log" 2>&1 &
 snmpd_pid=$!
 pids+=("$snmpd_pid")
 ready=0
-for _ in $(seq 50); do # each try waits up to 0.2 s for a real answer
-	if snmpget -v2c -c public -t 0.2 -r 0 "127.0.0.1:$port" 1.3.6.1.2.1.1.3.0 >/dev/null 2>&1; then
+for _ in $(seq 50); do # each try waits up to 0.2 s for a real answer from this snmpd
+	contact=$(snmpget -v2c -c public -t 0.2 -r 0 -Oqv "127.0.0.1:$port" 1.3.6.1.2.1.1.4.0 2>/dev/null || true)
+	if [ "$contact" = "bench-$$" ] || [ "$contact" = "\"bench-$$\"" ]; then
 		ready=1
 		break
 	fi
+	kill -0 "$snmpd_pid" 2>/dev/null || break
 done
 if [ "$ready" = 0 ]; then
 	echo "bench-snmp: snmpd did not answer on 127.0.0.1:$port; its log:" >&2
@@ -77,7 +79,7 @@ if [ "$ready" = 0 ]; then
 	exit 1
 fi
 servers=(-server "snmpd=127.0.0.1:$port@$snmpd_pid")
-notes=(-note "snmpd: $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), config: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes")
+notes=(-note "snmpd: net-snmp $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), run as \`snmpd -f -Lo -C -I -smux -c conf\`; conf: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes")
 
 if [ "$ours" = 1 ]; then
 	mkfifo "$work/ours.addr"

@@ -68,6 +68,7 @@ func cmdCompare(ctx context.Context, args []string) error {
 	bulkOID := fs.String("bulk-oid", oidSystem, "GETBULK request OID")
 	command := fs.String("command", "", "command line to print in the report")
 	out := fs.String("out", "-", "report file, - for stdout")
+	jsonOut := fs.String("json", "", "also write the medians as JSON to this file")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
@@ -80,6 +81,11 @@ func cmdCompare(ctx context.Context, args []string) error {
 	res, err := Compare(ctx, c)
 	if err != nil {
 		return err
+	}
+	if *jsonOut != "" {
+		if err := writeJSON(*jsonOut, Summarize(c, res)); err != nil {
+			return err
+		}
 	}
 	return writeTo(*out, info, res)
 }

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// SummaryRow is the median of one cell for one server, as written by -json.
+type SummaryRow struct {
+	Server  string  `json:"server"`
+	Op      Op      `json:"op"`
+	Clients int     `json:"clients"`
+	Rate    float64 `json:"req_per_s"`
+	P50us   int64   `json:"p50_us"`
+	P99us   int64   `json:"p99_us"`
+	Errors  int     `json:"errors"`
+	Bytes   int     `json:"reply_bytes"`
+}
+
+// Summarize lists the medians of every cell and server.
+func Summarize(c CompareConfig, res *CompareResult) []SummaryRow {
+	var out []SummaryRow
+	for _, cell := range res.Cells {
+		for _, s := range c.Servers {
+			m := Median(res.Runs[s.Name][cell])
+			out = append(out, SummaryRow{Server: s.Name, Op: cell.Op, Clients: cell.Clients, Rate: m.Rate,
+				P50us: m.P50.Microseconds(), P99us: m.P99.Microseconds(), Errors: m.Errors, Bytes: m.Bytes})
+		}
+	}
+	return out
+}
+
+// writeJSON writes the summary to path.
+func writeJSON(path string, rows []SummaryRow) error {
+	b, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	return nil
+}
