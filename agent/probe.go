@@ -25,6 +25,8 @@ var (
 	ErrMalformedReply = errors.New("agent: malformed SNMP reply")
 	// ErrNoEchoReply means no ICMP echo reply came back within the ping timeout.
 	ErrNoEchoReply = errors.New("agent: no ICMP echo reply")
+	// ErrBadTarget means the Target has no IPv4 address; nothing is sent.
+	ErrBadTarget = errors.New("agent: target needs an IPv4 address")
 )
 
 // Target is one peer to test.
@@ -45,7 +47,8 @@ type Target struct {
 
 // ProbeResult is the outcome of one test of a peer.
 type ProbeResult struct {
-	// Status is fault-free, faulty or partial; unknown only when ctx ended first.
+	// Status is fault-free, faulty or partial; unknown only when ctx ended
+	// first or the target has no IPv4 address.
 	Status mib.Status
 	// RTT is the round-trip time of the answer that decided (SNMP or ICMP),
 	// 0 when nothing answered.
@@ -56,6 +59,14 @@ type ProbeResult struct {
 	PingErr error
 	// Duration is the whole probe, waiting for a concurrency slot included.
 	Duration time.Duration
+}
+
+// check rejects a target the prober cannot address.
+func (t Target) check() error {
+	if !t.Addr.Unmap().Is4() {
+		return fmt.Errorf("%w: got %q", ErrBadTarget, t.Addr)
+	}
+	return nil
 }
 
 // Prober tests peers as in seed 002 section 5.3: SNMP first, ICMP echo second.
@@ -102,6 +113,9 @@ func (p *Prober) Probe(ctx context.Context, t Target) ProbeResult {
 
 // probe runs the two steps inside one concurrency slot.
 func (p *Prober) probe(ctx context.Context, t Target) ProbeResult {
+	if err := t.check(); err != nil {
+		return ProbeResult{Status: mib.StatusUnknown, SNMPErr: err}
+	}
 	if err := p.acquire(ctx); err != nil {
 		return ProbeResult{Status: mib.StatusUnknown, SNMPErr: err}
 	}

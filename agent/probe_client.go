@@ -15,12 +15,15 @@ const defaultSNMPPort = 161
 // client opens one connected UDP socket to t for one probe or fetch; the
 // caller closes it. A target with its own community is spoken to in v2c.
 func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
 	port := t.Port
 	if port == 0 {
 		port = defaultSNMPPort
 	}
 	g := &gosnmp.GoSNMP{
-		Target:         t.Addr.String(),
+		Target:         t.Addr.Unmap().String(),
 		Port:           port,
 		Transport:      "udp",
 		Context:        ctx,

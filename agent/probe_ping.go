@@ -36,7 +36,13 @@ type ICMPPinger struct {
 
 // Ping sends up to Count echo requests and stops at the first reply.
 func (ip *ICMPPinger) Ping(ctx context.Context, addr netip.Addr) (time.Duration, error) {
-	pg := probing.New(addr.String())
+	if ip.Timeout <= 0 {
+		return 0, fmt.Errorf("%w: ICMPPinger.Timeout %s: want > 0", ErrProbeConfig, ip.Timeout)
+	}
+	if !addr.Unmap().Is4() {
+		return 0, fmt.Errorf("ping %q: %w", addr, ErrBadTarget)
+	}
+	pg := probing.New(addr.Unmap().String())
 	pg.SetPrivileged(ip.Privileged)
 	pg.SetNetwork("ip4")
 	pg.SetLogger(probing.NoopLogger{})

@@ -204,6 +204,22 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	}
 }
 
+func TestProbeRejectsTargetWithoutIPv4(t *testing.T) {
+	p := newTestProber(t, nil)
+	for _, a := range []netip.Addr{{}, netip.MustParseAddr("::1")} {
+		res := p.Probe(probeContext(t), Target{Addr: a})
+		if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, ErrBadTarget) || res.PingErr != nil {
+			t.Errorf("%q: got %+v, want unknown with ErrBadTarget and no ping", a, res)
+		}
+		if _, err := p.FetchRows(probeContext(t), Target{Addr: a}, 1, 2); !errors.Is(err, ErrBadTarget) {
+			t.Errorf("%q: FetchRows error %v, want ErrBadTarget", a, err)
+		}
+	}
+	if _, err := (&ICMPPinger{Count: 1}).Ping(probeContext(t), netip.MustParseAddr("127.0.0.1")); !errors.Is(err, ErrProbeConfig) {
+		t.Errorf("zero ping timeout: %v, want ErrProbeConfig", err)
+	}
+}
+
 func TestProbeConfigValidate(t *testing.T) {
 	cases := []struct {
 		field string
