@@ -18,8 +18,8 @@ type Config struct {
 	SNMP SNMP `mapstructure:"snmp"`
 	// Nodes is the node list shared by every node; a node's id is its index here.
 	Nodes []Node `mapstructure:"nodes" doc:"the node list, the same on every node (file only)"`
-	// Test configures how this node tests its peers.
-	Test Test `mapstructure:"test"`
+	// Tests configures how this node tests its peers.
+	Tests Tests `mapstructure:"tests"`
 	// Traps configures the notifications sent to the management station.
 	Traps Traps `mapstructure:"traps"`
 	// Web configures the status page and its /metrics.
@@ -50,8 +50,8 @@ type SNMP struct {
 
 // Communities are the SNMPv2c community strings; an empty string disables that access.
 type Communities struct {
-	// Read is the read-only community; tests of peers use it unless test.v3_user is set.
-	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless test.v3_user is set"`
+	// Read is the read-only community; tests of peers use it unless tests.v3_user is set.
+	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless tests.v3_user is set"`
 	// Write is the read-write community (NMSid, fault injection); empty disables SNMPv2c writes.
 	Write string `mapstructure:"write" doc:"read-write community (NMSid, fault injection); empty disables v2c writes"`
 }
@@ -91,19 +91,19 @@ type Node struct {
 	// Address is the node's IPv4 address; host names are not resolved.
 	Address netip.Addr `mapstructure:"address" doc:"IPv4 address (host names are not resolved)"`
 	// Port is the UDP port the node's SNMP agent answers on.
-	Port int `mapstructure:"port" doc:"UDP port of the node's SNMP agent"`
+	Port int `mapstructure:"port" doc:"UDP port of the node's SNMP agent (default 161)"`
 	// TestedOnly marks a device that runs no agent (a printer): tested, never a tester or a source.
 	TestedOnly bool `mapstructure:"tested_only" doc:"the node runs no agent (a printer): it is tested but never tests or informs"`
 	// Community is the community this node is tested with (SNMPv2c).
-	Community string `mapstructure:"community" doc:"community the node is tested with"`
+	Community string `mapstructure:"community" doc:"community the node is tested with (default snmp.communities.read)"`
 	// OID is the object a tested-only node is tested with.
-	OID string `mapstructure:"oid" doc:"object read to test a tested-only node"`
+	OID string `mapstructure:"oid" doc:"object read to test a tested-only node (default sysUpTime.0, .1.3.6.1.2.1.1.3.0); only for tested_only"`
 	// Name is an optional label for logs and the web page.
 	Name string `mapstructure:"name" doc:"label for logs and the web page"`
 }
 
-// Test configures how this node tests its peers (DESIGN.md section 3).
-type Test struct {
+// Tests configures how this node tests its peers (DESIGN.md section 3).
+type Tests struct {
 	// Timeout bounds the wait for each SNMP reply.
 	Timeout time.Duration `mapstructure:"timeout" doc:"wait for each SNMP reply"`
 	// Retries is how many times an unanswered SNMP request is sent again.

@@ -44,7 +44,7 @@ func decodeHook(from, to reflect.Type, data any) (any, error) {
 
 // splitList reads a comma-separated list, as given by a DIAG_* variable or a flag.
 func splitList(s string) []string {
-	out := []string{}
+	var out []string
 	for _, part := range strings.Split(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
 			out = append(out, part)

@@ -64,11 +64,12 @@ func unknownKey(path, key string, valid []string) error {
 	return &Error{Key: path, Msg: msg, Err: ErrUnknownKey}
 }
 
-// nearest returns the valid key within edit distance 2 of key, or "".
+// nearest returns the valid key within edit distance 2 of key (and nearer than
+// key is long), or "".
 func nearest(key string, valid []string) string {
 	best, bestDist := "", 3
 	for _, v := range valid {
-		if d := editDistance(strings.ToLower(key), v); d < bestDist {
+		if d := editDistance(strings.ToLower(key), v); d < bestDist && d < len(key) {
 			best, bestDist = v, d
 		}
 	}

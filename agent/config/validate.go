@@ -22,8 +22,8 @@ func (c Config) Validate() error {
 	var m mistakes
 	c.validateCore(&m)
 	c.validateNodes(&m)
-	c.SNMP.validate(&m, c.Test.V3User)
-	c.Test.validate(&m, c.SNMP)
+	c.SNMP.validate(&m, c.Tests.V3User)
+	c.Tests.validate(&m, c.SNMP)
 	c.Traps.validate(&m)
 	validateListen(&m, "web.listen", c.Web.Listen, true)
 	c.Log.validate(&m)
@@ -61,7 +61,8 @@ func (c Config) validateNodes(m *mistakes) {
 	testers := 0
 	for i, n := range c.Nodes {
 		key := fmt.Sprintf("nodes[%d]", i)
-		n.validate(m, key, c.Test.V3User != "")
+		// Without v3 and a read community, snmp.communities.read reports the cause.
+		n.validate(m, key, c.Tests.V3User != "" || c.SNMP.Communities.Read == "")
 		if !n.TestedOnly {
 			testers++
 		}
@@ -77,8 +78,9 @@ func (c Config) validateNodes(m *mistakes) {
 	}
 }
 
-// validate checks one node entry named key; v3 tells whether testing nodes are tested with SNMPv3.
-func (n Node) validate(m *mistakes, key string, v3 bool) {
+// validate checks one node entry named key; skipTesterCommunity leaves an empty
+// community of a testing node to be reported elsewhere (SNMPv3 tests need none).
+func (n Node) validate(m *mistakes, key string, skipTesterCommunity bool) {
 	switch {
 	case !n.Address.IsValid():
 		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d")
@@ -90,7 +92,7 @@ func (n Node) validate(m *mistakes, key string, v3 bool) {
 	if n.Port < 1 || n.Port > 65535 {
 		m.add(key+".port", "%d is not a UDP port; use 1..65535 (161 is the SNMP port)", n.Port)
 	}
-	if n.Community == "" && (n.TestedOnly || !v3) {
+	if n.Community == "" && (n.TestedOnly || !skipTesterCommunity) {
 		m.add(key+".community", "is empty; give the community the node answers to, or set snmp.communities.read")
 	}
 	switch {
