@@ -5,7 +5,9 @@
 // against a Tester, which supplies test outcomes and other nodes' entries; the
 // returned Report lists the tests made, the entries received and the events
 // learned. The cluster functions of Hi-ADSD (ClusterHiADSD) and vCube
-// (ClusterVCube) decide whom to test; Merge decides which of two entries wins.
+// (ClusterVCube) decide whom to test; Entry.Newer decides which of two entries
+// wins a merge. Each algorithm has its own file: hiadsd_algo.go, vcube.go,
+// vring.go and bruteforce.go.
 //
 // The package never opens a socket, starts a goroutine, sleeps or reads the
 // wall clock: time is whatever the caller's loop makes it. The daemon drives

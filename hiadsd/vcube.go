@@ -2,6 +2,24 @@ package hiadsd
 
 import "slices"
 
+// vcube runs every assigned test, then takes newer entries from each node
+// tested as a source (Algorithm 3 of seed 001). The assignment is recomputed
+// from the view at the next interval, so it follows every event learned.
+func (iv *interval) vcube() {
+	targets := iv.node.vcubeTargets()
+	iv.report.Tests = make([]TestResult, 0, len(targets))
+	iv.report.Fetches = make([]FetchResult, 0, len(targets))
+	for _, j := range targets {
+		iv.test(j)
+	}
+	all := []Range{{Lo: 0, Hi: iv.node.Config.N}}
+	for _, t := range iv.report.Tests {
+		if iv.isSource(t.Target, t.Status) {
+			iv.fetch(t.Target, all, false)
+		}
+	}
+}
+
 // vcubeTargets returns, in increasing order, every j for which this node is the
 // first node of c(j,s) it holds a fault-free tester, for some s. Only clusters
 // whose head is not such a tester can name this node past their head, so the

@@ -7,13 +7,14 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// BenchmarkVCubeRound times one simulated testing round of vCube (N*log2 N
-// tests, every node's interval, the event queue) with one faulty node.
+// BenchmarkVCubeRound times one simulated testing round of vCube with one
+// faulty node: every node's interval (no jitter, so exactly one each), about
+// N*log2 N tests and the event queue.
 func BenchmarkVCubeRound(b *testing.B) {
 	for _, n := range []int{1024, 4096, 16384} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			opt := Default()
-			opt.Algorithm, opt.N = hiadsd.VCube, n
+			opt.Algorithm, opt.N, opt.Jitter = hiadsd.VCube, n, 0
 			opt.Events = []Event{{Kind: Fault, Node: 5, Time: 1}}
 			e, err := newEngine(opt)
 			if err != nil {

@@ -108,6 +108,9 @@ func TestRandomHistories(t *testing.T) {
 			opt := Default()
 			opt.Algorithm, opt.N, opt.Seed = algo, 5+rng.IntN(40), uint64(trial)
 			opt.Start = Start(rng.IntN(2))
+			for id := 0; id < opt.N; id += 7 + rng.IntN(9) {
+				opt.TestedOnly = append(opt.TestedOnly, id)
+			}
 			bound := hiadsd.LatencyBound(algo, opt.N)
 			opt.Events = randomSchedule(rng, opt.N, float64(bound+2)*opt.Interval*1.2)
 			t.Run(fmt.Sprintf("%v/n=%d/%v", algo, opt.N, opt.Start), func(t *testing.T) {
