@@ -18,8 +18,8 @@ type Config struct {
 	SNMP SNMP `mapstructure:"snmp"`
 	// Nodes is the node list shared by every node; a node's id is its index here.
 	Nodes []Node `mapstructure:"nodes" doc:"the node list, the same on every node (file only)"`
-	// Tests configures how this node tests its peers.
-	Tests Tests `mapstructure:"tests"`
+	// Test configures how this node tests its peers.
+	Test Test `mapstructure:"test"`
 	// Traps configures the notifications sent to the management station.
 	Traps Traps `mapstructure:"traps"`
 	// Web configures the status page and its /metrics.
@@ -50,8 +50,8 @@ type SNMP struct {
 
 // Communities are the SNMPv2c community strings; an empty string disables that access.
 type Communities struct {
-	// Read is the read-only community; tests of peers use it unless tests.v3_user is set.
-	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless tests.v3_user is set"`
+	// Read is the read-only community; tests of peers use it unless test.v3_user is set.
+	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless test.v3_user is set"`
 	// Write is the read-write community (NMSid, fault injection); empty disables SNMPv2c writes.
 	Write string `mapstructure:"write" doc:"read-write community (NMSid, fault injection); empty disables v2c writes"`
 }
@@ -102,8 +102,8 @@ type Node struct {
 	Name string `mapstructure:"name" doc:"label for logs and the web page"`
 }
 
-// Tests configures how this node tests its peers (DESIGN.md section 3).
-type Tests struct {
+// Test configures how this node tests its peers (DESIGN.md section 3).
+type Test struct {
 	// Timeout bounds the wait for each SNMP reply.
 	Timeout time.Duration `mapstructure:"timeout" doc:"wait for each SNMP reply"`
 	// Retries is how many times an unanswered SNMP request is sent again.

@@ -59,7 +59,7 @@ func Default() Config {
 			Allow:       Allow{Read: everywhere(), Write: everywhere()},
 			MaxWorkers:  4,
 		},
-		Tests: Tests{
+		Test: Test{
 			Timeout:     time.Second,
 			Retries:     2,
 			PingTimeout: 2 * time.Second,

@@ -49,7 +49,8 @@ type Flags struct {
 const DefaultPath = "/etc/diagagent/diagagent.yaml"
 
 // RegisterFlags adds -config, -config.check and one string flag per key (named like the
-// key, e.g. -snmp.listen) to fs; Load applies the key flags that were set.
+// key, e.g. -snmp.listen) to fs; Load applies the key flags that were set. Give it a
+// FlagSet of its own: in a test binary flag.CommandLine already has -test.timeout.
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.Path, "config", DefaultPath, "YAML configuration `file`")

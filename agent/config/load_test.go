@@ -23,14 +23,14 @@ func parseFlags(t *testing.T, args ...string) (*flag.FlagSet, *Flags) {
 
 // TestPrecedence checks defaults < file < DIAG_* variables < flags, key by key.
 func TestPrecedence(t *testing.T) {
-	file := minimal + "interval: 10s\ntests: {timeout: 2s, retries: 4}\nlog: {level: warn}\n"
-	env := []string{"DIAG_TESTS_TIMEOUT=3s", "DIAG_LOG_LEVEL=error", "PATH=/bin", "DIAG_TESTS_RETRIES=5"}
-	fs, _ := parseFlags(t, "-tests.retries", "6")
+	file := minimal + "interval: 10s\ntest: {timeout: 2s, retries: 4}\nlog: {level: warn}\n"
+	env := []string{"DIAG_TEST_TIMEOUT=3s", "DIAG_LOG_LEVEL=error", "PATH=/bin", "DIAG_TEST_RETRIES=5"}
+	fs, _ := parseFlags(t, "-test.retries", "6")
 	c, err := Parse("test.yaml", []byte(file), env, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := []any{c.Algorithm, c.Interval, c.Tests.Timeout, c.Log.Level, c.Tests.Retries}
+	got := []any{c.Algorithm, c.Interval, c.Test.Timeout, c.Log.Level, c.Test.Retries}
 	want := []any{AlgorithmVCube, 10 * time.Second, 3 * time.Second, "error", 6}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v (default, file, env over file, env over file, flag over env)", got, want)

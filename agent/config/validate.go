@@ -22,8 +22,8 @@ func (c Config) Validate() error {
 	var m mistakes
 	c.validateCore(&m)
 	c.validateNodes(&m)
-	c.SNMP.validate(&m, c.Tests.V3User)
-	c.Tests.validate(&m, c.SNMP)
+	c.SNMP.validate(&m, c.Test.V3User)
+	c.Test.validate(&m, c.SNMP)
 	c.Traps.validate(&m)
 	validateListen(&m, "web.listen", c.Web.Listen, true)
 	c.Log.validate(&m)
@@ -62,7 +62,7 @@ func (c Config) validateNodes(m *mistakes) {
 	for i, n := range c.Nodes {
 		key := fmt.Sprintf("nodes[%d]", i)
 		// Without v3 and a read community, snmp.communities.read reports the cause.
-		n.validate(m, key, c.Tests.V3User != "" || c.SNMP.Communities.Read == "")
+		n.validate(m, key, c.Test.V3User != "" || c.SNMP.Communities.Read == "")
 		if !n.TestedOnly {
 			testers++
 		}

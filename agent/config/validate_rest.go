@@ -5,15 +5,15 @@ import (
 	"net/netip"
 )
 
-// validate checks the test keys; snmp gives the users tests.v3_user may name.
-func (t Tests) validate(m *mistakes, snmp SNMP) {
-	positive(m, "tests.timeout", t.Timeout)
-	positive(m, "tests.ping_timeout", t.PingTimeout)
-	inRange(m, "tests.retries", t.Retries, 0, 10)
-	inRange(m, "tests.ping_count", t.PingCount, 1, 100)
-	inRange(m, "tests.concurrency", t.Concurrency, 1, 1024)
+// validate checks the test keys; snmp gives the users test.v3_user may name.
+func (t Test) validate(m *mistakes, snmp SNMP) {
+	positive(m, "test.timeout", t.Timeout)
+	positive(m, "test.ping_timeout", t.PingTimeout)
+	inRange(m, "test.retries", t.Retries, 0, 10)
+	inRange(m, "test.ping_count", t.PingCount, 1, 100)
+	inRange(m, "test.concurrency", t.Concurrency, 1, 1024)
 	if _, ok := snmp.User(t.V3User); t.V3User != "" && !ok {
-		m.add("tests.v3_user", "%q is not in snmp.users; add that user there, or leave it empty to test with the read community", t.V3User)
+		m.add("test.v3_user", "%q is not in snmp.users; add that user there, or leave it empty to test with the read community", t.V3User)
 	}
 }
 

@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// validate checks the responder's keys; v3User is tests.v3_user, which may stand in
+// validate checks the responder's keys; v3User is test.v3_user, which may stand in
 // for an empty read community.
 func (s SNMP) validate(m *mistakes, v3User string) {
 	validateListen(m, "snmp.listen", s.Listen, false)
 	if s.Communities.Read == "" && v3User == "" {
-		m.add("snmp.communities.read", "is empty while tests.v3_user is unset, so peers could not test this node; set a community or tests.v3_user")
+		m.add("snmp.communities.read", "is empty while test.v3_user is unset, so peers could not test this node; set a community or test.v3_user")
 	}
 	validateCommunity(m, "snmp.communities.read", s.Communities.Read)
 	validateCommunity(m, "snmp.communities.write", s.Communities.Write)
