@@ -11,7 +11,7 @@ import (
 )
 
 // parseFlags registers the key flags on a new set and parses args.
-func parseFlags(t *testing.T, args ...string) (*flag.FlagSet, *Flags) {
+func parseFlags(t testing.TB, args ...string) (*flag.FlagSet, *Flags) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	f := RegisterFlags(fs)
