@@ -17,7 +17,7 @@ const (
 )
 
 // Algorithms lists every algorithm in a fixed order.
-var Algorithms = [...]Algorithm{HiADSD, VCube, VRing, BruteForce}
+func Algorithms() []Algorithm { return []Algorithm{HiADSD, VCube, VRing, BruteForce} }
 
 // String returns the name used by flags and JSON.
 func (a Algorithm) String() string {
@@ -36,7 +36,7 @@ func (a Algorithm) String() string {
 
 // ParseAlgorithm maps a name (hiadsd, vcube, vring, bruteforce) to its Algorithm.
 func ParseAlgorithm(name string) (Algorithm, error) {
-	for _, a := range Algorithms {
+	for _, a := range Algorithms() {
 		if a.String() == name {
 			return a, nil
 		}

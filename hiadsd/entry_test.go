@@ -80,7 +80,7 @@ func TestCatchUp(t *testing.T) {
 }
 
 func TestParseAlgorithm(t *testing.T) {
-	for _, a := range Algorithms {
+	for _, a := range Algorithms() {
 		got, err := ParseAlgorithm(a.String())
 		if err != nil || got != a {
 			t.Errorf("ParseAlgorithm(%q) = %v, %v", a.String(), got, err)

@@ -65,7 +65,7 @@ func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, Status) {
 func TestConvergesWithinBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 40; trial++ {
-		for _, algo := range Algorithms {
+		for _, algo := range Algorithms() {
 			n := 4 + rng.IntN(37)
 			var testedOnly []int
 			for id := 0; id < n; id++ {

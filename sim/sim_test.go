@@ -104,7 +104,7 @@ func TestRandomStartIsSlower(t *testing.T) {
 func TestRandomHistories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for trial := 0; trial < 6; trial++ {
-		for _, algo := range hiadsd.Algorithms {
+		for _, algo := range hiadsd.Algorithms() {
 			opt := Default()
 			opt.Algorithm, opt.N, opt.Seed = algo, 5+rng.IntN(40), uint64(trial)
 			opt.Start = Start(rng.IntN(2))
@@ -199,5 +199,28 @@ func TestSameSeedSameRun(t *testing.T) {
 	opt.Seed = 2
 	if c := runOrFail(t, opt); fmt.Sprint(a) == fmt.Sprint(c) {
 		t.Fatal("seeds 1 and 2 gave the same run")
+	}
+}
+
+// TestViewsCostWhatWasLearned: after one fault in a 4096-node vCube every
+// fault-free view stores exactly one entry beyond its default, the fault, so
+// memory follows what nodes learned and not N*N.
+func TestViewsCostWhatWasLearned(t *testing.T) {
+	e, err := newEngine(oneFault(hiadsd.VCube, 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.loop(); err != nil {
+		t.Fatal(err)
+	}
+	for id := 0; id < 4096; id++ {
+		v := e.nw.View(id)
+		want := 1
+		if id == 5 {
+			want = 0 // the faulty node's view stopped before the fault
+		}
+		if v.Stored() != want || v.Default() != (hiadsd.Entry{Status: hiadsd.FaultFree}) {
+			t.Fatalf("node %d stores %d entries over default %v, want %d", id, v.Stored(), v.Default(), want)
+		}
 	}
 }
