@@ -10,7 +10,7 @@ import (
 
 // request is one decoded request on its way through the operations.
 type request struct {
-	p      *gosnmp.SnmpPacket
+	p      *pdu
 	limit  int       // the largest response the manager and we accept
 	write  bool      // the community or user may SET
 	denied bool      // SNMPv3: below the user's security level, answer authorizationError
@@ -44,12 +44,12 @@ func (r *Responder) handle(b []byte, src netip.Addr) []byte {
 
 // handleCommunity answers an SNMPv1 or SNMPv2c message after the community checks.
 func (r *Responder) handleCommunity(b []byte, src netip.Addr, now time.Time) []byte {
-	p, err := decode(b, nil)
+	p, err := decodeCommunity(b)
 	if err != nil {
 		r.stats.inc(cInASNParseErrs)
 		return nil
 	}
-	c := r.community(p.Community)
+	c := r.community(p.community)
 	switch {
 	case c == nil:
 		r.stats.inc(cInBadCommunityNames)
@@ -59,11 +59,47 @@ func (r *Responder) handleCommunity(b []byte, src netip.Addr, now time.Time) []b
 		r.stats.inc(cInBadCommunityUses)
 		r.log.WithField("src", src).Debug("snmp: community not allowed from this source")
 		return nil
-	case p.Version == gosnmp.Version1 && p.PDUType == gosnmp.GetBulkRequest:
+	case p.version == gosnmp.Version1 && p.typ == gosnmp.GetBulkRequest:
 		r.stats.inc(cInASNParseErrs) // RFC 3584 section 4.1: no GetBulk in SNMPv1
 		return nil
 	}
 	return r.answer(&request{p: p, limit: r.cfg.MaxMessageSize, write: c.Write}, now)
+}
+
+// fromGosnmp converts a request decoded by gosnmp (SNMPv3) to the operations' form.
+func fromGosnmp(g *gosnmp.SnmpPacket) (*pdu, error) {
+	p := &pdu{version: g.Version, typ: g.PDUType, reqID: int32(g.RequestID), context: g.ContextName,
+		maxRep: int(g.MaxRepetitions), vbs: make([]varbind, 0, len(g.Variables))}
+	for _, v := range g.Variables {
+		o, err := ParseOID(v.Name)
+		if err != nil {
+			return nil, err
+		}
+		p.vbs = append(p.vbs, varbind{o, valueFromGosnmp(v)})
+	}
+	p.nonRep = min(int(g.NonRepeaters), len(p.vbs))
+	return p, nil
+}
+
+// valueFromGosnmp converts a decoded gosnmp value to the MIB's representation.
+func valueFromGosnmp(v gosnmp.SnmpPDU) value {
+	switch x := v.Value.(type) {
+	case string:
+		switch v.Type {
+		case gosnmp.IPAddress:
+			if a, err := netip.ParseAddr(x); err == nil && a.Is4() {
+				return value{v.Type, a}
+			}
+			return value{v.Type, nil}
+		case gosnmp.ObjectIdentifier:
+			if o, err := ParseOID(x); err == nil {
+				return value{v.Type, o}
+			}
+		}
+	case uint:
+		return value{v.Type, uint32(x)}
+	}
+	return value{v.Type, v.Value}
 }
 
 // community returns the configured community named name, or nil.

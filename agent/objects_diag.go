@@ -88,15 +88,12 @@ func truth(b bool) int {
 	return mib.TruthFalse
 }
 
-// addr4 renders an address as dotted IPv4; anything else reads as 0.0.0.0.
-func addr4(a netip.Addr) string {
-	if a.Is4In6() {
-		a = a.Unmap()
+// addr4 returns the IPv4 form of an address; anything else reads as 0.0.0.0.
+func addr4(a netip.Addr) netip.Addr {
+	if a = a.Unmap(); !a.Is4() {
+		return netip.IPv4Unspecified()
 	}
-	if !a.Is4() {
-		return "0.0.0.0"
-	}
-	return a.String()
+	return a
 }
 
 // dateAndTime encodes t as an 11-octet SNMPv2-TC DateAndTime in UTC.
@@ -110,31 +107,18 @@ func dateAndTime(t time.Time) []byte {
 	return b
 }
 
-// checkNMS accepts any IPv4 address as the new station.
+// checkNMS accepts any IPv4 address as the new station; a decoded IpAddress
+// of another length arrives as a nil value.
 func checkNMS(_ *view, val any) gosnmp.SNMPError {
-	if _, ok := ipv4Of(val); !ok {
+	if _, ok := val.(netip.Addr); !ok {
 		return gosnmp.WrongLength
 	}
 	return gosnmp.NoError
 }
 
-// ipv4Of converts gosnmp's decoded IpAddress value to an address.
-func ipv4Of(val any) (netip.Addr, bool) {
-	s, ok := val.(string)
-	if !ok {
-		return netip.Addr{}, false
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil || !a.Is4() {
-		return netip.Addr{}, false
-	}
-	return a, true
-}
-
 // commitNMS hands the new station to the daemon.
 func (r *Responder) commitNMS(_ *view, val any) error {
-	a, _ := ipv4Of(val)
-	return r.cfg.OnSetNMS(a)
+	return r.cfg.OnSetNMS(val.(netip.Addr))
 }
 
 // checkInject accepts 0..MaxFaultInjectSeconds.

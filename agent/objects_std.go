@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/gosnmp/gosnmp"
+import (
+	"net/netip"
+
+	"github.com/gosnmp/gosnmp"
+)
 
 // Roots of the standard groups the responder serves.
 const (
@@ -16,14 +20,14 @@ const (
 )
 
 // str, integer, gauge, counter32 and ticks build values of the common types.
-func str(s string) value       { return value{gosnmp.OctetString, s} }
-func integer(n int) value      { return value{gosnmp.Integer, n} }
-func gauge(n uint32) value     { return value{gosnmp.Gauge32, n} }
-func counter32(n uint64) value { return value{gosnmp.Counter32, uint32(n)} }
-func ticks(n uint32) value     { return value{gosnmp.TimeTicks, n} }
-func octets(b []byte) value    { return value{gosnmp.OctetString, b} }
-func objectID(s string) value  { return value{gosnmp.ObjectIdentifier, s} }
-func ipAddr(s string) value    { return value{gosnmp.IPAddress, s} }
+func str(s string) value        { return value{gosnmp.OctetString, s} }
+func integer(n int) value       { return value{gosnmp.Integer, n} }
+func gauge(n uint32) value      { return value{gosnmp.Gauge32, n} }
+func counter32(n uint64) value  { return value{gosnmp.Counter32, uint32(n)} }
+func ticks(n uint32) value      { return value{gosnmp.TimeTicks, n} }
+func octets(b []byte) value     { return value{gosnmp.OctetString, b} }
+func objectID(o OID) value      { return value{gosnmp.ObjectIdentifier, o} }
+func ipAddr(a netip.Addr) value { return value{gosnmp.IPAddress, a} }
 func constant(v value) func(*view) value {
 	return func(*view) value { return v }
 }
@@ -34,7 +38,7 @@ func stdNodes(r *Responder) []node {
 	sys := mustOID(oidSystem)
 	nodes := []node{
 		newScalar(sys.Child(1), constant(str(r.cfg.SysDescr))),
-		newScalar(sys.Child(2), constant(objectID(oidDiagnosisMIB))),
+		newScalar(sys.Child(2), constant(objectID(mustOID(oidDiagnosisMIB)))),
 		newScalar(sys.Child(3), func(v *view) value { return ticks(r.upTime(v.now)) }),
 		newScalar(sys.Child(4), constant(str(r.cfg.SysContact))),
 		newScalar(sys.Child(5), constant(str(r.cfg.SysName))),

@@ -2,24 +2,16 @@ package agent
 
 import "github.com/gosnmp/gosnmp"
 
-// outcome is what an operation produces: the response varbinds (with their
-// parsed names, used to size GETBULK responses) and the error status.
+// outcome is what an operation produces: the response varbinds and the error status.
 type outcome struct {
-	vars   []gosnmp.SnmpPDU
-	names  []OID
+	vars   []varbind
 	status gosnmp.SNMPError
 	index  int // 1-based error-index, 0 without error
 }
 
-// add appends one response varbind.
-func (o *outcome) add(name OID, nameStr string, val value) {
-	o.vars = append(o.vars, gosnmp.SnmpPDU{Name: nameStr, Type: val.typ, Value: val.v})
-	o.names = append(o.names, name)
-}
-
 // fail turns the outcome into an error response echoing the request's varbinds.
-func (o *outcome) fail(req *gosnmp.SnmpPacket, status gosnmp.SNMPError, index int) {
-	o.vars, o.names, o.status, o.index = req.Variables, nil, status, index
+func (o *outcome) fail(p *pdu, status gosnmp.SNMPError, index int) {
+	o.vars, o.status, o.index = p.vbs, status, index
 }
 
 // exception values of SNMPv2 (RFC 3416 section 3).
@@ -30,25 +22,21 @@ var (
 )
 
 // opGet answers a GetRequest (RFC 3416 4.2.1; RFC 1157 4.1.2 for SNMPv1).
-func (r *Responder) opGet(v *view, req *gosnmp.SnmpPacket) outcome {
-	out := outcome{vars: make([]gosnmp.SnmpPDU, 0, len(req.Variables))}
-	v1 := req.Version == gosnmp.Version1
-	for i, vb := range req.Variables {
-		o, err := ParseOID(vb.Name)
-		val, lk := value{}, noObject
-		if err == nil {
-			val, lk = r.tree.get(v, o)
-		}
+func (r *Responder) opGet(v *view, p *pdu) outcome {
+	out := outcome{vars: make([]varbind, 0, len(p.vbs))}
+	v1 := p.version == gosnmp.Version1
+	for i, vb := range p.vbs {
+		val, lk := r.tree.get(v, vb.name)
 		switch {
 		case v1 && (lk != found || val.typ == gosnmp.Counter64):
-			out.fail(req, gosnmp.NoSuchName, i+1)
+			out.fail(p, gosnmp.NoSuchName, i+1)
 			return out
 		case lk == noObject:
 			val = vNoSuchObject
 		case lk == noInstance:
 			val = vNoSuchInstance
 		}
-		out.add(o, vb.Name, val)
+		out.vars = append(out.vars, varbind{vb.name, val})
 	}
 	return out
 }
@@ -66,23 +54,19 @@ func (r *Responder) successor(v *view, o OID, v1 bool) (OID, value, bool) {
 }
 
 // opGetNext answers a GetNextRequest: every varbind gets its own successor.
-func (r *Responder) opGetNext(v *view, req *gosnmp.SnmpPacket) outcome {
-	out := outcome{vars: make([]gosnmp.SnmpPDU, 0, len(req.Variables))}
-	v1 := req.Version == gosnmp.Version1
-	for i, vb := range req.Variables {
-		o, err := ParseOID(vb.Name)
-		if err != nil {
-			o = OID{}
-		}
-		n, val, ok := r.successor(v, o, v1)
+func (r *Responder) opGetNext(v *view, p *pdu) outcome {
+	out := outcome{vars: make([]varbind, 0, len(p.vbs))}
+	v1 := p.version == gosnmp.Version1
+	for i, vb := range p.vbs {
+		n, val, ok := r.successor(v, vb.name, v1)
 		switch {
 		case ok:
-			out.add(n, n.String(), val)
+			out.vars = append(out.vars, varbind{n, val})
 		case v1:
-			out.fail(req, gosnmp.NoSuchName, i+1)
+			out.fail(p, gosnmp.NoSuchName, i+1)
 			return out
 		default:
-			out.add(o, vb.Name, vEndOfMibView)
+			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
 		}
 	}
 	return out
@@ -91,24 +75,21 @@ func (r *Responder) opGetNext(v *view, req *gosnmp.SnmpPacket) outcome {
 // opGetBulk answers a GetBulkRequest (RFC 3416 4.2.3): N non-repeaters, then
 // up to M rounds over the R repeaters, stopping once all reach endOfMibView
 // or the varbinds alone exceed the size limit (the rest is trimmed on encoding).
-func (r *Responder) opGetBulk(v *view, req *gosnmp.SnmpPacket, limit int) outcome {
-	n := min(int(req.NonRepeaters), len(req.Variables))
-	out := outcome{}
-	for _, vb := range req.Variables[:n] {
-		o, _ := ParseOID(vb.Name)
-		if s, val, ok := r.tree.next(v, o); ok {
-			out.add(s, s.String(), val)
+func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
+	out := outcome{vars: make([]varbind, 0, p.nonRep+min(p.maxRep, 64)*(len(p.vbs)-p.nonRep))}
+	for _, vb := range p.vbs[:p.nonRep] {
+		if s, val, ok := r.tree.next(v, vb.name); ok {
+			out.vars = append(out.vars, varbind{s, val})
 		} else {
-			out.add(o, vb.Name, vEndOfMibView)
+			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
 		}
 	}
-	cur := make([]OID, 0, len(req.Variables)-n)
-	for _, vb := range req.Variables[n:] {
-		o, _ := ParseOID(vb.Name)
-		cur = append(cur, o)
+	cur := make([]OID, 0, len(p.vbs)-p.nonRep)
+	for _, vb := range p.vbs[p.nonRep:] {
+		cur = append(cur, vb.name)
 	}
-	size := out.size()
-	for m := 0; m < int(req.MaxRepetitions) && len(cur) > 0 && size <= limit; m++ {
+	size := varbindsSize(out.vars)
+	for m := 0; m < p.maxRep && len(cur) > 0 && size <= limit; m++ {
 		ended := 0
 		for j, o := range cur {
 			s, val, ok := r.tree.next(v, o)
@@ -117,7 +98,7 @@ func (r *Responder) opGetBulk(v *view, req *gosnmp.SnmpPacket, limit int) outcom
 				ended++
 			}
 			cur[j] = s
-			out.add(s, s.String(), val)
+			out.vars = append(out.vars, varbind{s, val})
 			size += vbSize(s, val)
 		}
 		if ended == len(cur) {
@@ -125,13 +106,4 @@ func (r *Responder) opGetBulk(v *view, req *gosnmp.SnmpPacket, limit int) outcom
 		}
 	}
 	return out
-}
-
-// size is the encoded size of the outcome's varbinds.
-func (o *outcome) size() int {
-	total := 0
-	for i, n := range o.names {
-		total += vbSize(n, value{o.vars[i].Type, o.vars[i].Value})
-	}
-	return total
 }

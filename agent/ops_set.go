@@ -20,45 +20,41 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 		out.fail(p, gosnmp.NoAccess, 1)
 		return out
 	}
-	todo := make([]pendingSet, 0, len(p.Variables))
-	for i, vb := range p.Variables {
+	todo := make([]pendingSet, 0, len(p.vbs))
+	for i, vb := range p.vbs {
 		w, status := r.checkSet(v, vb)
 		if status != gosnmp.NoError {
 			out.fail(p, status, i+1)
 			return out
 		}
-		todo = append(todo, pendingSet{w, vb.Value})
+		todo = append(todo, pendingSet{w, vb.val.v})
 	}
 	if i, err := r.commit(v, todo); err != nil {
 		r.log.WithError(err).WithField("index", i+1).Warn("snmp: SET commit failed")
 		out.fail(p, gosnmp.CommitFailed, i+1)
 		return out
 	}
-	out.vars = p.Variables
+	out.vars = p.vbs
 	return out
 }
 
 // checkSet runs the checks of RFC 3416 4.2.5 steps 2 to 7 on one varbind.
-func (r *Responder) checkSet(v *view, vb gosnmp.SnmpPDU) (*writer, gosnmp.SNMPError) {
-	o, err := ParseOID(vb.Name)
-	if err != nil {
-		return nil, gosnmp.NotWritable
-	}
-	i := r.tree.find(o)
-	if i < 0 || !o.HasPrefix(r.tree.nodes[i].base()) {
+func (r *Responder) checkSet(v *view, vb varbind) (*writer, gosnmp.SNMPError) {
+	i := r.tree.find(vb.name)
+	if i < 0 || !vb.name.HasPrefix(r.tree.nodes[i].base()) {
 		return nil, gosnmp.NotWritable
 	}
 	s, ok := r.tree.nodes[i].(*scalar)
 	switch {
 	case !ok || s.write == nil:
 		return nil, gosnmp.NotWritable
-	case vb.Type != s.write.typ:
+	case vb.val.typ != s.write.typ:
 		return nil, gosnmp.WrongType
 	}
-	if st := s.write.check(v, vb.Value); st != gosnmp.NoError {
+	if st := s.write.check(v, vb.val.v); st != gosnmp.NoError {
 		return nil, st
 	}
-	if o.Compare(s.inst) != 0 {
+	if vb.name.Compare(s.inst) != 0 {
 		return nil, gosnmp.NoCreation
 	}
 	return s.write, gosnmp.NoError

@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
 )
 
-// maxErrorIndex is the largest error-index gosnmp's codec can encode (uint8).
+// maxErrorIndex is the largest error-index gosnmp's codec can encode (uint8),
+// which bounds SNMPv3 responses; the community codec has no such limit.
 const maxErrorIndex = 255
 
 // answer runs the request's operation on one snapshot and encodes the response.
@@ -17,51 +19,105 @@ func (r *Responder) answer(req *request, now time.Time) []byte {
 	switch {
 	case req.denied:
 		out.fail(p, gosnmp.AuthorizationError, 0)
-	case p.PDUType == gosnmp.GetRequest:
+	case p.typ == gosnmp.GetRequest:
 		r.stats.inc(cInGetRequests)
 		out = r.opGet(v, p)
-	case p.PDUType == gosnmp.GetNextRequest:
+	case p.typ == gosnmp.GetNextRequest:
 		r.stats.inc(cInGetNexts)
 		out = r.opGetNext(v, p)
-	case p.PDUType == gosnmp.GetBulkRequest:
+	case p.typ == gosnmp.GetBulkRequest:
 		r.stats.inc(cInGetBulks)
 		out = r.opGetBulk(v, p, req.limit)
-	case p.PDUType == gosnmp.SetRequest:
+	case p.typ == gosnmp.SetRequest:
 		r.stats.inc(cInSetRequests)
-		r.stats.add(cInTotalSetVars, len(p.Variables))
+		r.stats.add(cInTotalSetVars, len(p.vbs))
 		out = r.opSet(v, req)
 	default:
 		r.stats.inc(cUnknownPDUHandlers)
 		return nil
 	}
-	if p.PDUType != gosnmp.SetRequest {
-		r.stats.add(cInTotalReqVars, len(p.Variables))
+	if p.typ != gosnmp.SetRequest {
+		r.stats.add(cInTotalReqVars, len(p.vbs))
 	}
-	return r.encode(req, &out, now)
-}
-
-// encode marshals the response within the size limit: GETBULK responses are
-// trimmed from the end, others become tooBig (RFC 3416 4.2.1 and 4.2.3).
-func (r *Responder) encode(req *request, out *outcome, now time.Time) []byte {
-	if req.p.Version == gosnmp.Version1 {
+	if p.version == gosnmp.Version1 {
 		out.status = v1Status(out.status)
 	}
+	if req.v3 != nil {
+		return r.encodeV3(req, &out, now)
+	}
+	return r.encodeCommunity(req, &out)
+}
+
+// communitySize is the encoded size of an SNMPv1/v2c response.
+func communitySize(p *pdu, out *outcome) int {
+	body := intTLVSize(int64(p.reqID)) + intTLVSize(int64(out.status)) + intTLVSize(int64(out.index)) +
+		tlvSize(varbindsSize(out.vars))
+	return tlvSize(intTLVSize(int64(p.version)) + tlvSize(len(p.community)) + tlvSize(body))
+}
+
+// encodeCommunity encodes an SNMPv1/v2c response within the size limit:
+// GETBULK responses lose varbinds from the end, others become tooBig
+// (RFC 3416 4.2.1 and 4.2.3).
+func (r *Responder) encodeCommunity(req *request, out *outcome) []byte {
+	p := req.p
+	size := communitySize(p, out)
+	if size > req.limit && p.typ == gosnmp.GetBulkRequest && out.status == gosnmp.NoError {
+		for size > req.limit && len(out.vars) > p.nonRep {
+			out.trim(size-req.limit, p.nonRep)
+			size = communitySize(p, out)
+		}
+	}
+	if size > req.limit && !r.tooBig(out, func() int { return communitySize(p, out) }, req.limit) {
+		return nil
+	}
+	b := appendCommunityResponse(make([]byte, 0, communitySize(p, out)), p, out)
+	r.countOut(out.status)
+	return b
+}
+
+// tooBig replaces the response with an empty tooBig one, or counts a silent
+// drop and reports false when even that does not fit.
+func (r *Responder) tooBig(out *outcome, size func() int, limit int) bool {
+	r.stats.inc(cOutTooBigs)
+	out.vars, out.status, out.index = nil, gosnmp.TooBig, 0
+	if size() > limit {
+		r.stats.inc(cSilentDrops)
+		return false
+	}
+	return true
+}
+
+// trim drops varbinds from the end, at least excess octets worth, but keeps
+// the keep first ones (the non-repeaters).
+func (o *outcome) trim(excess, keep int) {
+	n := len(o.vars)
+	for n > keep && excess > 0 {
+		n--
+		excess -= vbSize(o.vars[n].name, o.vars[n].val)
+	}
+	o.vars = o.vars[:n]
+}
+
+// encodeV3 marshals an SNMPv3 response with gosnmp (USM authentication and
+// privacy), trimming GETBULK responses to the manager's msgMaxSize.
+func (r *Responder) encodeV3(req *request, out *outcome, now time.Time) []byte {
 	if out.index > maxErrorIndex {
 		out.fail(req.p, gosnmp.TooBig, 0)
 	}
 	resp := r.response(req, out, now)
 	b, err := resp.MarshalMsg()
-	bulk := req.p.PDUType == gosnmp.GetBulkRequest && out.status == gosnmp.NoError
-	for err == nil && len(b) > req.limit && bulk && len(out.vars) > int(req.p.NonRepeaters) {
-		out.trim(len(b)-req.limit, int(req.p.NonRepeaters))
-		resp.Variables = out.vars
+	for err == nil && len(b) > req.limit && req.p.typ == gosnmp.GetBulkRequest &&
+		out.status == gosnmp.NoError && len(out.vars) > req.p.nonRep {
+		out.trim(max(len(b)-req.limit, 1), req.p.nonRep)
+		resp.Variables = toGosnmp(out.vars)
 		b, err = resp.MarshalMsg()
 	}
 	if err == nil && len(b) > req.limit {
-		r.stats.inc(cOutTooBigs)
+		if !r.tooBig(out, func() int { return 0 }, req.limit) {
+			return nil
+		}
 		resp.Error, resp.ErrorIndex, resp.Variables = gosnmp.TooBig, 0, nil
-		b, err = resp.MarshalMsg()
-		if err == nil && len(b) > req.limit {
+		if b, err = resp.MarshalMsg(); err == nil && len(b) > req.limit {
 			r.stats.inc(cSilentDrops)
 			return nil
 		}
@@ -75,39 +131,36 @@ func (r *Responder) encode(req *request, out *outcome, now time.Time) []byte {
 	return b
 }
 
-// trim drops varbinds from the end, at least excess octets worth, but keeps
-// the keep first ones (the non-repeaters).
-func (o *outcome) trim(excess, keep int) {
-	n := len(o.vars)
-	for n > keep && excess > 0 {
-		n--
-		excess -= vbSize(o.names[n], value{o.vars[n].Type, o.vars[n].Value})
-	}
-	if n == len(o.vars) && n > keep {
-		n--
-	}
-	o.vars, o.names = o.vars[:n], o.names[:n]
-}
-
-// response builds the Response PDU, with the USM fields for SNMPv3.
+// response builds an SNMPv3 Response PDU with its USM fields.
 func (r *Responder) response(req *request, out *outcome, now time.Time) *gosnmp.SnmpPacket {
 	p := req.p
-	resp := &gosnmp.SnmpPacket{
-		Version: p.Version, Community: p.Community, PDUType: gosnmp.GetResponse,
-		RequestID: p.RequestID, Error: out.status, ErrorIndex: uint8(out.index), Variables: out.vars,
-	}
-	if req.v3 == nil {
-		return resp
-	}
 	sp := req.user.params(r, now)
-	resp.MsgFlags = req.v3.level()
+	resp := &gosnmp.SnmpPacket{
+		Version: gosnmp.Version3, PDUType: gosnmp.GetResponse, RequestID: uint32(p.reqID),
+		Error: out.status, ErrorIndex: uint8(out.index), Variables: toGosnmp(out.vars),
+		MsgFlags: req.v3.level(), SecurityModel: gosnmp.UserSecurityModel, SecurityParameters: sp,
+		MsgID: uint32(req.v3.msgID), MsgMaxSize: uint32(r.cfg.MaxMessageSize),
+		ContextEngineID: string(r.engineID), ContextName: p.context,
+	}
 	if resp.MsgFlags == gosnmp.AuthPriv {
 		sp.PrivacyParameters = r.nextSalt()
 	}
-	resp.SecurityModel, resp.SecurityParameters = gosnmp.UserSecurityModel, sp
-	resp.MsgID, resp.MsgMaxSize = uint32(req.v3.msgID), uint32(r.cfg.MaxMessageSize)
-	resp.ContextEngineID, resp.ContextName = string(r.engineID), p.ContextName
 	return resp
+}
+
+// toGosnmp converts varbinds to gosnmp's representation for its encoder.
+func toGosnmp(vbs []varbind) []gosnmp.SnmpPDU {
+	g := make([]gosnmp.SnmpPDU, len(vbs))
+	for i, vb := range vbs {
+		g[i] = gosnmp.SnmpPDU{Name: vb.name.String(), Type: vb.val.typ, Value: vb.val.v}
+		switch x := vb.val.v.(type) {
+		case netip.Addr:
+			g[i].Value = x.String()
+		case OID:
+			g[i].Value = x.String()
+		}
+	}
+	return g
 }
 
 // countOut updates the output counters for a response about to be sent.

@@ -1,6 +1,6 @@
 package agent
 
-import "github.com/gosnmp/gosnmp"
+import "net/netip"
 
 // tlvSize is the size of a BER element with n content octets.
 func tlvSize(n int) int {
@@ -16,7 +16,7 @@ func tlvSize(n int) int {
 }
 
 // base128Size is the number of octets of one OID sub-identifier.
-func base128Size(n uint32) int {
+func base128Size(n uint64) int {
 	s := 1
 	for n >= 0x80 {
 		n >>= 7
@@ -27,12 +27,15 @@ func base128Size(n uint32) int {
 
 // oidContentSize is the content size of an encoded OBJECT IDENTIFIER.
 func oidContentSize(o OID) int {
-	if len(o) < 2 {
-		return 1
+	switch len(o) {
+	case 0:
+		return 0
+	case 1:
+		return base128Size(uint64(o[0]) * 40)
 	}
-	s := base128Size(o[0]*40 + o[1])
+	s := base128Size(uint64(o[0])*40 + uint64(o[1]))
 	for _, n := range o[2:] {
-		s += base128Size(n)
+		s += base128Size(uint64(n))
 	}
 	return s
 }
@@ -47,25 +50,33 @@ func intContentSize(n int64) int {
 	return s
 }
 
-// valueContentSize estimates the content size of an encoded value.
+// uintContentSize is the content size of an unsigned value (a leading zero
+// octet keeps the top bit clear).
+func uintContentSize(n uint64) int {
+	s := 1
+	for x := n; x > 0x7f; x >>= 8 {
+		s++
+	}
+	return s
+}
+
+// valueContentSize is the content size of an encoded value.
 func valueContentSize(v value) int {
 	switch x := v.v.(type) {
 	case int:
 		return intContentSize(int64(x))
 	case uint32:
-		return intContentSize(int64(x))
+		return uintContentSize(uint64(x))
 	case uint64:
-		return 9
+		return uintContentSize(x)
 	case string:
-		if v.typ == gosnmp.IPAddress {
-			return 4
-		}
-		if v.typ == gosnmp.ObjectIdentifier {
-			return len(x)
-		}
 		return len(x)
 	case []byte:
 		return len(x)
+	case netip.Addr:
+		return 4
+	case OID:
+		return oidContentSize(x)
 	}
 	return 0
 }

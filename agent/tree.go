@@ -43,24 +43,29 @@ type node interface {
 // tree is the registry: nodes sorted by base, searched in O(log n).
 type tree struct {
 	nodes []node
+	bases []OID // bases[i] == nodes[i].base(), kept apart for the binary search
 }
 
 // newTree sorts nodes into a registry.
 func newTree(nodes []node) *tree {
 	slices.SortFunc(nodes, func(a, b node) int { return a.base().Compare(b.base()) })
-	return &tree{nodes: nodes}
+	t := &tree{nodes: nodes}
+	for _, n := range nodes {
+		t.bases = append(t.bases, n.base())
+	}
+	return t
 }
 
 // find returns the index of the last node whose base is <= o, or -1.
 func (t *tree) find(o OID) int {
-	i := sort.Search(len(t.nodes), func(i int) bool { return t.nodes[i].base().Compare(o) > 0 })
+	i := sort.Search(len(t.bases), func(i int) bool { return t.bases[i].Compare(o) > 0 })
 	return i - 1
 }
 
 // get looks o up exactly.
 func (t *tree) get(v *view, o OID) (value, lookup) {
 	i := t.find(o)
-	if i < 0 || !o.HasPrefix(t.nodes[i].base()) {
+	if i < 0 || !o.HasPrefix(t.bases[i]) {
 		return value{}, noObject
 	}
 	return t.nodes[i].get(v, o)

@@ -128,7 +128,11 @@ func (r *Responder) serveV3(b []byte, h *v3Header, u *usmUser, now time.Time) []
 	reqID := h.plainRequestID(b)
 	sp := u.params(r, now)
 	sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = uint32(h.boots), uint32(h.time)
-	p, err := decode(b, sp)
+	g, err := decode(b, sp)
+	var p *pdu
+	if err == nil {
+		p, err = fromGosnmp(g)
+	}
 	if err != nil {
 		if h.level() == gosnmp.AuthPriv {
 			return r.report(h, reqID, cDecryptionErrors, nil, now)
@@ -136,8 +140,8 @@ func (r *Responder) serveV3(b []byte, h *v3Header, u *usmUser, now time.Time) []
 		r.stats.inc(cInASNParseErrs)
 		return nil
 	}
-	if p.ContextName != "" || (p.ContextEngineID != "" && p.ContextEngineID != string(r.engineID)) {
-		return r.report(h, p.RequestID, cUnknownContexts, nil, now)
+	if g.ContextName != "" || (g.ContextEngineID != "" && g.ContextEngineID != string(r.engineID)) {
+		return r.report(h, g.RequestID, cUnknownContexts, nil, now)
 	}
 	req := &request{p: p, limit: min(int(h.maxSize), r.cfg.MaxMessageSize), v3: h, user: u,
 		write: u.Write, denied: h.level() < u.level}
