@@ -7,12 +7,19 @@
 // of its diagnosis view with Publish whenever the view changes; the swap is one
 // atomic pointer store, so the diagnosis loop never waits for SNMP. Serve runs a
 // bounded pool of workers on a net.PacketConn; each datagram goes through
-// handle (version dispatch, community or USM checks, see access.go and usm.go),
-// then through the operations in ops_get.go and ops_set.go over the sorted
-// registry of MIB objects (tree.go), all reading the one Snapshot loaded for
-// that request. Packets are decoded and encoded with gosnmp's codec; anything it
-// cannot parse is dropped and counted, never answered and never a panic.
+// handle (version dispatch, community checks in handle.go, USM in usm.go), then
+// through the operations in ops_get.go and ops_set.go over the sorted registry
+// of MIB objects (tree.go, objects_*.go), all reading the one Snapshot loaded
+// for that request.
+//
+// SNMPv1 and v2c messages, the hot path, are decoded and encoded by the small
+// codec in codec.go and encode.go (a handful of allocations per request).
+// SNMPv3 messages go through gosnmp's codec, which also does the USM digests,
+// key localization and AES; gosnmp's decoder is the reference the community
+// codec is fuzzed against. Anything undecodable is dropped and counted, never
+// answered and never a panic.
 //
 // Counters are kept in Stats and served through the SNMP group
-// (1.3.6.1.2.1.11) and the USM statistics (1.3.6.1.6.3.15.1.1).
+// (1.3.6.1.2.1.11), snmpMPDStats, snmpUnknownContexts and the USM statistics
+// (1.3.6.1.6.3.15.1.1).
 package agent
