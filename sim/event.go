@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -76,8 +77,8 @@ func ParseEvent(s string) (Event, error) {
 		return Event{}, fmt.Errorf("%q: node %q is not a non-negative integer: %w", s, node, ErrBadEvent)
 	}
 	t, err := strconv.ParseFloat(strings.TrimSpace(at), 64)
-	if err != nil || t < 0 || t != t {
-		return Event{}, fmt.Errorf("%q: time %q is not a non-negative number: %w", s, at, ErrBadEvent)
+	if err != nil || t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+		return Event{}, fmt.Errorf("%q: time %q is not a finite non-negative number: %w", s, at, ErrBadEvent)
 	}
 	e.Node, e.Time = id, t
 	return e, nil

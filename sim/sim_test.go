@@ -163,7 +163,7 @@ func TestParseEvent(t *testing.T) {
 			t.Errorf("round trip of %v: %v, %v", got, back, err)
 		}
 	}
-	for _, s := range []string{"", "fault", "fault 5", "crash 5@1", "fault -1@3", "fault x@3", "fault 5@-1", "fault 5@NaN"} {
+	for _, s := range []string{"", "fault", "fault 5", "crash 5@1", "fault -1@3", "fault x@3", "fault 5@-1", "fault 5@NaN", "fault 5@Inf"} {
 		if _, err := ParseEvent(s); !errors.Is(err, ErrBadEvent) {
 			t.Errorf("ParseEvent(%q) error = %v, want ErrBadEvent", s, err)
 		}
