@@ -118,6 +118,7 @@ func New(o Options) (*Daemon, error) {
 		d.st.NMS = o.Config.Traps.NMS.Addr().String()
 	}
 	d.rows = d.buildRows()
+	d.publishLocked()
 	return d, nil
 }
 

@@ -33,7 +33,8 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]agent.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
-	dirty := len(fresh) > 0 || d.countersMovedLocked()
+	moved := d.countersMovedLocked()
+	dirty := moved || len(fresh) > 0
 	d.rows = d.buildRows()
 	d.lastDone = now
 	d.publishLocked()

@@ -1,0 +1,275 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// fakeLAN answers probes and fetches from a table of true statuses and of
+// every node's diagTree, as the real agents would.
+type fakeLAN struct {
+	mu     sync.Mutex
+	status map[netip.Addr]mib.Status  // the truth; fault-free when absent
+	rows   map[netip.Addr][]agent.Row // what each peer's diagTree says
+	nms    map[netip.Addr]nmsAndCount // each peer's nmsID
+	probes map[netip.Addr]int         // probes received
+	fetch  map[netip.Addr]int         // row fetches received
+}
+
+type nmsAndCount struct {
+	addr netip.Addr
+	c    uint32
+}
+
+func newFakeLAN() *fakeLAN {
+	return &fakeLAN{status: map[netip.Addr]mib.Status{}, rows: map[netip.Addr][]agent.Row{},
+		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{}}
+}
+
+func (f *fakeLAN) Probe(_ context.Context, t agent.Target) agent.ProbeResult {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.probes[t.Addr]++
+	return agent.ProbeResult{Status: f.status[t.Addr]}
+}
+
+func (f *fakeLAN) FetchRows(_ context.Context, t agent.Target, lo, hi int) ([]agent.Row, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fetch[t.Addr]++
+	var out []agent.Row
+	for _, r := range f.rows[t.Addr] {
+		if int(r.ID) >= lo && int(r.ID) <= hi {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeLAN) FetchNMS(_ context.Context, t agent.Target) (netip.Addr, uint32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.nms[t.Addr]
+	return v.addr, v.c, nil
+}
+
+// sink records what the daemon publishes and notifies.
+type sink struct {
+	mu     sync.Mutex
+	snaps  []*agent.Snapshot
+	events []traps.Event
+	nms    []traps.NMSChange
+}
+
+func (s *sink) Publish(p *agent.Snapshot) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snaps = append(s.snaps, p)
+	return nil
+}
+
+func (s *sink) NodeStatusChange(e traps.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = append(s.events, e)
+	return nil
+}
+
+func (s *sink) NMSChange(c traps.NMSChange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nms = append(s.nms, c)
+	return nil
+}
+
+func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, byte(k + 1)}) }
+
+// testConfig is a brute-force LAN of n nodes (every node tested each interval,
+// so the tests know exactly what a single interval sees).
+func testConfig(t *testing.T, n int, algo, scope string) config.Config {
+	c := config.Default()
+	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
+	c.Traps.Scope = scope
+	c.Traps.NMS = netip.MustParseAddrPort("127.0.0.100:1162")
+	for k := 0; k < n; k++ {
+		c.Nodes = append(c.Nodes, config.Node{Address: addr(k), Port: 161})
+	}
+	return c
+}
+
+func newTestDaemon(t *testing.T, cfg config.Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
+	t.Helper()
+	if st.Counters == nil {
+		st = State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
+	}
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Publisher: s, Notifier: s, State: st,
+		Now: now, Rand: rand.New(rand.NewPCG(1, 2))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(2)] = mib.StatusPartial
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+
+	d.interval(context.Background())
+	snap := d.Snapshot()
+	want := []mib.Status{mib.StatusFaultFree, mib.StatusFaultFree, mib.StatusPartial, mib.StatusFaultFree}
+	for k, r := range snap.Nodes {
+		if r.Status != want[k] {
+			t.Fatalf("row %d: status %v, want %v", k+1, r.Status, want[k])
+		}
+	}
+	if len(snap.Events) != 3 || !snap.Up {
+		t.Fatalf("events %d (want 3: nodes 2, 3, 4 leave unknown), up %v", len(snap.Events), snap.Up)
+	}
+	// Unknown -> fault-free is what every agent learns at start: not news.
+	if len(s.events) != 1 || s.events[0].NodeID != 3 || s.events[0].Status != mib.StatusPartial ||
+		s.events[0].How != mib.SourceDirect || s.events[0].DetectorID != 1 {
+		t.Fatalf("notifications after the first interval: %+v", s.events)
+	}
+
+	lan.status[addr(2)] = mib.StatusFaultFree
+	d.interval(context.Background())
+	if len(s.events) != 2 || s.events[1].PrevStatus != mib.StatusPartial || s.events[1].Counter != 1 {
+		t.Fatalf("repair notification: %+v", s.events)
+	}
+	st, err := LoadState(cfg.StateDirFor(0), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Events) != 4 || st.LastSeq != 4 || st.Counters[2] != 1 {
+		t.Fatalf("saved state: %d events, last seq %d, counters %v", len(st.Events), st.LastSeq, st.Counters)
+	}
+}
+
+func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
+	for _, scope := range []string{config.ScopeDetected, config.ScopeAll} {
+		t.Run(scope, func(t *testing.T) {
+			cfg := testConfig(t, 4, config.AlgorithmVRing, scope)
+			lan, s := newFakeLAN(), &sink{}
+			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
+			lan.rows[addr(1)] = []agent.Row{{ID: 3, Status: mib.StatusFaultFree, Counter: 0}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
+			d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+			d.interval(context.Background())
+			if got := d.Snapshot().Nodes[3]; got.Status != mib.StatusFaulty || got.How != mib.SourceLearned || got.Counter != 2 {
+				t.Fatalf("node 4 row: %+v", got)
+			}
+			want := 0
+			if scope == config.ScopeAll {
+				want = 1
+			}
+			if len(s.events) != want {
+				t.Fatalf("scope %s: %d notifications, want %d: %+v", scope, len(s.events), want, s.events)
+			}
+		})
+	}
+}
+
+func TestNMSSetSpreadsAndTieRule(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmVRing, config.ScopeDetected)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
+		t.Fatal(err)
+	}
+	if snap := d.Snapshot(); snap.NMS.String() != "192.0.2.9" || snap.NMSCounter != 1 || len(s.nms) != 1 {
+		t.Fatalf("after SET: nms %v counter %d, %d NMS notifications", snap.NMS, snap.NMSCounter, len(s.nms))
+	}
+	if st := d.Stations(); len(st) != 1 || st[0].Addr != "192.0.2.9:1162" || !st[0].Usable {
+		t.Fatalf("stations: %+v", st)
+	}
+	cases := []struct {
+		heard string
+		c     uint32
+		want  string
+	}{
+		{"192.0.2.200", 0, "192.0.2.9"}, // older counter loses
+		{"192.0.2.1", 1, "192.0.2.9"},   // same counter, smaller address loses
+		{"192.0.2.10", 1, "192.0.2.10"}, // same counter, larger address wins
+		{"192.0.2.2", 5, "192.0.2.2"},   // newer counter wins
+	}
+	for _, c := range cases {
+		lan.nms[addr(1)] = nmsAndCount{netip.MustParseAddr(c.heard), c.c}
+		d.interval(context.Background())
+		if got := d.Snapshot().NMS.String(); got != c.want {
+			t.Fatalf("heard %s/%d: station %s, want %s", c.heard, c.c, got, c.want)
+		}
+	}
+	if err := d.SetNMS(netip.MustParseAddr("2001:db8::1")); err == nil {
+		t.Fatal("an IPv6 station was accepted for nmsID")
+	}
+}
+
+func TestFallbackStationWhenNMSFaulty(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg.Traps.NMS = netip.AddrPortFrom(addr(3), 162)
+	cfg.Traps.Fallbacks = []netip.AddrPort{netip.MustParseAddrPort("127.0.0.50:162")}
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	if st := d.Stations(); !st[0].Usable || !st[1].Usable {
+		t.Fatalf("all fault-free: %+v", st)
+	}
+	lan.status[addr(3)] = mib.StatusFaulty
+	d.interval(context.Background())
+	st := d.Stations()
+	if st[0].Usable || st[0].Addr != "127.0.0.4:162" || !st[1].Usable || st[1].Addr != "127.0.0.50:162" {
+		t.Fatalf("station faulty: %+v", st)
+	}
+}
+
+func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmVCube, config.ScopeDetected)
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, clock)
+	d.interval(context.Background())
+	d.mu.Lock()
+	up := d.upLocked()
+	mu.Lock()
+	now = now.Add(d.staleAfter())
+	mu.Unlock()
+	stale := d.upLocked()
+	d.mu.Unlock()
+	if !up || stale {
+		t.Fatalf("up right after an interval = %v, up %v later = %v", up, d.staleAfter(), stale)
+	}
+}
+
+func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	st := State{Version: stateVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(1)] = mib.StatusFaulty
+	d := newTestDaemon(t, cfg, lan, s, st, nil)
+	for k, r := range d.Snapshot().Nodes {
+		if k > 0 && (r.Status != mib.StatusUnknown || r.Counter != st.Counters[k]) {
+			t.Fatalf("restarted row %d: %+v", k+1, r)
+		}
+	}
+	d.interval(context.Background())
+	// Counters never go back: the first verdict keeps the saved counter, so a
+	// peer holding (fault-free, 7) sees (faulty, 7) win the tie by severity.
+	if r := d.Snapshot().Nodes[1]; r.Status != mib.StatusFaulty || r.Counter != 7 {
+		t.Fatalf("node 2 after the restart's first interval: %+v", r)
+	}
+	if fmt.Sprint(d.Snapshot().Nodes[2].Counter) != "3" {
+		t.Fatalf("node 3 counter went back: %+v", d.Snapshot().Nodes[2])
+	}
+}
