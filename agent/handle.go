@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gosnmp/gosnmp"
+	"github.com/sirupsen/logrus"
 )
 
 // request is one decoded request on its way through the operations.
@@ -53,11 +54,11 @@ func (r *Responder) handleCommunity(b []byte, src netip.Addr, now time.Time) []b
 	switch {
 	case c == nil:
 		r.stats.inc(cInBadCommunityNames)
-		r.log.WithField("src", src).Debug("snmp: unknown community")
+		r.debug(src, "snmp: unknown community")
 		return nil
 	case !c.allows(src):
 		r.stats.inc(cInBadCommunityUses)
-		r.log.WithField("src", src).Debug("snmp: community not allowed from this source")
+		r.debug(src, "snmp: community not allowed from this source")
 		return nil
 	case p.version == gosnmp.Version1 && p.typ == gosnmp.GetBulkRequest:
 		r.stats.inc(cInASNParseErrs) // RFC 3584 section 4.1: no GetBulk in SNMPv1
@@ -100,6 +101,14 @@ func valueFromGosnmp(v gosnmp.SnmpPDU) value {
 		return value{v.Type, uint32(x)}
 	}
 	return value{v.Type, v.Value}
+}
+
+// debug logs a per-packet event; the level check keeps floods of bad packets
+// from allocating log entries nobody reads.
+func (r *Responder) debug(src netip.Addr, msg string) {
+	if r.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
+		r.log.WithField("src", src).Debug(msg)
+	}
 }
 
 // community returns the configured community named name, or nil.
