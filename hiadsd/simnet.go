@@ -7,9 +7,10 @@ import "fmt"
 // fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
 type Network struct {
 	cfg   *Config
-	state []Status // the truth: FaultFree, Faulty or Partial
-	nodes []*Node  // nil for tested-only nodes
-	views []Sparse // the nodes' views, side by side for locality
+	state []Status  // the truth: FaultFree, Faulty or Partial
+	nodes []*Node   // nil for tested-only nodes
+	views []Sparse  // the nodes' views, side by side for locality
+	buf   []IDEntry // reused by every Fetch; Step reads it before the next call
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -99,15 +100,16 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	if !p.nw.Testing(j) {
 		return nil, fmt.Errorf("node %d is %v: %w", j, p.nw.state[j], ErrNoAnswer)
 	}
-	src := &p.nw.views[j]
+	src, out := &p.nw.views[j], p.nw.buf[:0]
 	if p.nw.views[p.self].Unknowns() == 0 {
-		return src.AppendStored(nil, ranges), nil
-	}
-	var out []IDEntry
-	for _, r := range ranges {
-		for id := r.Lo; id < r.Hi; id++ {
-			out = append(out, IDEntry{ID: id, Entry: src.Get(id)})
+		out = src.AppendStored(out, ranges)
+	} else {
+		for _, r := range ranges {
+			for id := r.Lo; id < r.Hi; id++ {
+				out = append(out, IDEntry{ID: id, Entry: src.Get(id)})
+			}
 		}
 	}
+	p.nw.buf = out
 	return out, nil
 }
