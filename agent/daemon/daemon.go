@@ -46,6 +46,8 @@ type Options struct {
 	State State
 	// Log receives one line per event; nil discards.
 	Log *logrus.Entry
+	// Observe, if set, is called after every interval with what it did.
+	Observe func(IntervalInfo)
 	// Now is the clock; nil means time.Now. Rand draws the jitter; nil seeds one.
 	Now  func() time.Time
 	Rand *rand.Rand
@@ -65,6 +67,7 @@ type Daemon struct {
 	now     func() time.Time
 	rng     *rand.Rand
 	start   time.Time
+	observe func(IntervalInfo)
 
 	// how and changed are owned by the loop goroutine.
 	how     []mib.Source
@@ -75,6 +78,7 @@ type Daemon struct {
 	rows     []agent.NodeRow // immutable once published
 	lastDone time.Time
 	cur      *agent.Snapshot
+	graph    [][]int
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -99,7 +103,7 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
-		pub: o.Publisher, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State,
+		pub: o.Publisher, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n)}
 	if d.now == nil {
 		d.now = time.Now
@@ -118,6 +122,7 @@ func New(o Options) (*Daemon, error) {
 		d.st.NMS = o.Config.Traps.NMS.Addr().String()
 	}
 	d.rows = d.buildRows()
+	d.graph = d.testingGraph()
 	d.publishLocked()
 	return d, nil
 }
@@ -191,6 +196,7 @@ func (d *Daemon) staleAfter() time.Duration {
 
 // interval runs one testing interval and records what it found.
 func (d *Daemon) interval(ctx context.Context) {
+	began := d.now()
 	pt := newPeerTester(ctx, d.prober, d.targets)
 	pt.probeAhead(d.node.Plan())
 	rep, err := d.node.Step(pt)
@@ -208,6 +214,9 @@ func (d *Daemon) interval(ctx context.Context) {
 	}
 	d.learnNMS(ctx, pt.sources)
 	d.record(rep)
+	if d.observe != nil {
+		d.observe(IntervalInfo{Report: rep, Probes: pt.results, Started: began, Took: d.now().Sub(began)})
+	}
 }
 
 // watchdog republishes when hiADSDisUP must turn to "0" because the loop stalled.

@@ -273,3 +273,43 @@ func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
 		t.Fatalf("node 3 counter went back: %+v", d.Snapshot().Nodes[2])
 	}
 }
+
+func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
+	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	var infos []IntervalInfo
+	lan, s := newFakeLAN(), &sink{}
+	for k := 1; k < 8; k++ {
+		lan.rows[addr(k)] = allFaultFreeRows(8)
+	}
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Publisher: s, Notifier: s,
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)},
+		Observe: func(i IntervalInfo) { infos = append(infos, i) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	g := d.Graph()
+	edges := 0
+	for i, out := range g {
+		for _, j := range out {
+			if x := i ^ j; x&(x-1) != 0 { // hypercube edges differ in exactly one bit
+				t.Fatalf("edge %d->%d is not a hypercube edge; graph %v", i, j, g)
+			}
+			edges++
+		}
+	}
+	if edges != 8*3 {
+		t.Fatalf("%d edges, want N log2 N = 24; graph %v", edges, g)
+	}
+	if len(infos) != 1 || len(infos[0].Probes) != 3 || len(infos[0].Report.Tests) != 3 {
+		t.Fatalf("observed %d intervals, first with %d probes", len(infos), len(infos[0].Probes))
+	}
+}
+
+func allFaultFreeRows(n int) []agent.Row {
+	rows := make([]agent.Row, n)
+	for k := range rows {
+		rows[k] = agent.Row{ID: uint32(k + 1), Status: mib.StatusFaultFree}
+	}
+	return rows
+}

@@ -36,6 +36,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	moved := d.countersMovedLocked()
 	dirty := moved || len(fresh) > 0
 	d.rows = d.buildRows()
+	d.graph = d.testingGraph()
 	d.lastDone = now
 	d.publishLocked()
 	var st State
