@@ -46,6 +46,23 @@ func TestVCubeTestsPerRound(t *testing.T) {
 	}
 }
 
+// TestHiADSDTestsPerRound: with everyone fault-free each node's first test
+// finds a fault-free node, so Hi-ADSD makes N tests per round (seed 002, 3.3);
+// -rounds counts the rounds run after the last event.
+func TestHiADSDTestsPerRound(t *testing.T) {
+	opt := Default()
+	opt.N, opt.Jitter, opt.Rounds = 37, 0, 4
+	r := runOrFail(t, opt)
+	if r.TestsPerRound != 37 || r.Rounds != 4 {
+		t.Errorf("%v tests per round over %d rounds, want 37 over 4", r.TestsPerRound, r.Rounds)
+	}
+	opt.Events = []Event{{Kind: Fault, Node: 3, Time: 200}}
+	if r := runOrFail(t, opt); r.Rounds < 4+6 || r.Events[0].Complete {
+		t.Errorf("4 rounds after a fault at 200: %d rounds, complete %v; want at least 10 and not complete",
+			r.Rounds, r.Events[0].Complete)
+	}
+}
+
 // TestVCubeLatency: one fault reaches every fault-free node within log2(N) rounds.
 func TestVCubeLatency(t *testing.T) {
 	for _, n := range []int{8, 32, 256, 4096} {
