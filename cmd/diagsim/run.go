@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/sim"
+	"github.com/diagagent/diagagent/cmd/diagsim/sim"
 )
 
 // Exit codes.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/diagagent/diagagent/sim"
+	"github.com/diagagent/diagagent/cmd/diagsim/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
