@@ -27,7 +27,7 @@ type varbind struct {
 // pdu is a decoded request in the form the operations use, whatever the version.
 type pdu struct {
 	version   gosnmp.SnmpVersion
-	community string
+	community []byte
 	typ       gosnmp.PDUType
 	reqID     int32
 	nonRep    int // GetBulk non-repeaters, clamped to 0..len(vbs)
@@ -36,8 +36,9 @@ type pdu struct {
 	context   string // SNMPv3 contextName
 }
 
-// decodeCommunity decodes a whole SNMPv1 or SNMPv2c message.
-func decodeCommunity(b []byte) (*pdu, error) {
+// decodeCommunity decodes a whole SNMPv1 or SNMPv2c message into ws.p; the
+// result refers to b and to the workspace.
+func decodeCommunity(ws *workspace, b []byte) (*pdu, error) {
 	version, off, err := messageVersion(b)
 	if err != nil {
 		return nil, err
@@ -46,7 +47,9 @@ func decodeCommunity(b []byte) (*pdu, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pdu{version: gosnmp.SnmpVersion(version), community: string(b[comm.start:comm.end])}
+	ws.reset()
+	p := &ws.p
+	p.version, p.community = gosnmp.SnmpVersion(version), b[comm.start:comm.end]
 	body, err := readTLV(b, comm.end)
 	if err != nil {
 		return nil, err
@@ -55,11 +58,13 @@ func decodeCommunity(b []byte) (*pdu, error) {
 		return nil, fmt.Errorf("%w: trailing octets after the PDU", ErrMalformed)
 	}
 	p.typ = gosnmp.PDUType(body.tag)
-	return p, p.decodeBody(b, body)
+	err = p.decodeBody(ws, b, body)
+	ws.vbs = p.vbs[:0]
+	return p, err
 }
 
 // decodeBody reads request-id, the two integers and the varbind list.
-func (p *pdu) decodeBody(b []byte, body tlv) error {
+func (p *pdu) decodeBody(ws *workspace, b []byte, body tlv) error {
 	id, t, err := readInt(b, body.start)
 	if err != nil {
 		return err
@@ -81,7 +86,7 @@ func (p *pdu) decodeBody(b []byte, body tlv) error {
 		return fmt.Errorf("%w: trailing octets after the varbind list", ErrMalformed)
 	}
 	for off := list.start; off < list.end; {
-		vb, next, err := decodeVarbind(b, off, list.end)
+		vb, next, err := decodeVarbind(ws, b, off, list.end)
 		if err != nil {
 			return err
 		}
@@ -96,7 +101,7 @@ func (p *pdu) decodeBody(b []byte, body tlv) error {
 }
 
 // decodeVarbind reads the varbind at off, which must end by limit.
-func decodeVarbind(b []byte, off, limit int) (varbind, int, error) {
+func decodeVarbind(ws *workspace, b []byte, off, limit int) (varbind, int, error) {
 	seq, err := expect(b[:limit], off, tagSequence)
 	if err != nil {
 		return varbind{}, 0, err
@@ -105,7 +110,7 @@ func decodeVarbind(b []byte, off, limit int) (varbind, int, error) {
 	if err != nil {
 		return varbind{}, 0, err
 	}
-	name, err := decodeOID(b[nt.start:nt.end])
+	name, err := decodeOID(ws, b[nt.start:nt.end])
 	if err != nil {
 		return varbind{}, 0, err
 	}
@@ -116,16 +121,16 @@ func decodeVarbind(b []byte, off, limit int) (varbind, int, error) {
 	if vt.end != seq.end {
 		return varbind{}, 0, fmt.Errorf("%w: trailing octets in a varbind", ErrMalformed)
 	}
-	val, err := decodeValue(vt.tag, b[vt.start:vt.end])
+	val, err := decodeValue(ws, vt.tag, b[vt.start:vt.end])
 	return varbind{name, val}, seq.end, err
 }
 
-// decodeOID decodes the contents of an OBJECT IDENTIFIER.
-func decodeOID(c []byte) (OID, error) {
+// decodeOID decodes the contents of an OBJECT IDENTIFIER into the arena.
+func decodeOID(ws *workspace, c []byte) (OID, error) {
 	if len(c) == 0 {
 		return nil, fmt.Errorf("%w: empty object identifier", ErrMalformed)
 	}
-	o := make(OID, 0, len(c)+1)
+	start, ids := len(ws.ids), ws.ids
 	var n uint64
 	for i, x := range c {
 		n = n<<7 | uint64(x&0x7f)
@@ -138,22 +143,23 @@ func decodeOID(c []byte) (OID, error) {
 			}
 			continue
 		}
-		if len(o) == 0 {
+		if len(ids) == start {
 			first := min(n/40, 2)
-			o = append(o, uint32(first))
+			ids = append(ids, uint32(first))
 			n -= first * 40
 		}
-		if n > 1<<32-1 || len(o) >= maxOIDLen {
+		if n > 1<<32-1 || len(ids)-start >= maxOIDLen {
 			return nil, fmt.Errorf("%w: object identifier out of range", ErrMalformed)
 		}
-		o = append(o, uint32(n))
+		ids = append(ids, uint32(n))
 		n = 0
 	}
-	return o, nil
+	ws.ids = ids
+	return OID(ids[start:len(ids):len(ids)]), nil
 }
 
 // decodeValue decodes a varbind value into the representation the MIB uses.
-func decodeValue(tag byte, c []byte) (value, error) {
+func decodeValue(ws *workspace, tag byte, c []byte) (value, error) {
 	typ := gosnmp.Asn1BER(tag)
 	switch typ {
 	case gosnmp.Null, gosnmp.NoSuchObject, gosnmp.NoSuchInstance, gosnmp.EndOfMibView:
@@ -179,7 +185,7 @@ func decodeValue(tag byte, c []byte) (value, error) {
 		}
 		return value{typ, a}, nil
 	case gosnmp.ObjectIdentifier:
-		o, err := decodeOID(c)
+		o, err := decodeOID(ws, c)
 		return value{typ, o}, err
 	}
 	return value{}, fmt.Errorf("%w: unknown value tag 0x%02x", ErrMalformed, tag)

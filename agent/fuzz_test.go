@@ -33,8 +33,9 @@ func FuzzHandle(f *testing.F) {
 		f.Fatal(err)
 	}
 	src := netip.MustParseAddr("127.0.0.1")
+	ws := &workspace{} // shared across inputs, as a worker's is across requests
 	f.Fuzz(func(t *testing.T, b []byte) {
-		reply := r.handle(bytes.Clone(b), src)
+		reply := r.handleWith(ws, bytes.Clone(b), src)
 		if v, _, err := messageVersion(b); reply == nil || err != nil || v == 3 {
 			return
 		}

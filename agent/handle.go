@@ -19,9 +19,14 @@ type request struct {
 	user   *usmUser  // the SNMPv3 user
 }
 
-// handle answers one datagram from src; it returns the reply, or nil when the
-// datagram is dropped (counted in the statistics).
+// handle answers one datagram from src with a fresh workspace (tests, fuzzing).
 func (r *Responder) handle(b []byte, src netip.Addr) []byte {
+	return r.handleWith(&workspace{}, b, src)
+}
+
+// handleWith answers one datagram from src; it returns the reply (which may
+// live in ws), or nil when the datagram is dropped (counted in the statistics).
+func (r *Responder) handleWith(ws *workspace, b []byte, src netip.Addr) []byte {
 	now := r.now()
 	if r.fault.silenced(now) {
 		r.stats.inc(cFaultDrops)
@@ -35,17 +40,17 @@ func (r *Responder) handle(b []byte, src netip.Addr) []byte {
 	}
 	switch gosnmp.SnmpVersion(version) {
 	case gosnmp.Version1, gosnmp.Version2c:
-		return r.handleCommunity(b, src, now)
+		return r.handleCommunity(ws, b, src, now)
 	case gosnmp.Version3:
-		return r.handleV3(b, verEnd, now)
+		return r.handleV3(ws, b, verEnd, now)
 	}
 	r.stats.inc(cInBadVersions)
 	return nil
 }
 
 // handleCommunity answers an SNMPv1 or SNMPv2c message after the community checks.
-func (r *Responder) handleCommunity(b []byte, src netip.Addr, now time.Time) []byte {
-	p, err := decodeCommunity(b)
+func (r *Responder) handleCommunity(ws *workspace, b []byte, src netip.Addr, now time.Time) []byte {
+	p, err := decodeCommunity(ws, b)
 	if err != nil {
 		r.stats.inc(cInASNParseErrs)
 		return nil
@@ -64,7 +69,7 @@ func (r *Responder) handleCommunity(b []byte, src netip.Addr, now time.Time) []b
 		r.stats.inc(cInASNParseErrs) // RFC 3584 section 4.1: no GetBulk in SNMPv1
 		return nil
 	}
-	return r.answer(&request{p: p, limit: r.cfg.MaxMessageSize, write: c.Write}, now)
+	return r.answer(ws, &request{p: p, limit: r.cfg.MaxMessageSize, write: c.Write}, now)
 }
 
 // fromGosnmp converts a request decoded by gosnmp (SNMPv3) to the operations' form.
@@ -112,9 +117,9 @@ func (r *Responder) debug(src netip.Addr, msg string) {
 }
 
 // community returns the configured community named name, or nil.
-func (r *Responder) community(name string) *Community {
+func (r *Responder) community(name []byte) *Community {
 	for i := range r.cfg.Communities {
-		if r.cfg.Communities[i].Name == name {
+		if r.cfg.Communities[i].Name == string(name) {
 			return &r.cfg.Communities[i]
 		}
 	}

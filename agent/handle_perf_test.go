@@ -40,13 +40,14 @@ func BenchmarkHandle(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := netip.MustParseAddr("127.0.0.1")
+	ws := &workspace{}
 	for name, req := range benchRequests(b) {
 		b.Run(name, func(b *testing.B) {
 			buf := bytes.Clone(req)
 			b.ReportAllocs()
 			for b.Loop() {
 				copy(buf, req)
-				if r.handle(buf, src) == nil {
+				if r.handleWith(ws, buf, src) == nil {
 					b.Fatal("no reply")
 				}
 			}
@@ -58,7 +59,7 @@ func BenchmarkHandle(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			copy(buf, req)
-			if r.handle(buf, src) == nil {
+			if r.handleWith(ws, buf, src) == nil {
 				b.Fatal("no reply")
 			}
 		}

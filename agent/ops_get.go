@@ -23,7 +23,7 @@ var (
 
 // opGet answers a GetRequest (RFC 3416 4.2.1; RFC 1157 4.1.2 for SNMPv1).
 func (r *Responder) opGet(v *view, p *pdu) outcome {
-	out := outcome{vars: make([]varbind, 0, len(p.vbs))}
+	out := outcome{vars: v.ws.out[:0]}
 	v1 := p.version == gosnmp.Version1
 	for i, vb := range p.vbs {
 		val, lk := r.tree.get(v, vb.name)
@@ -38,6 +38,7 @@ func (r *Responder) opGet(v *view, p *pdu) outcome {
 		}
 		out.vars = append(out.vars, varbind{vb.name, val})
 	}
+	v.ws.out = out.vars[:0]
 	return out
 }
 
@@ -55,7 +56,7 @@ func (r *Responder) successor(v *view, o OID, v1 bool) (OID, value, bool) {
 
 // opGetNext answers a GetNextRequest: every varbind gets its own successor.
 func (r *Responder) opGetNext(v *view, p *pdu) outcome {
-	out := outcome{vars: make([]varbind, 0, len(p.vbs))}
+	out := outcome{vars: v.ws.out[:0]}
 	v1 := p.version == gosnmp.Version1
 	for i, vb := range p.vbs {
 		n, val, ok := r.successor(v, vb.name, v1)
@@ -69,6 +70,7 @@ func (r *Responder) opGetNext(v *view, p *pdu) outcome {
 			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
 		}
 	}
+	v.ws.out = out.vars[:0]
 	return out
 }
 
@@ -76,7 +78,7 @@ func (r *Responder) opGetNext(v *view, p *pdu) outcome {
 // up to M rounds over the R repeaters, stopping once all reach endOfMibView
 // or the varbinds alone exceed the size limit (the rest is trimmed on encoding).
 func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
-	out := outcome{vars: make([]varbind, 0, p.nonRep+min(p.maxRep, 64)*(len(p.vbs)-p.nonRep))}
+	out := outcome{vars: v.ws.out[:0]}
 	for _, vb := range p.vbs[:p.nonRep] {
 		if s, val, ok := r.tree.next(v, vb.name); ok {
 			out.vars = append(out.vars, varbind{s, val})
@@ -84,7 +86,7 @@ func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
 			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
 		}
 	}
-	cur := make([]OID, 0, len(p.vbs)-p.nonRep)
+	cur := v.ws.cur[:0]
 	for _, vb := range p.vbs[p.nonRep:] {
 		cur = append(cur, vb.name)
 	}
@@ -105,5 +107,6 @@ func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
 			break
 		}
 	}
+	v.ws.cur, v.ws.out = cur[:0], out.vars[:0]
 	return out
 }

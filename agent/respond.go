@@ -12,8 +12,9 @@ import (
 const maxErrorIndex = 255
 
 // answer runs the request's operation on one snapshot and encodes the response.
-func (r *Responder) answer(req *request, now time.Time) []byte {
-	v := &view{r: r, snap: r.snap.Load(), now: now}
+func (r *Responder) answer(ws *workspace, req *request, now time.Time) []byte {
+	ws.v = view{r: r, snap: r.snap.Load(), now: now, ws: ws}
+	v := &ws.v
 	p := req.p
 	var out outcome
 	switch {
@@ -45,7 +46,7 @@ func (r *Responder) answer(req *request, now time.Time) []byte {
 	if req.v3 != nil {
 		return r.encodeV3(req, &out, now)
 	}
-	return r.encodeCommunity(req, &out)
+	return r.encodeCommunity(ws, req, &out)
 }
 
 // communitySize is the encoded size of an SNMPv1/v2c response.
@@ -58,7 +59,7 @@ func communitySize(p *pdu, out *outcome) int {
 // encodeCommunity encodes an SNMPv1/v2c response within the size limit:
 // GETBULK responses lose varbinds from the end, others become tooBig
 // (RFC 3416 4.2.1 and 4.2.3).
-func (r *Responder) encodeCommunity(req *request, out *outcome) []byte {
+func (r *Responder) encodeCommunity(ws *workspace, req *request, out *outcome) []byte {
 	p := req.p
 	size := communitySize(p, out)
 	if size > req.limit && p.typ == gosnmp.GetBulkRequest && out.status == gosnmp.NoError {
@@ -70,9 +71,9 @@ func (r *Responder) encodeCommunity(req *request, out *outcome) []byte {
 	if size > req.limit && !r.tooBig(out, func() int { return communitySize(p, out) }, req.limit) {
 		return nil
 	}
-	b := appendCommunityResponse(make([]byte, 0, communitySize(p, out)), p, out)
+	ws.resp = appendCommunityResponse(ws.resp[:0], p, out)
 	r.countOut(out.status)
-	return b
+	return ws.resp
 }
 
 // tooBig replaces the response with an empty tooBig one, or counts a silent

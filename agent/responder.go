@@ -164,6 +164,7 @@ func (r *Responder) Close() error {
 // connection error ends every worker of that Serve, as the socket is shared.
 func (r *Responder) worker(conn net.PacketConn) error {
 	buf := make([]byte, r.cfg.MaxMessageSize+1)
+	ws := &workspace{}
 	udp, isUDP := conn.(*net.UDPConn)
 	for {
 		var (
@@ -182,7 +183,7 @@ func (r *Responder) worker(conn net.PacketConn) error {
 			_ = conn.Close()
 			return fmt.Errorf("agent: reading requests: %w", err)
 		}
-		reply := r.serveDatagram(buf[:n], src.Addr())
+		reply := r.serveDatagram(ws, buf[:n], src.Addr())
 		if reply == nil {
 			continue
 		}
@@ -201,7 +202,7 @@ func (r *Responder) worker(conn net.PacketConn) error {
 
 // serveDatagram drops oversized datagrams and answers the others, recovering
 // from a panic so that one bad request never stops the agent.
-func (r *Responder) serveDatagram(b []byte, src netip.Addr) (reply []byte) {
+func (r *Responder) serveDatagram(ws *workspace, b []byte, src netip.Addr) (reply []byte) {
 	if len(b) > r.cfg.MaxMessageSize {
 		r.stats.inc(cInPkts)
 		r.stats.inc(cOversized)
@@ -215,7 +216,7 @@ func (r *Responder) serveDatagram(b []byte, src netip.Addr) (reply []byte) {
 			reply = nil
 		}
 	}()
-	return r.handle(b, src)
+	return r.handleWith(ws, b, src)
 }
 
 // addrPort converts a generic net.Addr to an AddrPort (zero if unknown).

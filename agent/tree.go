@@ -19,6 +19,7 @@ type view struct {
 	r    *Responder
 	snap *Snapshot
 	now  time.Time
+	ws   *workspace // where generated OIDs are carved from
 }
 
 // lookup is the outcome of a GET on the registry.
@@ -189,7 +190,7 @@ func (t *table) next(v *view, o OID) (OID, value, bool) {
 			row = t.rowAfter(v.snap, rel[1])
 		}
 		if row < n {
-			return t.entry.Child(c.id, t.key(v.snap, row)), c.read(v, row), true
+			return v.ws.oid(t.entry, c.id, t.key(v.snap, row)), c.read(v, row), true
 		}
 	}
 	return nil, value{}, false

@@ -21,7 +21,7 @@ func TestOIDParseAndOrder(t *testing.T) {
 
 func TestTreeNextAcrossGapsAndTables(t *testing.T) {
 	h := startHarness(t, nil)
-	v := &view{r: h.r, snap: h.r.snap.Load(), now: h.clock.Now()}
+	v := &view{r: h.r, snap: h.r.snap.Load(), now: h.clock.Now(), ws: &workspace{}}
 	cases := []struct{ from, want string }{
 		{"", ".1.3.6.1.2.1.1.1.0"},
 		{".1.3.6.1.2.1.1.8.0", ".1.3.6.1.2.1.11.1.0"},

@@ -93,7 +93,7 @@ func (r *Responder) inTimeWindow(h *v3Header, now time.Time) bool {
 
 // handleV3 runs an SNMPv3 message through the USM checks of RFC 3414
 // section 3.2 and, when they pass, through the PDU operations.
-func (r *Responder) handleV3(b []byte, verEnd int, now time.Time) []byte {
+func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, now time.Time) []byte {
 	h, err := parseV3Header(b, verEnd)
 	if err != nil {
 		r.stats.inc(cInASNParseErrs)
@@ -120,11 +120,11 @@ func (r *Responder) handleV3(b []byte, verEnd int, now time.Time) []byte {
 	case h.level() >= gosnmp.AuthNoPriv && !r.inTimeWindow(h, now):
 		return r.report(h, h.plainRequestID(b), cNotInTimeWindows, u, now)
 	}
-	return r.serveV3(b, h, u, now)
+	return r.serveV3(ws, b, h, u, now)
 }
 
 // serveV3 decodes (and decrypts) an authenticated message and answers it.
-func (r *Responder) serveV3(b []byte, h *v3Header, u *usmUser, now time.Time) []byte {
+func (r *Responder) serveV3(ws *workspace, b []byte, h *v3Header, u *usmUser, now time.Time) []byte {
 	reqID := h.plainRequestID(b)
 	sp := u.params(r, now)
 	sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = uint32(h.boots), uint32(h.time)
@@ -145,7 +145,8 @@ func (r *Responder) serveV3(b []byte, h *v3Header, u *usmUser, now time.Time) []
 	}
 	req := &request{p: p, limit: min(int(h.maxSize), r.cfg.MaxMessageSize), v3: h, user: u,
 		write: u.Write, denied: h.level() < u.level}
-	return r.answer(req, now)
+	ws.reset()
+	return r.answer(ws, req, now)
 }
 
 // reportOID maps a counter to the object a Report PDU carries for it.
