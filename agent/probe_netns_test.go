@@ -79,3 +79,46 @@ func TestProbeInNamespacePartialThenFaulty(t *testing.T) {
 		t.Fatalf("ping error %v, want ErrNoEchoReply", res.PingErr)
 	}
 }
+
+// unprivEnv marks the child process of TestUnprivilegedPingInNamespace.
+const unprivEnv = "DIAGAGENT_PROBE_UNPRIV_CHILD"
+
+// TestUnprivilegedPingInNamespace checks the ICMP datagram socket mode where
+// net.ipv4.ping_group_range allows it: in a namespace of its own (the sysctl
+// is per namespace, so the host is untouched) the test binary runs itself as
+// a child that checks the socket and pings the namespace's loopback.
+func TestUnprivilegedPingInNamespace(t *testing.T) {
+	if os.Getenv(unprivEnv) == "1" {
+		unprivilegedChild(t)
+		return
+	}
+	ns := fmt.Sprintf("diagtest-u%d", os.Getpid())
+	runIP(t, "netns", "add", ns)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", ns).Run() })
+	runIP(t, "-n", ns, "link", "set", "lo", "up")
+	if out, err := exec.Command("ip", "netns", "exec", ns, "sysctl", "-w",
+		"net.ipv4.ping_group_range=0 2147483647").CombinedOutput(); err != nil {
+		t.Fatalf("sysctl in %s: %v\n%s", ns, err, out)
+	}
+	child := exec.Command("ip", "netns", "exec", ns, os.Args[0],
+		"-test.run=^TestUnprivilegedPingInNamespace$", "-test.count=1", "-test.v")
+	child.Env = append(os.Environ(), unprivEnv+"=1")
+	out, err := child.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "unprivileged ping ok") {
+		t.Fatalf("child in %s: %v\n%s", ns, err, out)
+	}
+}
+
+// unprivilegedChild runs inside the namespace: the datagram ICMP socket must
+// open and a ping to loopback must answer in unprivileged mode.
+func unprivilegedChild(t *testing.T) {
+	if err := CheckUnprivilegedICMP(); err != nil {
+		t.Fatalf("CheckUnprivilegedICMP: %v", err)
+	}
+	pg := &ICMPPinger{Privileged: false, Count: 2, Timeout: 2 * time.Second}
+	rtt, err := pg.Ping(probeContext(t), netip.MustParseAddr("127.0.0.1"))
+	if err != nil || rtt <= 0 {
+		t.Fatalf("unprivileged ping: %s, %v", rtt, err)
+	}
+	t.Logf("unprivileged ping ok, rtt %s", rtt)
+}
