@@ -79,6 +79,8 @@ if [ "$ready" = 0 ]; then
 	exit 1
 fi
 servers=(-server "snmpd=127.0.0.1:$port@$snmpd_pid")
+rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+git diff --quiet HEAD -- agent mib scripts/snmpbench 2>/dev/null || rev+=" plus uncommitted changes in agent/, mib/ or scripts/snmpbench/"
 notes=(-note "snmpd: net-snmp $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), run as \`snmpd -f -Lo -C -I -smux -c conf\`; conf: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes")
 
 if [ "$ours" = 1 ]; then
@@ -88,7 +90,7 @@ if [ "$ours" = 1 ]; then
 	pids+=("$ours_pid")
 	ours_addr=$(await_addr "$work/ours.addr")
 	servers+=(-server "ours=$ours_addr@$ours_pid")
-	notes+=(-note "ours: diagagent responder (agent.NewResponder) in \`snmpbench serve -nodes 64\`, snapshot of 64 nodes, GOMAXPROCS default")
+	notes+=(-note "ours: diagagent responder (agent.NewResponder, agent.Default() config, community public) in \`snmpbench serve -nodes 64\`, a published snapshot of 64 nodes and 32 events, built from commit $rev")
 fi
 
 mkfifo "$work/echo.addr"

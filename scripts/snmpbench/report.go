@@ -36,6 +36,26 @@ func WriteReport(w io.Writer, info ReportInfo, res *CompareResult) {
 	writeGrid(w, c, res)
 	writeMemory(w, c, res)
 	writeCeiling(w, c, res)
+	writeMethod(w)
+}
+
+// writeMethod explains how the figures were taken and how to read them.
+func writeMethod(w io.Writer) {
+	fmt.Fprint(w, `## Method
+
+- Every client is a goroutine with its own connected UDP socket that sends one request, waits for the
+  matching reply (request-id checked, error-status must be 0) and only then sends the next (closed loop).
+  Requests are encoded once with gosnmp and only the 4-byte request-id is patched per request.
+- Before the cells, each request is sent once through gosnmp and every varbind of the reply is checked
+  to hold a value (no noSuchObject, noSuchInstance or endOfMibView), so both servers do real lookups.
+- Cells run server after server (A B, then B A in the next repetition) so slow drifts of the shared
+  machine hit both; each figure is the median over the repetitions.
+- req/s counts replies in the measured window; p50/p99 are over every reply of the window.
+- The generator ceiling runs the same generator against a trivial UDP echo server written in Go: it shows
+  the generator can send well beyond the servers' rates, and its p99 is the tail a Go UDP server gets
+  on this machine with no SNMP work at all.
+- RSS is read from /proc/PID/status before the first cell (idle) and after the last.
+`)
 }
 
 // writeRequests lists what each operation asked and what each server answered.
