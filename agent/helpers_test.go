@@ -65,6 +65,9 @@ func testConfig(clock *fakeClock) Config {
 		{Name: "privsha", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
 		{Name: "privsha256", Auth: gosnmp.SHA256, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
 		{Name: "privsha512", Auth: gosnmp.SHA512, AuthPass: authPass, Priv: gosnmp.AES256, PrivPass: privPass},
+		// SHA-1 keys are too short for AES-192/256: these need the key extensions.
+		{Name: "aes192blumenthal", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES192, PrivPass: privPass},
+		{Name: "aes256reeder", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES256C, PrivPass: privPass},
 	}
 	return cfg
 }

@@ -27,6 +27,8 @@ func TestV3SecurityLevels(t *testing.T) {
 		{"authPriv SHA AES", "privsha", "authPriv", "SHA", "AES"},
 		{"authPriv SHA-256 AES", "privsha256", "authPriv", "SHA-256", "AES"},
 		{"authPriv SHA-512 AES-256", "privsha512", "authPriv", "SHA-512", "AES-256"},
+		{"authPriv SHA AES-192 (Blumenthal key extension)", "aes192blumenthal", "authPriv", "SHA", "AES-192"},
+		{"authPriv SHA AES-256-C (Reeder key extension)", "aes256reeder", "authPriv", "SHA", "AES-256-C"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
