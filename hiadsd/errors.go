@@ -10,8 +10,10 @@ var (
 	ErrBadStatus = errors.New("unknown node status")
 	// ErrTestedOnly means a tested-only node was asked to run a testing interval.
 	ErrTestedOnly = errors.New("tested-only node does not test")
-	// ErrBadAlgorithm means an algorithm name is not one of hiadsd, vcube, vring, bruteforce.
+	// ErrBadAlgorithm means an algorithm name is not one ParseAlgorithm knows.
 	ErrBadAlgorithm = errors.New("unknown algorithm")
 	// ErrNoAnswer means the node asked for entries did not answer.
 	ErrNoAnswer = errors.New("node gave no diagnostic information")
+	// ErrNoExecutor means Hi-Comp was given a Tester that cannot run tasks.
+	ErrNoExecutor = errors.New("tester cannot run comparison tasks")
 )

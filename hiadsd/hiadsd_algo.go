@@ -4,14 +4,27 @@ package hiadsd
 // interval while no source is found; s advances by one per interval.
 func (iv *interval) hiadsd() {
 	n := iv.node
+	iv.hierarchical(func(lvl int) bool {
+		rng := clusterRange(n.ID, lvl, n.Config.N)
+		return iv.searchList(ClusterHiADSD(n.ID, lvl, n.Config.N), []Range{rng})
+	})
+}
+
+// hierarchical runs search on the interval's level and, while it finds no
+// source, on the following levels, whose fetches then also ask for the
+// clusters passed; the next interval starts one level up.
+func (iv *interval) hierarchical(search func(lvl int) bool) {
+	n := iv.node
 	l := Levels(n.Config.N)
 	s := n.level()
 	iv.report.Level = s
 	for k := 0; k < l; k++ {
 		lvl := (s-1+k)%l + 1
-		rng := clusterRange(n.ID, lvl, n.Config.N)
-		if iv.searchList(ClusterHiADSD(n.ID, lvl, n.Config.N), []Range{rng}) {
+		if search(lvl) {
 			break
+		}
+		if r := clusterRange(n.ID, lvl, n.Config.N); r.Len() > 0 {
+			iv.passed = append(iv.passed, r)
 		}
 	}
 	n.Next = s%l + 1

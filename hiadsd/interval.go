@@ -5,6 +5,7 @@ type interval struct {
 	node   *Node
 	tester Tester
 	index  map[int]struct{} // ids in report.Tests, built once there are many
+	passed []Range          // clusters tested through without a source; every fetch asks for them too
 	report Report
 }
 
@@ -32,6 +33,12 @@ func (iv *interval) wasTested(id int) bool {
 // test tests j, records the result and applies it to the view.
 func (iv *interval) test(j int) Status {
 	got := iv.tester.Test(j)
+	iv.record(j, got)
+	return got
+}
+
+// record stores a direct verdict on j: in the report and in the view.
+func (iv *interval) record(j int, got Status) {
 	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got})
 	switch {
 	case iv.index != nil:
@@ -43,7 +50,6 @@ func (iv *interval) test(j int) Status {
 		}
 	}
 	iv.set(j, observe(iv.node.View.Get(j), got), Direct)
-	return got
 }
 
 // set stores e for id and reports a status change.
@@ -68,10 +74,36 @@ func (iv *interval) isSource(j int, st Status) bool {
 // its counter catches up. copyAll selects the unit count of copying algorithms.
 // It reports whether j answered.
 func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
+	adopted, ok := iv.fetchWhere(j, ranges, nil)
+	if !ok {
+		return false
+	}
+	if copyAll {
+		iv.report.Units += iv.copied(ranges)
+	} else {
+		iv.report.Units += adopted
+	}
+	return true
+}
+
+// fetchWhere takes j's entries for ranges and merges the newer ones whose id
+// also passes keep (nil keeps all; ids tested now, and every id while the
+// node catches up, pass anyway); it returns how many it adopted and whether j
+// answered. Units are left to the caller.
+func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (int, bool) {
+	switch {
+	case iv.node.CatchUp > 0:
+		ranges = []Range{{Lo: 0, Hi: iv.node.Config.N}}
+	case len(iv.passed) > 0:
+		// Every id there was tested now, so only counters can catch up: a
+		// node that saw a faulty node itself would otherwise keep a lagging
+		// counter that loses every tie (see catchUp).
+		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
+	}
 	got, err := iv.tester.Fetch(j, ranges)
 	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(got), Err: err})
 	if err != nil {
-		return false
+		return 0, false
 	}
 	adopted := 0
 	for _, ie := range got {
@@ -84,17 +116,15 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 			iv.set(id, catchUp(mine, ie.Entry), Direct)
 			continue
 		}
+		if keep != nil && !keep(id) && iv.node.CatchUp == 0 {
+			continue
+		}
 		if ie.Entry.Newer(mine) {
 			iv.set(id, ie.Entry, j)
 			adopted++
 		}
 	}
-	if copyAll {
-		iv.report.Units += iv.copied(ranges)
-	} else {
-		iv.report.Units += adopted
-	}
-	return true
+	return adopted, true
 }
 
 // copied counts the ids in ranges other than this node and those tested.

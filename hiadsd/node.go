@@ -14,6 +14,11 @@ type Node struct {
 	// Next is the Hi-ADSD cluster level (1..L) the next interval starts with;
 	// other algorithms ignore it.
 	Next int
+	// CatchUp counts the intervals left in which every fetch asks for all N
+	// entries; NewNode sets it to Levels(N) for a view that holds some id
+	// Unknown (a restart), so the node's counters reach the system's before it
+	// reports a change with a lagging counter that would lose to older news.
+	CatchUp int
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and
@@ -31,17 +36,26 @@ func NewNode(cfg *Config, id int, view View) (*Node, error) {
 	self := view.Get(id)
 	self.Status = FaultFree
 	view.Set(id, self)
-	return &Node{ID: id, Config: cfg, View: view, Next: 1}, nil
+	n := &Node{ID: id, Config: cfg, View: view, Next: 1}
+	for k := 0; k < cfg.N; k++ {
+		if view.Get(k).Status == Unknown {
+			n.CatchUp = max(Levels(cfg.N), 1)
+			break
+		}
+	}
+	return n, nil
 }
 
 // Step performs one testing interval of the node against t and reports what
 // happened. Fetch failures are recorded in the report and treated as no
-// information; the only error is ErrTestedOnly.
+// information; the errors are ErrTestedOnly, and ErrNoExecutor for Hi-Comp
+// with a Tester that is not an Executor.
 func (n *Node) Step(t Tester) (Report, error) {
 	if n.Config.IsTestedOnly(n.ID) {
 		return Report{}, fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
 	}
 	iv := newInterval(n, t)
+	defer func() { n.CatchUp = max(n.CatchUp-1, 0) }()
 	switch n.Config.Algorithm {
 	case HiADSD:
 		iv.hiadsd()
@@ -49,6 +63,16 @@ func (n *Node) Step(t Tester) (Report, error) {
 		iv.vcube()
 	case VRing:
 		iv.vring()
+	case ADSDwI:
+		iv.adsdwi()
+	case HiADSDDetours:
+		iv.hiadsdDetours()
+	case HiADSDTimestamps:
+		iv.hiadsdTimestamps()
+	case HiComp:
+		if err := iv.hicomp(); err != nil {
+			return iv.report, err
+		}
 	default:
 		iv.bruteForce()
 	}
@@ -77,6 +101,10 @@ func (n *Node) Plan() []int {
 		return n.others()
 	case VRing:
 		return n.prefixUntilTester(n.ring())
+	case HiComp:
+		return Row(n.ID, 1, n.Config.N)
+	case ADSDwI:
+		return n.adsdwiPlan()
 	}
 	l := Levels(n.Config.N)
 	var plan []int

@@ -37,7 +37,19 @@ type Report struct {
 	// vRing copy the whole requested range (seed 002, section 3.3), vCube only
 	// entries newer than the tester's (seed 001, section 7.3), brute force none.
 	Units int
+	// Tasks counts the comparison tasks Hi-Comp sent, each given to two nodes;
+	// its Tests list one verdict per node judged. Zero for the other algorithms.
+	Tasks int
 	// Updates lists the status changes, direct or learned; counter-only
 	// refreshes are applied silently.
 	Updates []Update
+}
+
+// TestCount returns the tests the interval made: Hi-Comp's comparison tasks,
+// or one per tested node for every other algorithm.
+func (r *Report) TestCount() int {
+	if r.Tasks > 0 {
+		return r.Tasks
+	}
+	return len(r.Tests)
 }

@@ -1,16 +1,20 @@
 package hiadsd
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Network is an in-memory system of N nodes with true states, for the
 // simulator and the tests. Nodes start converged (every view holds everyone
 // fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
 type Network struct {
 	cfg   *Config
-	state []Status  // the truth: FaultFree, Faulty or Partial
-	nodes []*Node   // nil for tested-only nodes
-	views []Sparse  // the nodes' views, side by side for locality
-	buf   []IDEntry // reused by every Fetch; Step reads it before the next call
+	state []Status   // the truth: FaultFree, Faulty or Partial
+	nodes []*Node    // nil for tested-only nodes
+	views []Sparse   // the nodes' views, side by side for locality
+	buf   []IDEntry  // reused by every Fetch; Step reads it before the next call
+	rng   *rand.Rand // what faulty nodes answer to Hi-Comp's tasks
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -18,7 +22,8 @@ func NewNetwork(cfg *Config) (*Network, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]Sparse, cfg.N)}
+	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]Sparse, cfg.N),
+		rng: rand.New(rand.NewPCG(1, 2))}
 	for id := range nw.state {
 		nw.state[id] = FaultFree
 		if !cfg.IsTestedOnly(id) {
@@ -40,6 +45,9 @@ func (nw *Network) boot(id int, def Entry) error {
 	nw.nodes[id] = n
 	return nil
 }
+
+// Reseed restarts the random source of faulty nodes' task outputs from seed.
+func (nw *Network) Reseed(seed uint64) { nw.rng = rand.New(rand.NewPCG(seed, 2)) }
 
 // Config returns the shared configuration.
 func (nw *Network) Config() *Config { return nw.cfg }
@@ -112,4 +120,16 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	}
 	p.nw.buf = out
 	return out, nil
+}
+
+// Run returns j's output for a Hi-Comp task: the right one from a fault-free
+// node, otherwise a random value with j+1 in its low 20 bits, so it differs
+// from the right output and from every other node's (assertion 2 of seed 004,
+// section 3.1, for N below 2^20).
+func (p probe) Run(j int, task uint64) uint64 {
+	want := TaskOutput(task)
+	if p.nw.state[j] == FaultFree {
+		return want
+	}
+	return want ^ (p.nw.rng.Uint64()<<20 | uint64(j+1))
 }

@@ -1,0 +1,43 @@
+package hiadsd
+
+import "testing"
+
+// TestRestartedTesterCatchesUp replays a history that once left a node wrong
+// for good: node 1 restarts, sees node 0 faulty from an all-unknown view
+// (counter 0 while the others hold 1), and on node 0's repair announced
+// "fault-free 1", which lost the tie to everyone's "faulty 1". Node 1 only
+// ever hears of node 0 by testing it, so only the catch-up fetches of a
+// restarted node bring its counter level.
+func TestRestartedTesterCatchesUp(t *testing.T) {
+	nw, err := NewNetwork(&Config{N: 4, Algorithm: HiADSD})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := []struct {
+		node   int
+		status Status
+		rounds [][]int // the order the testing nodes step in, round by round
+	}{
+		{0, Faulty, [][]int{{3, 2, 1}, {2, 3, 1}}},
+		{1, Faulty, [][]int{{3, 2}, {3, 2}}},
+		{1, FaultFree, [][]int{{2, 3, 1}, {2, 1, 3}}},
+		{0, FaultFree, [][]int{{3, 2, 0, 1}, {0, 3, 1, 2}, {1, 0, 2, 3}, {1, 2, 0, 3}}},
+	}
+	for _, h := range history {
+		if err := nw.SetState(h.node, h.status); err != nil {
+			t.Fatal(err)
+		}
+		for _, order := range h.rounds {
+			for _, id := range order {
+				if _, err := nw.Node(id).Step(nw.Tester(id)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for holder := 1; holder < 4; holder++ {
+		if got := nw.View(holder).Get(0).Status; got != FaultFree {
+			t.Errorf("node %d holds node 0 %v after its repair was diagnosable, want fault-free", holder, got)
+		}
+	}
+}
