@@ -1,0 +1,127 @@
+package lan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// StartAgent runs diagagent for id k (0-based) in host k's namespace; its
+// JSON log goes to agent<k+1>.log and its status changes to Events.
+func (c *Cluster) StartAgent(k int) error {
+	if c.agents[k] != nil {
+		return fmt.Errorf("lan: agent %d is already running", k+1)
+	}
+	log, err := os.OpenFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)),
+		os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("lan: %w", err)
+	}
+	p, err := Start(c.Net.Hosts[k], log, c.record, c.Bin, "-config", c.conf, "-id", strconv.Itoa(k))
+	if err != nil {
+		log.Close()
+		return err
+	}
+	go func() { <-p.Done(); log.Close() }()
+	c.agents[k] = p
+	return nil
+}
+
+// StartAgents runs every agent and waits until each answers snmpwalk.
+func (c *Cluster) StartAgents(timeout time.Duration) error {
+	for k := range c.agents {
+		if err := c.StartAgent(k); err != nil {
+			return err
+		}
+	}
+	for k := range c.agents {
+		if err := c.AwaitAnswer(k, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AwaitAnswer waits until agent k answers a walk of its diagTree.
+func (c *Cluster) AwaitAnswer(k int, timeout time.Duration) error {
+	_, err := c.Poll(timeout, func() bool {
+		_, err := c.Statuses(k)
+		return err == nil
+	})
+	if err != nil {
+		return fmt.Errorf("lan: agent %d does not answer: %w", k+1, err)
+	}
+	return nil
+}
+
+// StopAgent ends agent k with SIGTERM; its host stays up (partial).
+func (c *Cluster) StopAgent(k int) error {
+	p := c.agents[k]
+	if p == nil {
+		return fmt.Errorf("lan: agent %d is not running", k+1)
+	}
+	c.agents[k] = nil
+	return p.Stop(5 * time.Second)
+}
+
+// Agent returns agent k's process, nil when it is not running.
+func (c *Cluster) Agent(k int) *Proc { return c.agents[k] }
+
+// record turns an agent's log line into an Event.
+func (c *Cluster) record(line string) {
+	ev, ok := ParseEvent(line, time.Now())
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	c.events = append(c.events, ev)
+	close(c.wake)
+	c.wake = make(chan struct{})
+	c.mu.Unlock()
+}
+
+// StartPrinter runs net-snmp's snmpd in the printer's namespace, answering
+// the community "printers", and waits until it answers.
+func (c *Cluster) StartPrinter() error {
+	if c.printer != nil {
+		return fmt.Errorf("lan: the printer is already running")
+	}
+	addr := c.Net.Addrs[c.Agents].String()
+	conf := filepath.Join(c.Dir, "printer-snmpd.conf")
+	lines := fmt.Sprintf("agentaddress udp:%s:161\nrocommunity printers 198.18.0.0/16\n", addr)
+	if err := os.WriteFile(conf, []byte(lines), 0o600); err != nil {
+		return fmt.Errorf("lan: %w", err)
+	}
+	bin, err := netSNMP("snmpd")
+	if err != nil {
+		return err
+	}
+	log, err := os.OpenFile(filepath.Join(c.Dir, "printer.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("lan: %w", err)
+	}
+	c.printer, err = Start(c.Net.Hosts[c.Agents], log, nil, "env", "MIBS=",
+		"SNMP_PERSISTENT_DIR="+filepath.Join(c.Dir, "printer-persist"), bin, "-f", "-Lo", "-C", "-I", "-smux", "-c", conf)
+	if err != nil {
+		log.Close()
+		return err
+	}
+	go func(p *Proc) { <-p.Done(); log.Close() }(c.printer)
+	_, err = c.Poll(10*time.Second, func() bool {
+		_, err := c.snmp("snmpget", "printers", addr+":161", "-Oqv", ".1.3.6.1.2.1.1.3.0")
+		return err == nil
+	})
+	return err
+}
+
+// StopPrinter ends the printer's snmpd; the host still answers ping.
+func (c *Cluster) StopPrinter() error {
+	if c.printer == nil {
+		return fmt.Errorf("lan: the printer is not running")
+	}
+	p := c.printer
+	c.printer = nil
+	return p.Stop(5 * time.Second)
+}

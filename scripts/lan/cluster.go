@@ -1,0 +1,165 @@
+package lan
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// Spec is what a Cluster is made of and how its agents are tuned.
+type Spec struct {
+	Tag         string // short word in the namespace names ("ci", "exp")
+	Bin         string // the diagagent binary
+	Dir         string // working directory: configuration, logs, state
+	Algorithm   string // hiadsd, vcube, vring or bruteforce
+	Agents      int    // hosts running diagagent
+	Printer     bool   // add a host running snmpd, listed as tested-only
+	Interval    time.Duration
+	Timeout     time.Duration // test.timeout
+	Retries     int           // test.retries
+	PingTimeout time.Duration
+	PingCount   int
+}
+
+// Cluster is a LAN with one diagagent per host, a printer and a station.
+type Cluster struct {
+	Spec
+	Net     *Net
+	Station *Station
+	conf    string
+	agents  []*Proc
+	printer *Proc
+
+	mu     sync.Mutex
+	events []Event
+	wake   chan struct{} // closed and replaced when an event arrives
+}
+
+// NewCluster builds the namespaces, starts the station and the printer and
+// writes the shared configuration; StartAgent runs the agents. On error
+// everything made so far is removed.
+func NewCluster(s Spec) (*Cluster, error) {
+	if s.Agents < 2 {
+		return nil, fmt.Errorf("lan: %d agents: want at least 2", s.Agents)
+	}
+	hosts := s.Agents + 1 // the station
+	if s.Printer {
+		hosts++
+	}
+	nw, err := Build(s.Tag, hosts)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{Spec: s, Net: nw, agents: make([]*Proc, s.Agents), wake: make(chan struct{})}
+	if err := c.setUp(); err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
+}
+
+// setUp starts the station and printer and writes the configuration.
+func (c *Cluster) setUp() error {
+	st := c.Net.Hosts[len(c.Net.Hosts)-1]
+	log, err := os.Create(filepath.Join(c.Dir, "snmptrapd.log"))
+	if err != nil {
+		return fmt.Errorf("lan: %w", err)
+	}
+	c.Station, err = StartStation(st, c.StationAddr()+":162", c.Dir, log)
+	if err != nil {
+		return err
+	}
+	if c.Printer {
+		if err := c.StartPrinter(); err != nil {
+			return err
+		}
+	}
+	return c.writeConfig()
+}
+
+// StationAddr is the station's address; it also runs the harness's snmpwalks.
+func (c *Cluster) StationAddr() string { return c.Net.Addrs[len(c.Net.Addrs)-1].String() }
+
+// Nodes is the number of NodeIDs in the configuration (agents and printer).
+func (c *Cluster) Nodes() int {
+	if c.Printer {
+		return c.Agents + 1
+	}
+	return c.Agents
+}
+
+// PrinterNode is the printer's NodeID (1-based), 0 without a printer.
+func (c *Cluster) PrinterNode() int {
+	if !c.Printer {
+		return 0
+	}
+	return c.Agents + 1
+}
+
+// writeConfig writes the one configuration file every agent reads.
+func (c *Cluster) writeConfig() error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "algorithm: %s\ninterval: %s\n", c.Algorithm, c.Interval)
+	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n")
+	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: %d\n",
+		c.Timeout, c.Retries, c.PingTimeout, c.PingCount)
+	b.WriteString("nodes:\n")
+	for k := 0; k < c.Agents; k++ {
+		fmt.Fprintf(&b, "  - {address: %s, port: 161}\n", c.Net.Addrs[k])
+	}
+	if c.Printer {
+		fmt.Fprintf(&b, "  - {address: %s, port: 161, tested_only: true, community: printers, name: printer}\n",
+			c.Net.Addrs[c.Agents])
+	}
+	fmt.Fprintf(&b, "traps: {nms: \"%s:162\", kind: trap}\n", c.StationAddr())
+	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
+		filepath.Join(c.Dir, "state{id}"))
+	c.conf = filepath.Join(c.Dir, "diagagent.yaml")
+	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("lan: write configuration: %w", err)
+	}
+	return nil
+}
+
+// RoundTime is the longest a testing round can last: the slowest jittered
+// interval (interval + 10%) plus one full test of a silent peer.
+func (c *Cluster) RoundTime() time.Duration {
+	budget := c.Timeout*time.Duration(c.Retries+1) + c.PingTimeout
+	return c.Interval*11/10 + budget
+}
+
+// Bound is how long diagnosing one event may take: the algorithm's bound in
+// rounds plus the round in progress when the event happened.
+func (c *Cluster) Bound() time.Duration {
+	a, err := hiadsd.ParseAlgorithm(c.Algorithm)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(hiadsd.LatencyBound(a, c.Nodes())+1) * c.RoundTime()
+}
+
+// Close stops every process the cluster started, by PID, and removes the
+// namespaces. It may be called more than once.
+func (c *Cluster) Close() error {
+	var errs []error
+	for k, p := range c.agents {
+		if p != nil {
+			errs = append(errs, p.Stop(5*time.Second))
+			c.agents[k] = nil
+		}
+	}
+	if c.printer != nil {
+		errs = append(errs, c.printer.Stop(5*time.Second))
+		c.printer = nil
+	}
+	if c.Station != nil {
+		c.Station.Stop()
+	}
+	errs = append(errs, c.Net.Close())
+	return errors.Join(errs...)
+}

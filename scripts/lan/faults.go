@@ -1,0 +1,105 @@
+package lan
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// lossTable is the nftables table SetLoss installs inside a host's namespace.
+const lossTable = "diaglan_loss"
+
+// LinkDown takes host k's interface down inside its namespace: the host
+// neither answers SNMP nor ping, so testers diagnose it faulty.
+func (nw *Net) LinkDown(k int) error {
+	return ip("-n", nw.Hosts[k], "link", "set", "eth0", "down")
+}
+
+// LinkUp brings host k's interface back up (the repair of LinkDown).
+func (nw *Net) LinkUp(k int) error {
+	return ip("-n", nw.Hosts[k], "link", "set", "eth0", "up")
+}
+
+// SetLoss drops pct percent of the packets host k receives, at random and
+// independently (nftables numgen, since these kernels have no netem); with
+// loss on every host each datagram is lost with probability pct/100 once.
+// pct 0 removes the rule.
+func (nw *Net) SetLoss(k, pct int) error {
+	if pct < 0 || pct > 100 {
+		return fmt.Errorf("lan: loss %d%%: want 0 to 100", pct)
+	}
+	ns := nw.Hosts[k]
+	if _, had := nw.loss[k]; had {
+		if err := nft(ns, "delete table inet "+lossTable); err != nil {
+			return err
+		}
+		delete(nw.loss, k)
+	}
+	if pct == 0 {
+		return nil
+	}
+	match := fmt.Sprintf("numgen random mod 100 < %d ", pct)
+	if pct == 100 {
+		match = "" // nftables refuses "< 100" on a mod-100 value
+	}
+	script := fmt.Sprintf("add table inet %[1]s\n"+
+		"add chain inet %[1]s input { type filter hook input priority 0; policy accept; }\n"+
+		"add rule inet %[1]s input iifname \"eth0\" %[2]scounter drop\n", lossTable, match)
+	if err := nft(ns, script); err != nil {
+		return err
+	}
+	nw.loss[k] = pct
+	return nil
+}
+
+// SetLossAll applies SetLoss to every host.
+func (nw *Net) SetLossAll(pct int) error {
+	for k := range nw.Hosts {
+		if err := nw.SetLoss(k, pct); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LossDrops returns how many packets host k's loss rule has dropped so far,
+// read from its counter; 0 when the host has no rule.
+func (nw *Net) LossDrops(k int) (int, error) {
+	if _, had := nw.loss[k]; !had {
+		return 0, nil
+	}
+	out, err := exec.Command("ip", "netns", "exec", nw.Hosts[k], "nft", "list", "table", "inet", lossTable).Output()
+	if err != nil {
+		return 0, fmt.Errorf("lan: nft list in %s: %w", nw.Hosts[k], err)
+	}
+	return parseDropCounter(string(out))
+}
+
+// parseDropCounter finds "counter packets N" on the drop rule's line.
+func parseDropCounter(s string) (int, error) {
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.Contains(l, "drop") {
+			continue
+		}
+		var n int
+		if i := strings.Index(l, "counter packets "); i >= 0 {
+			if _, err := fmt.Sscanf(l[i:], "counter packets %d", &n); err == nil {
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("lan: no drop counter in nft output: %q", s)
+}
+
+// nft feeds script to nft -f - inside namespace ns.
+func nft(ns, script string) error {
+	var out bytes.Buffer
+	cmd := exec.Command("ip", "netns", "exec", ns, "nft", "-f", "-")
+	cmd.Stdin = strings.NewReader(script)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("lan: nft in %s: %w: %s", ns, err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

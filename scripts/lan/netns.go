@@ -1,0 +1,167 @@
+package lan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// NamePrefix starts the name of every namespace this package creates; the
+// creating process's PID follows, so parallel runs never collide.
+const NamePrefix = "diaglan-"
+
+// ErrNotRoot is returned by Build when the process cannot create namespaces.
+var ErrNotRoot = errors.New("lan: creating network namespaces needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN)")
+
+// Net is a LAN of hosts, each a network namespace with one interface eth0 on
+// a bridge that lives in a namespace of its own (the switch).
+type Net struct {
+	Prefix string   // "diaglan-<pid>-<tag>"
+	Switch string   // namespace holding bridge br0
+	Hosts  []string // host namespaces, in address order
+	Addrs  []netip.Addr
+	loss   map[int]int // host index -> loss in percent
+}
+
+// prefixLen is the length of the network every Net uses, 198.18.0.0/16; it
+// exists only inside the LAN's namespaces, never in the caller's.
+const prefixLen = 16
+
+// HostAddr returns the address of host k: 198.18.<(k+1)/256>.<(k+1)%256>.
+func HostAddr(k int) netip.Addr {
+	v := k + 1
+	return netip.AddrFrom4([4]byte{198, 18, byte(v >> 8), byte(v)})
+}
+
+// Build creates a switch and n hosts named <NamePrefix><pid>-<tag>-... and
+// brings every link up. On error it removes what it created.
+func Build(tag string, n int) (*Net, error) {
+	if os.Geteuid() != 0 {
+		return nil, ErrNotRoot
+	}
+	if n < 1 || n > 60000 {
+		return nil, fmt.Errorf("lan: %d hosts: want 1 to 60000", n)
+	}
+	if err := SweepStale(); err != nil {
+		return nil, err
+	}
+	nw := &Net{Prefix: fmt.Sprintf("%s%d-%s", NamePrefix, os.Getpid(), tag), loss: map[int]int{}}
+	nw.Switch = nw.Prefix + "-sw"
+	if err := nw.build(n); err != nil {
+		nw.Close()
+		return nil, err
+	}
+	return nw, nil
+}
+
+// build makes the switch namespace and every host.
+func (nw *Net) build(n int) error {
+	if err := ip("netns", "add", nw.Switch); err != nil {
+		return err
+	}
+	if err := ip("-n", nw.Switch, "link", "add", "br0", "type", "bridge"); err != nil {
+		return err
+	}
+	if err := ip("-n", nw.Switch, "link", "set", "br0", "up"); err != nil {
+		return err
+	}
+	for k := 0; k < n; k++ {
+		if err := nw.addHost(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addHost creates host k's namespace and its veth pair to the bridge.
+func (nw *Net) addHost(k int) error {
+	ns := fmt.Sprintf("%s-h%d", nw.Prefix, k)
+	if err := ip("netns", "add", ns); err != nil {
+		return err
+	}
+	nw.Hosts, nw.Addrs = append(nw.Hosts, ns), append(nw.Addrs, HostAddr(k))
+	port := fmt.Sprintf("p%d", k)
+	steps := [][]string{
+		{"-n", nw.Switch, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns},
+		{"-n", nw.Switch, "link", "set", port, "master", "br0", "up"},
+		{"-n", ns, "link", "set", "lo", "up"},
+		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", HostAddr(k), prefixLen), "dev", "eth0"},
+		{"-n", ns, "link", "set", "eth0", "up"},
+	}
+	for _, s := range steps {
+		if err := ip(s...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close deletes every namespace of the LAN (their veths go with them). The
+// caller stops the processes it started inside first.
+func (nw *Net) Close() error {
+	var errs []error
+	for _, ns := range append(append([]string(nil), nw.Hosts...), nw.Switch) {
+		if err := ip("netns", "del", ns); err != nil && !strings.Contains(err.Error(), "No such file") {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SweepStale deletes namespaces named by NamePrefix whose creating process
+// no longer exists, after killing whatever still runs inside them.
+func SweepStale() error {
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		return fmt.Errorf("lan: ip netns list: %w", err)
+	}
+	var errs []error
+	for _, l := range strings.Split(string(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || !strings.HasPrefix(f[0], NamePrefix) || ownerAlive(f[0]) {
+			continue
+		}
+		killInside(f[0])
+		if err := ip("netns", "del", f[0]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ownerAlive reports whether the PID in a namespace name is a running process.
+func ownerAlive(ns string) bool {
+	rest := strings.TrimPrefix(ns, NamePrefix)
+	pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+	if err != nil {
+		return true // not ours to judge
+	}
+	return pid == os.Getpid() || syscall.Kill(pid, 0) == nil
+}
+
+// killInside kills, by PID, the processes a dead run left in namespace ns.
+func killInside(ns string) {
+	out, _ := exec.Command("ip", "netns", "pids", ns).Output()
+	for _, f := range strings.Fields(string(out)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// ip runs one iproute2 command; its error carries the command and its output.
+func ip(args ...string) error {
+	var out bytes.Buffer
+	cmd := exec.Command("ip", args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("ip %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}

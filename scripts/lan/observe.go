@@ -1,0 +1,161 @@
+package lan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrTimeout is returned when a condition a caller waits for does not hold in time.
+var ErrTimeout = errors.New("lan: timed out")
+
+// snmp runs a net-snmp tool from the station's namespace and returns its output.
+func (c *Cluster) snmp(tool, community, addr string, args ...string) (string, error) {
+	bin, err := netSNMP(tool)
+	if err != nil {
+		return "", err
+	}
+	all := append([]string{"netns", "exec", c.Net.Hosts[len(c.Net.Hosts)-1], "env", "MIBS=", bin,
+		"-v2c", "-c", community, "-t", "0.5", "-r", "1", "-On", addr}, args...)
+	var out bytes.Buffer
+	cmd := exec.Command("ip", all...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("lan: %s %s: %w: %s", tool, addr, err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
+// Statuses walks agent k's nodeStatus column with snmpwalk: NodeID -> status.
+func (c *Cluster) Statuses(k int) (map[int]int, error) {
+	addr := c.Net.Addrs[k].String() + ":161"
+	out, err := c.snmp("snmpwalk", "public", addr, "-Oq", ".1.3.6.1.4.1.200.1.1.1.3")
+	if err != nil {
+		return nil, err
+	}
+	return parseStatusWalk(out)
+}
+
+// parseStatusWalk reads "-Oqn" snmpwalk lines of the nodeStatus column.
+func parseStatusWalk(out string) (map[int]int, error) {
+	const col = ".1.3.6.1.4.1.200.1.1.1.3."
+	got := map[int]int{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 2 || !strings.HasPrefix(f[0], col) {
+			return nil, fmt.Errorf("lan: unexpected snmpwalk line %q", l)
+		}
+		id, err1 := strconv.Atoi(strings.TrimPrefix(f[0], col))
+		st, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("lan: unexpected snmpwalk line %q", l)
+		}
+		got[id] = st
+	}
+	return got, nil
+}
+
+// AllSee reports whether every agent in observers holds each NodeID of
+// nodes at status want (0, 1 or 2), by walking each agent's table.
+func (c *Cluster) AllSee(observers, nodes []int, want int) bool {
+	for _, k := range observers {
+		st, err := c.Statuses(k)
+		if err != nil {
+			return false
+		}
+		for _, n := range nodes {
+			if st[n] != want {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Poll checks cond every 100 ms until it holds or timeout passes, and
+// returns how long it took.
+func (c *Cluster) Poll(timeout time.Duration, cond func() bool) (time.Duration, error) {
+	start := time.Now()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return time.Since(start), fmt.Errorf("%w after %v", ErrTimeout, timeout)
+		}
+	}
+	return time.Since(start), nil
+}
+
+// Mark returns the number of events so far, to look at later ones only.
+func (c *Cluster) Mark() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.events)
+}
+
+// Events returns a copy of the events from index from on.
+func (c *Cluster) Events(from int) []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Event(nil), c.events[min(from, len(c.events)):]...)
+}
+
+// WaitEvents waits up to timeout until cond holds for the events from index
+// from on; it is checked again each time an agent logs a status change.
+func (c *Cluster) WaitEvents(timeout time.Duration, from int, cond func([]Event) bool) error {
+	deadline := time.After(timeout)
+	for {
+		c.mu.Lock()
+		evs, wake := c.events[min(from, len(c.events)):], c.wake
+		ok := cond(evs)
+		c.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-deadline:
+			return fmt.Errorf("%w after %v", ErrTimeout, timeout)
+		}
+	}
+}
+
+// Learned returns, for each observer, when it first logged each of nodes at
+// status want among evs, and whether every observer has done so for every
+// node and still holds it (no later event about it says otherwise).
+func Learned(evs []Event, observers, nodes []int, want string) (last time.Time, ok bool) {
+	for _, o := range observers {
+		for _, n := range nodes {
+			at, holds := learnedBy(evs, o, n, want)
+			if !holds {
+				return time.Time{}, false
+			}
+			if at.After(last) {
+				last = at
+			}
+		}
+	}
+	return last, true
+}
+
+// learnedBy finds when observer o (0-based agent id) first logged node n as
+// want, and whether its latest event about n still says want.
+func learnedBy(evs []Event, o, n int, want string) (at time.Time, holds bool) {
+	for _, e := range evs {
+		if e.Self != o+1 || e.Node != n {
+			continue
+		}
+		if e.New == want && at.IsZero() {
+			at = e.At
+		}
+		holds = e.New == want
+	}
+	return at, holds && !at.IsZero()
+}

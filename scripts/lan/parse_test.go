@@ -1,0 +1,62 @@
+package lan
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseEvent(t *testing.T) {
+	at := time.Unix(100, 0)
+	line := `{"address":"198.18.0.3","counter":1,"how":"direct","level":"info","msg":"node status changed",` +
+		`"new":"faulty","node":3,"old":"fault-free","self":1,"seq":4,"time":"2026-11-21T06:00:00Z"}`
+	ev, ok := ParseEvent(line, at)
+	want := Event{At: at, Self: 1, Node: 3, Old: "fault-free", New: "faulty", How: "direct"}
+	if !ok || ev != want {
+		t.Fatalf("ParseEvent = %+v, %v; want %+v", ev, ok, want)
+	}
+	for _, bad := range []string{"", "not json", `{"msg":"diagagent started","self":1}`,
+		`{"msg":"node status changed","self":1}`} {
+		if _, ok := ParseEvent(bad, at); ok {
+			t.Errorf("ParseEvent(%q) accepted a line that is no status change", bad)
+		}
+	}
+}
+
+func TestParseStatusWalk(t *testing.T) {
+	got, err := parseStatusWalk(".1.3.6.1.4.1.200.1.1.1.3.1 0\n.1.3.6.1.4.1.200.1.1.1.3.2 2\n")
+	if err != nil || len(got) != 2 || got[1] != 0 || got[2] != 2 {
+		t.Fatalf("parseStatusWalk = %v, %v", got, err)
+	}
+	for _, bad := range []string{".1.3.6.1.4.1.200.1.1.1.4.1 0", ".1.3.6.1.4.1.200.1.1.1.3.x 0", "Timeout: No Response"} {
+		if _, err := parseStatusWalk(bad); err == nil {
+			t.Errorf("parseStatusWalk(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestParseDropCounter(t *testing.T) {
+	out := "table inet diaglan_loss {\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n" +
+		"\t\tiifname \"eth0\" numgen random mod 100 < 5 counter packets 17 bytes 1200 drop\n\t}\n}\n"
+	if n, err := parseDropCounter(out); err != nil || n != 17 {
+		t.Fatalf("parseDropCounter = %d, %v; want 17", n, err)
+	}
+	if _, err := parseDropCounter("table inet x {}"); err == nil {
+		t.Fatal("parseDropCounter found a counter in a table without one")
+	}
+}
+
+func TestLearned(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	ev := func(s, self, node int, st string) Event {
+		return Event{At: t0.Add(time.Duration(s) * time.Second), Self: self, Node: node, New: st}
+	}
+	evs := []Event{ev(1, 1, 5, "partial"), ev(2, 2, 5, "partial"), ev(3, 3, 5, "faulty")}
+	if _, ok := Learned(evs, []int{0, 1, 2}, []int{5}, "partial"); ok {
+		t.Fatal("agent 3 holds node 5 faulty, yet Learned says all hold it partial")
+	}
+	evs = append(evs, ev(4, 3, 5, "partial"))
+	last, ok := Learned(evs, []int{0, 1, 2}, []int{5}, "partial")
+	if !ok || !last.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("Learned = %v, %v; want every agent at 4 s", last, ok)
+	}
+}

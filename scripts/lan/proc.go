@@ -1,0 +1,108 @@
+package lan
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// ErrExited is returned when a process ended before it was asked to.
+var ErrExited = errors.New("lan: process exited")
+
+// Proc is a program running inside a namespace, started by Start.
+type Proc struct {
+	Name string
+	NS   string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Start runs name with args inside namespace ns (ip netns exec replaces itself
+// with the program, so the PID is the program's). Every line it writes to
+// stdout or stderr goes to log (if not nil) and to each line func, in order.
+// The program is killed if this process dies first (Pdeathsig).
+func Start(ns string, log io.Writer, line func(string), name string, args ...string) (*Proc, error) {
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, name}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("lan: pipe for %s: %w", name, err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, fmt.Errorf("lan: start %s in %s: %w", name, ns, err)
+	}
+	pw.Close()
+	p := &Proc{Name: name, NS: ns, cmd: cmd, done: make(chan struct{})}
+	go p.pump(pr, log, line)
+	return p, nil
+}
+
+// pump copies the program's output line by line until it exits.
+func (p *Proc) pump(r io.ReadCloser, log io.Writer, line func(string)) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if log != nil {
+			fmt.Fprintln(log, sc.Text())
+		}
+		if line != nil {
+			line(sc.Text())
+		}
+	}
+	r.Close()
+	_ = p.cmd.Wait()
+	close(p.done)
+}
+
+// PID is the program's process id.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
+// Done is closed when the program has exited and its output is read.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Freeze stops the program with SIGSTOP: its host still answers ping, its
+// sockets stay open but nothing reads them.
+func (p *Proc) Freeze() error { return p.signal(syscall.SIGSTOP) }
+
+// Thaw resumes a frozen program with SIGCONT.
+func (p *Proc) Thaw() error { return p.signal(syscall.SIGCONT) }
+
+func (p *Proc) signal(sig syscall.Signal) error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("%s in %s: %w", p.Name, p.NS, ErrExited)
+	default:
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("lan: signal %v to %s: %w", sig, p.Name, err)
+	}
+	return nil
+}
+
+// Stop sends SIGTERM (after SIGCONT, in case it is frozen) and waits up to
+// grace for the exit, then kills it. Stopping an exited program is a no-op.
+func (p *Proc) Stop(grace time.Duration) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(grace):
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+	return fmt.Errorf("lan: %s in %s ignored SIGTERM for %v and was killed", p.Name, p.NS, grace)
+}
