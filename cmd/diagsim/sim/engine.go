@@ -48,6 +48,7 @@ func newEngine(opt Options) (*engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}
+	nw.Reseed(opt.Seed)
 	e := &engine{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)), nw: nw,
 		gen: make([]uint32, opt.N), counts: make([]int32, opt.N), trackers: make([]*tracker, len(opt.Events))}
 	for i, ev := range opt.Events {
@@ -162,7 +163,7 @@ func (e *engine) interval(it item) error {
 		return fmt.Errorf("node %d at %v: %w", it.node, e.now, err)
 	}
 	e.counts[it.node]++
-	e.tests += len(rep.Tests)
+	e.tests += rep.TestCount()
 	e.units += rep.Units
 	for _, t := range e.trackers {
 		if t != nil {

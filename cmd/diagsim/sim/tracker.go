@@ -45,7 +45,7 @@ func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network) {
 	if !t.open {
 		return
 	}
-	if t.owes(id, nw) && nw.View(id).Get(t.ev.Node).Status == t.ev.Kind.Status() {
+	if t.owes(id, nw) && nw.View(id).Get(t.ev.Node).Status == nw.Config().Algorithm.Sees(t.ev.Kind.Status()) {
 		k := int(counts[id] - t.start[id])
 		t.k[id] = int32(k)
 		t.hist[k]++
