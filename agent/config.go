@@ -34,7 +34,8 @@ type Config struct {
 	// MaxMessageSize is snmpEngineMaxMessageSize: the largest datagram accepted and
 	// the largest response sent (v3 also honours the manager's msgMaxSize).
 	MaxMessageSize int
-	// Workers is the number of requests handled at once.
+	// Workers is the number of SNMPv3 requests handled at once, besides the
+	// reading goroutine that answers SNMPv1/v2c requests itself.
 	Workers int
 	// SysDescr, SysContact, SysName and SysLocation are the MIB-II system strings.
 	SysDescr, SysContact, SysName, SysLocation string
@@ -80,7 +81,7 @@ func Default() Config {
 	return Config{
 		EngineBoots:    1,
 		MaxMessageSize: 1472,
-		Workers:        2 * runtime.GOMAXPROCS(0),
+		Workers:        runtime.GOMAXPROCS(0),
 		SysDescr:       "diagagent: distributed fault-management agent (Hi-ADSD)",
 	}
 }

@@ -115,38 +115,6 @@ func (r *Responder) engineTime(now time.Time) uint32 {
 	return uint32(now.Sub(r.start) / time.Second)
 }
 
-// Serve answers requests arriving on conn with Config.Workers workers until
-// conn fails or Close is called, and closes conn; after Close it returns nil,
-// or ErrClosed if the responder was closed before Serve began.
-func (r *Responder) Serve(conn net.PacketConn) error {
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		_ = conn.Close()
-		return ErrClosed
-	}
-	r.conns[conn] = struct{}{}
-	r.wg.Add(1)
-	r.mu.Unlock()
-	defer r.wg.Done()
-
-	errs := make(chan error, r.cfg.Workers)
-	var wg sync.WaitGroup
-	for range r.cfg.Workers {
-		wg.Go(func() { errs <- r.worker(conn) })
-	}
-	wg.Wait()
-	close(errs)
-	r.mu.Lock()
-	closed := r.closed
-	delete(r.conns, conn)
-	r.mu.Unlock()
-	if closed {
-		return nil
-	}
-	return <-errs
-}
-
 // Close stops every Serve call, closing their connections, and waits for them.
 func (r *Responder) Close() error {
 	r.mu.Lock()
@@ -158,46 +126,6 @@ func (r *Responder) Close() error {
 	r.mu.Unlock()
 	r.wg.Wait()
 	return errors.Join(errs...)
-}
-
-// worker reads and answers datagrams until the connection fails; any
-// connection error ends every worker of that Serve, as the socket is shared.
-func (r *Responder) worker(conn net.PacketConn) error {
-	buf := make([]byte, r.cfg.MaxMessageSize+1)
-	ws := &workspace{}
-	udp, isUDP := conn.(*net.UDPConn)
-	for {
-		var (
-			n    int
-			src  netip.AddrPort
-			addr net.Addr
-			err  error
-		)
-		if isUDP {
-			n, src, err = udp.ReadFromUDPAddrPort(buf)
-		} else {
-			n, addr, err = conn.ReadFrom(buf)
-			src = addrPort(addr)
-		}
-		if err != nil {
-			_ = conn.Close()
-			return fmt.Errorf("agent: reading requests: %w", err)
-		}
-		reply := r.serveDatagram(ws, buf[:n], src.Addr())
-		if reply == nil {
-			continue
-		}
-		if isUDP {
-			_, err = udp.WriteToUDPAddrPort(reply, src)
-		} else {
-			_, err = conn.WriteTo(reply, addr)
-		}
-		if err != nil {
-			r.log.WithError(err).WithField("dst", src).Debug("snmp: cannot send response")
-			continue
-		}
-		r.stats.inc(cOutPkts)
-	}
 }
 
 // serveDatagram drops oversized datagrams and answers the others, recovering
@@ -219,14 +147,3 @@ func (r *Responder) serveDatagram(ws *workspace, b []byte, src netip.Addr) (repl
 	return r.handleWith(ws, b, src)
 }
 
-// addrPort converts a generic net.Addr to an AddrPort (zero if unknown).
-func addrPort(a net.Addr) netip.AddrPort {
-	if u, ok := a.(*net.UDPAddr); ok {
-		return u.AddrPort()
-	}
-	if a == nil {
-		return netip.AddrPort{}
-	}
-	ap, _ := netip.ParseAddrPort(a.String())
-	return ap
-}
