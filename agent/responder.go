@@ -146,4 +146,3 @@ func (r *Responder) serveDatagram(ws *workspace, b []byte, src netip.Addr) (repl
 	}()
 	return r.handleWith(ws, b, src)
 }
-
