@@ -36,6 +36,9 @@ type Cluster struct {
 	agents  []*Proc
 	printer *Proc
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu     sync.Mutex
 	events []Event
 	wake   chan struct{} // closed and replaced when an event arrives
@@ -144,8 +147,15 @@ func (c *Cluster) Bound() time.Duration {
 }
 
 // Close stops every process the cluster started, by PID, and removes the
-// namespaces. It may be called more than once.
+// namespaces. It may be called more than once, also from another goroutine
+// (a signal handler); later calls return the first one's result.
 func (c *Cluster) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+// close does the work of Close once.
+func (c *Cluster) close() error {
 	var errs []error
 	for k, p := range c.agents {
 		if p != nil {

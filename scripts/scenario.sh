@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# make scenario: seed 002's 37-node experiment (section 5.3) on a LAN of network
+# namespaces, for Hi-ADSD and vCube at a 2 s interval: a fault (SIGSTOP, SNMP
+# silent, host answers ping) at node 16, then 35, then 20 and 21 together, then
+# all four repaired. Prints a markdown table beside the paper's figures.
+#   scripts/scenario.sh                          # the experiment (about 3 minutes)
+#   scripts/scenario.sh -mode soak -loss 1,5     # false suspicions under packet loss
+# Any lanrun flag may follow (scripts/lan/cmd/lanrun -h). Needs root. Everything
+# it creates (namespaces diaglan-<pid>-*, processes inside) is removed on exit,
+# failure or Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(id -u)" -ne 0 ]; then
+	echo "scenario: needs root to create network namespaces (run it with sudo)" >&2
+	exit 1
+fi
+for tool in ip nft snmpwalk snmpget; do
+	command -v "$tool" >/dev/null || { echo "scenario: $tool is missing; run scripts/test-deps.sh" >&2; exit 1; }
+done
+work=$(mktemp -d /tmp/diaglan-scenario.XXXXXX)
+go build -o "$work/diagagent" ./cmd/diagagent
+go build -o "$work/lanrun" ./scripts/lan/cmd/lanrun
+cleanup() {
+	trap - EXIT INT TERM
+	# lanrun removes its LAN itself; this catches a lanrun that was killed.
+	"$work/lanrun" -mode sweep || true
+	echo "scenario: logs and agent state kept in $work" >&2
+}
+trap cleanup EXIT INT TERM
+"$work/lanrun" -bin "$work/diagagent" -dir "$work" "$@"
