@@ -126,3 +126,20 @@ func assertLines(t *testing.T, out string, want []string) {
 		}
 	}
 }
+
+func TestResponseTooBig(t *testing.T) {
+	h := startHarness(t, func(c *Config) { c.MaxMessageSize = minMessageSize })
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = mib.SysDescr0
+	}
+	for _, args := range [][]string{h.v2(roCommunity, many...), h.v1(roCommunity, append([]string{"-Cf"}, many...)...)} {
+		out, err := h.run(t, "snmpget", args...)
+		if err == nil || !strings.Contains(out, "tooBig") {
+			t.Errorf("%s: want tooBig, got err=%v:\n%s", args[0], err, out)
+		}
+	}
+	if got := h.r.Stats().OutTooBigs; got != 2 {
+		t.Errorf("snmpOutTooBigs = %d, want 2", got)
+	}
+}

@@ -68,7 +68,7 @@ func (r *Responder) encodeCommunity(ws *workspace, req *request, out *outcome) [
 			size = communitySize(p, out)
 		}
 	}
-	if size > req.limit && !r.tooBig(out, func() int { return communitySize(p, out) }, req.limit) {
+	if size > req.limit && !r.tooBig(p, out, func() int { return communitySize(p, out) }, req.limit) {
 		return nil
 	}
 	ws.resp = appendCommunityResponse(ws.resp[:0], p, out)
@@ -76,11 +76,15 @@ func (r *Responder) encodeCommunity(ws *workspace, req *request, out *outcome) [
 	return ws.resp
 }
 
-// tooBig replaces the response with an empty tooBig one, or counts a silent
-// drop and reports false when even that does not fit.
-func (r *Responder) tooBig(out *outcome, size func() int, limit int) bool {
+// tooBig replaces the response with a tooBig one, or counts a silent drop and
+// reports false when even that does not fit. SNMPv2 sends no varbinds (RFC 3416
+// 4.2.1); SNMPv1 echoes the request's (RFC 1157 4.1.2).
+func (r *Responder) tooBig(p *pdu, out *outcome, size func() int, limit int) bool {
 	r.stats.inc(cOutTooBigs)
 	out.vars, out.status, out.index = nil, gosnmp.TooBig, 0
+	if p.version == gosnmp.Version1 {
+		out.vars = p.vbs
+	}
 	if size() > limit {
 		r.stats.inc(cSilentDrops)
 		return false
@@ -114,7 +118,7 @@ func (r *Responder) encodeV3(req *request, out *outcome, now time.Time) []byte {
 		b, err = resp.MarshalMsg()
 	}
 	if err == nil && len(b) > req.limit {
-		if !r.tooBig(out, func() int { return 0 }, req.limit) {
+		if !r.tooBig(req.p, out, func() int { return 0 }, req.limit) {
 			return nil
 		}
 		resp.Error, resp.ErrorIndex, resp.Variables = gosnmp.TooBig, 0, nil
