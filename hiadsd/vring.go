@@ -1,6 +1,14 @@
 package hiadsd
 
 // vring tests i+1, i+2, ... until a source, and copies everything from it.
+// It walks the ring in place: building the N-1 list each interval made the
+// simulator allocate N^2 ids per round.
 func (iv *interval) vring() {
-	iv.searchList(iv.node.ring(), []Range{{Lo: 0, Hi: iv.node.Config.N}})
+	n := iv.node
+	all := []Range{{Lo: 0, Hi: n.Config.N}}
+	for k := 1; k < n.Config.N; k++ {
+		if j := (n.ID + k) % n.Config.N; iv.isSource(j, iv.test(j)) && iv.fetch(j, all, true) {
+			return
+		}
+	}
 }

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // Exit codes.
@@ -27,8 +27,12 @@ type request struct {
 	plotPath string
 }
 
-// run is main without the process: it parses args, simulates and writes output.
+// run is main without the process: it parses args, simulates and writes
+// output; a first argument "compare" runs the comparison instead.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return runCompare(args[1:], stdout, stderr)
+	}
 	req, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -84,7 +88,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	fs := flag.NewFlagSet("diagsim", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported in one line by run
 	def := sim.Default()
-	algos := fs.String("algo", "hiadsd", "algorithm(s): hiadsd, vcube, vring, bruteforce; a comma list runs each")
+	algos := fs.String("algo", "hiadsd", "algorithm(s): hiadsd, vcube, vring, bruteforce, adsdwi, hiadsd-detours, hiadsd-timestamps, hicomp; a comma list runs each")
 	n := fs.Int("n", def.N, "number of nodes")
 	starts := fs.String("start", "sync", "start: sync (all begin with cluster 1 at time 0) or random; a comma list runs each")
 	seed := fs.Uint64("seed", def.Seed, "random seed")
