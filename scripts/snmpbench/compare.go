@@ -78,7 +78,7 @@ func Compare(ctx context.Context, c CompareConfig) (*CompareResult, error) {
 		}
 		for _, cell := range res.Cells {
 			for _, s := range order {
-				r, err := RunLoad(ctx, c.loadConfig(s, cell))
+				r, err := measuredLoad(ctx, c.loadConfig(s, cell), s.PID)
 				if err != nil {
 					return nil, fmt.Errorf("%s %s x%d: %w", s.Name, cell.Op, cell.Clients, err)
 				}
@@ -88,6 +88,32 @@ func Compare(ctx context.Context, c CompareConfig) (*CompareResult, error) {
 	}
 	readMemory(c.Servers, res.After)
 	return res, c.measureCeiling(ctx, res)
+}
+
+// measuredLoad runs one cell and adds the CPU time per reply of the server
+// (when its pid is known) and of this generator.
+func measuredLoad(ctx context.Context, cfg LoadConfig, pid int) (LoadResult, error) {
+	var srv0 time.Duration
+	if pid != 0 {
+		var err error
+		if srv0, err = ProcessCPU(pid); err != nil {
+			return LoadResult{}, err
+		}
+	}
+	gen0 := SelfCPU()
+	r, err := RunLoad(ctx, cfg)
+	if err != nil || r.Replies == 0 {
+		return r, err
+	}
+	r.GenCPU = (SelfCPU() - gen0) / time.Duration(r.Replies)
+	if pid != 0 {
+		srv1, err := ProcessCPU(pid)
+		if err != nil {
+			return r, err
+		}
+		r.ServerCPU = (srv1 - srv0) / time.Duration(r.Replies)
+	}
+	return r, nil
 }
 
 // checkAll verifies each server answers each operation with real values.
@@ -151,17 +177,24 @@ func Median(rs []LoadResult) LoadResult {
 		return out
 	}
 	rates := make([]float64, len(rs))
-	p50 := make([]time.Duration, len(rs))
-	p99 := make([]time.Duration, len(rs))
+	p50, p99 := make([]time.Duration, len(rs)), make([]time.Duration, len(rs))
+	srv, gen := make([]time.Duration, len(rs)), make([]time.Duration, len(rs))
 	for i, r := range rs {
-		rates[i], p50[i], p99[i] = r.Rate, r.P50, r.P99
+		rates[i], p50[i], p99[i], srv[i], gen[i] = r.Rate, r.P50, r.P99, r.ServerCPU, r.GenCPU
+		out.Replies += r.Replies
 		out.Errors += r.Errors
 		out.Requests += r.Requests
 		out.Bytes = max(out.Bytes, r.Bytes)
 	}
 	sort.Float64s(rates)
-	sort.Slice(p50, func(a, b int) bool { return p50[a] < p50[b] })
-	sort.Slice(p99, func(a, b int) bool { return p99[a] < p99[b] })
-	out.Rate, out.P50, out.P99 = rates[len(rs)/2], p50[len(rs)/2], p99[len(rs)/2]
+	out.Rate = rates[len(rs)/2]
+	out.P50, out.P99 = medianDuration(p50), medianDuration(p99)
+	out.ServerCPU, out.GenCPU = medianDuration(srv), medianDuration(gen)
 	return out
+}
+
+// medianDuration sorts ds and returns its middle element.
+func medianDuration(ds []time.Duration) time.Duration {
+	sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
+	return ds[len(ds)/2]
 }

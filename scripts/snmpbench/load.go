@@ -30,14 +30,19 @@ type LoadResult struct {
 	P50      time.Duration // median latency
 	P99      time.Duration // 99th percentile latency
 	Bytes    int           // size of one reply datagram
+	Replies  int           // replies including the warm-up, for CPU cost per reply
+	// ServerCPU and GenCPU are CPU time per reply (warm-up included) of the
+	// server and of this generator; zero when not measured.
+	ServerCPU, GenCPU time.Duration
 }
 
 // clientStats is what one client goroutine gathered.
 type clientStats struct {
-	lat   []time.Duration
-	errs  int
-	bytes int
-	err   error
+	lat     []time.Duration
+	errs    int
+	bytes   int
+	replies int
+	err     error
 }
 
 // RunLoad drives cfg.Clients closed-loop clients and merges their figures.
@@ -64,9 +69,10 @@ func RunLoad(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		all = append(all, s.lat...)
 		res.Errors += s.errs
 		res.Bytes = max(res.Bytes, s.bytes)
+		res.Replies += s.replies
 	}
 	out := summarize(all, res.Errors, cfg.Duration)
-	out.Bytes = res.Bytes
+	out.Bytes, out.Replies = res.Bytes, res.Replies
 	return out, nil
 }
 
@@ -104,6 +110,9 @@ func runClient(ctx context.Context, cfg LoadConfig, idBase uint32, from, stop ti
 		size, err := exchange(conn, tpl, tpl.SetID(n), buf, t0.Add(cfg.Timeout))
 		if err != nil {
 			return clientStats{err: err}
+		}
+		if size > 0 {
+			st.replies++
 		}
 		if t0.Before(from) {
 			continue

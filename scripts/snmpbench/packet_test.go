@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -89,5 +90,19 @@ func TestParseServer(t *testing.T) {
 		if _, err := parseServer(bad); !errors.Is(err, ErrUsage) {
 			t.Errorf("parseServer(%q) = %v, want ErrUsage", bad, err)
 		}
+	}
+}
+
+func TestProcessCPU(t *testing.T) {
+	own, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// /proc counts in 10 ms ticks; getrusage is exact, so allow one tick.
+	if self := SelfCPU(); own < 0 || own > self+clockTick {
+		t.Fatalf("ProcessCPU(self) = %s, getrusage = %s", own, self)
+	}
+	if _, err := ProcessCPU(-1); err == nil {
+		t.Fatal("ProcessCPU(-1) succeeded")
 	}
 }

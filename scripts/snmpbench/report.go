@@ -34,6 +34,7 @@ func WriteReport(w io.Writer, info ReportInfo, res *CompareResult) {
 	fmt.Fprintln(w)
 	writeRequests(w, c, res)
 	writeGrid(w, c, res)
+	writeCPU(w, c, res)
 	writeMemory(w, c, res)
 	writeCeiling(w, c, res)
 	writeMethod(w)
@@ -103,6 +104,37 @@ func writeGrid(w io.Writer, c CompareConfig, res *CompareResult) {
 	}
 	fmt.Fprintln(w)
 }
+
+// writeCPU prints the CPU time each server and the generator spent per reply.
+func writeCPU(w io.Writer, c CompareConfig, res *CompareResult) {
+	head, sep := "| op | clients |", "|---|---:|"
+	for _, s := range c.Servers {
+		head += fmt.Sprintf(" %[1]s µs/reply | generator µs/reply (vs %[1]s) |", s.Name)
+		sep += "---:|---:|"
+	}
+	base := c.Servers[0].Name
+	for _, s := range c.Servers[1:] {
+		head += fmt.Sprintf(" %s/%s |", s.Name, base)
+		sep += "---:|"
+	}
+	fmt.Fprintf(w, "## CPU time per reply (medians; /proc/PID/stat for servers, getrusage for the generator)\n\n%s\n%s\n", head, sep)
+	for _, cell := range res.Cells {
+		row := fmt.Sprintf("| %s | %d |", cell.Op, cell.Clients)
+		for _, s := range c.Servers {
+			m := Median(res.Runs[s.Name][cell])
+			row += fmt.Sprintf(" %.1f | %.1f |", micros(m.ServerCPU), micros(m.GenCPU))
+		}
+		b := Median(res.Runs[base][cell])
+		for _, s := range c.Servers[1:] {
+			row += fmt.Sprintf(" %s |", ratio(float64(Median(res.Runs[s.Name][cell]).ServerCPU), float64(b.ServerCPU)))
+		}
+		fmt.Fprintln(w, row)
+	}
+	fmt.Fprintln(w)
+}
+
+// micros converts d to fractional microseconds.
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // writeMemory prints VmRSS/VmHWM before and after the load.
 func writeMemory(w io.Writer, c CompareConfig, res *CompareResult) {

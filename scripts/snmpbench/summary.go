@@ -16,6 +16,9 @@ type SummaryRow struct {
 	P99us   int64   `json:"p99_us"`
 	Errors  int     `json:"errors"`
 	Bytes   int     `json:"reply_bytes"`
+	// SrvCPUus and GenCPUus are CPU microseconds per reply of the server and the generator.
+	SrvCPUus float64 `json:"server_cpu_us_per_reply"`
+	GenCPUus float64 `json:"generator_cpu_us_per_reply"`
 }
 
 // Summarize lists the medians of every cell and server.
@@ -25,7 +28,8 @@ func Summarize(c CompareConfig, res *CompareResult) []SummaryRow {
 		for _, s := range c.Servers {
 			m := Median(res.Runs[s.Name][cell])
 			out = append(out, SummaryRow{Server: s.Name, Op: cell.Op, Clients: cell.Clients, Rate: m.Rate,
-				P50us: m.P50.Microseconds(), P99us: m.P99.Microseconds(), Errors: m.Errors, Bytes: m.Bytes})
+				P50us: m.P50.Microseconds(), P99us: m.P99.Microseconds(), Errors: m.Errors, Bytes: m.Bytes,
+				SrvCPUus: micros(m.ServerCPU), GenCPUus: micros(m.GenCPU)})
 		}
 	}
 	return out
