@@ -28,14 +28,15 @@ invocation="scripts/bench-snmp.sh"
 
 work=$(mktemp -d)
 pids=()
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+cleanup() { # newest first, so the load stops before the servers do
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill "${pids[$i]}" 2>/dev/null || true
+		wait "${pids[$i]}" 2>/dev/null || true
 	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 go build -o "$work/snmpbench" ./scripts/snmpbench
 bench="$work/snmpbench"
@@ -100,7 +101,11 @@ echo_addr=$(await_addr "$work/echo.addr")
 
 timing=(-reps 3 -warmup 1s -duration 5s)
 [ "$quick" = 1 ] && timing=(-reps 1 -warmup 200ms -duration 1s)
+# In the background so that INT/TERM reach the trap at once (bash defers traps
+# until a foreground child ends); the compare process is stopped by the cleanup too.
 "$bench" compare "${servers[@]}" "${notes[@]}" "${timing[@]}" -ceiling "$echo_addr" \
-	-command "$invocation" -out "$out" "${extra[@]}"
+	-command "$invocation" -out "$out" "${extra[@]}" &
+pids+=("$!")
+wait "$!"
 [ "$out" != - ] && echo "bench-snmp: wrote $out" >&2
 exit 0
