@@ -60,6 +60,9 @@ func RunLoad(ctx context.Context, cfg LoadConfig) (LoadResult, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return LoadResult{}, fmt.Errorf("load interrupted: %w", err)
+	}
 	var all []time.Duration
 	res := LoadResult{}
 	for _, s := range stats {
