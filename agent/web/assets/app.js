@@ -1,0 +1,263 @@
+// The dashboard: renders /api/v1/state and keeps it current from the
+// server-sent events of /api/v1/stream, polling when streaming fails.
+"use strict";
+(function () {
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const CIRCLE_MAX = 128; // above this many nodes: a grid, edges of one node only
+  const POLL_MS = 2000;
+  const W = 640, H = 400;
+  const STATUSES = ["fault-free", "partial", "faulty", "unknown"];
+  const $ = (id) => document.getElementById(id);
+  const ui = { n: -1, mode: "", rows: [], keys: [], gnodes: [], pos: [], radius: 0, selected: 0, state: null };
+
+  function html(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function svg(tag, attrs) {
+    const e = document.createElementNS(SVGNS, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+
+  function clock(iso) {
+    if (!iso) return "never";
+    return new Date(iso).toLocaleTimeString([], { hour12: false });
+  }
+
+  function label(n) {
+    return n.name ? "node " + n.id + " (" + n.name + ")" : "node " + n.id;
+  }
+
+  // Header, counts and station.
+  function renderStatus(st) {
+    const self = st.self;
+    $("self-name").textContent = "· " + label(self) + " · " + self.address;
+    $("meta").textContent = st.algorithm + " · interval " + st.interval + " · " + st.nodes +
+      " nodes · started " + clock(st.started) + " · last event #" + st.lastEventSeq;
+    const up = $("up");
+    up.dataset.up = st.up ? "yes" : "no";
+    up.textContent = st.up ? "diagnosis loop up" : "diagnosis loop stalled";
+    for (const s of STATUSES) $("count-" + s).textContent = st.counts[s] || 0;
+    const inUse = st.stations.find((s) => s.inUse);
+    const station = $("station");
+    station.textContent = inUse ? inUse.address : st.stations.length ? "none usable" : "none set";
+    station.title = st.stations.map((s) => s.address + (s.usable ? "" : " (faulty)")).join(", ") +
+      " · nmsID counter " + st.nmsCounter;
+  }
+
+  // Node table: rows are built once per node count, then only changed cells are written.
+  function renderNodes(nodes, selfID) {
+    const body = document.querySelector("#nodes tbody");
+    if (ui.rows.length !== nodes.length) {
+      body.textContent = "";
+      ui.rows = nodes.map((n) => {
+        const tr = html("tr");
+        tr.id = "node-" + n.id;
+        for (let k = 0; k < 8; k++) tr.appendChild(html("td"));
+        body.appendChild(tr);
+        return tr;
+      });
+      ui.keys = [];
+    }
+    nodes.forEach((n, k) => {
+      const key = [n.status, n.role, n.lastChange, n.how, n.counter, n.name, n.address].join("|");
+      if (ui.keys[k] === key) return;
+      ui.keys[k] = key;
+      const tr = ui.rows[k], c = tr.children;
+      tr.dataset.status = n.status;
+      tr.classList.toggle("self", n.id === selfID);
+      c[0].textContent = n.id;
+      c[1].textContent = n.name || "";
+      c[2].textContent = n.address;
+      c[3].textContent = "";
+      c[3].appendChild(html("span", "pill " + n.status, n.status));
+      c[4].textContent = n.role;
+      c[5].textContent = clock(n.lastChange);
+      c[5].title = n.lastChange || "";
+      c[6].textContent = n.how;
+      c[7].textContent = n.counter;
+    });
+    applyFilter();
+  }
+
+  function applyFilter() {
+    const q = $("filter").value.trim().toLowerCase();
+    for (const tr of ui.rows) tr.classList.toggle("hidden", q !== "" && !tr.textContent.toLowerCase().includes(q));
+  }
+
+  // Graph layout: nodes on a circle up to CIRCLE_MAX, else a compact grid.
+  function layout(n) {
+    ui.mode = n <= CIRCLE_MAX ? "circle" : "grid";
+    ui.pos = [];
+    if (ui.mode === "circle") {
+      const R = Math.min(W, H) / 2 - 26;
+      ui.radius = Math.max(5, Math.min(15, (Math.PI * R) / n / 1.3));
+      for (let k = 0; k < n; k++) {
+        const a = -Math.PI / 2 + (2 * Math.PI * k) / n;
+        ui.pos.push([W / 2 + R * Math.cos(a), H / 2 + R * Math.sin(a)]);
+      }
+      return;
+    }
+    const cols = Math.ceil(Math.sqrt((n * W) / H)), rows = Math.ceil(n / cols);
+    const cell = Math.min(W / cols, H / rows);
+    ui.radius = cell * 0.4;
+    for (let k = 0; k < n; k++) {
+      ui.pos.push([(k % cols) * cell + cell / 2, Math.floor(k / cols) * cell + cell / 2]);
+    }
+  }
+
+  function buildGraph(nodes, selfID) {
+    const g = $("graph");
+    g.textContent = "";
+    g.setAttribute("viewBox", "0 0 " + W + " " + H);
+    layout(nodes.length);
+    const defs = svg("defs", {});
+    for (const id of ["arrow", "arrow-hot"]) {
+      const m = svg("marker", { id: id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+      m.appendChild(svg("path", { d: "M0,0 L10,5 L0,10 z" }));
+      defs.appendChild(m);
+    }
+    g.appendChild(defs);
+    g.appendChild(svg("g", { id: "edges" }));
+    const layer = svg("g", { id: "gnodes" });
+    const r = ui.radius;
+    ui.gnodes = nodes.map((n, k) => {
+      const [x, y] = ui.pos[k];
+      const grp = svg("g", { class: "n", id: "g-node-" + n.id });
+      grp.appendChild(n.role === "tested-only"
+        ? svg("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, rx: 2 })
+        : svg("circle", { cx: x, cy: y, r: r }));
+      if (r >= 8) grp.appendChild(svg("text", { x: x, y: y })).textContent = n.id;
+      const t = svg("title", {});
+      grp.appendChild(t);
+      grp.classList.toggle("self", n.id === selfID);
+      grp.addEventListener("click", () => select(n.id));
+      layer.appendChild(grp);
+      return grp;
+    });
+    g.appendChild(layer);
+    ui.n = nodes.length;
+  }
+
+  function select(id) {
+    ui.selected = ui.selected === id ? 0 : id;
+    if (ui.state) renderGraph(ui.state);
+  }
+
+  function renderGraph(st) {
+    const nodes = st.nodes, selfID = st.status.self.id;
+    if (ui.n !== nodes.length) buildGraph(nodes, selfID);
+    nodes.forEach((n, k) => {
+      const grp = ui.gnodes[k];
+      grp.dataset.status = n.status;
+      grp.classList.toggle("selected", n.id === ui.selected);
+      grp.lastChild.textContent = label(n) + " · " + n.address + " · " + n.status + " · " + n.role;
+    });
+    const focus = ui.selected || (ui.mode === "grid" ? selfID : 0);
+    const layer = $("edges");
+    layer.textContent = "";
+    let count = 0;
+    for (const t of st.graph.tests) {
+      for (const j of t.tested) {
+        count++;
+        const hot = focus !== 0 && (t.id === focus || j === focus);
+        if (ui.mode === "grid" && !hot) continue;
+        layer.appendChild(edge(t.id - 1, j - 1, hot && ui.mode === "circle"));
+      }
+    }
+    let note = st.status.algorithm + (st.status.algorithm === "vcube" ? " hypercube, dimension " + st.graph.dimensions : "") +
+      " · " + count + " tests this interval";
+    if (ui.mode === "grid") note += " · edges of node " + focus + " (click a node)";
+    $("graph-note").textContent = note;
+  }
+
+  // edge draws an arrow from tester a to tested b, stopping at b's border.
+  function edge(a, b, hot) {
+    const [x1, y1] = ui.pos[a], [x2, y2] = ui.pos[b];
+    const d = Math.hypot(x2 - x1, y2 - y1) || 1, r = ui.radius + 2;
+    const l = svg("line", { x1: x1 + ((x2 - x1) * r) / d, y1: y1 + ((y2 - y1) * r) / d,
+      x2: x2 - ((x2 - x1) * r) / d, y2: y2 - ((y2 - y1) * r) / d, "marker-end": hot ? "url(#arrow-hot)" : "url(#arrow)" });
+    if (hot) l.classList.add("hot");
+    return l;
+  }
+
+  function renderEvents(events, nodes) {
+    const list = $("events");
+    list.textContent = "";
+    for (let k = events.length - 1; k >= 0 && k >= events.length - 60; k--) {
+      const e = events[k], n = nodes[e.node - 1] || { id: e.node };
+      const li = html("li");
+      li.dataset.seq = e.seq;
+      li.dataset.status = e.status;
+      li.appendChild(html("time", "", clock(e.time))).title = e.time;
+      const what = html("span", "what", label(n) + " ");
+      what.appendChild(html("span", "pill " + e.status, e.status));
+      li.appendChild(what);
+      const why = e.detector ? "seen directly by node " + e.detector : "learned from another node";
+      li.appendChild(html("span", "why", "#" + e.seq + " · was " + e.prev + " · " + why + " · counter " + e.counter));
+      list.appendChild(li);
+    }
+  }
+
+  function render(st) {
+    ui.state = st;
+    renderStatus(st.status);
+    renderNodes(st.nodes, st.status.self.id);
+    renderGraph(st);
+    renderEvents(st.events, st.nodes);
+    document.body.dataset.state = "ready";
+  }
+
+  // Live updates: server-sent events, polling while the stream is down.
+  let poller = null, failures = 0;
+
+  function setMode(m) {
+    $("conn").dataset.mode = m;
+    $("conn").textContent = m === "live" ? "live" : m;
+    document.body.dataset.mode = m;
+  }
+
+  function poll() {
+    fetch("/api/v1/state", { cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error("HTTP " + r.status))))
+      .then((st) => { render(st); setMode("polling"); })
+      .catch(() => setMode("offline"));
+  }
+
+  function startPolling() {
+    if (poller !== null) return;
+    poll();
+    poller = setInterval(poll, POLL_MS);
+  }
+
+  function stopPolling() {
+    if (poller === null) return;
+    clearInterval(poller);
+    poller = null;
+  }
+
+  function connect() {
+    if (!window.EventSource) {
+      startPolling();
+      return;
+    }
+    const es = new EventSource("/api/v1/stream");
+    es.addEventListener("state", (e) => {
+      failures = 0;
+      stopPolling();
+      setMode("live");
+      render(JSON.parse(e.data));
+    });
+    es.onerror = () => {
+      failures++;
+      if (failures >= 2 || es.readyState === EventSource.CLOSED) startPolling();
+    };
+  }
+
+  $("filter").addEventListener("input", applyFilter);
+  connect();
+})();

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// fakeSource is a Source whose snapshot a test replaces.
+type fakeSource struct {
+	mu       sync.Mutex
+	snap     *agent.Snapshot
+	graph    [][]int
+	stations []traps.Station
+	started  time.Time
+}
+
+func (f *fakeSource) Snapshot() *agent.Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap
+}
+
+func (f *fakeSource) Graph() [][]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.graph
+}
+
+func (f *fakeSource) Stations() []traps.Station { return f.stations }
+func (f *fakeSource) Started() time.Time        { return f.started }
+
+// set publishes a new snapshot.
+func (f *fakeSource) set(s *agent.Snapshot) {
+	f.mu.Lock()
+	f.snap = s
+	f.mu.Unlock()
+}
+
+// fourNodes is a view of four nodes seen by node 1: node 3 partial (seen
+// directly at 2.5 s), node 4 a tested-only printer.
+func fourNodes() (*fakeSource, config.Config) {
+	cfg := config.Default()
+	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
+	for k := 1; k <= 4; k++ {
+		cfg.Nodes = append(cfg.Nodes, config.Node{Address: netip.AddrFrom4([4]byte{127, 0, 0, byte(k)}), Port: 161})
+	}
+	cfg.Nodes[0].Name, cfg.Nodes[3].TestedOnly = "alpha", true
+	started := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+	rows := make([]agent.NodeRow, 4)
+	for k := range rows {
+		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: mib.StatusFaultFree, Counter: 1,
+			TestedOnly: cfg.Nodes[k].TestedOnly, LastChange: 100, How: mib.SourceLearned}
+	}
+	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = mib.StatusPartial, 2, 250, mib.SourceDirect
+	evs := []agent.Event{
+		{Seq: 1, NodeID: 2, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
+		{Seq: 2, NodeID: 3, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
+		{Seq: 3, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},
+	}
+	src := &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
+		stations: []traps.Station{{Addr: "192.0.2.9:162", Usable: false}, {Addr: "192.0.2.10:162", Usable: true}},
+		snap:     &agent.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
+	return src, cfg
+}
+
+// newTestServer builds a Server over the four-node view.
+func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
+	t.Helper()
+	src, cfg := fourNodes()
+	o.Config, o.Source = cfg, src
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, src
+}
+
+// get sends one request to h and returns the status code and body.
+func get(t *testing.T, h http.Handler, method, target string) (*http.Response, string) {
+	t.Helper()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(method, target, nil))
+	res := w.Result()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}

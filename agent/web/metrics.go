@@ -1,0 +1,77 @@
+package web
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// Metrics holds what only the testing intervals tell (tests, their
+// durations, entries received, intervals) and the registry /metrics serves.
+type Metrics struct {
+	reg       *prometheus.Registry
+	tests     *prometheus.CounterVec
+	testTime  prometheus.Histogram
+	entries   prometheus.Counter
+	fetches   *prometheus.CounterVec
+	intervals prometheus.Counter
+	took      prometheus.Histogram
+}
+
+// NewMetrics makes the interval metrics and a registry with them and the Go
+// runtime and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		tests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_tests_total",
+			Help: "Tests of peers this agent made, by outcome (fault-free, faulty, partial, unknown)."}, []string{"outcome"}),
+		testTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_test_duration_seconds",
+			Help:    "Duration of one test of a peer: SNMP GET, then ICMP echo when needed.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+		entries: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_entries_received_total",
+			Help: "Diagnostic units (one node's entry) this agent took from the nodes it tested."}),
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_fetches_total",
+			Help: "Reads of a tested node's diagnostic information, by result (ok, error)."}, []string{"result"}),
+		intervals: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_intervals_total",
+			Help: "Testing intervals (this agent's share of a testing round) completed."}),
+		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
+			Help:    "Duration of one testing interval: tests, reads and recording.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+	}
+	for s := mib.StatusFaultFree; s.Valid(); s++ {
+		m.tests.WithLabelValues(statusName(s))
+	}
+	m.fetches.WithLabelValues("ok")
+	m.fetches.WithLabelValues("error")
+	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is where /metrics gathers from; tests and embedders may add to it.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// ObserveInterval counts one testing interval: its tests with their
+// outcomes and durations, the reads of diagnostic information and the
+// entries they brought.
+func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]agent.ProbeResult, took time.Duration) {
+	for _, p := range probes {
+		m.tests.WithLabelValues(statusName(p.Status)).Inc()
+		m.testTime.Observe(p.Duration.Seconds())
+	}
+	for _, f := range rep.Fetches {
+		if f.Err != nil {
+			m.fetches.WithLabelValues("error").Inc()
+		} else {
+			m.fetches.WithLabelValues("ok").Inc()
+		}
+	}
+	m.entries.Add(float64(rep.Units))
+	m.intervals.Inc()
+	m.took.Observe(took.Seconds())
+}

@@ -1,0 +1,198 @@
+package web
+
+import (
+	"time"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// Node is one row of /api/v1/nodes: what this agent believes about one node.
+type Node struct {
+	// ID is the MIB's NodeID, the core id plus one.
+	ID      uint32 `json:"id"`
+	Name    string `json:"name,omitempty"`
+	Address string `json:"address"`
+	// Status is "fault-free", "faulty", "partial" or "unknown"; Code is its MIB value.
+	Status string `json:"status"`
+	Code   int    `json:"code"`
+	// Role is "testing" or "tested-only".
+	Role    string `json:"role"`
+	Counter uint32 `json:"counter"`
+	// LastChange is when this agent last saw the status change; nil if never.
+	LastChange *time.Time `json:"lastChange"`
+	// How is "direct", "learned" or "none".
+	How string `json:"how"`
+}
+
+// Edges is /api/v1/graph: who tests whom in this agent's view this interval.
+type Edges struct {
+	// Nodes is the node count; Dimensions is ceil(log2 Nodes), the hypercube's.
+	Nodes      int `json:"nodes"`
+	Dimensions int `json:"dimensions"`
+	// Tests lists, for every node that tests, the NodeIDs it tests.
+	Tests []Tester `json:"tests"`
+}
+
+// Tester is one node of the testing graph with its out-edges.
+type Tester struct {
+	ID     uint32   `json:"id"`
+	Tested []uint32 `json:"tested"`
+}
+
+// Event is one row of /api/v1/events, a status change this agent recorded.
+type Event struct {
+	Seq     uint32    `json:"seq"`
+	Node    uint32    `json:"node"`
+	Status  string    `json:"status"`
+	Prev    string    `json:"prev"`
+	Counter uint32    `json:"counter"`
+	Time    time.Time `json:"time"`
+	How     string    `json:"how"`
+	// Detector is the NodeID of the direct tester, 0 if it was learned.
+	Detector uint32 `json:"detector"`
+}
+
+// Station is one notification receiver; InUse marks the one used now.
+type Station struct {
+	Address string `json:"address"`
+	Usable  bool   `json:"usable"`
+	InUse   bool   `json:"inUse"`
+}
+
+// Status is /api/v1/status: this agent and a summary of its view.
+type Status struct {
+	Self      Node   `json:"self"`
+	Algorithm string `json:"algorithm"`
+	// Interval is the testing interval as a Go duration; IntervalSeconds the same in seconds.
+	Interval        string    `json:"interval"`
+	IntervalSeconds float64   `json:"intervalSeconds"`
+	Up              bool      `json:"up"`
+	Started         time.Time `json:"started"`
+	Nodes           int       `json:"nodes"`
+	// Counts is the number of nodes in each status.
+	Counts       map[string]int `json:"counts"`
+	NMS          string         `json:"nms"`
+	NMSCounter   uint32         `json:"nmsCounter"`
+	Stations     []Station      `json:"stations"`
+	LastEventSeq uint32         `json:"lastEventSeq"`
+}
+
+// State is /api/v1/state and each message of /api/v1/stream: all the page shows.
+type State struct {
+	Status Status  `json:"status"`
+	Nodes  []Node  `json:"nodes"`
+	Graph  Edges   `json:"graph"`
+	Events []Event `json:"events"`
+}
+
+// nodes turns the snapshot's rows into API rows.
+func (s *Server) nodes(snap *agent.Snapshot) []Node {
+	started := s.src.Started()
+	out := make([]Node, len(snap.Nodes))
+	for k, r := range snap.Nodes {
+		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: statusName(r.Status), Code: int(r.Status),
+			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String()}
+		if i := int(r.ID) - 1; i >= 0 && i < len(s.cfg.Nodes) {
+			out[k].Name = s.cfg.Nodes[i].Name
+		}
+		if r.LastChange != 0 {
+			t := started.Add(time.Duration(r.LastChange) * 10 * time.Millisecond).UTC()
+			out[k].LastChange = &t
+		}
+	}
+	return out
+}
+
+// role names a node's part in the diagnosis.
+func role(testedOnly bool) string {
+	if testedOnly {
+		return "tested-only"
+	}
+	return "testing"
+}
+
+// edges turns the daemon's testing graph (core ids) into NodeIDs.
+func edges(g [][]int) Edges {
+	e := Edges{Nodes: len(g), Tests: []Tester{}}
+	for 1<<e.Dimensions < len(g) {
+		e.Dimensions++
+	}
+	for i, tested := range g {
+		if len(tested) == 0 {
+			continue
+		}
+		t := Tester{ID: uint32(i + 1), Tested: make([]uint32, len(tested))}
+		for k, j := range tested {
+			t.Tested[k] = uint32(j + 1)
+		}
+		e.Tests = append(e.Tests, t)
+	}
+	return e
+}
+
+// events returns the rows with Seq > after, oldest first, at most limit of
+// the newest ones when limit > 0.
+func events(rows []agent.Event, after uint32, limit int) []Event {
+	out := []Event{}
+	for _, r := range rows {
+		if r.Seq <= after {
+			continue
+		}
+		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: statusName(r.Status), Prev: statusName(r.Prev),
+			Counter: r.Counter, Time: r.Time, How: r.How.String(), Detector: r.Detector})
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
+}
+
+// status summarises the snapshot and this agent's configuration.
+func (s *Server) status(snap *agent.Snapshot, nodes []Node) Status {
+	st := Status{Algorithm: s.cfg.Algorithm, Interval: s.cfg.Interval.String(),
+		IntervalSeconds: s.cfg.Interval.Seconds(), Up: snap.Up, Started: s.src.Started().UTC(),
+		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.NMSCounter,
+		Stations: stations(s.src.Stations())}
+	for c := mib.StatusFaultFree; c.Valid(); c++ {
+		st.Counts[statusName(c)] = 0
+	}
+	for _, n := range nodes {
+		st.Counts[n.Status]++
+	}
+	if s.id < len(nodes) {
+		st.Self = nodes[s.id]
+	}
+	if snap.NMS.IsValid() {
+		st.NMS = snap.NMS.String()
+	}
+	if len(snap.Events) > 0 {
+		st.LastEventSeq = snap.Events[len(snap.Events)-1].Seq
+	}
+	return st
+}
+
+// stations marks the first usable station as the one in use.
+func stations(in []traps.Station) []Station {
+	out := make([]Station, len(in))
+	used := false
+	for k, st := range in {
+		out[k] = Station{Address: st.Addr, Usable: st.Usable, InUse: st.Usable && !used}
+		used = used || st.Usable
+	}
+	return out
+}
+
+// statusName is the API's and the page's word for a status.
+func statusName(s mib.Status) string {
+	switch s {
+	case mib.StatusFaultFree:
+		return "fault-free"
+	case mib.StatusFaulty:
+		return "faulty"
+	case mib.StatusPartial:
+		return "partial"
+	}
+	return "unknown"
+}

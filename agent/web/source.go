@@ -1,0 +1,21 @@
+package web
+
+import (
+	"time"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// Source is what the page shows, as the daemon offers it (daemon.Daemon
+// implements it); every method must be safe for concurrent use.
+type Source interface {
+	// Snapshot is the view last published; it never changes afterwards.
+	Snapshot() *agent.Snapshot
+	// Graph lists, by core id, the ids each node tests this interval.
+	Graph() [][]int
+	// Stations are the notification receivers in order of preference.
+	Stations() []traps.Station
+	// Started is when the daemon started; NodeRow.LastChange counts from it.
+	Started() time.Time
+}
