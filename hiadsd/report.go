@@ -36,6 +36,8 @@ type Report struct {
 	// Units counts diagnostic units (one node's entry) transferred: Hi-ADSD and
 	// vRing copy the whole requested range (seed 002, section 3.3), vCube only
 	// entries newer than the tester's (seed 001, section 7.3), brute force none.
+	// The extra entries a restarted node asks for while it catches up are not
+	// counted.
 	Units int
 	// Tasks counts the comparison tasks Hi-Comp sent, each given to two nodes;
 	// its Tests list one verdict per node judged. Zero for the other algorithms.
