@@ -28,12 +28,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// ciSpec is the CI-sized LAN: a 1 s interval and a retry, so that one lost
-// datagram does not make a node faulty.
+// ciSpec is the CI-sized LAN: a 1 s interval, and a retry and timeouts long
+// enough that one lost datagram or a busy shared machine does not make a
+// node faulty (a round lasts at most 1.1 s + 2 x 500 ms + 1 s = 3.1 s).
 func ciSpec(t *testing.T, tag, algo string, agents int, printer bool) Spec {
 	return Spec{Tag: tag, Bin: binPath, Dir: t.TempDir(), Algorithm: algo, Agents: agents, Printer: printer,
-		Interval: time.Second, Timeout: 300 * time.Millisecond, Retries: 1,
-		PingTimeout: 500 * time.Millisecond, PingCount: 1}
+		Interval: time.Second, Timeout: 500 * time.Millisecond, Retries: 1,
+		PingTimeout: time.Second, PingCount: 1}
 }
 
 // startCluster builds the LAN and its agents and waits until every agent

@@ -159,3 +159,29 @@ func learnedBy(evs []Event, o, n int, want string) (at time.Time, holds bool) {
 	}
 	return at, holds && !at.IsZero()
 }
+
+// Stale describes which agents hold which nodes at a status other than
+// fault-free, such as "agent 5: 8=1; agent 6: 1=1 3=1", or "none".
+func (c *Cluster) Stale() string {
+	var parts []string
+	for k := range c.Agents {
+		st, err := c.Statuses(k)
+		if err != nil {
+			parts = append(parts, fmt.Sprintf("agent %d: %v", k+1, err))
+			continue
+		}
+		var bad []string
+		for n := 1; n <= c.Nodes(); n++ {
+			if st[n] != 0 {
+				bad = append(bad, fmt.Sprintf("%d=%d", n, st[n]))
+			}
+		}
+		if len(bad) > 0 {
+			parts = append(parts, fmt.Sprintf("agent %d: %s", k+1, strings.Join(bad, " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}

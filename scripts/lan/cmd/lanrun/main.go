@@ -67,13 +67,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak or sweep")
 	fs.StringVar(&o.bin, "bin", "", "the diagagent binary (required)")
 	fs.StringVar(&o.dir, "dir", "", "working directory for logs and state (default: a new temporary one)")
-	fs.StringVar(&o.algos, "algorithms", "hiadsd,vcube", "comma-separated algorithms, one run each")
+	fs.StringVar(&o.algos, "algorithms", "vcube,hiadsd", "comma-separated algorithms, one run each")
 	fs.IntVar(&o.nodes, "nodes", 37, "agents, one per namespace")
 	fs.DurationVar(&o.interval, "interval", 2*time.Second, "testing interval")
-	fs.DurationVar(&o.timeout, "test.timeout", 500*time.Millisecond, "test.timeout of the agents")
-	fs.IntVar(&o.retries, "test.retries", 1, "test.retries of the agents")
-	fs.DurationVar(&o.pingTimeout, "test.ping_timeout", time.Second, "test.ping_timeout of the agents")
-	fs.IntVar(&o.pingCount, "test.ping_count", 1, "test.ping_count of the agents")
+	fs.DurationVar(&o.timeout, "test.timeout", time.Second, "test.timeout of the agents (the daemon's default)")
+	fs.IntVar(&o.retries, "test.retries", 2, "test.retries of the agents (the daemon's default)")
+	fs.DurationVar(&o.pingTimeout, "test.ping_timeout", 2*time.Second, "test.ping_timeout of the agents (the daemon's default)")
+	fs.IntVar(&o.pingCount, "test.ping_count", 2, "test.ping_count of the agents (the daemon's default)")
 	fs.StringVar(&o.losses, "loss", "1,5", "soak: comma-separated loss percentages, one run each")
 	fs.DurationVar(&o.soakFor, "soak", 2*time.Minute, "soak: how long each loss lasts")
 	if err := fs.Parse(args); err != nil {
@@ -128,9 +128,9 @@ func withCluster(ctx context.Context, s lan.Spec, stderr io.Writer, f func(*lan.
 	for k := range all {
 		all[k], nodes[k] = k, k+1
 	}
-	took, err := c.Poll(3*c.Bound(), func() bool { return c.AllSee(all, nodes, 0) })
+	took, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodes, 0) })
 	if err != nil {
-		return fmt.Errorf("start-up: not every agent holds every node fault-free: %w", err)
+		return fmt.Errorf("start-up: not every agent holds every node fault-free (%s): %w", c.Stale(), err)
 	}
 	fmt.Fprintf(stderr, "lanrun: all fault-free everywhere %v after start\n", took.Round(time.Millisecond))
 	if err := f(c); err != nil {
@@ -154,10 +154,15 @@ func experiment(ctx context.Context, o options, stdout, stderr io.Writer) error 
 				fmt.Fprintf(stderr, "lanrun: %s: %s diagnosed by every fault-free agent in %v\n",
 					a, r.Event, r.Latency.Round(time.Millisecond))
 			}
-			results = append(results, rs)
+			if err == nil {
+				results = append(results, rs)
+			}
 			return err
 		})
 		if err != nil {
+			if len(results) > 0 {
+				fmt.Fprint(stdout, lan.Table(o.interval, algos[:len(results)], results))
+			}
 			return fmt.Errorf("%s: %w", a, err)
 		}
 	}
