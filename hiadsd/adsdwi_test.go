@@ -91,3 +91,15 @@ func TestADSDwITakeOver(t *testing.T) {
 		t.Errorf("node 6 holds the old intersection %v, want faulty", got)
 	}
 }
+
+// TestADSDwIPlan checks the testing graph shown for ADSD with Intersections:
+// the intersection's first member of every ring, a member's successor, and
+// the last member's intersection slot.
+func TestADSDwIPlan(t *testing.T) {
+	cfg := &Config{N: 10, Algorithm: ADSDwI}
+	for id, want := range map[int][]int{0: {1, 4, 7}, 2: {3}, 3: {0}, 9: {0}} {
+		if got := newTestNode(t, cfg, id).Plan(); !slices.Equal(got, want) {
+			t.Errorf("node %d plans %v, want %v", id, got, want)
+		}
+	}
+}

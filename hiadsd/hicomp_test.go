@@ -136,3 +136,11 @@ func TestHiCompNeedsExecutor(t *testing.T) {
 		t.Errorf("Step with a plain Tester: %v, want ErrNoExecutor", err)
 	}
 }
+
+// TestHiCompPlan checks that the testing graph shown for Hi-Comp is a node's
+// row of children in TFF_i.
+func TestHiCompPlan(t *testing.T) {
+	if got := newTestNode(t, &Config{N: 8, Algorithm: HiComp}, 5).Plan(); !slices.Equal(got, []int{4, 7, 1}) {
+		t.Errorf("node 5 plans %v, want [4 7 1]", got)
+	}
+}
