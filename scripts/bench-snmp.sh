@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side SNMP benchmark: net-snmp's snmpd against the diagagent responder
-# on loopback, same closed-loop load (GET, GETNEXT, GETBULK x10 at 1/4/16 clients),
+# on loopback, same closed-loop load (GET, GETNEXT, GETBULK x10 in the system
+# group, GETBULK x10 down diagTree's nodeStatus column, at 1/4/16 clients),
 # servers interleaved, medians of several repetitions; writes docs/bench-snmp.md.
 #
 # usage: scripts/bench-snmp.sh [-quick] [-snmpd-only] [-out FILE] [-- extra compare flags]
@@ -62,6 +63,19 @@ sysLocation bench
 sysContact bench-$$
 dontLogTCPWrappersConnects yes
 CONF
+# The same 64 diagTree rows as \`snmpbench serve -nodes 64\` (statuses: every 7th
+# faulty, every 11th partial), served by snmpd through override lines.
+for i in $(seq 64); do
+	st=0
+	if [ $((i % 7)) = 0 ]; then st=1; elif [ $((i % 11)) = 0 ]; then st=2; fi
+	cat >>"$work/snmpd.conf" <<ROW
+override .1.3.6.1.4.1.200.1.1.1.1.$i integer $i
+override .1.3.6.1.4.1.200.1.1.1.3.$i integer $st
+override .1.3.6.1.4.1.200.1.1.1.4.$i unsigned $((i % 5))
+override .1.3.6.1.4.1.200.1.1.1.5.$i integer 2
+override .1.3.6.1.4.1.200.1.1.1.7.$i integer 2
+ROW
+done
 SNMP_PERSISTENT_DIR="$work/persist" MIBS= snmpd -f -Lo -C -I -smux -c "$work/snmpd.conf" >"$work/snmpd.log" 2>&1 &
 snmpd_pid=$!
 pids+=("$snmpd_pid")
@@ -82,7 +96,7 @@ fi
 servers=(-server "snmpd=127.0.0.1:$port@$snmpd_pid")
 rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 git diff --quiet HEAD -- agent mib scripts/snmpbench 2>/dev/null || rev+=" plus uncommitted changes in agent/, mib/ or scripts/snmpbench/"
-notes=(-note "snmpd: net-snmp $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), run as \`snmpd -f -Lo -C -I -smux -c conf\`; conf: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes")
+notes=(-note "snmpd: net-snmp $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), run as \`snmpd -f -Lo -C -I -smux -c conf\`; conf: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes, and 5 override lines per diagTree row for 64 rows")
 
 if [ "$ours" = 1 ]; then
 	mkfifo "$work/ours.addr"

@@ -46,10 +46,10 @@ func sendOp(g *gosnmp.GoSNMP, cfg LoadConfig) (*gosnmp.SnmpPacket, error) {
 		return g.Get([]string{cfg.OID})
 	case OpGetNext:
 		return g.GetNext([]string{cfg.OID})
-	case OpGetBulk:
+	case OpGetBulk, OpDiagBulk:
 		return g.GetBulk([]string{cfg.OID}, 0, cfg.MaxRep)
 	}
-	return nil, fmt.Errorf("op %q: want get, getnext or getbulk", cfg.Op)
+	return nil, fmt.Errorf("op %q: want get, getnext, getbulk or diagbulk", cfg.Op)
 }
 
 // inspect rejects error replies, exceptions and short bulk answers.
@@ -58,7 +58,7 @@ func inspect(pkt *gosnmp.SnmpPacket, cfg LoadConfig) (Check, error) {
 		return Check{}, fmt.Errorf("%w: error-status %v", ErrBadReply, pkt.Error)
 	}
 	want := 1
-	if cfg.Op == OpGetBulk {
+	if cfg.Op.bulk() {
 		want = int(cfg.MaxRep)
 	}
 	if len(pkt.Variables) != want {

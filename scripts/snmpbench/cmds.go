@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // System-group OIDs both net-snmp's snmpd and the diagagent responder serve.
@@ -21,7 +23,7 @@ const (
 func cmdLoad(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	cfg := LoadConfig{Community: "public"}
-	op := fs.String("op", "get", "get, getnext or getbulk")
+	op := fs.String("op", "get", "get, getnext, getbulk or diagbulk")
 	fs.StringVar(&cfg.Target, "target", "127.0.0.1:161", "server host:port")
 	fs.StringVar(&cfg.OID, "oid", oidSysDescr, "request OID")
 	maxRep := fs.Uint("maxrep", 10, "GETBULK max-repetitions")
@@ -54,7 +56,7 @@ func cmdCompare(ctx context.Context, args []string) error {
 	var servers, notes listFlag
 	fs.Var(&servers, "server", "name=host:port[@pid], repeatable; the first is the baseline")
 	fs.Var(&notes, "note", "extra line for the report header, repeatable")
-	ops := fs.String("ops", "get,getnext,getbulk", "operations")
+	ops := fs.String("ops", "get,getnext,getbulk,diagbulk", "operations")
 	clients := fs.String("clients", "1,4,16", "client counts")
 	c := CompareConfig{OIDs: map[Op]string{}}
 	fs.IntVar(&c.Reps, "reps", 3, "repetitions per cell (median reported)")
@@ -66,6 +68,7 @@ func cmdCompare(ctx context.Context, args []string) error {
 	getOID := fs.String("get-oid", oidSysDescr, "GET request OID")
 	nextOID := fs.String("next-oid", oidSystem, "GETNEXT request OID")
 	bulkOID := fs.String("bulk-oid", oidSystem, "GETBULK request OID")
+	diagOID := fs.String("diag-oid", mib.NodeStatus, "diagbulk (GETBULK in the DIAGNOSIS-MIB) request OID")
 	command := fs.String("command", "", "command line to print in the report")
 	out := fs.String("out", "-", "report file, - for stdout")
 	jsonOut := fs.String("json", "", "also write the medians as JSON to this file")
@@ -74,6 +77,7 @@ func cmdCompare(ctx context.Context, args []string) error {
 	}
 	c.MaxRep = uint32(*maxRep)
 	c.OIDs[OpGet], c.OIDs[OpGetNext], c.OIDs[OpGetBulk] = *getOID, *nextOID, *bulkOID
+	c.OIDs[OpDiagBulk] = *diagOID
 	if err := parseGrid(&c, servers, *ops, *clients); err != nil {
 		return err
 	}

@@ -21,7 +21,13 @@ const (
 	OpGet     Op = "get"
 	OpGetNext Op = "getnext"
 	OpGetBulk Op = "getbulk"
+	// OpDiagBulk is a GETBULK down the diagTree nodeStatus column, the table a
+	// peer reads; snmpd serves the same rows through override lines.
+	OpDiagBulk Op = "diagbulk"
 )
+
+// bulk reports whether op is sent as a GETBULK.
+func (op Op) bulk() bool { return op == OpGetBulk || op == OpDiagBulk }
 
 // ErrBadReply is returned when a datagram is not the SNMP response expected.
 var ErrBadReply = errors.New("bad reply")
@@ -42,10 +48,10 @@ func NewTemplate(op Op, community, oid string, maxRep uint32) (*Template, error)
 		pdu = gosnmp.GetRequest
 	case OpGetNext:
 		pdu = gosnmp.GetNextRequest
-	case OpGetBulk:
+	case OpGetBulk, OpDiagBulk:
 		pdu = gosnmp.GetBulkRequest
 	default:
-		return nil, fmt.Errorf("op %q: want get, getnext or getbulk", op)
+		return nil, fmt.Errorf("op %q: want get, getnext, getbulk or diagbulk", op)
 	}
 	vb := []gosnmp.SnmpPDU{{Name: oid, Type: gosnmp.Null}}
 	pkt, err := g.SnmpEncodePacket(pdu, vb, 0, maxRep)

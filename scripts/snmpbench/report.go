@@ -64,7 +64,7 @@ func writeRequests(w io.Writer, c CompareConfig, res *CompareResult) {
 	fmt.Fprintf(w, "## Requests\n\n| op | request | server | varbinds | first varbind |\n|---|---|---|---|---|\n")
 	for _, op := range c.Ops {
 		req := c.OIDs[op]
-		if op == OpGetBulk {
+		if op.bulk() {
 			req = fmt.Sprintf("%s (non-repeaters 0, max-repetitions %d)", req, c.MaxRep)
 		}
 		for _, s := range c.Servers {

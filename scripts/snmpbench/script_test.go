@@ -23,7 +23,7 @@ func TestBenchScriptQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| get | 2 |", "| getnext | 2 |", "| getbulk | 2 |", "| snmpd |", "| ours |",
+	for _, want := range []string{"| get | 2 |", "| getnext | 2 |", "| getbulk | 2 |", "| diagbulk | 2 |", "| snmpd |", "| ours |",
 		"Generator ceiling", "CPU time per reply"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
@@ -37,8 +37,8 @@ func TestBenchScriptQuick(t *testing.T) {
 	if err := json.Unmarshal(b, &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 6 {
-		t.Fatalf("%d summary rows, want 3 ops x 2 servers", len(rows))
+	if len(rows) != 8 {
+		t.Fatalf("%d summary rows, want 4 ops x 2 servers", len(rows))
 	}
 	for _, r := range rows {
 		if r.Rate <= 0 || r.Errors != 0 || r.P50us <= 0 || r.P99us < r.P50us || r.Bytes == 0 || r.GenCPUus <= 0 {
