@@ -108,16 +108,18 @@ if [ "$ours" = 1 ]; then
 	notes+=(-note "ours: diagagent responder (agent.NewResponder, agent.Default() config, community public) in \`snmpbench serve -nodes 64\`, a published snapshot of 64 nodes and 32 events, built from commit $rev")
 fi
 
-mkfifo "$work/echo.addr"
+mkfifo "$work/echo.addr" "$work/echob.addr"
 "$bench" echo -listen 127.0.0.1:0 -addr-file "$work/echo.addr" &
 pids+=("$!")
-echo_addr=$(await_addr "$work/echo.addr")
+"$bench" echo -blocking -listen 127.0.0.1:0 -addr-file "$work/echob.addr" &
+pids+=("$!")
+ceilings=(-ceiling "echo-netpoll=$(await_addr "$work/echo.addr")" -ceiling "echo-blocking=$(await_addr "$work/echob.addr")")
 
 timing=(-reps 3 -warmup 1s -duration 5s)
 [ "$quick" = 1 ] && timing=(-reps 1 -warmup 200ms -duration 1s)
 # In the background so that INT/TERM reach the trap at once (bash defers traps
 # until a foreground child ends); the compare process is stopped by the cleanup too.
-"$bench" compare "${servers[@]}" "${notes[@]}" "${timing[@]}" -ceiling "$echo_addr" \
+"$bench" compare "${servers[@]}" "${notes[@]}" "${timing[@]}" "${ceilings[@]}" \
 	-command "$invocation" -out "$out" "${extra[@]}" &
 pids+=("$!")
 wait "$!"

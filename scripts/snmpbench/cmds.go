@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -63,7 +64,8 @@ func cmdCompare(ctx context.Context, args []string) error {
 	fs.DurationVar(&c.Warmup, "warmup", time.Second, "warm-up per cell")
 	fs.DurationVar(&c.Duration, "duration", 5*time.Second, "measured window per cell")
 	fs.DurationVar(&c.Timeout, "timeout", time.Second, "per-request timeout")
-	fs.StringVar(&c.Ceiling, "ceiling", "", "echo server host:port for the generator ceiling")
+	var ceilings listFlag
+	fs.Var(&ceilings, "ceiling", "name=host:port of an echo server for the generator ceiling, repeatable")
 	maxRep := fs.Uint("maxrep", 10, "GETBULK max-repetitions")
 	getOID := fs.String("get-oid", oidSysDescr, "GET request OID")
 	nextOID := fs.String("next-oid", oidSystem, "GETNEXT request OID")
@@ -80,6 +82,13 @@ func cmdCompare(ctx context.Context, args []string) error {
 	c.OIDs[OpDiagBulk] = *diagOID
 	if err := parseGrid(&c, servers, *ops, *clients); err != nil {
 		return err
+	}
+	for _, e := range ceilings {
+		srv, err := parseServer(e)
+		if err != nil {
+			return err
+		}
+		c.Ceilings = append(c.Ceilings, srv)
 	}
 	info := ReportInfo{Command: *command, Notes: notes, When: time.Now(), Config: c}
 	res, err := Compare(ctx, c)
@@ -154,13 +163,17 @@ func writeTo(path string, info ReportInfo, res *CompareResult) error {
 	return nil
 }
 
-// cmdEcho serves the echo responder until the context ends.
+// cmdEcho serves an echo responder (network poller, or -blocking) until the context ends.
 func cmdEcho(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("echo", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:0", "UDP address to bind")
+	listen := fs.String("listen", "127.0.0.1:0", "UDP address to bind (the blocking mode uses only its port)")
 	addrFile := fs.String("addr-file", "", "file (or fifo) to write the bound address to")
+	blocking := fs.Bool("blocking", false, "read with blocking recvfrom on one locked OS thread")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if *blocking {
+		return serveBlockingEcho(ctx, *listen, *addrFile)
 	}
 	conn, err := listenAndAnnounce(*listen, *addrFile)
 	if err != nil {
@@ -170,21 +183,47 @@ func cmdEcho(ctx context.Context, args []string) error {
 	return ServeEcho(conn, 2)
 }
 
+// serveBlockingEcho runs BlockingEcho and announces its address.
+func serveBlockingEcho(ctx context.Context, listen, addrFile string) error {
+	ap, err := netip.ParseAddrPort(listen)
+	if err != nil {
+		return fmt.Errorf("%w: -listen %q: %w", ErrUsage, listen, err)
+	}
+	e, addr, err := ListenBlockingEcho(int(ap.Port()))
+	if err != nil {
+		return err
+	}
+	if err := announce(addr, addrFile); err != nil {
+		e.Close()
+		return err
+	}
+	go func() { <-ctx.Done(); e.Close() }()
+	return e.Serve()
+}
+
 // listenAndAnnounce binds UDP and writes the bound address for the script.
 func listenAndAnnounce(listen, addrFile string) (net.PacketConn, error) {
 	conn, err := net.ListenPacket("udp", listen)
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", listen, err)
 	}
-	if addrFile == "" {
-		fmt.Println(conn.LocalAddr())
-		return conn, nil
-	}
-	if err := os.WriteFile(addrFile, []byte(conn.LocalAddr().String()+"\n"), 0o644); err != nil {
+	if err := announce(conn.LocalAddr().String(), addrFile); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("addr file: %w", err)
+		return nil, err
 	}
 	return conn, nil
+}
+
+// announce writes addr to addrFile, or prints it when there is none.
+func announce(addr, addrFile string) error {
+	if addrFile == "" {
+		fmt.Println(addr)
+		return nil
+	}
+	if err := os.WriteFile(addrFile, []byte(addr+"\n"), 0o644); err != nil {
+		return fmt.Errorf("addr file: %w", err)
+	}
+	return nil
 }
 
 // cmdFreePort prints a UDP port on 127.0.0.1 that was free a moment ago.

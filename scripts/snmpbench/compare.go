@@ -31,7 +31,7 @@ type CompareConfig struct {
 	Warmup   time.Duration // unrecorded traffic before each cell
 	Duration time.Duration // measured window per cell
 	Timeout  time.Duration // per-request timeout
-	Ceiling  string        // echo server address for the generator ceiling; "" to skip
+	Ceilings []Server      // echo servers for the generator ceiling; none to skip
 }
 
 // CompareResult holds every measurement of a run.
@@ -41,7 +41,7 @@ type CompareResult struct {
 	Checks  map[string]map[Op]Check          // what each server answered
 	Idle    map[string]Memory                // memory before the load
 	After   map[string]Memory                // memory after the load
-	Ceiling map[int]LoadResult               // generator rate against the echo server
+	Ceiling map[string]map[int]LoadResult    // echo server -> clients -> generator figures
 }
 
 // loadConfig builds the load of one cell against one server.
@@ -132,19 +132,18 @@ func (c CompareConfig) checkAll(res *CompareResult) error {
 	return nil
 }
 
-// measureCeiling runs GET against the echo server once per client count.
+// measureCeiling runs GET against each echo server once per client count.
 func (c CompareConfig) measureCeiling(ctx context.Context, res *CompareResult) error {
-	if c.Ceiling == "" {
-		return nil
-	}
-	res.Ceiling = map[int]LoadResult{}
-	echo := Server{Name: "echo", Addr: c.Ceiling}
-	for _, n := range c.Clients {
-		r, err := RunLoad(ctx, c.loadConfig(echo, Cell{Op: OpGet, Clients: n}))
-		if err != nil {
-			return fmt.Errorf("ceiling x%d: %w", n, err)
+	res.Ceiling = map[string]map[int]LoadResult{}
+	for _, echo := range c.Ceilings {
+		res.Ceiling[echo.Name] = map[int]LoadResult{}
+		for _, n := range c.Clients {
+			r, err := RunLoad(ctx, c.loadConfig(echo, Cell{Op: OpGet, Clients: n}))
+			if err != nil {
+				return fmt.Errorf("ceiling %s x%d: %w", echo.Name, n, err)
+			}
+			res.Ceiling[echo.Name][n] = r
 		}
-		res.Ceiling[n] = r
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func TestBenchScriptQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| get | 2 |", "| getnext | 2 |", "| getbulk | 2 |", "| diagbulk | 2 |", "| snmpd |", "| ours |",
-		"Generator ceiling", "CPU time per reply"} {
+		"Generator ceiling", "echo-blocking", "CPU time per reply"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
