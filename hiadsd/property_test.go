@@ -84,6 +84,22 @@ func TestConvergesWithinBound(t *testing.T) {
 	}
 }
 
+// TestSmallSystemsConverge runs the same check on 3 to 5 nodes, where rings,
+// clusters and hypercubes are mostly missing ids.
+func TestSmallSystemsConverge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for n := 3; n <= 5; n++ {
+		for _, algo := range Algorithms() {
+			cfg := &Config{N: n, Algorithm: algo}
+			for trial := 0; trial < 5; trial++ {
+				t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
+					checkRandomHistory(t, cfg, rng)
+				})
+			}
+		}
+	}
+}
+
 func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
 	nw, err := NewNetwork(cfg)
 	if err != nil {

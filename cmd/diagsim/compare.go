@@ -81,18 +81,26 @@ func writeCompare(req compareRequest, rows []row, w io.Writer) error {
 	return nil
 }
 
-// parseCompare reads the compare flags.
+// compareFlags holds the raw compare flags before validation.
+type compareFlags struct {
+	sizes, algos, start, out, plots string
+	samples, rounds                 int
+	seed                            uint64
+}
+
+// parseCompare reads and validates the compare flags.
 func parseCompare(args []string, stderr io.Writer) (compareRequest, error) {
 	fs := flag.NewFlagSet("diagsim compare", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	sizes := fs.String("n", "8,16,32,64,128,256,512,1024", "comma list of system sizes")
-	algos := fs.String("algo", "all", "comma list of algorithms, or all")
-	samples := fs.Int("samples", 16, "single-fault positions per size; every position when N is at most this")
-	start := fs.String("start", "random", "start: sync or random (each node at a random cluster and phase)")
-	seed := fs.Uint64("seed", 1, "seed of the first run; run k of a size uses seed+k")
-	rounds := fs.Int("rounds", 8, "fault-free rounds measured for the fault-free costs")
-	out := fs.String("out", "", "write the markdown report to this file instead of stdout")
-	plots := fs.String("plots", "", "write compare-latency.png, compare-tests.png and compare-units.png to this directory")
+	var f compareFlags
+	fs.StringVar(&f.sizes, "n", "8,16,32,64,128,256,512,1024", "comma list of system sizes")
+	fs.StringVar(&f.algos, "algo", "all", "comma list of algorithms, or all")
+	fs.IntVar(&f.samples, "samples", 16, "single-fault positions per size; every position when N is at most this")
+	fs.StringVar(&f.start, "start", "random", "start: sync or random (each node at a random cluster and phase)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the first run; run k of a size uses seed+k")
+	fs.IntVar(&f.rounds, "rounds", 8, "fault-free rounds measured for the fault-free costs")
+	fs.StringVar(&f.out, "out", "", "write the markdown report to this file instead of stdout")
+	fs.StringVar(&f.plots, "plots", "", "write compare-latency.png, compare-tests.png and compare-units.png to this directory")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -104,19 +112,24 @@ func parseCompare(args []string, stderr io.Writer) (compareRequest, error) {
 	if fs.NArg() > 0 {
 		return compareRequest{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	st, err := sim.ParseStart(*start)
+	return f.request()
+}
+
+// request validates the flags and turns them into a compareRequest.
+func (f compareFlags) request() (compareRequest, error) {
+	st, err := sim.ParseStart(f.start)
 	if err != nil {
 		return compareRequest{}, fmt.Errorf("-start: %w", err)
 	}
-	if *samples < 1 || *rounds < 1 {
-		return compareRequest{}, fmt.Errorf("-samples %d and -rounds %d must be positive: %w", *samples, *rounds, sim.ErrBadOptions)
+	if f.samples < 1 || f.rounds < 1 {
+		return compareRequest{}, fmt.Errorf("-samples %d and -rounds %d must be positive: %w", f.samples, f.rounds, sim.ErrBadOptions)
 	}
-	req := compareRequest{out: *out, plotDir: *plots,
-		sweep: sweepOptions{Samples: *samples, Start: st, Seed: *seed, Rounds: *rounds}}
-	if req.sizes, err = parseSizes(*sizes); err != nil {
+	req := compareRequest{out: f.out, plotDir: f.plots,
+		sweep: sweepOptions{Samples: f.samples, Start: st, Seed: f.seed, Rounds: f.rounds}}
+	if req.sizes, err = parseSizes(f.sizes); err != nil {
 		return compareRequest{}, err
 	}
-	if req.algos, err = parseAlgos(*algos); err != nil {
+	if req.algos, err = parseAlgos(f.algos); err != nil {
 		return compareRequest{}, err
 	}
 	if req.plotDir != "" {
