@@ -72,8 +72,10 @@ func writeCompare(req compareRequest, rows []row, w io.Writer) error {
 	}
 	md := report(req, rows)
 	if req.out == "" {
-		_, err := io.WriteString(w, md)
-		return err
+		if _, err := io.WriteString(w, md); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+		return nil
 	}
 	if err := os.WriteFile(req.out, []byte(md), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -110,7 +112,7 @@ func parseCompare(args []string, stderr io.Writer) (compareRequest, error) {
 		return compareRequest{}, err
 	}
 	if fs.NArg() > 0 {
-		return compareRequest{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return compareRequest{}, fmt.Errorf("unexpected argument %q: %w", fs.Arg(0), sim.ErrBadOptions)
 	}
 	return f.request()
 }
