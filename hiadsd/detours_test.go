@@ -77,3 +77,36 @@ func TestDetoursTestBound(t *testing.T) {
 		t.Errorf("Hi-ADSD made %d tests in %d rounds; the case should exceed N log N = %d", count[HiADSD], l, n*l)
 	}
 }
+
+// TestDetourFallsBack fails the detour node too: node 0 still holds node 2
+// fault-free, so it asks it for c_{4,2} = {6,7}, gets no answer, and tests
+// inside the subcluster instead, as Hi-ADSD would.
+func TestDetourFallsBack(t *testing.T) {
+	nw, err := NewNetwork(&Config{N: 8, Algorithm: HiADSDDetours})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int{2, 4} {
+		if err := nw.SetState(id, Faulty); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node := nw.Node(0)
+	node.Next = 3
+	rep, err := node.Step(nw.Tester(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := targets(rep); !slices.Equal(got, []int{4, 6}) {
+		t.Errorf("node 0 tested %v, want [4 6]", got)
+	}
+	var failed []int
+	for _, f := range rep.Fetches {
+		if f.Err != nil {
+			failed = append(failed, f.From)
+		}
+	}
+	if !slices.Equal(failed, []int{2}) {
+		t.Errorf("fetches without an answer: %v, want the detour through 2 only", failed)
+	}
+}
