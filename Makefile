@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test bench lint tidy fuzz clean
+.PHONY: all build demo test bench lint tidy compare clean
 
 all: build
 
@@ -21,6 +21,10 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# compare: regenerates docs/compare.md and its plots from the simulator.
+compare:
+	$(GO) run ./cmd/diagsim compare -n 8,16,32,64,128,256,512,1024 -out docs/compare.md -plots docs
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
