@@ -12,6 +12,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -23,8 +24,11 @@ type Agent struct {
 	Daemon    *Daemon
 	Responder *agent.Responder
 	Notifier  *traps.Notifier
-	conn      net.PacketConn
-	log       *logrus.Entry
+	// Web serves the page, the JSON API and /metrics; nil when web.listen is empty.
+	Web   *web.Server
+	conn  net.PacketConn
+	webLn net.Listener
+	log   *logrus.Entry
 }
 
 // Open builds the agent of node id from a validated configuration and binds
@@ -45,8 +49,10 @@ func Open(cfg config.Config, id int, log *logrus.Entry) (*Agent, error) {
 		return nil, fmt.Errorf("test: %w", err)
 	}
 	a := &Agent{log: log}
+	metrics := web.NewMetrics()
+	observe := func(i IntervalInfo) { metrics.ObserveInterval(i.Report, i.Probes, i.Took) }
 	d, err := New(Options{Config: cfg, ID: id, Prober: prober, Publisher: publisherFunc(a.publish),
-		State: st, Log: log})
+		State: st, Log: log, Observe: observe})
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +72,30 @@ func Open(cfg config.Config, id int, log *logrus.Entry) (*Agent, error) {
 		a.Notifier.Close()
 		return nil, fmt.Errorf("snmp.listen: cannot bind %s: %w", listen, err)
 	}
+	if err := a.openWeb(cfg, id, metrics); err != nil {
+		a.conn.Close()
+		a.Notifier.Close()
+		return nil, err
+	}
 	return a, nil
+}
+
+// openWeb builds the HTTP server and binds web.listen, if it is set.
+func (a *Agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
+	addr, ok := cfg.WebListen(id)
+	if !ok {
+		return nil
+	}
+	srv, err := web.New(web.Options{Config: cfg, ID: id, Source: a.Daemon, Metrics: m,
+		SNMPStats: a.Responder.Stats, TrapStats: a.Notifier.Stats, Log: a.log})
+	if err != nil {
+		return err
+	}
+	if a.webLn, err = net.Listen("tcp4", addr.String()); err != nil {
+		return fmt.Errorf("web.listen: cannot bind %s: %w", addr, err)
+	}
+	a.Web = srv
+	return nil
 }
 
 // publisherFunc adapts a function to Publisher.
@@ -79,24 +108,43 @@ func (a *Agent) publish(s *agent.Snapshot) error {
 	if a.Responder == nil {
 		return nil
 	}
-	return a.Responder.Publish(s)
+	err := a.Responder.Publish(s)
+	if a.Web != nil {
+		a.Web.Changed()
+	}
+	return err
 }
 
 // Addr is the UDP address the responder serves.
 func (a *Agent) Addr() net.Addr { return a.conn.LocalAddr() }
+
+// WebAddr is the TCP address of the page, nil when web.listen is empty.
+func (a *Agent) WebAddr() net.Addr {
+	if a.webLn == nil {
+		return nil
+	}
+	return a.webLn.Addr()
+}
 
 // Run serves SNMP and runs the diagnosis loop until ctx ends, then stops the
 // responder, drains the notification queue for a moment and saves the state.
 func (a *Agent) Run(ctx context.Context) error {
 	served := make(chan error, 1)
 	go func() { served <- a.Responder.Serve(a.conn) }()
+	webDone := make(chan error, 1)
+	if a.Web != nil {
+		go func() { webDone <- a.Web.Serve(ctx, a.webLn) }()
+	} else {
+		webDone <- nil
+	}
 	loopErr := a.Daemon.Run(ctx)
 	closeErr := a.Responder.Close()
 	serveErr := <-served
+	webErr := <-webDone
 	drain, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	trapErr := a.Notifier.Shutdown(drain)
-	return errors.Join(loopErr, closeErr, serveErr, trapErr)
+	return errors.Join(loopErr, closeErr, serveErr, webErr, trapErr)
 }
 
 // probeConfig turns the test section into the prober's configuration.

@@ -58,6 +58,7 @@ type cluster struct {
 	logs    []string
 	algo    string
 	printer string // "address:port" of the tested-only node, "" if none
+	webPort int    // TCP port of every agent's page (web.listen auto:PORT), 0 if none
 }
 
 // clusterSpec is what a test asks of a cluster.
@@ -68,6 +69,7 @@ type clusterSpec struct {
 	printer  string // tested-only node address:port, community "printers"
 	informs  bool
 	stations []string
+	web      bool // serve the page on auto:PORT, a TCP port free on every address
 }
 
 // newCluster writes the shared configuration; start launches the agents.
@@ -95,8 +97,13 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	if len(s.stations) > 0 {
 		fmt.Fprintf(&b, "  fallbacks: [%s]\n", strings.Join(s.stations, ", "))
 	}
-	fmt.Fprintf(&b, "web:\n  listen: \"\"\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: text}\n",
-		filepath.Join(c.dir, "state{id}"))
+	webListen := ""
+	if s.web {
+		c.webPort = freeTCPPortOnAll(t, s.agents)
+		webListen = fmt.Sprintf("auto:%d", c.webPort)
+	}
+	fmt.Fprintf(&b, "web:\n  listen: \"%s\"\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: text}\n",
+		webListen, filepath.Join(c.dir, "state{id}"))
 	c.conf = filepath.Join(c.dir, "cluster.yaml")
 	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -128,6 +135,36 @@ func freePortOnAll(t *testing.T, n int) int {
 	}
 	t.Fatal("no UDP port free on every test address")
 	return 0
+}
+
+// freeTCPPortOnAll finds a TCP port free on 127.0.0.1 .. 127.0.0.n.
+func freeTCPPortOnAll(t *testing.T, n int) int {
+	t.Helper()
+	for try := 0; try < 20; try++ {
+		l, err := net.Listen("tcp4", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if tcpFreeOn(port, n) {
+			return port
+		}
+	}
+	t.Fatal("no TCP port free on every test address")
+	return 0
+}
+
+// tcpFreeOn reports whether port can be bound on 127.0.0.1 .. 127.0.0.n.
+func tcpFreeOn(port, n int) bool {
+	for k := 1; k <= n; k++ {
+		l, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.%d:%d", k, port))
+		if err != nil {
+			return false
+		}
+		l.Close()
+	}
+	return true
 }
 
 // addr is agent k's SNMP address (k is the 0-based id).

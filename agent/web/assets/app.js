@@ -141,6 +141,7 @@
     });
     g.appendChild(layer);
     ui.n = nodes.length;
+    g.dataset.layout = ui.mode;
   }
 
   function select(id) {
@@ -166,7 +167,7 @@
         count++;
         const hot = focus !== 0 && (t.id === focus || j === focus);
         if (ui.mode === "grid" && !hot) continue;
-        layer.appendChild(edge(t.id - 1, j - 1, hot && ui.mode === "circle"));
+        layer.appendChild(edge(t.id - 1, j - 1, hot));
       }
     }
     let note = st.status.algorithm + (st.status.algorithm === "vcube" ? " hypercube, dimension " + st.graph.dimensions : "") +
@@ -175,14 +176,23 @@
     $("graph-note").textContent = note;
   }
 
-  // edge draws an arrow from tester a to tested b, stopping at b's border.
+  // edge draws an arrow from tester a to tested b, bent a little to its right
+  // so that a pair of nodes testing each other shows two arrows.
   function edge(a, b, hot) {
     const [x1, y1] = ui.pos[a], [x2, y2] = ui.pos[b];
-    const d = Math.hypot(x2 - x1, y2 - y1) || 1, r = ui.radius + 2;
-    const l = svg("line", { x1: x1 + ((x2 - x1) * r) / d, y1: y1 + ((y2 - y1) * r) / d,
-      x2: x2 - ((x2 - x1) * r) / d, y2: y2 - ((y2 - y1) * r) / d, "marker-end": hot ? "url(#arrow-hot)" : "url(#arrow)" });
-    if (hot) l.classList.add("hot");
-    return l;
+    const dx = x2 - x1, dy = y2 - y1, r = ui.radius + 2;
+    const bend = ui.mode === "circle" ? 0.12 : 0.04;
+    const cx = (x1 + x2) / 2 - dy * bend, cy = (y1 + y2) / 2 + dx * bend;
+    const s = unit(cx - x1, cy - y1), e = unit(x2 - cx, y2 - cy);
+    const p = svg("path", { d: "M" + (x1 + s[0] * r) + "," + (y1 + s[1] * r) + " Q" + cx + "," + cy + " " +
+      (x2 - e[0] * r) + "," + (y2 - e[1] * r), "marker-end": hot ? "url(#arrow-hot)" : "url(#arrow)" });
+    if (hot) p.classList.add("hot");
+    return p;
+  }
+
+  function unit(x, y) {
+    const l = Math.hypot(x, y) || 1;
+    return [x / l, y / l];
   }
 
   function renderEvents(events, nodes) {
@@ -204,12 +214,14 @@
   }
 
   function render(st) {
+    const began = performance.now();
     ui.state = st;
     renderStatus(st.status);
     renderNodes(st.nodes, st.status.self.id);
     renderGraph(st);
     renderEvents(st.events, st.nodes);
     document.body.dataset.state = "ready";
+    document.body.dataset.renderMs = (performance.now() - began).toFixed(1);
   }
 
   // Live updates: server-sent events, polling while the stream is down.
@@ -258,6 +270,9 @@
     };
   }
 
+  // Script errors and refused loads are kept on the body, where tests look.
+  window.addEventListener("error", (e) => { document.body.dataset.error = e.message; });
+  document.addEventListener("securitypolicyviolation", (e) => { document.body.dataset.error = "blocked " + e.blockedURI; });
   $("filter").addEventListener("input", applyFilter);
   connect();
 })();
