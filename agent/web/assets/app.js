@@ -202,6 +202,7 @@
       const e = events[k], n = nodes[e.node - 1] || { id: e.node };
       const li = html("li");
       li.dataset.seq = e.seq;
+      li.dataset.node = e.node;
       li.dataset.status = e.status;
       li.appendChild(html("time", "", clock(e.time))).title = e.time;
       const what = html("span", "what", label(n) + " ");

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/netsnmptest"
+	"github.com/diagagent/diagagent/agent/web"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// updateScreenshot rewrites docs/dashboard.png from TestDashboardInChromium.
+var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/dashboard.png from the browser test")
+
+// TestDashboardInChromium opens agent 1's page in headless Chromium over a
+// cluster of 8 real agents and a printer: the page shows every node
+// fault-free, and after agent 4 is silenced through diagFaultInject it shows
+// node 4 partial, in the table, the graph and the events, without a reload.
+// Agent 1's /metrics says the same and agent 4's counts the requests it dropped.
+func TestDashboardInChromium(t *testing.T) {
+	chrome := chromiumPath(t)
+	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
+	netsnmptest.StartTrapd(t, station, nil, "-On")
+	printerAddr := fmt.Sprintf("127.0.0.9:%d", netsnmptest.FreeUDPPort(t, "127.0.0.9"))
+	netsnmptest.StartSNMPD(t, printerAddr, "printers", []string{"rocommunity printers 127.0.0.0/8"})
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station, printer: printerAddr, web: true})
+	c.startAll()
+	nodes, bound := 9, latencyBound("vcube", 9)
+	page := c.webURL(0)
+	c.waitFor("agent 1 serves its page", 10*time.Second, func() bool { return httpOK(page + "api/v1/status") })
+
+	ctx := browser(t, chrome, 60*time.Second+3*bound)
+	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
+		t.Fatalf("open %s: %v", page, err)
+	}
+	mustEval[bool](t, ctx, `window.noReload = true`)
+	everyone := fmt.Sprintf(`document.body.dataset.mode === "live" &&
+		document.querySelectorAll('#nodes tbody tr[data-status="fault-free"]').length === %d &&
+		document.querySelectorAll('#gnodes .n[data-status="fault-free"]').length === %d`, nodes, nodes)
+	waitPage(t, ctx, "every node fault-free on the page", everyone, 2*bound)
+
+	if out, err := c.snmp("snmpset", 3, mib.DiagFaultInject0, "i", "120"); err != nil {
+		t.Fatalf("inject a fault into agent 4: %v: %s", err, out)
+	}
+	start := time.Now()
+	waitPage(t, ctx, "node 4 partial on the page", `document.getElementById("node-4").dataset.status === "partial" &&
+		document.getElementById("g-node-4").dataset.status === "partial" &&
+		document.querySelector('#events li[data-node="4"]').dataset.status === "partial"`, bound)
+	t.Logf("node 4 partial on agent 1's page %v after the fault (bound %v)", time.Since(start).Round(time.Millisecond), bound)
+	if !mustEval[bool](t, ctx, `window.noReload === true && document.body.dataset.mode === "live"`) {
+		t.Error("the page was reloaded or fell back to polling")
+	}
+	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
+		t.Errorf("page error: %s", e)
+	}
+	checkScreenshot(t, ctx)
+	checkMetrics(t, c)
+}
+
+// checkScreenshot captures the page during the fault; -update-screenshot
+// writes it to docs/dashboard.png.
+func checkScreenshot(t *testing.T, ctx context.Context) {
+	t.Helper()
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil || img.Bounds().Dx() < 1000 {
+		t.Fatalf("screenshot is not a page-sized PNG: %v %v", err, img)
+	}
+	if *updateScreenshot {
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "dashboard.png"), shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// checkMetrics parses agent 1's and agent 4's /metrics during the fault.
+func checkMetrics(t *testing.T, c *cluster) {
+	t.Helper()
+	one, four := scrapeAgent(t, c.webURL(0)), scrapeAgent(t, c.webURL(3))
+	if v := sample(one, "diagagent_node_status", "node", "4"); v != 2 {
+		t.Errorf("agent 1: diagagent_node_status{node=4} = %v, want 2 (partial)", v)
+	}
+	if v := sample(one, "diagagent_nodes", "status", "fault-free"); v != 8 {
+		t.Errorf("agent 1: %v nodes fault-free, want 8", v)
+	}
+	if v := sample(one, "diagagent_intervals_total"); v < 1 {
+		t.Errorf("agent 1: %v intervals", v)
+	}
+	if v := sample(one, "diagagent_snmp_responses_total"); v < 1 {
+		t.Errorf("agent 1: %v SNMP responses", v)
+	}
+	if v := sample(four, "diagagent_snmp_dropped_total", "reason", "fault_injection"); v < 1 {
+		t.Errorf("agent 4: %v requests dropped by the injected fault", v)
+	}
+}
+
+// webURL is agent k's page.
+func (c *cluster) webURL(k int) string { return fmt.Sprintf("http://127.0.0.%d:%d/", k+1, c.webPort) }
+
+// httpOK reports whether a GET of url answers 200.
+func httpOK(url string) bool {
+	res, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res.StatusCode == http.StatusOK
+}
+
+// chromiumPath finds Debian's chromium, installing it with
+// scripts/test-deps.sh when it is missing.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	out, err := exec.Command(filepath.Join("..", "..", "scripts", "test-deps.sh")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("chromium is missing and scripts/test-deps.sh could not install it: %v\n%s", err, out)
+	}
+	p, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatalf("scripts/test-deps.sh ran but chromium is still missing: %v", err)
+	}
+	return p
+}
+
+// browser starts headless Chromium with no network of its own and returns a
+// tab's context; everything in it ends after budget.
+func browser(t *testing.T, path string, budget time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	t.Cleanup(cancel)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("hide-scrollbars", true))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(cancelTab)
+	return tab
+}
+
+// waitPage polls a JavaScript condition in the page until it holds, at most timeout.
+func waitPage(t *testing.T, ctx context.Context, what, cond string, timeout time.Duration) {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(100*time.Millisecond),
+		chromedp.WithPollingTimeout(timeout)))
+	if err != nil {
+		state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.mode + " " + document.querySelector("#nodes tbody").innerText`))
+		t.Fatalf("%s: not within %v: %v\npage: %s", what, timeout, err, state)
+	}
+}
+
+// mustEval evaluates a JavaScript expression in the page.
+func mustEval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// scrapeAgent reads an agent's /metrics with Prometheus' text parser.
+func scrapeAgent(t *testing.T, page string) map[string]*dto.MetricFamily {
+	t.Helper()
+	res, err := http.Get(page + "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(res.Body)
+	if err != nil {
+		t.Fatalf("parse %smetrics: %v", page, err)
+	}
+	return fams
+}
+
+// sample returns the value of the first sample of name whose labels include
+// the given pairs, or -1 if there is none.
+func sample(fams map[string]*dto.MetricFamily, name string, pairs ...string) float64 {
+	for _, m := range fams[name].GetMetric() {
+		have := map[string]string{}
+		for _, l := range m.GetLabel() {
+			have[l.GetName()] = l.GetValue()
+		}
+		match := true
+		for k := 0; k+1 < len(pairs); k += 2 {
+			match = match && have[pairs[k]] == pairs[k+1]
+		}
+		if !match {
+			continue
+		}
+		if g := m.GetGauge(); g != nil {
+			return g.GetValue()
+		}
+		return m.GetCounter().GetValue()
+	}
+	return -1
+}
+
+// bigSource is a web.Source of n nodes, all fault-free, testing as vCube does.
+type bigSource struct {
+	mu      sync.Mutex
+	snap    *agent.Snapshot
+	graph   [][]int
+	started time.Time
+}
+
+func newBigSource(t *testing.T, n int) *bigSource {
+	t.Helper()
+	cfg := &hiadsd.Config{N: n, Algorithm: hiadsd.VCube}
+	view := hiadsd.NewDense(n)
+	rows := make([]agent.NodeRow, n)
+	for k := range view {
+		view[k] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 1}
+		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
+			Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
+	}
+	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &agent.Snapshot{Nodes: rows, Up: true}}
+	for k := range n {
+		node, err := hiadsd.NewNode(cfg, k, view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.graph[k] = node.Plan()
+	}
+	return b
+}
+
+func (b *bigSource) Snapshot() *agent.Snapshot {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.snap
+}
+
+func (b *bigSource) Graph() [][]int            { return b.graph }
+func (b *bigSource) Stations() []traps.Station { return nil }
+func (b *bigSource) Started() time.Time        { return b.started }
+
+// setStatus publishes a snapshot in which NodeID id has status s.
+func (b *bigSource) setStatus(id int, s mib.Status) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	next := *b.snap
+	next.Nodes = append([]agent.NodeRow(nil), next.Nodes...)
+	next.Nodes[id-1].Status, next.Nodes[id-1].Counter = s, next.Nodes[id-1].Counter+1
+	next.Events = append(next.Events[:len(next.Events):len(next.Events)], agent.Event{Seq: uint32(len(next.Events) + 1),
+		NodeID: uint32(id), Status: s, Prev: mib.StatusFaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
+	b.snap = &next
+}
+
+// edgesOf counts the edges of graph g that start or end at node k.
+func edgesOf(g [][]int, k int) int {
+	n := len(g[k])
+	for i, tested := range g {
+		for _, j := range tested {
+			if j == k && i != k {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestDashboardAt1024Nodes serves the page over a 1,024-node view in
+// headless Chromium: every node gets a row and a cell of the compact grid,
+// only the edges of one node are drawn, and a change reaches the page live.
+func TestDashboardAt1024Nodes(t *testing.T) {
+	const n = 1024
+	chrome := chromiumPath(t)
+	src := newBigSource(t, n)
+	cfg := config.Default()
+	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
+	for k := range n {
+		cfg.Nodes = append(cfg.Nodes, config.Node{Address: src.snap.Nodes[k].Addr, Port: 161})
+	}
+	srv, err := web.New(web.Options{Config: cfg, ID: 0, Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() }) // after the browser's cleanup
+	ctx := browser(t, chrome, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL)); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "1024 nodes shown", fmt.Sprintf(`document.body.dataset.mode === "live" &&
+		document.querySelectorAll('#nodes tbody tr[data-status="fault-free"]').length === %d &&
+		document.querySelectorAll('#gnodes .n').length === %d && document.getElementById("graph").dataset.layout === "grid"`, n, n), 20*time.Second)
+	first := mustEval[string](t, ctx, `document.body.dataset.renderMs`)
+	if edges, want := mustEval[int](t, ctx, `document.querySelectorAll("#edges path").length`), edgesOf(src.graph, 0); edges != want {
+		t.Errorf("%d edges drawn, want only the %d to and from node 1", edges, want)
+	}
+	mustEval[bool](t, ctx, `window.noReload = true`)
+	src.setStatus(700, mib.StatusPartial)
+	srv.Changed()
+	waitPage(t, ctx, "node 700 partial", `window.noReload === true && document.getElementById("node-700").dataset.status === "partial" &&
+		document.getElementById("g-node-700").dataset.status === "partial"`, 10*time.Second)
+	t.Logf("page at %d nodes: first render %s ms, update %s ms (headless Chromium)", n, first,
+		mustEval[string](t, ctx, `document.body.dataset.renderMs`))
+	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
+		t.Errorf("page error: %s", e)
+	}
+}
