@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"sync"
@@ -35,7 +36,8 @@ type Options struct {
 	// counters at scrape time; nil leaves those metrics out.
 	SNMPStats func() agent.Stats
 	TrapStats func() traps.Stats
-	// Log receives a line when serving fails; nil discards.
+	// Log receives the HTTP server's complaints (bad requests, broken
+	// connections) at warning level; nil discards them.
 	Log *logrus.Entry
 	// Heartbeat is how often an idle event stream sends a comment to keep
 	// proxies from closing it; 0 means 15 s.
@@ -94,8 +96,10 @@ func (s *Server) Changed() { s.changes.broadcast() }
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight
 // finish for a moment; event streams end with ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	errLog := s.log.WriterLevel(logrus.WarnLevel)
+	defer errLog.Close()
 	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: time.Minute,
-		BaseContext: func(net.Listener) context.Context { return ctx }}
+		BaseContext: func(net.Listener) context.Context { return ctx }, ErrorLog: log.New(errLog, "web: ", 0)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {

@@ -298,20 +298,9 @@ func edgesOf(g [][]int, k int) int {
 func TestDashboardAt1024Nodes(t *testing.T) {
 	const n = 1024
 	chrome := chromiumPath(t)
-	src := newBigSource(t, n)
-	cfg := config.Default()
-	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
-	for k := range n {
-		cfg.Nodes = append(cfg.Nodes, config.Node{Address: src.snap.Nodes[k].Addr, Port: 161})
-	}
-	srv, err := web.New(web.Options{Config: cfg, ID: 0, Source: src})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() }) // after the browser's cleanup
+	src, srv, url := servePage(t, n, nil)
 	ctx := browser(t, chrome, 60*time.Second)
-	if err := chromedp.Do(ctx, chromedp.Navigate(hs.URL)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}
 	waitPage(t, ctx, "1024 nodes shown", fmt.Sprintf(`document.body.dataset.mode === "live" &&
@@ -331,4 +320,52 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
 		t.Errorf("page error: %s", e)
 	}
+}
+
+// servePage serves the page over a bigSource of n nodes, through wrap if it
+// is not nil, and returns the source, the server and the page's URL.
+func servePage(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*bigSource, *web.Server, string) {
+	t.Helper()
+	src := newBigSource(t, n)
+	cfg := config.Default()
+	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
+	for k := range n {
+		cfg.Nodes = append(cfg.Nodes, config.Node{Address: src.snap.Nodes[k].Addr, Port: 161})
+	}
+	srv, err := web.New(web.Options{Config: cfg, ID: 0, Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := srv.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() }) // after the browser's cleanup
+	return src, srv, hs.URL + "/"
+}
+
+// TestDashboardFallsBackToPolling breaks the event stream: the page then
+// polls /api/v1/state and still follows a change without a reload.
+func TestDashboardFallsBackToPolling(t *testing.T) {
+	chrome := chromiumPath(t)
+	src, _, url := servePage(t, 16, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/v1/stream" {
+				http.Error(w, "stream switched off by the test", http.StatusServiceUnavailable)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	ctx := browser(t, chrome, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "16 nodes shown by polling", `document.body.dataset.mode === "polling" &&
+		document.querySelectorAll('#nodes tbody tr[data-status="fault-free"]').length === 16`, 10*time.Second)
+	mustEval[bool](t, ctx, `window.noReload = true`)
+	src.setStatus(5, mib.StatusFaulty)
+	waitPage(t, ctx, "node 5 faulty", `window.noReload === true && document.body.dataset.mode === "polling" &&
+		document.getElementById("node-5").dataset.status === "faulty"`, 10*time.Second)
 }
