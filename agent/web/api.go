@@ -51,18 +51,21 @@ func (s *Server) snapshot(w http.ResponseWriter) *agent.Snapshot {
 	return snap
 }
 
+// apiStatus answers this agent and a summary of its view.
 func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 	if snap := s.snapshot(w); snap != nil {
 		writeJSON(w, http.StatusOK, s.status(snap, s.nodes(snap)))
 	}
 }
 
+// apiNodes answers every node's row.
 func (s *Server) apiNodes(w http.ResponseWriter, r *http.Request) {
 	if snap := s.snapshot(w); snap != nil {
 		writeJSON(w, http.StatusOK, s.nodes(snap))
 	}
 }
 
+// apiGraph answers who tests whom this interval.
 func (s *Server) apiGraph(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, edges(s.src.Graph()))
 }
@@ -92,6 +95,7 @@ func (s *Server) apiState(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// apiNotFound answers a path under /api/ that names no endpoint.
 func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusNotFound, apiError{fmt.Sprintf("no such endpoint %s; see /api/v1/status, nodes, graph, events, state, stream", r.URL.Path)})
 }
