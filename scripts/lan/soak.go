@@ -16,6 +16,7 @@ type SoakResult struct {
 	Suspicions    int           // status changes to faulty or partial, at any agent
 	Detections    int           // of those, found by a direct test (each sends a notification)
 	Notifications int           // notifications snmptrapd received
+	Settled       time.Duration // after the loss, until every agent holds every node fault-free; -1 if not within the bound
 }
 
 // Soak puts pct percent loss on every agent's host for d, then lifts it and
@@ -59,7 +60,25 @@ func (c *Cluster) Soak(pct int, d time.Duration) (SoakResult, error) {
 		}
 	}
 	r.Notifications = len(c.Station.Notifications(trapMark))
+	r.Settled = c.settle()
 	return r, nil
+}
+
+// settle waits up to the bound for every agent to hold every node fault-free
+// and returns how long that took, or -1.
+func (c *Cluster) settle() time.Duration {
+	all, nodes := make([]int, c.Agents), make([]int, c.Nodes())
+	for k := range all {
+		all[k] = k
+	}
+	for k := range nodes {
+		nodes[k] = k + 1
+	}
+	took, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodes, 0) })
+	if err != nil {
+		return -1
+	}
+	return took
 }
 
 // sumGets adds up snmpInGetRequests.0 of every agent.
@@ -82,11 +101,15 @@ func (c *Cluster) sumGets() (uint64, error) {
 // SoakTable formats soak results as markdown; retries names each row's setting.
 func SoakTable(settings []string, rs []SoakResult) string {
 	var b strings.Builder
-	b.WriteString("| loss | setting | duration | GETs served | packets dropped | false suspicions | of which direct (notified) | notifications received |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| loss | setting | duration | GETs served | packets dropped | false suspicions | of which direct (notified) | notifications received | all fault-free again after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for k, r := range rs {
-		fmt.Fprintf(&b, "| %d%% | %s | %v | %d | %d | %d | %d | %d |\n", r.Loss, settings[k], r.Duration,
-			r.Gets, r.Dropped, r.Suspicions, r.Detections, r.Notifications)
+		settled := "not within the bound"
+		if r.Settled >= 0 {
+			settled = r.Settled.Round(100 * time.Millisecond).String()
+		}
+		fmt.Fprintf(&b, "| %d%% | %s | %v | %d | %d | %d | %d | %d | %s |\n", r.Loss, settings[k], r.Duration,
+			r.Gets, r.Dropped, r.Suspicions, r.Detections, r.Notifications, settled)
 	}
 	return b.String()
 }

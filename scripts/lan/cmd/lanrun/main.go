@@ -28,6 +28,7 @@ type options struct {
 	pingCount             int
 	losses                string
 	soakFor               time.Duration
+	startup               time.Duration
 }
 
 func main() {
@@ -76,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.pingCount, "test.ping_count", 2, "test.ping_count of the agents (the daemon's default)")
 	fs.StringVar(&o.losses, "loss", "1,5", "soak: comma-separated loss percentages, one run each")
 	fs.DurationVar(&o.soakFor, "soak", 2*time.Minute, "soak: how long each loss lasts")
+	fs.DurationVar(&o.startup, "startup", 0, "how long start-up may take until all agree (default: twice the latency bound)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -106,7 +108,7 @@ func (o options) spec(tag, algo string) (lan.Spec, error) {
 
 // withCluster starts a cluster, waits until it agrees that every node is
 // fault-free, runs f and removes the cluster, also when ctx is cancelled.
-func withCluster(ctx context.Context, s lan.Spec, stderr io.Writer, f func(*lan.Cluster) error) error {
+func withCluster(ctx context.Context, s lan.Spec, startup time.Duration, stderr io.Writer, f func(*lan.Cluster) error) error {
 	c, err := lan.NewCluster(s)
 	if err != nil {
 		return err
@@ -128,7 +130,10 @@ func withCluster(ctx context.Context, s lan.Spec, stderr io.Writer, f func(*lan.
 	for k := range all {
 		all[k], nodes[k] = k, k+1
 	}
-	took, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodes, 0) })
+	if startup == 0 {
+		startup = 2 * c.Bound()
+	}
+	took, err := c.Poll(startup, func() bool { return c.AllSee(all, nodes, 0) })
 	if err != nil {
 		return fmt.Errorf("start-up: not every agent holds every node fault-free (%s): %w", c.Stale(), err)
 	}
@@ -148,7 +153,7 @@ func experiment(ctx context.Context, o options, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		err = withCluster(ctx, s, stderr, func(c *lan.Cluster) error {
+		err = withCluster(ctx, s, o.startup, stderr, func(c *lan.Cluster) error {
 			rs, err := c.RunSchedule(lan.PaperSchedule())
 			for _, r := range rs {
 				fmt.Fprintf(stderr, "lanrun: %s: %s diagnosed by every fault-free agent in %v\n",
@@ -183,7 +188,7 @@ func soak(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		err = withCluster(ctx, s, stderr, func(c *lan.Cluster) error {
+		err = withCluster(ctx, s, o.startup, stderr, func(c *lan.Cluster) error {
 			r, err := c.Soak(pct, o.soakFor)
 			fmt.Fprintf(stderr, "lanrun: %d%% loss: %+v\n", pct, r)
 			rs = append(rs, r)
