@@ -56,8 +56,12 @@ func run(args, env []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	log.WithFields(logrus.Fields{"snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
-		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}).Info("diagagent started")
+	f := logrus.Fields{"snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
+		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
+	if w := a.WebAddr(); w != nil {
+		f["web"] = "http://" + w.String() + "/"
+	}
+	log.WithFields(f).Info("diagagent started")
 	if err := a.Run(ctx); err != nil {
 		log.WithError(err).Error("diagagent stopped with an error")
 		return 1
