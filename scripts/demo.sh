@@ -62,6 +62,7 @@ for k in 0 1 2 3 4 5 6 7; do
 done
 agent5=${pids[5]}
 echo "demo: 8 agents (vCube, interval 2 s) on 127.0.0.1-8:1161, station snmptrapd on 127.0.0.100:1162; logs in $run"
+echo "demo: each agent's page: http://127.0.0.1:8161/ ... http://127.0.0.8:8161/ (metrics at /metrics)"
 wait_all "every agent holds every node fault-free" 00000000
 show
 echo; echo "\$ snmpwalk -v2c -c public 127.0.0.1:1161 diagTree   (column nodeStatus)"
