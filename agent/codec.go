@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/gosnmp/gosnmp"
 )
@@ -160,35 +159,34 @@ func decodeOID(ws *workspace, c []byte) (OID, error) {
 
 // decodeValue decodes a varbind value into the representation the MIB uses.
 func decodeValue(ws *workspace, tag byte, c []byte) (value, error) {
-	typ := gosnmp.Asn1BER(tag)
-	switch typ {
+	v := value{typ: gosnmp.Asn1BER(tag)}
+	var err error
+	switch v.typ {
 	case gosnmp.Null, gosnmp.NoSuchObject, gosnmp.NoSuchInstance, gosnmp.EndOfMibView:
 		if len(c) != 0 {
-			return value{}, fmt.Errorf("%w: %v with contents", ErrMalformed, typ)
+			err = fmt.Errorf("%w: %v with contents", ErrMalformed, v.typ)
 		}
-		return value{typ: typ}, nil
 	case gosnmp.Integer:
-		n, err := decodeSigned(c)
-		return value{typ, n}, err
+		var n int
+		n, err = decodeSigned(c)
+		v.num = uint64(int64(n))
 	case gosnmp.Counter32, gosnmp.Gauge32, gosnmp.TimeTicks:
-		n, err := decodeUnsigned(c, 32)
-		return value{typ, uint32(n)}, err
+		v.num, err = decodeUnsigned(c, 32)
 	case gosnmp.Counter64:
-		n, err := decodeUnsigned(c, 64)
-		return value{typ, n}, err
+		v.num, err = decodeUnsigned(c, 64)
 	case gosnmp.OctetString, gosnmp.Opaque:
-		return value{typ, c}, nil
+		v.raw = c
 	case gosnmp.IPAddress:
-		a, ok := netip.AddrFromSlice(c)
-		if !ok || !a.Is4() {
-			return value{typ, nil}, nil // kept, so SET can answer wrongLength
+		// Kept with another length, so that SET can answer wrongLength.
+		if v.bad = len(c) != 4; !v.bad {
+			v.num = uint64(c[0])<<24 | uint64(c[1])<<16 | uint64(c[2])<<8 | uint64(c[3])
 		}
-		return value{typ, a}, nil
 	case gosnmp.ObjectIdentifier:
-		o, err := decodeOID(ws, c)
-		return value{typ, o}, err
+		v.oid, err = decodeOID(ws, c)
+	default:
+		err = fmt.Errorf("%w: unknown value tag 0x%02x", ErrMalformed, tag)
 	}
-	return value{}, fmt.Errorf("%w: unknown value tag 0x%02x", ErrMalformed, tag)
+	return v, err
 }
 
 // decodeSigned decodes INTEGER contents that fit in 32 bits.

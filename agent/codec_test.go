@@ -15,7 +15,7 @@ func TestEncoderMatchesGosnmp(t *testing.T) {
 	vals := []value{
 		integer(0), integer(-1), integer(127), integer(128), integer(-129), integer(1<<31 - 1), integer(-1 << 31),
 		gauge(0), gauge(128), gauge(1<<32 - 1), counter32(1 << 31), ticks(100),
-		{gosnmp.Counter64, uint64(1<<64 - 1)},
+		{typ: gosnmp.Counter64, num: 1<<64 - 1},
 		str(""), str(string(bytes.Repeat([]byte("x"), 300))), octets([]byte{0, 1, 2}),
 		ipAddr(netip.MustParseAddr("10.1.2.3")), objectID(mustOID(".1.3.6.1.4.1.200")),
 		vNoSuchObject, vNoSuchInstance, vEndOfMibView, {typ: gosnmp.Null},

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"net/netip"
-
 	"github.com/gosnmp/gosnmp"
 )
 
@@ -68,33 +66,10 @@ func appendOID(dst []byte, o OID) []byte {
 	return dst
 }
 
-// appendValue appends a value element in the representation the MIB uses.
-func appendValue(dst []byte, v value) []byte {
-	tag := byte(v.typ)
-	switch x := v.v.(type) {
-	case int:
-		return appendInt(dst, tag, int64(x))
-	case uint32:
-		return appendUint(dst, tag, uint64(x))
-	case uint64:
-		return appendUint(dst, tag, x)
-	case string:
-		return append(appendHeader(dst, tag, len(x)), x...)
-	case []byte:
-		return append(appendHeader(dst, tag, len(x)), x...)
-	case netip.Addr:
-		a := x.As4()
-		return append(appendHeader(dst, tag, 4), a[:]...)
-	case OID:
-		return appendOID(dst, x)
-	}
-	return append(dst, tag, 0)
-}
-
 // appendVarbind appends one varbind.
 func appendVarbind(dst []byte, vb varbind) []byte {
-	dst = appendHeader(dst, tagSequence, tlvSize(oidContentSize(vb.name))+tlvSize(valueContentSize(vb.val)))
-	return appendValue(appendOID(dst, vb.name), vb.val)
+	dst = appendHeader(dst, tagSequence, tlvSize(oidContentSize(vb.name))+tlvSize(vb.val.contentSize()))
+	return vb.val.appendTo(appendOID(dst, vb.name))
 }
 
 // varbindsSize is the encoded size of a varbind list's contents.

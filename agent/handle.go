@@ -87,27 +87,6 @@ func fromGosnmp(g *gosnmp.SnmpPacket) (*pdu, error) {
 	return p, nil
 }
 
-// valueFromGosnmp converts a decoded gosnmp value to the MIB's representation.
-func valueFromGosnmp(v gosnmp.SnmpPDU) value {
-	switch x := v.Value.(type) {
-	case string:
-		switch v.Type {
-		case gosnmp.IPAddress:
-			if a, err := netip.ParseAddr(x); err == nil && a.Is4() {
-				return value{v.Type, a}
-			}
-			return value{v.Type, nil}
-		case gosnmp.ObjectIdentifier:
-			if o, err := ParseOID(x); err == nil {
-				return value{v.Type, o}
-			}
-		}
-	case uint:
-		return value{v.Type, uint32(x)}
-	}
-	return value{v.Type, v.Value}
-}
-
 // debug logs a per-packet event; the level check keeps floods of bad packets
 // from allocating log entries nobody reads.
 func (r *Responder) debug(src netip.Addr, msg string) {

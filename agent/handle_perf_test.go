@@ -65,3 +65,29 @@ func BenchmarkHandle(b *testing.B) {
 		}
 	})
 }
+
+// TestCommunityRequestsDoNotAllocate keeps the SNMPv1/v2c path free of heap
+// allocations once a worker's workspace has grown (it keeps GC off the tail).
+func TestCommunityRequestsDoNotAllocate(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)}
+	r, err := NewResponder(testConfig(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Publish(testSnapshot()); err != nil {
+		t.Fatal(err)
+	}
+	src, ws := netip.MustParseAddr("127.0.0.1"), &workspace{}
+	for name, req := range benchRequests(t) {
+		buf := bytes.Clone(req)
+		allocs := testing.AllocsPerRun(100, func() {
+			copy(buf, req)
+			if r.handleWith(ws, buf, src) == nil {
+				t.Fatal("no reply")
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.1f allocations per request, want 0", name, allocs)
+		}
+	}
+}

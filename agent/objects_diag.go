@@ -109,29 +109,28 @@ func dateAndTime(t time.Time) []byte {
 
 // checkNMS accepts any IPv4 address as the new station; a decoded IpAddress
 // of another length arrives as a nil value.
-func checkNMS(_ *view, val any) gosnmp.SNMPError {
-	if _, ok := val.(netip.Addr); !ok {
+func checkNMS(_ *view, val value) gosnmp.SNMPError {
+	if val.bad {
 		return gosnmp.WrongLength
 	}
 	return gosnmp.NoError
 }
 
 // commitNMS hands the new station to the daemon.
-func (r *Responder) commitNMS(_ *view, val any) error {
-	return r.cfg.OnSetNMS(val.(netip.Addr))
+func (r *Responder) commitNMS(_ *view, val value) error {
+	return r.cfg.OnSetNMS(val.addr())
 }
 
 // checkInject accepts 0..MaxFaultInjectSeconds.
-func checkInject(_ *view, val any) gosnmp.SNMPError {
-	n, ok := val.(int)
-	if !ok || n < 0 || n > mib.MaxFaultInjectSeconds {
+func checkInject(_ *view, val value) gosnmp.SNMPError {
+	if n := val.int(); n < 0 || n > mib.MaxFaultInjectSeconds {
 		return gosnmp.WrongValue
 	}
 	return gosnmp.NoError
 }
 
 // commitInject silences the responder for the seconds written (0 ends it).
-func (r *Responder) commitInject(v *view, val any) error {
-	r.fault.silence(v.now, time.Duration(val.(int))*time.Second)
+func (r *Responder) commitInject(v *view, val value) error {
+	r.fault.silence(v.now, time.Duration(val.int())*time.Second)
 	return nil
 }

@@ -1,11 +1,5 @@
 package agent
 
-import (
-	"net/netip"
-
-	"github.com/gosnmp/gosnmp"
-)
-
 // Roots of the standard groups the responder serves.
 const (
 	oidSystem       = ".1.3.6.1.2.1.1"      // MIB-II system group (RFC 3418)
@@ -19,15 +13,7 @@ const (
 	oidDiagnosisMIB = ".1.3.6.1.4.1.200"    // sysObjectID: the DIAGNOSIS-MIB root
 )
 
-// str, integer, gauge, counter32 and ticks build values of the common types.
-func str(s string) value        { return value{gosnmp.OctetString, s} }
-func integer(n int) value       { return value{gosnmp.Integer, n} }
-func gauge(n uint32) value      { return value{gosnmp.Gauge32, n} }
-func counter32(n uint64) value  { return value{gosnmp.Counter32, uint32(n)} }
-func ticks(n uint32) value      { return value{gosnmp.TimeTicks, n} }
-func octets(b []byte) value     { return value{gosnmp.OctetString, b} }
-func objectID(o OID) value      { return value{gosnmp.ObjectIdentifier, o} }
-func ipAddr(a netip.Addr) value { return value{gosnmp.IPAddress, a} }
+// constant serves a value fixed when the responder is built.
 func constant(v value) func(*view) value {
 	return func(*view) value { return v }
 }

@@ -7,7 +7,7 @@ import (
 // pendingSet is one checked varbind of a SetRequest waiting for commit.
 type pendingSet struct {
 	w   *writer
-	val any
+	val value
 }
 
 // opSet answers a SetRequest in two phases (RFC 3416 4.2.5): every varbind is
@@ -27,7 +27,7 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 			out.fail(p, status, i+1)
 			return out
 		}
-		todo = append(todo, pendingSet{w, vb.val.v})
+		todo = append(todo, pendingSet{w, vb.val})
 	}
 	if i, err := r.commit(v, todo); err != nil {
 		r.log.WithError(err).WithField("index", i+1).Warn("snmp: SET commit failed")
@@ -51,7 +51,7 @@ func (r *Responder) checkSet(v *view, vb varbind) (*writer, gosnmp.SNMPError) {
 	case vb.val.typ != s.write.typ:
 		return nil, gosnmp.WrongType
 	}
-	if st := s.write.check(v, vb.val.v); st != gosnmp.NoError {
+	if st := s.write.check(v, vb.val); st != gosnmp.NoError {
 		return nil, st
 	}
 	if vb.name.Compare(s.inst) != 0 {

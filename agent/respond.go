@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"net/netip"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -157,13 +156,7 @@ func (r *Responder) response(req *request, out *outcome, now time.Time) *gosnmp.
 func toGosnmp(vbs []varbind) []gosnmp.SnmpPDU {
 	g := make([]gosnmp.SnmpPDU, len(vbs))
 	for i, vb := range vbs {
-		g[i] = gosnmp.SnmpPDU{Name: vb.name.String(), Type: vb.val.typ, Value: vb.val.v}
-		switch x := vb.val.v.(type) {
-		case netip.Addr:
-			g[i].Value = x.String()
-		case OID:
-			g[i].Value = x.String()
-		}
+		g[i] = gosnmp.SnmpPDU{Name: vb.name.String(), Type: vb.val.typ, Value: vb.val.gosnmpValue()}
 	}
 	return g
 }

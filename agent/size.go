@@ -1,7 +1,5 @@
 package agent
 
-import "net/netip"
-
 // tlvSize is the size of a BER element with n content octets.
 func tlvSize(n int) int {
 	switch {
@@ -60,28 +58,7 @@ func uintContentSize(n uint64) int {
 	return s
 }
 
-// valueContentSize is the content size of an encoded value.
-func valueContentSize(v value) int {
-	switch x := v.v.(type) {
-	case int:
-		return intContentSize(int64(x))
-	case uint32:
-		return uintContentSize(uint64(x))
-	case uint64:
-		return uintContentSize(x)
-	case string:
-		return len(x)
-	case []byte:
-		return len(x)
-	case netip.Addr:
-		return 4
-	case OID:
-		return oidContentSize(x)
-	}
-	return 0
-}
-
 // vbSize is the encoded size of a varbind named name holding v.
 func vbSize(name OID, v value) int {
-	return tlvSize(tlvSize(oidContentSize(name)) + tlvSize(valueContentSize(v)))
+	return tlvSize(tlvSize(oidContentSize(name)) + tlvSize(v.contentSize()))
 }

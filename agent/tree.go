@@ -8,12 +8,6 @@ import (
 	"github.com/gosnmp/gosnmp"
 )
 
-// value is one object instance's value in gosnmp's representation.
-type value struct {
-	typ gosnmp.Asn1BER
-	v   any
-}
-
 // view is what one request reads: a single snapshot and a single instant.
 type view struct {
 	r    *Responder
@@ -88,8 +82,8 @@ func (t *tree) next(v *view, o OID) (OID, value, bool) {
 type writer struct {
 	typ     gosnmp.Asn1BER
 	mayFail bool
-	check   func(v *view, val any) gosnmp.SNMPError
-	commit  func(v *view, val any) error
+	check   func(v *view, val value) gosnmp.SNMPError
+	commit  func(v *view, val value) error
 }
 
 // scalar is a single-instance object served as base.0.
