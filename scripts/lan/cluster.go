@@ -51,6 +51,9 @@ func NewCluster(s Spec) (*Cluster, error) {
 	if s.Agents < 2 {
 		return nil, fmt.Errorf("lan: %d agents: want at least 2", s.Agents)
 	}
+	if _, err := hiadsd.ParseAlgorithm(s.Algorithm); err != nil {
+		return nil, fmt.Errorf("lan: %w", err)
+	}
 	hosts := s.Agents + 1 // the station
 	if s.Printer {
 		hosts++
@@ -139,10 +142,7 @@ func (c *Cluster) RoundTime() time.Duration {
 // Bound is how long diagnosing one event may take: the algorithm's bound in
 // rounds plus the round in progress when the event happened.
 func (c *Cluster) Bound() time.Duration {
-	a, err := hiadsd.ParseAlgorithm(c.Algorithm)
-	if err != nil {
-		return 0
-	}
+	a, _ := hiadsd.ParseAlgorithm(c.Algorithm) // NewCluster checked it
 	return time.Duration(hiadsd.LatencyBound(a, c.Nodes())+1) * c.RoundTime()
 }
 

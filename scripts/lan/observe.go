@@ -127,9 +127,9 @@ func (c *Cluster) WaitEvents(timeout time.Duration, from int, cond func([]Event)
 	}
 }
 
-// Learned returns, for each observer, when it first logged each of nodes at
-// status want among evs, and whether every observer has done so for every
-// node and still holds it (no later event about it says otherwise).
+// Learned reports whether every observer (0-based agent id) logged each of
+// nodes at status want among evs and still holds it, and the latest of the
+// moments at which they first did: when the last of them had diagnosed it.
 func Learned(evs []Event, observers, nodes []int, want string) (last time.Time, ok bool) {
 	for _, o := range observers {
 		for _, n := range nodes {
