@@ -120,3 +120,19 @@ func TestV3TimeWindow(t *testing.T) {
 		t.Errorf("usmStatsNotInTimeWindows = %d, want 1", got)
 	}
 }
+
+func TestV3WrongPrivacyPassphraseIsADecryptionError(t *testing.T) {
+	h := startHarness(t, nil)
+	o := []string{"-u", "privsha", "-l", "authPriv", "-a", "SHA", "-A", authPass, "-x", "AES", "-X", "not-the-privpass"}
+	out, err := h.run(t, "snmpget", h.v3(o, mib.SysName0)...)
+	if err == nil {
+		t.Fatalf("snmpget succeeded with the wrong privacy pass phrase:\n%s", out)
+	}
+	if s := h.r.Stats(); s.DecryptionErrors != 1 || s.OutGetResponses != 0 {
+		t.Errorf("usmStatsDecryptionErrors = %d (want 1), responses = %d (want 0); tool said:\n%s",
+			s.DecryptionErrors, s.OutGetResponses, out)
+	}
+	if got := h.r.Stats().UnknownEngineIDs; got != 1 {
+		t.Errorf("usmStatsUnknownEngineIDs = %d, want 1 (the tool's discovery)", got)
+	}
+}
