@@ -80,12 +80,17 @@ func TestCommunityRequestsDoNotAllocate(t *testing.T) {
 	src, ws := netip.MustParseAddr("127.0.0.1"), &workspace{}
 	for name, req := range benchRequests(t) {
 		buf := bytes.Clone(req)
-		allocs := testing.AllocsPerRun(100, func() {
-			copy(buf, req)
-			if r.handleWith(ws, buf, src) == nil {
-				t.Fatal("no reply")
-			}
-		})
+		// AllocsPerRun counts the whole process: the least of three runs keeps
+		// a stray goroutine of an earlier test from failing this one.
+		allocs := 1e9
+		for range 3 {
+			allocs = min(allocs, testing.AllocsPerRun(200, func() {
+				copy(buf, req)
+				if r.handleWith(ws, buf, src) == nil {
+					t.Fatal("no reply")
+				}
+			}))
+		}
 		if allocs != 0 {
 			t.Errorf("%s: %.1f allocations per request, want 0", name, allocs)
 		}
