@@ -143,3 +143,24 @@ func TestResponseTooBig(t *testing.T) {
 		t.Errorf("snmpOutTooBigs = %d, want 2", got)
 	}
 }
+
+func TestGetBulkRepeaterReachingTheEnd(t *testing.T) {
+	h := startHarness(t, nil)
+	out := h.must(t, "snmpbulkget", h.v2(roCommunity, "-Cn0", "-Cr3", ".1.3.6.1.6.3.15.1.1.5.0", mib.SysName0)...)
+	lines := strings.Split(out, "\n")
+	if len(lines) != 6 {
+		t.Fatalf("got %d varbinds, want 3 repetitions of 2:\n%s", len(lines), out)
+	}
+	for i, want := range []string{
+		".1.3.6.1.6.3.15.1.1.6.0 = Counter32: 0",
+		".1.3.6.1.2.1.1.6.0 = \"\"",
+		".1.3.6.1.6.3.15.1.1.6.0 = No more variables left in this MIB View (It is past the end of the MIB tree)",
+		".1.3.6.1.2.1.1.7.0 = INTEGER: 72",
+		".1.3.6.1.6.3.15.1.1.6.0 = No more variables left in this MIB View (It is past the end of the MIB tree)",
+		".1.3.6.1.2.1.1.8.0 = Timeticks: (0) 0:00:00.00",
+	} {
+		if strings.TrimSpace(lines[i]) != want {
+			t.Errorf("varbind %d: got %q, want %q", i+1, lines[i], want)
+		}
+	}
+}
