@@ -18,7 +18,7 @@ func TestEncoderMatchesGosnmp(t *testing.T) {
 		{typ: gosnmp.Counter64, num: 1<<64 - 1},
 		str(""), str(string(bytes.Repeat([]byte("x"), 300))), octets([]byte{0, 1, 2}),
 		ipAddr(netip.MustParseAddr("10.1.2.3")), objectID(mustOID(".1.3.6.1.4.1.200")),
-		vNoSuchObject, vNoSuchInstance, vEndOfMibView, {typ: gosnmp.Null},
+		exception(gosnmp.NoSuchObject), exception(gosnmp.NoSuchInstance), exception(gosnmp.EndOfMibView), {typ: gosnmp.Null},
 	}
 	out := outcome{status: gosnmp.NoError}
 	for i, v := range vals {

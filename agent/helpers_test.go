@@ -62,6 +62,8 @@ func testConfig(clock *fakeClock) Config {
 	cfg.Users = []User{
 		{Name: "noauth", Auth: gosnmp.NoAuth, Priv: gosnmp.NoPriv},
 		{Name: "authsha", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.NoPriv},
+		{Name: "authsha224", Auth: gosnmp.SHA224, AuthPass: authPass, Priv: gosnmp.NoPriv},
+		{Name: "authsha384", Auth: gosnmp.SHA384, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass},
 		{Name: "privsha", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
 		{Name: "privsha256", Auth: gosnmp.SHA256, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
 		{Name: "privsha512", Auth: gosnmp.SHA512, AuthPass: authPass, Priv: gosnmp.AES256, PrivPass: privPass},

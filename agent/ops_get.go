@@ -14,12 +14,8 @@ func (o *outcome) fail(p *pdu, status gosnmp.SNMPError, index int) {
 	o.vars, o.status, o.index = p.vbs, status, index
 }
 
-// exception values of SNMPv2 (RFC 3416 section 3).
-var (
-	vNoSuchObject   = value{typ: gosnmp.NoSuchObject}
-	vNoSuchInstance = value{typ: gosnmp.NoSuchInstance}
-	vEndOfMibView   = value{typ: gosnmp.EndOfMibView}
-)
+// exception returns one of the exception values of SNMPv2 (RFC 3416 section 3).
+func exception(t gosnmp.Asn1BER) value { return value{typ: t} }
 
 // opGet answers a GetRequest (RFC 3416 4.2.1; RFC 1157 4.1.2 for SNMPv1).
 func (r *Responder) opGet(v *view, p *pdu) outcome {
@@ -32,9 +28,9 @@ func (r *Responder) opGet(v *view, p *pdu) outcome {
 			out.fail(p, gosnmp.NoSuchName, i+1)
 			return out
 		case lk == noObject:
-			val = vNoSuchObject
+			val = exception(gosnmp.NoSuchObject)
 		case lk == noInstance:
-			val = vNoSuchInstance
+			val = exception(gosnmp.NoSuchInstance)
 		}
 		out.vars = append(out.vars, varbind{vb.name, val})
 	}
@@ -67,7 +63,7 @@ func (r *Responder) opGetNext(v *view, p *pdu) outcome {
 			out.fail(p, gosnmp.NoSuchName, i+1)
 			return out
 		default:
-			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
+			out.vars = append(out.vars, varbind{vb.name, exception(gosnmp.EndOfMibView)})
 		}
 	}
 	v.ws.out = out.vars[:0]
@@ -83,7 +79,7 @@ func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
 		if s, val, ok := r.tree.next(v, vb.name); ok {
 			out.vars = append(out.vars, varbind{s, val})
 		} else {
-			out.vars = append(out.vars, varbind{vb.name, vEndOfMibView})
+			out.vars = append(out.vars, varbind{vb.name, exception(gosnmp.EndOfMibView)})
 		}
 	}
 	cur := v.ws.cur[:0]
@@ -96,7 +92,7 @@ func (r *Responder) opGetBulk(v *view, p *pdu, limit int) outcome {
 		for j, o := range cur {
 			s, val, ok := r.tree.next(v, o)
 			if !ok {
-				s, val = o, vEndOfMibView
+				s, val = o, exception(gosnmp.EndOfMibView)
 				ended++
 			}
 			cur[j] = s

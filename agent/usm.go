@@ -17,9 +17,23 @@ const privOnly = gosnmp.AuthPriv &^ gosnmp.AuthNoPriv
 // timeWindow is the USM time window of RFC 3414 section 3.2 step 7.
 const timeWindow = 150
 
-// macLen is the length of msgAuthenticationParameters per protocol (RFC 3414, RFC 7860).
-var macLen = [...]int{gosnmp.MD5: 12, gosnmp.SHA: 12, gosnmp.SHA224: 16,
-	gosnmp.SHA256: 24, gosnmp.SHA384: 32, gosnmp.SHA512: 48}
+// macLen is the length of msgAuthenticationParameters for a protocol
+// (RFC 3414 for MD5 and SHA-1, RFC 7860 section 4.1 for SHA-2).
+func macLen(p gosnmp.SnmpV3AuthProtocol) int {
+	switch p {
+	case gosnmp.MD5, gosnmp.SHA:
+		return 12
+	case gosnmp.SHA224:
+		return 16
+	case gosnmp.SHA256:
+		return 24
+	case gosnmp.SHA384:
+		return 32
+	case gosnmp.SHA512:
+		return 48
+	}
+	return 0
+}
 
 // usmUser is a configured user with its keys localized to this engine.
 type usmUser struct {
@@ -70,7 +84,7 @@ func (u *usmUser) params(r *Responder, now time.Time) *gosnmp.UsmSecurityParamet
 // in b as the digest is computed over the message with that field blank.
 func (u *usmUser) authentic(b []byte, h *v3Header) bool {
 	field := b[h.authParam.start:h.authParam.end]
-	if len(field) != macLen[u.Auth] {
+	if len(field) != macLen(u.Auth) || len(field) == 0 {
 		return false
 	}
 	var got [48]byte

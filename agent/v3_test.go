@@ -25,6 +25,8 @@ func TestV3SecurityLevels(t *testing.T) {
 		{"noAuthNoPriv", "noauth", "noAuthNoPriv", "", ""},
 		{"authNoPriv SHA", "authsha", "authNoPriv", "SHA", ""},
 		{"authPriv SHA AES", "privsha", "authPriv", "SHA", "AES"},
+		{"authNoPriv SHA-224", "authsha224", "authNoPriv", "SHA-224", ""},
+		{"authPriv SHA-384 AES", "authsha384", "authPriv", "SHA-384", "AES"},
 		{"authPriv SHA-256 AES", "privsha256", "authPriv", "SHA-256", "AES"},
 		{"authPriv SHA-512 AES-256", "privsha512", "authPriv", "SHA-512", "AES-256"},
 		{"authPriv SHA AES-192 (Blumenthal key extension)", "aes192blumenthal", "authPriv", "SHA", "AES-192"},
