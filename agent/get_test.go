@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/diagagent/diagagent/mib"
 )
@@ -163,4 +164,15 @@ func TestGetBulkRepeaterReachingTheEnd(t *testing.T) {
 			t.Errorf("varbind %d: got %q, want %q", i+1, lines[i], want)
 		}
 	}
+}
+
+func TestUpTimeAndEngineTimeFollowTheClock(t *testing.T) {
+	h := startHarness(t, nil)
+	h.clock.Advance(90*time.Second + 250*time.Millisecond)
+	out := h.must(t, "snmpget", h.v2(roCommunity, mib.SysUpTime0, ".1.3.6.1.6.3.10.2.1.3.0", ".1.3.6.1.6.3.10.2.1.2.0")...)
+	assertLines(t, out, []string{
+		".1.3.6.1.2.1.1.3.0 = Timeticks: (9025) 0:01:30.25",
+		".1.3.6.1.6.3.10.2.1.3.0 = INTEGER: 90",
+		".1.3.6.1.6.3.10.2.1.2.0 = INTEGER: 1",
+	})
 }

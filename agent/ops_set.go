@@ -17,6 +17,9 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 	p := req.p
 	out := outcome{}
 	if !req.write {
+		if req.v3 == nil {
+			r.stats.inc(cInBadCommunityUses) // RFC 3418: an operation the community may not do
+		}
 		out.fail(p, gosnmp.NoAccess, 1)
 		return out
 	}

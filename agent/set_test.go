@@ -94,8 +94,9 @@ func TestSetErrors(t *testing.T) {
 	if got := rec.calls(); len(got) != 0 {
 		t.Errorf("a failed SET reached OnSetNMS: %v", got)
 	}
-	if s := h.r.Stats(); s.OutBadValues != 1 || s.InSetRequests != uint64(len(cases)) {
-		t.Errorf("OutBadValues = %d (want 1), InSetRequests = %d (want %d)", s.OutBadValues, s.InSetRequests, len(cases))
+	if s := h.r.Stats(); s.OutBadValues != 1 || s.InSetRequests != uint64(len(cases)) || s.InBadCommunityUses != 2 {
+		t.Errorf("OutBadValues = %d (want 1), InSetRequests = %d (want %d), InBadCommunityUses = %d (want 2)",
+			s.OutBadValues, s.InSetRequests, len(cases), s.InBadCommunityUses)
 	}
 }
 
