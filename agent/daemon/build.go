@@ -40,7 +40,7 @@ func Open(cfg config.Config, id int, log *logrus.Entry) (*Agent, error) {
 		return nil, err
 	}
 	st.EngineBoots++
-	pcfg, err := probeConfig(cfg)
+	pcfg, err := probeConfig(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (a *Agent) Run(ctx context.Context) error {
 }
 
 // probeConfig turns the test section into the prober's configuration.
-func probeConfig(cfg config.Config) (agent.ProbeConfig, error) {
+func probeConfig(cfg config.Config, log *logrus.Entry) (agent.ProbeConfig, error) {
 	p := agent.DefaultProbeConfig()
 	p.Timeout, p.Retries = cfg.Test.Timeout, cfg.Test.Retries
 	p.PingTimeout, p.PingCount = cfg.Test.PingTimeout, cfg.Test.PingCount
@@ -159,6 +159,7 @@ func probeConfig(cfg config.Config) (agent.ProbeConfig, error) {
 			return p, fmt.Errorf("test: %w", err)
 		}
 		p.PingPrivileged = false
+		log.WithError(err).Warn("no raw ICMP socket: pinging with unprivileged ICMP (net.ipv4.ping_group_range allows it)")
 	}
 	if cfg.Test.V3User != "" {
 		u, _ := cfg.SNMP.User(cfg.Test.V3User)
