@@ -46,3 +46,16 @@ func TestTreeNextAcrossGapsAndTables(t *testing.T) {
 		}
 	}
 }
+
+func TestRegistrySubtreesDoNotOverlap(t *testing.T) {
+	h := startHarness(t, nil)
+	b := h.r.tree.bases
+	if len(b) < 40 {
+		t.Fatalf("registry has %d subtrees, want the standard groups and the DIAGNOSIS-MIB", len(b))
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i].Compare(b[i-1]) <= 0 || b[i].HasPrefix(b[i-1]) {
+			t.Errorf("subtree %s does not follow %s without overlap", b[i], b[i-1])
+		}
+	}
+}
