@@ -32,7 +32,9 @@ type Config struct {
 	// EngineBoots is snmpEngineBoots as persisted by the daemon (1 or more).
 	EngineBoots uint32
 	// MaxMessageSize is snmpEngineMaxMessageSize: the largest datagram accepted and
-	// the largest response sent (v3 also honours the manager's msgMaxSize).
+	// the largest response sent. The default, 1472, fills one Ethernet frame without
+	// IP fragments; SNMPv1/v2c managers cannot ask for less, SNMPv3 responses also
+	// honour the manager's msgMaxSize.
 	MaxMessageSize int
 	// Workers is the number of SNMPv3 requests handled at once, besides the
 	// reading goroutine that answers SNMPv1/v2c requests itself.
