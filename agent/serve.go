@@ -106,6 +106,7 @@ type packetIO struct {
 	udp  *net.UDPConn
 }
 
+// newPacketIO wraps conn.
 func newPacketIO(conn net.PacketConn) packetIO {
 	u, _ := conn.(*net.UDPConn)
 	return packetIO{conn: conn, udp: u}
