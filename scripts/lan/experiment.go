@@ -49,6 +49,9 @@ func (r Result) Rounds(interval time.Duration) float64 {
 // RunSchedule plays the steps on a running cluster and measures each node's
 // event; each wait is bounded by the algorithm's bound.
 func (c *Cluster) RunSchedule(steps []Step) ([]Result, error) {
+	if err := c.checkSchedule(steps); err != nil {
+		return nil, err
+	}
 	down := map[int]bool{}
 	var out []Result
 	for _, s := range steps {
@@ -56,7 +59,7 @@ func (c *Cluster) RunSchedule(steps []Step) ([]Result, error) {
 		if err := c.apply(s, down); err != nil {
 			return out, err
 		}
-		nodes, want := append(s.Freeze, s.Thaw...), "partial"
+		nodes, want := append(append([]int(nil), s.Freeze...), s.Thaw...), "partial"
 		if len(s.Thaw) > 0 {
 			want = "fault-free"
 		}
@@ -70,6 +73,23 @@ func (c *Cluster) RunSchedule(steps []Step) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkSchedule refuses steps that name a node this cluster has no agent
+// for, or that lack a paper figure for a node.
+func (c *Cluster) checkSchedule(steps []Step) error {
+	for _, s := range steps {
+		nodes := append(append([]int(nil), s.Freeze...), s.Thaw...)
+		if len(s.Paper) != len(nodes) {
+			return fmt.Errorf("lan: step %q on %v has %d paper figures: want one per node", s.Name, nodes, len(s.Paper))
+		}
+		for _, n := range nodes {
+			if n < 1 || n > c.Agents {
+				return fmt.Errorf("lan: step %q names node %d but the cluster has agents 1..%d", s.Name, n, c.Agents)
+			}
+		}
+	}
+	return nil
 }
 
 // apply freezes and thaws the step's agents and updates down.

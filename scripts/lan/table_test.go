@@ -48,3 +48,14 @@ func TestSoakTable(t *testing.T) {
 		t.Fatalf("soak table:\n%s", got)
 	}
 }
+
+func TestRunScheduleRefusesUnknownNodes(t *testing.T) {
+	c := &Cluster{Spec: Spec{Agents: 8}}
+	if _, err := c.RunSchedule(PaperSchedule()); err == nil || !strings.Contains(err.Error(), "node 16") {
+		t.Fatalf("RunSchedule on 8 agents: %v, want a refusal naming node 16", err)
+	}
+	bad := []Step{{Name: "fault", Freeze: []int{2}}}
+	if _, err := c.RunSchedule(bad); err == nil || !strings.Contains(err.Error(), "paper figures") {
+		t.Fatalf("RunSchedule without paper figures: %v", err)
+	}
+}
