@@ -78,6 +78,14 @@ type Config struct {
 	// TestedOnly lists, in increasing order, the ids that are tested but never
 	// test and are never a source of information (printers, modems).
 	TestedOnly []int
+	// Recheck makes Hi-ADSD test again, once its cluster's source has answered,
+	// every node of that cluster it holds faulty or partial. The papers assume a
+	// test never errs; on a LAN one can (lost datagrams, a host whose own link was
+	// down, an agent not started yet), and such a verdict would then outlive its
+	// cause, since only a tester that sees a change advances the counter that
+	// retracts it and the nodes that test a node never hear about it themselves.
+	// The daemon sets it; the simulator leaves it off to reproduce the papers.
+	Recheck bool
 }
 
 // Validate names the first field that is wrong, or returns nil.

@@ -5,9 +5,25 @@ package hiadsd
 func (iv *interval) hiadsd() {
 	n := iv.node
 	iv.hierarchical(func(lvl int) bool {
-		rng := clusterRange(n.ID, lvl, n.Config.N)
-		return iv.searchList(ClusterHiADSD(n.ID, lvl, n.Config.N), []Range{rng})
+		list := ClusterHiADSD(n.ID, lvl, n.Config.N)
+		if !iv.searchList(list, []Range{clusterRange(n.ID, lvl, n.Config.N)}) {
+			return false
+		}
+		if n.Config.Recheck {
+			iv.recheck(list)
+		}
+		return true
 	})
+}
+
+// recheck tests again the nodes of list not tested in this interval that the
+// view holds faulty or partial (Config.Recheck).
+func (iv *interval) recheck(list []int) {
+	for _, j := range list {
+		if st := iv.node.View.Get(j).Status; (st == Faulty || st == Partial) && !iv.wasTested(j) {
+			iv.test(j)
+		}
+	}
 }
 
 // hierarchical runs search on the interval's level and, while it finds no

@@ -76,8 +76,9 @@ func TestConvergesWithinBound(t *testing.T) {
 					testedOnly = append(testedOnly, id)
 				}
 			}
-			cfg := &Config{N: n, Algorithm: algo, TestedOnly: testedOnly}
-			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
+			// Odd trials run with Recheck, as the daemon does (it only changes Hi-ADSD).
+			cfg := &Config{N: n, Algorithm: algo, TestedOnly: testedOnly, Recheck: trial%2 == 1}
+			t.Run(fmt.Sprintf("%v/n=%d/trial=%d/recheck=%v", algo, n, trial, cfg.Recheck), func(t *testing.T) {
 				checkRandomHistory(t, cfg, rng)
 			})
 		}

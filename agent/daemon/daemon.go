@@ -91,7 +91,7 @@ func New(o Options) (*Daemon, error) {
 		return nil, fmt.Errorf("algorithm: %w", err)
 	}
 	n := len(o.Config.Nodes)
-	core := &hiadsd.Config{N: n, Algorithm: algo, TestedOnly: testedOnly(o.Config)}
+	core := &hiadsd.Config{N: n, Algorithm: algo, TestedOnly: testedOnly(o.Config), Recheck: true}
 	view := hiadsd.NewDense(n)
 	for k := range view {
 		if k < len(o.State.Counters) {
