@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test bench lint tidy compare clean
+.PHONY: all build demo test bench lint tidy compare scenario clean
 
 all: build
 
@@ -21,6 +21,10 @@ test:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# scenario: seed 002's 37-node experiment on a LAN of network namespaces (root).
+scenario:
+	./scripts/scenario.sh
 
 # compare: regenerates docs/compare.md and its plots from the simulator.
 compare:
