@@ -1,5 +1,7 @@
 package hiadsd
 
+import "slices"
+
 // hiadsd tests one cluster c_{i,s}, going on to the next level in the same
 // interval while no source is found; s advances by one per interval.
 func (iv *interval) hiadsd() {
@@ -17,11 +19,16 @@ func (iv *interval) hiadsd() {
 }
 
 // recheck tests again the nodes of list not tested in this interval that the
-// view holds faulty or partial (Config.Recheck).
+// view holds faulty or partial, or that the source held at another status
+// without a newer counter (Config.Recheck): two direct verdicts disagree, and
+// a test now settles it with a counter above both.
 func (iv *interval) recheck(list []int) {
 	for _, j := range list {
-		if st := iv.node.View.Get(j).Status; (st == Faulty || st == Partial) && !iv.wasTested(j) {
-			iv.test(j)
+		if iv.wasTested(j) {
+			continue
+		}
+		if st := iv.node.View.Get(j).Status; st == Faulty || st == Partial || slices.Contains(iv.dispute, j) {
+			iv.test(j) // a changed verdict gets a counter above the entry held (observe)
 		}
 	}
 }

@@ -2,11 +2,12 @@ package hiadsd
 
 // interval is the scratch state of one Step.
 type interval struct {
-	node   *Node
-	tester Tester
-	index  map[int]struct{} // ids in report.Tests, built once there are many
-	passed []Range          // clusters tested through without a source; every fetch asks for them too
-	report Report
+	node    *Node
+	tester  Tester
+	index   map[int]struct{} // ids in report.Tests, built once there are many
+	passed  []Range          // clusters tested through without a source; every fetch asks for them too
+	dispute []int            // ids a source held at another status with no newer counter (see Config.Recheck)
+	report  Report
 }
 
 // manyTests is the number of tests past which membership uses a map.
@@ -122,6 +123,8 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		if ie.Entry.Newer(mine) {
 			iv.set(id, ie.Entry, j)
 			adopted++
+		} else if ie.Entry.Status != mine.Status && ie.Entry.Status != Unknown && mine.Status != Unknown {
+			iv.dispute = append(iv.dispute, id)
 		}
 	}
 	return adopted, true

@@ -68,3 +68,55 @@ func TestRecheckRetractsAStaleVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestRecheckSettlesADispute replays the 37-node LAN run: node 0 once tested
+// node 3 itself while the LAN came up and holds "fault-free, counter 3", more
+// changes than node 3's real tester saw; that tester (node 2, the source of
+// c_{0,2}) holds the newer truth "partial, counter 2". The counters say node 0
+// is right, so only a test settles it.
+func TestRecheckSettlesADispute(t *testing.T) {
+	for _, recheck := range []bool{false, true} {
+		cfg := &Config{N: 4, Algorithm: HiADSD, Recheck: recheck}
+		view := NewDense(4)
+		for k := range view {
+			view[k] = Entry{Status: FaultFree}
+		}
+		view[3] = Entry{Status: FaultFree, Counter: 3}
+		n, err := NewNode(cfg, 0, view)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heard := NewDense(4)
+		for k := range heard {
+			heard[k] = Entry{Status: FaultFree}
+		}
+		heard[3] = Entry{Status: Partial, Counter: 2}
+		tester := partialTester{staleTester: staleTester{views: map[int]Dense{1: heard, 2: heard}}, partial: 3}
+		for range 2 * Levels(4) {
+			if _, err := n.Step(tester); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := n.View.Get(3)
+		want := Entry{Status: Partial, Counter: 4}
+		if !recheck {
+			want = Entry{Status: FaultFree, Counter: 3}
+		}
+		if got != want {
+			t.Fatalf("recheck=%v: node 3 is %+v, want %+v", recheck, got, want)
+		}
+	}
+}
+
+// partialTester is a staleTester under which one node tests partial.
+type partialTester struct {
+	staleTester
+	partial int
+}
+
+func (p partialTester) Test(j int) Status {
+	if j == p.partial {
+		return Partial
+	}
+	return FaultFree
+}
