@@ -114,10 +114,25 @@ func (n *Node) Plan() []int {
 		pre := n.prefixUntilTester(list)
 		plan = append(plan, pre...)
 		if len(pre) > 0 && n.isTester(pre[len(pre)-1]) {
+			if n.Config.Recheck && n.Config.Algorithm == HiADSD {
+				plan = append(plan, n.suspects(list[len(pre):])...)
+			}
 			break
 		}
 	}
 	return plan
+}
+
+// suspects returns the ids of list this node holds faulty or partial: the
+// nodes Recheck tests again after the cluster's source.
+func (n *Node) suspects(list []int) []int {
+	var out []int
+	for _, j := range list {
+		if st := n.View.Get(j).Status; st == Faulty || st == Partial {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // level returns the Hi-ADSD level of the next interval, repairing a bad Next.
