@@ -326,19 +326,29 @@ func (c *cluster) waitFor(what string, timeout time.Duration, cond func() bool) 
 	return time.Since(start)
 }
 
-// roundTime is the longest a testing round can last in these clusters: the
-// slowest jittered interval (interval + 10%) plus one full test of a silent peer.
-func roundTime() time.Duration {
-	budget := testTimeout*time.Duration(testRetries+1) + pingTimeout
-	return testInterval*11/10 + budget
+// testBudget is the longest one test of a silent peer takes: every SNMP try
+// times out, then the ping.
+func testBudget() time.Duration {
+	return testTimeout*time.Duration(testRetries+1) + pingTimeout
 }
 
-// latencyBound is how long diagnosis of one event may take: the algorithm's
-// bound in rounds, plus the round in progress when the event happened (the
-// papers count from the next round).
+// roundTime is the longest a testing round can last in these clusters: the
+// slowest jittered interval (interval + 10%) plus one full test of a silent peer.
+func roundTime() time.Duration { return testInterval*11/10 + testBudget() }
+
+// latencyBound is how long diagnosing one event may take. For vCube it is
+// the bound: log2 N testing intervals (jittered up to +10%) plus the
+// test timeouts; for the others the algorithm's bound in rounds, each round an
+// interval plus a test of the silent peer (Hi-ADSD meets it in most of its
+// ceil(log2 N)^2 rounds). Both add the interval in progress when the event
+// happened: the papers count from the next round.
 func latencyBound(algo string, n int) time.Duration {
 	a, _ := hiadsd.ParseAlgorithm(algo)
-	return time.Duration(hiadsd.LatencyBound(a, n)+1) * roundTime()
+	rounds := time.Duration(hiadsd.LatencyBound(a, n))
+	if a == hiadsd.VCube {
+		return rounds*testInterval*11/10 + testBudget() + testInterval
+	}
+	return rounds*roundTime() + testInterval
 }
 
 func contains(xs []int, x int) bool {
