@@ -15,6 +15,7 @@ for tool in snmpwalk snmpget snmptrapd; do
 done
 PATH="$PATH:/usr/sbin"
 conf=configs/cluster-local.yaml
+agentbin=${DIAGAGENT:-bin/diagagent} # the test suite runs the demo with its own build
 run=/tmp/diagagent-demo
 mibs=(-M "-$PWD/mib/ietf:$PWD/mib" -m DIAGNOSIS-MIB:SNMPv2-MIB)
 rm -rf "$run" && mkdir -p "$run"
@@ -57,7 +58,7 @@ snmptrapd -f -Lo -C -n -c /dev/null --disableAuthorization=yes "${mibs[@]}" \
 	-F 'NOTIFY from %B: %V\n   %v\n' udp:127.0.0.100:1162 >"$run/snmptrapd.log" 2>&1 &
 pids+=($!)
 for k in 0 1 2 3 4 5 6 7; do
-	bin/diagagent -config "$conf" -id "$k" >"$run/agent$((k + 1)).log" 2>&1 &
+	"$agentbin" -config "$conf" -id "$k" >"$run/agent$((k + 1)).log" 2>&1 &
 	pids+=($!)
 done
 agent5=${pids[5]}
