@@ -5,8 +5,10 @@
 set -euo pipefail
 
 need=()
-check() { # check COMMAND PACKAGE
-	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || need+=("$2")
+check() { # check COMMAND PACKAGE...
+	local cmd=$1
+	shift
+	command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || need+=("$@")
 }
 check snmpget snmp
 check snmpd snmpd
@@ -15,7 +17,7 @@ check smilint smitools
 check ping iputils-ping
 check ip iproute2
 check nft nftables
-check chromium chromium
+check chromium chromium fonts-liberation # the font only Recommended, for legible screenshots
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0
