@@ -7,11 +7,12 @@ import (
 	"testing"
 )
 
-// update rewrites the key table in docs/configuration.md instead of comparing it.
-var update = flag.Bool("update", false, "rewrite the key table in docs/configuration.md")
+// update rewrites the key tables in docsPaths instead of comparing them.
+var update = flag.Bool("update", false, "rewrite the key tables in docs/configuration.md and README.md")
 
-// docsPath is the configuration reference whose key table Keys generates.
-const docsPath = "../../docs/configuration.md"
+// docsPaths are the documents whose key table Keys generates: the
+// configuration reference and the README, which documents every key.
+var docsPaths = []string{"../../docs/configuration.md", "../../README.md"}
 
 // The markers around the generated table in docsPath.
 const (
@@ -42,9 +43,16 @@ func keyTable() string {
 	return b.String()
 }
 
-// TestDocsTable checks that docs/configuration.md lists every key as Keys describes it.
+// TestDocsTable checks that the documents list every key as Keys describes it.
 func TestDocsTable(t *testing.T) {
-	data, err := os.ReadFile(docsPath)
+	for _, path := range docsPaths {
+		checkDocTable(t, path)
+	}
+}
+
+// checkDocTable compares (or with -update rewrites) the key table of one document.
+func checkDocTable(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,16 +60,16 @@ func TestDocsTable(t *testing.T) {
 	head, rest, ok1 := strings.Cut(doc, tableBegin)
 	_, tail, ok2 := strings.Cut(rest, tableEnd)
 	if !ok1 || !ok2 {
-		t.Fatalf("%s lacks the markers %q and %q", docsPath, tableBegin, tableEnd)
+		t.Fatalf("%s lacks the markers %q and %q", path, tableBegin, tableEnd)
 	}
 	want := head + tableBegin + keyTable() + tableEnd + tail
 	if *update {
-		if err := os.WriteFile(docsPath, []byte(want), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if doc != want {
-		t.Errorf("%s is out of date; run: go test ./agent/config -run TestDocsTable -update", docsPath)
+		t.Errorf("%s is out of date; run: go test ./agent/config -run TestDocsTable -update", path)
 	}
 }
