@@ -22,15 +22,8 @@ func (d *Daemon) SetNMS(a netip.Addr) error {
 		return fmt.Errorf("nmsID must be an IPv4 address, got %v", a)
 	}
 	d.mu.Lock()
-	d.st.NMS, d.st.NMSCounter = a.String(), d.st.NMSCounter+1
-	c := d.st.NMSCounter
-	d.publishLocked()
-	st := d.stateLocked()
-	d.mu.Unlock()
-	d.log.WithFields(logrus.Fields{"nms": a.String(), "counter": c, "how": "set"}).Info("management station changed")
-	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
-		d.log.WithError(err).Error("cannot save state")
-	}
+	c := d.st.NMSCounter + 1
+	d.takeNMSLocked(a, c, logrus.Fields{"how": "set"})
 	if d.notify != nil {
 		if err := d.notify.NMSChange(traps.NMSChange{Station: a, Counter: c}); err != nil {
 			d.log.WithError(err).Warn("notification not queued")
@@ -62,11 +55,17 @@ func (d *Daemon) adoptNMS(a netip.Addr, c uint32, j int) {
 		d.mu.Unlock()
 		return
 	}
+	d.takeNMSLocked(a, c, logrus.Fields{"how": "learned", "from": j + 1})
+}
+
+// takeNMSLocked makes a with counter c the station, publishes it, unlocks
+// d.mu, logs the change and saves the state.
+func (d *Daemon) takeNMSLocked(a netip.Addr, c uint32, f logrus.Fields) {
 	d.st.NMS, d.st.NMSCounter = a.String(), c
 	d.publishLocked()
 	st := d.stateLocked()
 	d.mu.Unlock()
-	d.log.WithFields(logrus.Fields{"nms": a.String(), "counter": c, "how": "learned", "from": j + 1}).Info("management station changed")
+	d.log.WithFields(f).WithFields(logrus.Fields{"nms": a.String(), "counter": c}).Info("management station changed")
 	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
 		d.log.WithError(err).Error("cannot save state")
 	}
