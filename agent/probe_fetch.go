@@ -30,11 +30,16 @@ type Row struct {
 // peer, walking both columns together with GETBULK until past hi. Rows the
 // peer does not have are absent; a reply of the wrong shape is an error.
 func (p *Prober) FetchRows(ctx context.Context, t Target, lo, hi int) ([]Row, error) {
+	return p.fetchRows(ctx, t, lo, hi, nil)
+}
+
+// fetchRows is FetchRows whose first request also reads pre.
+func (p *Prober) fetchRows(ctx context.Context, t Target, lo, hi int, pre *nonRepeaters) ([]Row, error) {
 	if lo < 1 || hi < lo || hi > mib.MaxNodeID {
 		return nil, fmt.Errorf("%w: %d..%d", ErrBadRange, lo, hi)
 	}
 	var rows []Row
-	err := p.walk(ctx, t, []string{mib.NodeStatus, mib.NodeEventCounter}, uint32(lo-1),
+	err := p.walkWith(ctx, t, pre, []string{mib.NodeStatus, mib.NodeEventCounter}, uint32(lo-1),
 		func(remaining int) int { return min(hi-int(lastID(rows, lo-1)), remaining) },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 			if idx > uint32(hi) {
@@ -74,35 +79,33 @@ func decodeRow(idx uint32, vbs []gosnmp.SnmpPDU) (Row, error) {
 	return Row{ID: idx, Status: st, Counter: ctr}, nil
 }
 
-// FetchNMS reads nmsID.0 and nmsIDCounter.0 from a peer.
-func (p *Prober) FetchNMS(ctx context.Context, t Target) (netip.Addr, uint32, error) {
-	if err := p.acquire(ctx); err != nil {
-		return netip.Addr{}, 0, err
-	}
-	defer p.release()
-	g, err := p.client(ctx, t)
-	if err != nil {
-		return netip.Addr{}, 0, err
-	}
-	defer g.Conn.Close()
-	pkt, err := g.Get([]string{mib.NMSID0, mib.NMSIDCounter0})
-	if err != nil {
-		return netip.Addr{}, 0, fmt.Errorf("fetch nms from %s: %w", t.Addr, err)
-	}
-	if pkt.Error != gosnmp.NoError || len(pkt.Variables) != 2 ||
-		!sameOID(pkt.Variables[0].Name, mib.NMSID0) || !sameOID(pkt.Variables[1].Name, mib.NMSIDCounter0) {
-		return netip.Addr{}, 0, fmt.Errorf("fetch nms from %s: %w: error-status %v, %d varbinds",
-			t.Addr, ErrMalformedReply, pkt.Error, len(pkt.Variables))
-	}
-	addr, err := ipValue(pkt.Variables[0])
-	if err != nil {
-		return netip.Addr{}, 0, fmt.Errorf("fetch nms from %s: %w", t.Addr, err)
-	}
-	ctr, err := unsignedValue(pkt.Variables[1])
-	if err != nil {
-		return netip.Addr{}, 0, fmt.Errorf("fetch nms from %s: %w", t.Addr, err)
-	}
-	return addr, ctr, nil
+// Fetched is what one read of a peer's diagnosis brings: the station it
+// holds and its rows.
+type Fetched struct {
+	NMS        netip.Addr
+	NMSCounter uint32
+	Rows       []Row
+}
+
+// FetchDiagnosis reads a peer's station (nmsID.0 and nmsIDCounter.0) and its
+// rows lo..hi in the same walk: the first GETBULK carries both station objects
+// as non-repeaters, so the station costs no round trip of its own.
+func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetched, error) {
+	var f Fetched
+	pre := &nonRepeaters{oids: []string{mib.NMSID, mib.NMSIDCounter}, fn: func(vbs []gosnmp.SnmpPDU) error {
+		if !sameOID(vbs[0].Name, mib.NMSID0) || !sameOID(vbs[1].Name, mib.NMSIDCounter0) {
+			return fmt.Errorf("%w: station objects answered as %s and %s", ErrMalformedReply, vbs[0].Name, vbs[1].Name)
+		}
+		var err error
+		if f.NMS, err = ipValue(vbs[0]); err != nil {
+			return err
+		}
+		f.NMSCounter, err = unsignedValue(vbs[1])
+		return err
+	}}
+	rows, err := p.fetchRows(ctx, t, lo, hi, pre)
+	f.Rows = rows
+	return f, err
 }
 
 // columnIndex returns the single-arc index of name under column col.

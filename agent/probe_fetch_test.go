@@ -175,25 +175,41 @@ func TestFetchAgainstOddReplies(t *testing.T) {
 	}
 }
 
-func TestFetchNMS(t *testing.T) {
-	reply := []gosnmp.SnmpPDU{
+// TestFetchDiagnosisStation checks that the station rides the first GETBULK
+// of the rows as its two non-repeaters, and that a reply without it, or with
+// a value of the wrong type, is refused.
+func TestFetchDiagnosisStation(t *testing.T) {
+	station := []gosnmp.SnmpPDU{
 		{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: "192.0.2.9"},
 		{Name: mib.NMSIDCounter0, Type: gosnmp.Gauge32, Value: uint32(12)},
 	}
-	f := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return reply })
-	p := newTestProber(t, nil)
-	addr, ctr, err := p.FetchNMS(probeContext(t), f.target())
-	if err != nil || addr != netip.MustParseAddr("192.0.2.9") || ctr != 12 {
-		t.Fatalf("FetchNMS = %v, %d, %v; want 192.0.2.9, 12, nil", addr, ctr, err)
+	row := []gosnmp.SnmpPDU{
+		{Name: mib.TreeCell(mib.ColNodeStatus, 1), Type: gosnmp.Integer, Value: 2},
+		{Name: mib.TreeCell(mib.ColNodeEventCounter, 1), Type: gosnmp.Gauge32, Value: uint32(3)},
 	}
-	short := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return reply[:1] })
-	if _, _, err := p.FetchNMS(probeContext(t), short.target()); !errors.Is(err, ErrMalformedReply) {
+	var nonRepeaters uint8
+	f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		nonRepeaters = req.NonRepeaters
+		return append(append([]gosnmp.SnmpPDU(nil), station...), row...)
+	})
+	p := newTestProber(t, nil)
+	got, err := p.FetchDiagnosis(probeContext(t), f.target(), 1, 1)
+	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, Rows: []Row{{ID: 1, Status: mib.StatusPartial, Counter: 3}}}
+	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters != 2 {
+		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (2)", got, err, nonRepeaters, want)
+	}
+	short := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return station[:1] })
+	if _, err := p.FetchDiagnosis(probeContext(t), short.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
 		t.Fatalf("one varbind: got %v, want ErrMalformedReply", err)
 	}
 	swapped := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
-		return []gosnmp.SnmpPDU{{Name: mib.NMSID0, Type: gosnmp.OctetString, Value: []byte("x")}, reply[1]}
+		return append([]gosnmp.SnmpPDU{{Name: mib.NMSID0, Type: gosnmp.OctetString, Value: []byte("x")}, station[1]}, row...)
 	})
-	if _, _, err := p.FetchNMS(probeContext(t), swapped.target()); !errors.Is(err, ErrUnexpectedValue) {
+	if _, err := p.FetchDiagnosis(probeContext(t), swapped.target(), 1, 1); !errors.Is(err, ErrUnexpectedValue) {
 		t.Fatalf("string nmsID: got %v, want ErrUnexpectedValue", err)
+	}
+	other := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return append(row[:2:2], row...) })
+	if _, err := p.FetchDiagnosis(probeContext(t), other.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
+		t.Fatalf("rows in place of the station: got %v, want ErrMalformedReply", err)
 	}
 }

@@ -115,8 +115,8 @@ func TestFetchEventsAndNMSFromResponder(t *testing.T) {
 			t.Errorf("FetchEvents(%d): got %+v, want %+v", after, got, exp)
 		}
 	}
-	addr, ctr, err := p.FetchNMS(probeContext(t), target)
-	if err != nil || addr != snap.NMS || ctr != snap.NMSCounter {
-		t.Fatalf("FetchNMS = %v, %d, %v; want %v, %d", addr, ctr, err, snap.NMS, snap.NMSCounter)
+	f, err := p.FetchDiagnosis(probeContext(t), target, 1, 10)
+	if err != nil || f.NMS != snap.NMS || f.NMSCounter != snap.NMSCounter || len(f.Rows) != 10 {
+		t.Fatalf("FetchDiagnosis = %v, %d, %d rows, %v; want %v, %d, 10 rows", f.NMS, f.NMSCounter, len(f.Rows), err, snap.NMS, snap.NMSCounter)
 	}
 }

@@ -17,6 +17,13 @@ type rowFunc func(idx uint32, vbs []gosnmp.SnmpPDU) (done bool, err error)
 // reps(limit) gives the max-repetitions of the next request (at most limit).
 func (p *Prober) walk(ctx context.Context, t Target, cols []string, from uint32,
 	reps func(limit int) int, fn rowFunc) error {
+	return p.walkWith(ctx, t, nil, cols, from, reps, fn)
+}
+
+// walkWith is walk whose first GETBULK also carries pre: its non-repeaters,
+// each answered with the next object after it, handed to pre.fn before the rows.
+func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols []string, from uint32,
+	reps func(limit int) int, fn rowFunc) error {
 	if err := p.acquire(ctx); err != nil {
 		return err
 	}
@@ -31,9 +38,20 @@ func (p *Prober) walk(ctx context.Context, t Target, cols []string, from uint32,
 		for i, c := range cols {
 			start[i] = c + "." + strconv.FormatUint(uint64(last), 10)
 		}
-		pkt, err := g.GetBulk(start, 0, uint32(max(1, reps(p.cfg.MaxRepetitions))))
+		nr := 0
+		if pre != nil {
+			nr = len(pre.oids)
+			start = append(pre.oids[:nr:nr], start...)
+		}
+		pkt, err := g.GetBulk(start, uint8(nr), uint32(max(1, reps(p.cfg.MaxRepetitions))))
 		if err != nil {
 			return fmt.Errorf("getbulk after index %d: %w", last, err)
+		}
+		if pre != nil {
+			if err := pre.take(pkt); err != nil {
+				return err
+			}
+			pkt.Variables, pre = pkt.Variables[nr:], nil
 		}
 		next, done, err := walkReply(pkt, cols, last, fn)
 		if err != nil || done {
@@ -41,6 +59,23 @@ func (p *Prober) walk(ctx context.Context, t Target, cols []string, from uint32,
 		}
 		last = next
 	}
+}
+
+// nonRepeaters are objects read once, in the first GETBULK of a walk.
+type nonRepeaters struct {
+	oids []string
+	fn   func(vbs []gosnmp.SnmpPDU) error
+}
+
+// take checks that pkt answers every non-repeater and hands the answers to fn.
+func (n *nonRepeaters) take(pkt *gosnmp.SnmpPacket) error {
+	if pkt.Error != gosnmp.NoError {
+		return fmt.Errorf("%w: error-status %v at index %v", ErrUnexpectedValue, pkt.Error, pkt.ErrorIndex)
+	}
+	if len(pkt.Variables) < len(n.oids) {
+		return fmt.Errorf("%w: %d varbinds for %d non-repeaters", ErrMalformedReply, len(pkt.Variables), len(n.oids))
+	}
+	return n.fn(pkt.Variables[:len(n.oids)])
 }
 
 // walkReply hands the complete rows of one GETBULK reply to fn and returns

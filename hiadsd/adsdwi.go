@@ -113,28 +113,3 @@ func (iv *interval) intersect(g Intersections, skip int) {
 		}
 	}
 }
-
-// adsdwiPlan returns the ring successors this node expects to test, up to the
-// first it holds a tester; node 0 lists every ring's first member.
-func (n *Node) adsdwiPlan() []int {
-	g := NewIntersections(n.Config.N)
-	if n.ID == 0 {
-		var out []int
-		for c := 0; c < g.P; c++ {
-			if b := g.Block(c); b.Len() > 0 {
-				out = append(out, b.Lo)
-			}
-		}
-		return out
-	}
-	b := g.Block(g.Cluster(n.ID))
-	ring := make([]int, 0, b.Len())
-	for k := 1; k <= b.Len(); k++ {
-		if pos := (n.ID - b.Lo + 1 + k) % (b.Len() + 1); pos > 0 {
-			ring = append(ring, b.Lo+pos-1)
-		} else {
-			ring = append(ring, 0)
-		}
-	}
-	return n.prefixUntilTester(ring)
-}

@@ -98,7 +98,7 @@ func TestADSDwITakeOver(t *testing.T) {
 func TestADSDwIPlan(t *testing.T) {
 	cfg := &Config{N: 10, Algorithm: ADSDwI}
 	for id, want := range map[int][]int{0: {1, 4, 7}, 2: {3}, 3: {0}, 9: {0}} {
-		if got := newTestNode(t, cfg, id).Plan(); !slices.Equal(got, want) {
+		if got := plan(newTestNode(t, cfg, id)); !slices.Equal(got, want) {
 			t.Errorf("node %d plans %v, want %v", id, got, want)
 		}
 	}

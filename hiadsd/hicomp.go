@@ -1,9 +1,6 @@
 package hiadsd
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "math/bits"
 
 // Executor runs the comparison tasks of Hi-Comp (seed 004, chapter 3): Run
 // returns node j's output for task. A fault-free node returns TaskOutput(task);
@@ -26,7 +23,6 @@ func TaskOutput(task uint64) uint64 {
 // and FF (fault-free) of section 3.2.2, and which ids a fetched cluster covered.
 type hicomp struct {
 	iv    *interval
-	ex    Executor
 	tasks uint64
 	u, ff []int
 	kids  int   // xor bits of the children whose cluster was fetched
@@ -37,18 +33,13 @@ type hicomp struct {
 // row of TFF_i while no pair compares equal; undefined nodes are settled
 // against a fault-free one (or, alone, against this node itself), and every
 // node no fetched cluster covered is compared with a fault-free one.
-func (iv *interval) hicomp() error {
-	ex, ok := iv.tester.(Executor)
-	if !ok {
-		return fmt.Errorf("node %d: Hi-Comp needs a Tester that runs tasks: %w", iv.node.ID, ErrNoExecutor)
-	}
-	h := &hicomp{iv: iv, ex: ex}
+func (iv *interval) hicomp() {
+	h := &hicomp{iv: iv}
 	for d := 1; d <= Levels(iv.node.Config.N) && len(h.ff) == 0; d++ {
 		h.row(Row(iv.node.ID, d, iv.node.Config.N))
 	}
 	h.finish()
 	iv.report.Tasks = int(h.tasks)
-	return nil
 }
 
 // Row returns the nodes at diagnostic distance d from i in TFF_i (the ids
@@ -179,7 +170,7 @@ func (h *hicomp) alone() {
 		}
 		h.tasks++
 		task := h.task()
-		if h.ex.Run(p, task) != TaskOutput(task) {
+		if h.iv.runTask(p, task) != TaskOutput(task) {
 			h.bad(p)
 			continue
 		}
@@ -196,7 +187,7 @@ func (h *hicomp) alone() {
 func (h *hicomp) compare(p, q int) bool {
 	h.tasks++
 	task := h.task()
-	return h.ex.Run(p, task) == h.ex.Run(q, task)
+	return h.iv.runTask(p, task) == h.iv.runTask(q, task)
 }
 
 // task names the next task: this node's id and a per-interval count.

@@ -1,21 +1,19 @@
 package hiadsd
 
-// interval is the scratch state of one Step.
+// interval is the scratch state of one pass of an Interval's algorithm.
 type interval struct {
 	node    *Node
-	tester  Tester
+	m       *Interval        // the answers known, and the batch of ops that lack one
 	index   map[int]struct{} // ids in report.Tests, built once there are many
 	passed  []Range          // clusters tested through without a source; every fetch asks for them too
 	dispute []int            // ids a source held at another status with no newer counter (see Config.Recheck)
+	changes []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
+	used    int              // answers this pass took
 	report  Report
 }
 
 // manyTests is the number of tests past which membership uses a map.
 const manyTests = 32
-
-func newInterval(n *Node, t Tester) *interval {
-	return &interval{node: n, tester: t, report: Report{Node: n.ID}}
-}
 
 // wasTested reports whether id was tested in this interval.
 func (iv *interval) wasTested(id int) bool {
@@ -33,7 +31,7 @@ func (iv *interval) wasTested(id int) bool {
 
 // test tests j, records the result and applies it to the view.
 func (iv *interval) test(j int) Status {
-	got := iv.tester.Test(j)
+	got := iv.probe(j)
 	iv.record(j, got)
 	return got
 }
@@ -59,6 +57,7 @@ func (iv *interval) set(id int, e Entry, from int) {
 	if old == e {
 		return
 	}
+	iv.changes = append(iv.changes, IDEntry{ID: id, Entry: old})
 	iv.node.View.Set(id, e)
 	if old.Status != e.Status {
 		iv.report.Updates = append(iv.report.Updates, Update{ID: id, Old: old, New: e, From: from})
@@ -101,13 +100,14 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		// counter that loses every tie (see catchUp).
 		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
 	}
-	got, err := iv.tester.Fetch(j, ranges)
-	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(got), Err: err})
-	if err != nil {
+	res := iv.read(j, ranges)
+	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(res.Entries), Err: res.Err})
+	if res.Err != nil {
 		return 0, false
 	}
+	iv.learnStation(res.Station, j)
 	adopted := 0
-	for _, ie := range got {
+	for _, ie := range res.Entries {
 		id := ie.ID
 		if id == iv.node.ID || id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) {
 			continue

@@ -3,6 +3,7 @@ package hiadsd
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"testing"
 )
 
@@ -65,10 +66,13 @@ func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, Status) {
 // diagnosed), that every fault-free node ends holding the true state of every
 // other node (as its algorithm can see it) within LatencyBound rounds of each
 // event.
+//
+// Every trial draws from its own seed, (trial, algorithm), so a failing
+// subtest reproduces alone: go test -run 'TestConvergesWithinBound/vcube/n=17/trial=5'.
 func TestConvergesWithinBound(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 11))
 	for trial := 0; trial < 40; trial++ {
 		for _, algo := range Algorithms() {
+			rng := trialRand(trial, algo)
 			n := 4 + rng.IntN(37)
 			var testedOnly []int
 			for id := 0; id < n; id++ {
@@ -88,13 +92,12 @@ func TestConvergesWithinBound(t *testing.T) {
 // TestSmallSystemsConverge runs the same check on 3 to 5 nodes, where rings,
 // clusters and hypercubes are mostly missing ids.
 func TestSmallSystemsConverge(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 5))
 	for n := 3; n <= 5; n++ {
 		for _, algo := range Algorithms() {
 			cfg := &Config{N: n, Algorithm: algo}
 			for trial := 0; trial < 5; trial++ {
 				t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
-					checkRandomHistory(t, cfg, rng)
+					checkRandomHistory(t, cfg, trialRand(1000*n+trial, algo))
 				})
 			}
 		}
@@ -125,6 +128,87 @@ func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
 			}
 			round(t, nw, rng)
 			rounds++
+		}
+	}
+}
+
+// trialRand is the random source of one trial of one algorithm.
+func trialRand(trial int, algo Algorithm) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(trial), uint64(algo)+1))
+}
+
+// TestStationReachesEveryNode checks, for every algorithm that fetches, that
+// a station set at one fault-free node is held by every fault-free testing
+// node within the algorithm's latency bound, while faults and repairs go on:
+// the station rides the fetches of the diagnosis and the newer one wins.
+// Brute force fetches nothing, so nothing it learns travels, the station
+// included; it is left out.
+func TestStationReachesEveryNode(t *testing.T) {
+	for trial := 0; trial < 20; trial++ {
+		for _, algo := range Algorithms() {
+			if algo == BruteForce {
+				continue
+			}
+			rng := trialRand(trial, algo)
+			n := 4 + rng.IntN(37)
+			cfg := &Config{N: n, Algorithm: algo, Recheck: trial%2 == 1}
+			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
+				checkStationHistory(t, cfg, rng)
+			})
+		}
+	}
+}
+
+func checkStationHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
+	nw, err := NewNetwork(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := make(reference, cfg.N)
+	for id := range ref {
+		ref[id] = FaultFree
+	}
+	bound := LatencyBound(cfg.Algorithm, cfg.N)
+	for ev := 0; ev < 6; ev++ {
+		// A fault or repair first, diagnosed everywhere, then a station change.
+		id, st := randomEvent(ref, nw, rng)
+		ref[id] = st
+		if err := nw.SetState(id, st); err != nil {
+			t.Fatal(err)
+		}
+		for rounds := 0; ; rounds++ {
+			if h, _ := ref.wrongViews(nw); h < 0 {
+				break
+			}
+			if rounds > 4*bound {
+				t.Fatalf("event %d not diagnosed in %d rounds", ev, rounds)
+			}
+			round(t, nw, rng)
+		}
+		at := rng.IntN(cfg.N)
+		for !nw.Testing(at) {
+			at = rng.IntN(cfg.N)
+		}
+		ch, err := nw.SetStation(at, netip.AddrFrom4([4]byte{192, 0, 2, byte(rng.IntN(256))}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rounds := 0; ; rounds++ {
+			holder := -1
+			for h := range ref {
+				if nw.Testing(h) && nw.Node(h).Station != ch.New {
+					holder = h
+					break
+				}
+			}
+			if holder < 0 {
+				break
+			}
+			if rounds == bound {
+				t.Fatalf("station change %d (%v set at node %d): after %d rounds node %d holds %v",
+					ev, ch.New, at, rounds, holder, nw.Node(holder).Station)
+			}
+			round(t, nw, rng)
 		}
 	}
 }

@@ -135,12 +135,12 @@ func TestPlanIncludesRechecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Next = 3 // c_{0,3} = 4, 5, 6, 7: 4 is the source, 7 is rechecked
-	got := n.Plan()
+	got := plan(n)
 	if len(got) != 2 || got[0] != 4 || got[1] != 7 {
 		t.Fatalf("plan %v, want [4 7]", got)
 	}
 	cfg.Recheck = false
-	if got := n.Plan(); len(got) != 1 {
+	if got := plan(n); len(got) != 1 {
 		t.Fatalf("plan without Recheck %v, want [4]", got)
 	}
 }

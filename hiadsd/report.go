@@ -45,6 +45,12 @@ type Report struct {
 	// Updates lists the status changes, direct or learned; counter-only
 	// refreshes are applied silently.
 	Updates []Update
+	// Station lists the changes of the station learned from sources, in order.
+	Station []StationChange
+	// Wasted counts the answers the interval was given but did not use: ops
+	// foreseen on an expectation that a real answer then overturned (a node
+	// held fault-free found faulty, with the fetch sent beside its test).
+	Wasted int
 }
 
 // TestCount returns the tests the interval made: Hi-Comp's comparison tasks,

@@ -3,6 +3,7 @@ package hiadsd
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 )
 
 // Network is an in-memory system of N nodes with true states, for the
@@ -120,6 +121,22 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	}
 	p.nw.buf = out
 	return out, nil
+}
+
+// StationOf returns the station node j holds.
+func (p probe) StationOf(j int) Station {
+	if n := p.nw.nodes[j]; n != nil {
+		return n.Station
+	}
+	return Station{}
+}
+
+// SetStation makes a the station at node id, as a SET of nmsID there does.
+func (nw *Network) SetStation(id int, a netip.Addr) (StationChange, error) {
+	if id < 0 || id >= nw.cfg.N || nw.nodes[id] == nil {
+		return StationChange{}, fmt.Errorf("node %d cannot hold a station: %w", id, ErrBadConfig)
+	}
+	return nw.nodes[id].SetStation(a), nil
 }
 
 // Run returns j's output for a Hi-Comp task: the right one from a fault-free

@@ -7,8 +7,8 @@ import "slices"
 // from the view at the next interval, so it follows every event learned.
 func (iv *interval) vcube() {
 	targets := iv.node.vcubeTargets()
-	iv.report.Tests = make([]TestResult, 0, len(targets))
-	iv.report.Fetches = make([]FetchResult, 0, len(targets))
+	iv.report.Tests = slices.Grow(iv.report.Tests, len(targets))
+	iv.report.Fetches = slices.Grow(iv.report.Fetches, len(targets))
 	for _, j := range targets {
 		iv.test(j)
 	}

@@ -75,6 +75,7 @@ type Daemon struct {
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
+	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core
 	rows     []agent.NodeRow // immutable once published
 	lastDone time.Time
 	cur      *agent.Snapshot
@@ -121,6 +122,7 @@ func New(o Options) (*Daemon, error) {
 	if d.st.NMS == "" && o.Config.Traps.NMS.IsValid() {
 		d.st.NMS = o.Config.Traps.NMS.Addr().String()
 	}
+	node.Station = hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
@@ -194,28 +196,38 @@ func (d *Daemon) staleAfter() time.Duration {
 	return 2*d.cfg.Interval + 4*d.testBudget()
 }
 
-// interval runs one testing interval and records what it found.
+// interval runs one testing interval and records what it found: it drives
+// the core's interval machine, running each batch of ops it hands back at
+// once, until the interval is done.
 func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
-	pt := newPeerTester(ctx, d.prober, d.targets)
-	pt.probeAhead(d.node.Plan())
-	rep, err := d.node.Step(pt)
+	d.applyStation()
+	m, err := d.node.Begin()
 	if err != nil {
 		d.log.WithError(err).Error("testing interval failed")
 		return
 	}
-	if ctx.Err() != nil {
-		return // stopping: tests were cut short, their verdicts mean nothing
+	probes := map[int]agent.ProbeResult{}
+	for !m.Done() {
+		res := d.batch(ctx, m.Ready(), probes)
+		if ctx.Err() != nil {
+			return // stopping: tests were cut short, their verdicts mean nothing; the core undid the pass
+		}
+		if err := m.Advance(res); err != nil {
+			d.log.WithError(err).Error("testing interval failed")
+			return
+		}
 	}
+	rep := m.Report()
 	for _, f := range rep.Fetches {
 		if f.Err != nil {
 			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.targets[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
 		}
 	}
-	d.learnNMS(ctx, pt.sources)
+	d.learnStation(rep.Station)
 	d.record(rep)
 	if d.observe != nil {
-		d.observe(IntervalInfo{Report: rep, Probes: pt.results, Started: began, Took: d.now().Sub(began)})
+		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: d.now().Sub(began)})
 	}
 }
 

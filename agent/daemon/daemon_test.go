@@ -56,11 +56,12 @@ func (f *fakeLAN) FetchRows(_ context.Context, t agent.Target, lo, hi int) ([]ag
 	return out, nil
 }
 
-func (f *fakeLAN) FetchNMS(_ context.Context, t agent.Target) (netip.Addr, uint32, error) {
+func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t agent.Target, lo, hi int) (agent.Fetched, error) {
+	rows, err := f.FetchRows(ctx, t, lo, hi)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.nms[t.Addr]
-	return v.addr, v.c, nil
+	return agent.Fetched{NMS: v.addr, NMSCounter: v.c, Rows: rows}, err
 }
 
 // sink records what the daemon publishes and notifies.

@@ -1,12 +1,12 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -15,52 +15,61 @@ import (
 const defaultTrapPort = 162
 
 // SetNMS is the responder's callback for a SET of nmsID: the station changes
-// here at once, with a counter above any this agent knows, so the diagnosis
-// carries it to every other agent (seed 002 section 5.1).
+// here at once, with a counter above any this agent knows, and is served at
+// once; the core takes it when the next interval begins, and the diagnosis
+// carries it to every other agent in its fetches (seed 002 section 5.1).
 func (d *Daemon) SetNMS(a netip.Addr) error {
 	if !a.Is4() {
 		return fmt.Errorf("nmsID must be an IPv4 address, got %v", a)
 	}
 	d.mu.Lock()
-	c := d.st.NMSCounter + 1
-	d.takeNMSLocked(a, c, logrus.Fields{"how": "set"})
+	s := hiadsd.Station{Addr: a, Counter: d.st.NMSCounter + 1}
+	d.setNMS = &s
+	d.takeNMSLocked(s, logrus.Fields{"how": "set"})
 	if d.notify != nil {
-		if err := d.notify.NMSChange(traps.NMSChange{Station: a, Counter: c}); err != nil {
+		if err := d.notify.NMSChange(traps.NMSChange{Station: a, Counter: s.Counter}); err != nil {
 			d.log.WithError(err).Warn("notification not queued")
 		}
 	}
 	return nil
 }
 
-// learnNMS reads nmsID and its counter from every node a fetch succeeded from
-// this interval and adopts the newest: a larger counter wins, and on equal
-// counters the larger address, so every agent settles on one station.
-func (d *Daemon) learnNMS(ctx context.Context, sources []int) {
-	for _, j := range sources {
-		a, c, err := d.prober.FetchNMS(ctx, d.targets[j])
-		if err != nil {
-			d.log.WithField("from", j+1).WithError(err).Debug("cannot read nmsID")
-			continue
-		}
-		d.adoptNMS(a, c, j)
-	}
-}
-
-// adoptNMS takes station a with counter c heard from node j if it is newer.
-func (d *Daemon) adoptNMS(a netip.Addr, c uint32, j int) {
+// applyStation hands the core a station SET since the last interval began,
+// unless the core has since learned a newer one, which is then served.
+func (d *Daemon) applyStation() {
 	d.mu.Lock()
-	mine := d.nmsAddrLocked()
-	newer := c > d.st.NMSCounter || (c == d.st.NMSCounter && a.Compare(mine) > 0)
-	if !newer || !a.Is4() {
+	s := d.setNMS
+	d.setNMS = nil
+	if s == nil {
 		d.mu.Unlock()
 		return
 	}
-	d.takeNMSLocked(a, c, logrus.Fields{"how": "learned", "from": j + 1})
+	if !d.node.Station.Newer(*s) {
+		d.node.Station = *s
+		d.mu.Unlock()
+		return
+	}
+	d.takeNMSLocked(d.node.Station, logrus.Fields{"how": "learned"})
+}
+
+// learnStation serves the stations the core learned in an interval, newest
+// last, each one if it is newer than the station served (a SET during the
+// interval may be newer still; the core takes it at the next).
+func (d *Daemon) learnStation(changes []hiadsd.StationChange) {
+	for _, c := range changes {
+		d.mu.Lock()
+		if !c.New.Newer(hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}) {
+			d.mu.Unlock()
+			continue
+		}
+		d.takeNMSLocked(c.New, logrus.Fields{"how": "learned", "from": c.From + 1})
+	}
 }
 
 // takeNMSLocked makes a with counter c the station, publishes it, unlocks
 // d.mu, logs the change and saves the state.
-func (d *Daemon) takeNMSLocked(a netip.Addr, c uint32, f logrus.Fields) {
+func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
+	a, c := s.Addr, s.Counter
 	d.st.NMS, d.st.NMSCounter = a.String(), c
 	d.publishLocked()
 	st := d.stateLocked()

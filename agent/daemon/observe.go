@@ -21,8 +21,9 @@ type IntervalInfo struct {
 }
 
 // testingGraph computes who tests whom in this agent's view: for every
-// node it holds a fault-free testing node, the nodes that node would test in
-// its next interval. Hi-ADSD nodes are shown from cluster 1 on, since the
+// node it holds a fault-free testing node, the tests that node's interval
+// machine asks for first when every test is expected to find what the view
+// holds (hiadsd.Expected). Hi-ADSD nodes are shown from cluster 1 on, since the
 // cluster another node is at is not known here.
 func (d *Daemon) testingGraph() [][]int {
 	g := make([][]int, len(d.view))
@@ -30,11 +31,11 @@ func (d *Daemon) testingGraph() [][]int {
 		if i != d.id && (d.view[i].Status != hiadsd.FaultFree || d.node.Config.IsTestedOnly(i)) {
 			continue
 		}
-		n := &hiadsd.Node{ID: i, Config: d.node.Config, View: d.view, Next: 1}
+		next := 1
 		if i == d.id {
-			n = d.node
+			next = d.node.Next
 		}
-		g[i] = n.Plan()
+		g[i] = hiadsd.Expected(d.node.Config, i, d.view, next)
 	}
 	return g
 }

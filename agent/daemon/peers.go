@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"net/netip"
 	"sync"
 
 	"github.com/diagagent/diagagent/agent"
@@ -13,72 +12,69 @@ import (
 // Prober is what the daemon needs from the practical test of a peer (agent.Prober).
 type Prober interface {
 	Probe(ctx context.Context, t agent.Target) agent.ProbeResult
+	FetchDiagnosis(ctx context.Context, t agent.Target, lo, hi int) (agent.Fetched, error)
 	FetchRows(ctx context.Context, t agent.Target, lo, hi int) ([]agent.Row, error)
-	FetchNMS(ctx context.Context, t agent.Target) (nms netip.Addr, counter uint32, err error)
 }
 
-// peerTester is the hiadsd.Tester of one testing interval: tests go to the
-// prober, planned ones in parallel before Step asks for them.
-type peerTester struct {
-	ctx     context.Context
-	prober  Prober
-	targets []agent.Target
-	results map[int]agent.ProbeResult // every probe of this interval, by node id
-	planned map[int]agent.ProbeResult // probed ahead and not yet asked for
-	sources []int                     // nodes a fetch succeeded from, in order
-}
-
-func newPeerTester(ctx context.Context, p Prober, targets []agent.Target) *peerTester {
-	return &peerTester{ctx: ctx, prober: p, targets: targets,
-		results: map[int]agent.ProbeResult{}, planned: map[int]agent.ProbeResult{}}
-}
-
-// probeAhead tests the nodes of plan at once (the prober bounds the
-// concurrency), so an interval costs about one test time, not the sum.
-func (p *peerTester) probeAhead(plan []int) {
+// batch runs one batch of the core's ops at once (the prober bounds the
+// concurrency), so a batch costs about one test time, not the sum, and
+// returns their results in order. Every probe is kept in probes by node id.
+func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]agent.ProbeResult) []hiadsd.Result {
+	res := make([]hiadsd.Result, len(ops))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for _, j := range plan {
+	for k, op := range ops {
+		t := d.targets[op.Target]
 		wg.Go(func() {
-			r := p.prober.Probe(p.ctx, p.targets[j])
-			mu.Lock()
-			p.planned[j] = r
-			mu.Unlock()
+			switch op.Kind {
+			case hiadsd.OpTest:
+				r := d.prober.Probe(ctx, t)
+				res[k].Status = coreStatus(r.Status)
+				mu.Lock()
+				probes[op.Target] = r
+				mu.Unlock()
+			case hiadsd.OpFetch:
+				res[k] = d.fetch(ctx, t, op.Ranges)
+			default: // Hi-Comp's tasks need an executor the daemon does not run
+				res[k].Output = ^hiadsd.TaskOutput(op.Task)
+			}
 		})
 	}
 	wg.Wait()
+	return res
 }
 
-// Test returns the planned result for j if there is one, else probes j now.
-func (p *peerTester) Test(j int) hiadsd.Status {
-	r, ok := p.planned[j]
-	if ok {
-		delete(p.planned, j)
-	} else {
-		r = p.prober.Probe(p.ctx, p.targets[j])
-	}
-	p.results[j] = r
-	return coreStatus(r.Status)
-}
-
-// Fetch reads j's diagTree rows for ranges with one GETBULK walk per range.
-func (p *peerTester) Fetch(j int, ranges []hiadsd.Range) ([]hiadsd.IDEntry, error) {
-	var out []hiadsd.IDEntry
+// fetch reads a peer's station and its rows for ranges: the first range in
+// the same GETBULK as the station, any other with a walk of its own.
+func (d *Daemon) fetch(ctx context.Context, t agent.Target, ranges []hiadsd.Range) hiadsd.Result {
+	var res hiadsd.Result
+	first := true
 	for _, r := range ranges {
 		if r.Len() == 0 {
 			continue
 		}
-		rows, err := p.prober.FetchRows(p.ctx, p.targets[j], r.Lo+1, r.Hi)
-		if err != nil {
-			return nil, err
+		var rows []agent.Row
+		if first {
+			f, err := d.prober.FetchDiagnosis(ctx, t, r.Lo+1, r.Hi)
+			if err != nil {
+				return hiadsd.Result{Err: err}
+			}
+			rows, first = f.Rows, false
+			if f.NMS.Is4() {
+				res.Station = hiadsd.Station{Addr: f.NMS, Counter: f.NMSCounter}
+			}
+		} else {
+			var err error
+			if rows, err = d.prober.FetchRows(ctx, t, r.Lo+1, r.Hi); err != nil {
+				return hiadsd.Result{Err: err}
+			}
 		}
 		for _, row := range rows {
-			out = append(out, hiadsd.IDEntry{ID: int(row.ID) - 1,
+			res.Entries = append(res.Entries, hiadsd.IDEntry{ID: int(row.ID) - 1,
 				Entry: hiadsd.Entry{Status: coreStatus(row.Status), Counter: row.Counter}})
 		}
 	}
-	p.sources = append(p.sources, j)
-	return out, nil
+	return res
 }
 
 // coreStatus maps a MIB status to the core's.

@@ -248,11 +248,7 @@ func newBigSource(t *testing.T, n int) *bigSource {
 	}
 	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &agent.Snapshot{Nodes: rows, Up: true}}
 	for k := range n {
-		node, err := hiadsd.NewNode(cfg, k, view)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.graph[k] = node.Plan()
+		b.graph[k] = hiadsd.Expected(cfg, k, view, 1)
 	}
 	return b
 }
