@@ -5,7 +5,7 @@
 //
 // Flags (a contract; scripts rely on the names): -algo hiadsd|vcube|vring|bruteforce|
 // adsdwi|hiadsd-detours|hiadsd-timestamps|hicomp (a comma list runs each), -n, -start sync|random (a comma list runs each),
-// -seed, -interval, -jitter, -event "fault|repair|partial NODE@TIME"
+// -seed, -interval, -jitter, -event "fault|repair|partial|station NODE@TIME"
 // (repeatable), -rounds, -tested-only, -json, -plot FILE.png.
 //
 // The compare subcommand measures every algorithm on a list of sizes and

@@ -99,7 +99,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	plotPath := fs.String("plot", "", "draw nodes diagnosed against tests to this PNG (or SVG, PDF) file")
 	var events eventList
-	fs.Var(&events, "event", `"fault|repair|partial NODE@TIME", repeatable; node ids are 0-based`)
+	fs.Var(&events, "event", `"fault|repair|partial|station NODE@TIME", repeatable; node ids are 0-based; station sets the management station at NODE`)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)

@@ -129,11 +129,21 @@ func (e *engine) finished(limit int) bool {
 func (e *engine) apply(i int) error {
 	ev := e.opt.Events[i]
 	for _, t := range e.trackers {
-		if t != nil && t.ev.Node == ev.Node {
+		if t != nil && (ev.Kind == StationSet) == (t.ev.Kind == StationSet) && (ev.Kind == StationSet || t.ev.Node == ev.Node) {
 			t.open = false // superseded before everyone saw it
 		}
 	}
-	if err := e.nw.SetState(ev.Node, ev.Kind.Status()); err != nil {
+	var station hiadsd.Station
+	if ev.Kind == StationSet {
+		if !e.nw.Testing(ev.Node) {
+			return fmt.Errorf("event %v: node %d is not testing, so no station can be set there: %w", ev, ev.Node, ErrBadEvent)
+		}
+		ch, err := e.nw.SetStation(ev.Node, ev.Station(i))
+		if err != nil {
+			return fmt.Errorf("event %v: %w", ev, err)
+		}
+		station = ch.New
+	} else if err := e.nw.SetState(ev.Node, ev.Kind.Status()); err != nil {
 		return fmt.Errorf("event %v: %w", ev, err)
 	}
 	if ev.Kind == Repair && e.nw.Testing(ev.Node) {
@@ -141,7 +151,7 @@ func (e *engine) apply(i int) error {
 		e.begin(ev.Node, e.now, e.opt.Start)
 	}
 	e.pending--
-	e.trackers[i] = newTracker(ev, e.counts, e.nw)
+	e.trackers[i] = newTracker(ev, station, e.counts, e.nw)
 	for _, t := range e.trackers {
 		if t != nil && t.open && t != e.trackers[i] {
 			t.recount(e.nw)

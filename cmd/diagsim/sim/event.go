@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,7 @@ const (
 	Fault        Kind = iota // the node stops answering anything
 	Repair                   // the node comes back and restarts with an empty view
 	PartialFault             // the node answers ping but not the diagnosis test
+	StationSet               // the node's management station is set (an SNMP SET of nmsID there)
 )
 
 // String returns the word used in -event and JSON.
@@ -30,17 +32,20 @@ func (k Kind) String() string {
 		return "fault"
 	case Repair:
 		return "repair"
+	case StationSet:
+		return "station"
 	default:
 		return "partial"
 	}
 }
 
-// Status is the true status of a node after an event of kind k.
+// Status is the true status of a node after an event of kind k; a station
+// change leaves it fault-free.
 func (k Kind) Status() hiadsd.Status {
 	switch k {
 	case Fault:
 		return hiadsd.Faulty
-	case Repair:
+	case Repair, StationSet:
 		return hiadsd.FaultFree
 	default:
 		return hiadsd.Partial
@@ -54,12 +59,19 @@ type Event struct {
 	Time float64 // simulated time units
 }
 
-// ParseEvent reads "fault 5@100", "repair 5@1100" or "partial 7@300".
+// Station is the station a station event sets: 192.0.2.(index+1) for the
+// index-th event of the schedule, so every change names a new address.
+func (e Event) Station(index int) netip.Addr {
+	return netip.AddrFrom4([4]byte{192, 0, 2, byte(index + 1)})
+}
+
+// ParseEvent reads "fault 5@100", "repair 5@1100", "partial 7@300" or
+// "station 3@500" (the station set at node 3).
 func ParseEvent(s string) (Event, error) {
 	word, rest, ok := strings.Cut(strings.TrimSpace(s), " ")
 	node, at, ok2 := strings.Cut(strings.TrimSpace(rest), "@")
 	if !ok || !ok2 {
-		return Event{}, fmt.Errorf("%q: want \"fault|repair|partial NODE@TIME\": %w", s, ErrBadEvent)
+		return Event{}, fmt.Errorf("%q: want \"fault|repair|partial|station NODE@TIME\": %w", s, ErrBadEvent)
 	}
 	var e Event
 	switch word {
@@ -69,8 +81,10 @@ func ParseEvent(s string) (Event, error) {
 		e.Kind = Repair
 	case "partial":
 		e.Kind = PartialFault
+	case "station":
+		e.Kind = StationSet
 	default:
-		return Event{}, fmt.Errorf("%q: kind %q is not fault, repair or partial: %w", s, word, ErrBadEvent)
+		return Event{}, fmt.Errorf("%q: kind %q is not fault, repair, partial or station: %w", s, word, ErrBadEvent)
 	}
 	id, err := strconv.Atoi(strings.TrimSpace(node))
 	if err != nil || id < 0 {

@@ -86,7 +86,8 @@ func (o *Options) Validate() error {
 	return checkSchedule(o.N, o.Events)
 }
 
-// checkSchedule verifies every event names a node and changes its status.
+// checkSchedule verifies every event names a node and changes its status;
+// a station change needs a fault-free node to be set at.
 func checkSchedule(n int, events []Event) error {
 	evs := slices.Clone(events)
 	slices.SortStableFunc(evs, func(a, b Event) int { return cmpFloat(a.Time, b.Time) })
@@ -98,6 +99,12 @@ func checkSchedule(n int, events []Event) error {
 		was, ok := state[e.Node]
 		if !ok {
 			was = hiadsd.FaultFree
+		}
+		if e.Kind == StationSet {
+			if was != hiadsd.FaultFree {
+				return fmt.Errorf("event %v: node %d is %v then, so no station can be set there: %w", e, e.Node, was, ErrBadEvent)
+			}
+			continue
 		}
 		if was == e.Kind.Status() {
 			return fmt.Errorf("event %v: node %d is already %v then: %w", e, e.Node, was, ErrBadEvent)

@@ -241,3 +241,33 @@ func TestViewsCostWhatWasLearned(t *testing.T) {
 		}
 	}
 }
+
+// TestStationChange runs a station change as an event: set at one node, after
+// a fault elsewhere, it reaches every fault-free testing node within the
+// algorithm's latency bound, riding the fetches; a newer change supersedes an
+// older one. Brute force fetches nothing, so its station never travels.
+func TestStationChange(t *testing.T) {
+	for _, algo := range hiadsd.Algorithms() {
+		for _, start := range []Start{Sync, Random} {
+			opt := Default()
+			opt.Algorithm, opt.N, opt.Start = algo, 32, start
+			opt.Events = []Event{{Kind: Fault, Node: 9, Time: 50}, {Kind: StationSet, Node: 3, Time: 100},
+				{Kind: StationSet, Node: 20, Time: 400}}
+			r := runOrFail(t, opt)
+			first, last := r.Events[1], r.Events[2]
+			if algo == hiadsd.BruteForce {
+				if last.Complete || lastRow(last) != 0 {
+					t.Errorf("%v: the station reached %d nodes with no fetch at all", algo, lastRow(last))
+				}
+				continue
+			}
+			bound := hiadsd.LatencyBound(algo, opt.N) + 1 // +1: the change falls mid-round
+			if !last.Complete || last.LatencyRounds > bound || lastRow(last) != opt.N-2 {
+				t.Errorf("%v %v: last station change %+v, want every one of %d nodes within %d rounds", algo, start, last, opt.N-2, bound)
+			}
+			if first.Kind != "station" || first.Node != 3 {
+				t.Errorf("%v: first station event reported as %+v", algo, first)
+			}
+		}
+	}
+}

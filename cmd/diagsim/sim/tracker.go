@@ -2,9 +2,11 @@ package sim
 
 import "github.com/diagagent/diagagent/hiadsd"
 
-// tracker follows one event until every fault-free node holds its status.
+// tracker follows one event until every fault-free node holds its status,
+// or, for a station change, the new station.
 type tracker struct {
 	ev       Event
+	station  hiadsd.Station // a station event's station
 	start    []int32 // each node's interval count when the event happened
 	k        []int32 // intervals node needed since the event; 0 = not yet
 	hist     map[int]int
@@ -16,8 +18,8 @@ type tracker struct {
 }
 
 // newTracker starts following ev with counts the nodes' intervals so far.
-func newTracker(ev Event, counts []int32, nw *hiadsd.Network) *tracker {
-	t := &tracker{ev: ev, start: append([]int32(nil), counts...), k: make([]int32, len(counts)), hist: map[int]int{}, open: true}
+func newTracker(ev Event, station hiadsd.Station, counts []int32, nw *hiadsd.Network) *tracker {
+	t := &tracker{ev: ev, station: station, start: append([]int32(nil), counts...), k: make([]int32, len(counts)), hist: map[int]int{}, open: true}
 	t.rounds = newRounds(len(counts), nw.Testing)
 	t.recount(nw)
 	return t
@@ -45,7 +47,7 @@ func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network) {
 	if !t.open {
 		return
 	}
-	if t.owes(id, nw) && nw.View(id).Get(t.ev.Node).Status == nw.Config().Algorithm.Sees(t.ev.Kind.Status()) {
+	if t.owes(id, nw) && t.knows(id, nw) {
 		k := int(counts[id] - t.start[id])
 		t.k[id] = int32(k)
 		t.hist[k]++
@@ -54,6 +56,14 @@ func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network) {
 	}
 	t.rounds.finished(id, nw.Testing)
 	t.closeIfDone()
+}
+
+// knows reports whether node id holds what the event changed.
+func (t *tracker) knows(id int, nw *hiadsd.Network) bool {
+	if t.ev.Kind == StationSet {
+		return nw.Node(id).Station == t.station
+	}
+	return nw.View(id).Get(t.ev.Node).Status == nw.Config().Algorithm.Sees(t.ev.Kind.Status())
 }
 
 func (t *tracker) closeIfDone() {
