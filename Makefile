@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test bench lint tidy compare scenario clean
+.PHONY: all build demo test unit unit-env bench lint tidy compare scenario clean
 
 all: build
 
@@ -13,11 +13,21 @@ build:
 demo: build
 	./scripts/demo.sh
 
-# test: installs what the tests drive, then runs every test.
+# test: installs what the tests drive, then runs every test: the unit tests
+# and, under the integration tag, those that drive net-snmp, namespaces,
+# real ICMP and Chromium (a missing tool fails them, never skips them).
 test:
 	./scripts/test-deps.sh
-	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(GO) vet -tags integration $(PKGS)
+	$(GO) test -tags integration -count=1 -timeout 20m $(PKGS)
+
+# unit: the unit tests alone; they need no root and none of the test tools.
+unit:
+	$(GO) test -count=1 $(PKGS)
+
+# unit-env: the unit tests as an unprivileged user with the test tools hidden (root to set up).
+unit-env:
+	./scripts/unit-env.sh -count=1
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
@@ -33,6 +43,7 @@ compare:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags integration $(PKGS)
 
 tidy:
 	$(GO) mod tidy

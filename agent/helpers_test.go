@@ -195,3 +195,15 @@ func (h *harness) must(t *testing.T, tool string, args ...string) string {
 	}
 	return out
 }
+
+// usm returns net-snmp options for a test user at a security level.
+func usm(user, level, auth, priv string) []string {
+	o := []string{"-u", user, "-l", level}
+	if auth != "" {
+		o = append(o, "-a", auth, "-A", authPass)
+	}
+	if priv != "" {
+		o = append(o, "-x", priv, "-X", privPass)
+	}
+	return o
+}

@@ -1,3 +1,5 @@
+//go:build integration
+
 package agent
 
 import (
@@ -6,18 +8,6 @@ import (
 
 	"github.com/diagagent/diagagent/mib"
 )
-
-// usm returns net-snmp options for a test user at a security level.
-func usm(user, level, auth, priv string) []string {
-	o := []string{"-u", user, "-l", level}
-	if auth != "" {
-		o = append(o, "-a", auth, "-A", authPass)
-	}
-	if priv != "" {
-		o = append(o, "-x", priv, "-X", privPass)
-	}
-	return o
-}
 
 func TestV3SecurityLevels(t *testing.T) {
 	h := startHarness(t, nil)

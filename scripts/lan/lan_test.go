@@ -124,68 +124,6 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 	}
 }
 
-// TestVCubeLANFaults runs 8 agents, a printer (snmpd, tested only) and a
-// station (snmptrapd), each in its own namespace, and checks every fault a
-// LAN has: link down (faulty), agent stopped or frozen (partial), printer
-// stopped (partial), and each repair.
-func TestVCubeLANFaults(t *testing.T) {
-	c := startCluster(t, ciSpec(t, "vc", "vcube", 8, true))
-	all := ids(c.Agents)
-
-	mark := c.Station.Mark()
-	must(t, c.Net.LinkDown(2))
-	expect(t, c, "host 3 link down", mark, without(all, 2), 3, 1)
-	mark = c.Station.Mark()
-	must(t, c.Net.LinkUp(2))
-	expect(t, c, "host 3 link up", mark, all, 3, 0)
-	settled(t, c, "host 3 link up")
-
-	mark = c.Station.Mark()
-	must(t, c.StopAgent(4))
-	expect(t, c, "agent 5 stopped", mark, without(all, 4), 5, 2)
-	mark = c.Station.Mark()
-	must(t, c.StartAgent(4))
-	expect(t, c, "agent 5 restarted", mark, all, 5, 0)
-
-	mark = c.Station.Mark()
-	must(t, c.Agent(6).Freeze())
-	expect(t, c, "agent 7 frozen (SIGSTOP)", mark, without(all, 6), 7, 2)
-	mark = c.Station.Mark()
-	must(t, c.Agent(6).Thaw())
-	expect(t, c, "agent 7 thawed (SIGCONT)", mark, all, 7, 0)
-
-	mark = c.Station.Mark()
-	must(t, c.StopPrinter())
-	expect(t, c, "printer's snmpd stopped", mark, all, c.PrinterNode(), 2)
-	mark = c.Station.Mark()
-	must(t, c.StartPrinter())
-	expect(t, c, "printer's snmpd restarted", mark, all, c.PrinterNode(), 0)
-}
-
-// TestHiADSDLANLinkDown checks Hi-ADSD (bound ceil(log2 N)^2 rounds) on the
-// faults that need the LAN: a link down and up, and a frozen agent.
-func TestHiADSDLANLinkDown(t *testing.T) {
-	c := startCluster(t, ciSpec(t, "hi", "hiadsd", 8, false))
-	all := ids(c.Agents)
-
-	mark := c.Station.Mark()
-	must(t, c.Net.LinkDown(5))
-	expect(t, c, "host 6 link down", mark, without(all, 5), 6, 1)
-	mark = c.Station.Mark()
-	must(t, c.Net.LinkUp(5))
-	expect(t, c, "host 6 link up", mark, all, 6, 0)
-	// Host 6, cut off, tested everyone faulty with counters newer than anyone
-	// else's; after the repair every agent must unlearn that (hiadsd.Config.Recheck).
-	settled(t, c, "host 6 link up")
-
-	mark = c.Station.Mark()
-	must(t, c.Agent(1).Freeze())
-	expect(t, c, "agent 2 frozen", mark, without(all, 1), 2, 2)
-	mark = c.Station.Mark()
-	must(t, c.Agent(1).Thaw())
-	expect(t, c, "agent 2 thawed", mark, all, 2, 0)
-}
-
 // settled waits until every agent holds every node fault-free again: the
 // host that was cut off believed everyone faulty and must unlearn it.
 func settled(t *testing.T, c *Cluster, what string) {

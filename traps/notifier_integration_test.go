@@ -1,0 +1,142 @@
+//go:build integration
+
+package traps
+
+import (
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+func TestTrapV2cDelivered(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(17)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, append(statusFragments("17"), "NOTIFY TRAP2, SNMP v2c, community public")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1}) {
+		t.Errorf("stats %+v, want one sent", s)
+	}
+}
+
+func TestTrapV1Delivered(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(TrapV1, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(5)); err != nil {
+		t.Fatal(err)
+	}
+	// snmptrapd prints the specific trap as the SNMPv2 notification it maps to (RFC 3584).
+	d.expect(t, "NOTIFY TRAP, SNMP v1, community public\tDIAGNOSIS-MIB::diagNotifications\tDIAGNOSIS-MIB::diagNodeStatusChange\t",
+		"DIAGNOSIS-MIB::diagEventStatus.5 = INTEGER: faulty(1)", "DIAGNOSIS-MIB::nodeAD.4 = IpAddress: 10.1.2.4")
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1}) {
+		t.Errorf("stats %+v, want one sent", s)
+	}
+}
+
+func TestInformV2cAcknowledged(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(InformV2c, Station{Addr: d.addr, Usable: true}))
+	if err := n.NMSChange(NMSChange{Station: netip.MustParseAddr("192.0.2.9"), Counter: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.NodeStatusChange(testEvent(18)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, "NOTIFY INFORM, SNMP v2c, community public",
+		"SNMPv2-MIB::snmpTrapOID.0 = OID: DIAGNOSIS-MIB::diagNMSChange",
+		"DIAGNOSIS-MIB::nmsID.0 = IpAddress: 192.0.2.9", "DIAGNOSIS-MIB::nmsIDCounter.0 = Gauge32: 2")
+	d.expect(t, append(statusFragments("18"), "NOTIFY INFORM, SNMP v2c")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 2, Acknowledged: 2}) {
+		t.Errorf("stats %+v, want two sent and acknowledged", s)
+	}
+}
+
+func TestInformV3AuthPrivDelivered(t *testing.T) {
+	cases := []struct {
+		name     string
+		trapdArg string
+		auth     gosnmp.SnmpV3AuthProtocol
+		priv     gosnmp.SnmpV3PrivProtocol
+	}{
+		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", gosnmp.SHA256, gosnmp.AES},
+		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", gosnmp.SHA512, gosnmp.AES256},
+		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", gosnmp.SHA, gosnmp.AES},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
+			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+			cfg.User = V3User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
+				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
+			n := newNotifier(t, cfg)
+			if err := n.NodeStatusChange(testEvent(21)); err != nil {
+				t.Fatal(err)
+			}
+			d.expect(t, append(statusFragments("21"), "NOTIFY INFORM, SNMP v3, user diaguser")...)
+			if s := closeAndStats(t, n); s != (Stats{Sent: 1, Acknowledged: 1}) {
+				t.Errorf("stats %+v, want one sent and acknowledged", s)
+			}
+		})
+	}
+}
+
+func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
+	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
+	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+	cfg.User = V3User{Name: "diaguser", AuthProtocol: gosnmp.SHA256, AuthPassphrase: "not-the-passphrase",
+		PrivProtocol: gosnmp.AES, PrivPassphrase: "privpass-128"}
+	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
+	n := newNotifier(t, cfg)
+	if err := n.NodeStatusChange(testEvent(22)); err != nil {
+		t.Fatal(err)
+	}
+	d.wait(t, []string{"Authentication failed for diaguser"})
+	s := closeAndStats(t, n)
+	if s.Acknowledged != 0 || s.Dropped != 1 || s.Failed != 2 || s.Retried != 1 {
+		t.Errorf("stats %+v, want 2 failed attempts (1 retry), 1 dropped, none acknowledged", s)
+	}
+}
+
+func TestUnusablePrimarySkipped(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	hole := newBlackhole(t)
+	n := newNotifier(t, testConfig(InformV2c,
+		Station{Addr: hole.addr(), Usable: false}, Station{Addr: d.addr, Usable: true}))
+	if err := n.NodeStatusChange(testEvent(30)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, append(statusFragments("30"), "NOTIFY INFORM, SNMP v2c")...)
+	if s := closeAndStats(t, n); s != (Stats{Sent: 1, Acknowledged: 1}) {
+		t.Errorf("stats %+v, want one sent and acknowledged", s)
+	}
+	if b := hole.receive(t, 0); b != nil {
+		t.Errorf("the unusable primary received %d bytes", len(b))
+	}
+}
+
+func TestFallbackAfterPrimaryTurnsFaulty(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	hole := newBlackhole(t)
+	var primaryUsable atomic.Bool
+	primaryUsable.Store(true)
+	cfg := testConfig(InformV2c)
+	cfg.Timeout, cfg.MaxTimeout = 50*time.Millisecond, 50*time.Millisecond
+	cfg.Stations = func() []Station {
+		return []Station{{Addr: hole.addr(), Usable: primaryUsable.Load()}, {Addr: d.addr, Usable: true}}
+	}
+	n := newNotifier(t, cfg)
+	if err := n.NodeStatusChange(testEvent(31)); err != nil {
+		t.Fatal(err)
+	}
+	decodeInform(t, hole.receive(t, outputWait))
+	primaryUsable.Store(false) // the diagnosis now holds the primary station faulty
+	d.expect(t, append(statusFragments("31"), "NOTIFY INFORM, SNMP v2c")...)
+	s := closeAndStats(t, n)
+	if s.Acknowledged != 1 || s.Retried < 1 || s.Dropped != 0 {
+		t.Errorf("stats %+v, want acknowledged by the fall-back after a retry", s)
+	}
+}
