@@ -8,7 +8,7 @@ import (
 // Algorithm selects the testing strategy of a Node.
 type Algorithm int
 
-// The algorithms; every one runs behind Node.Step.
+// The algorithms; every one runs behind Node.Begin (and Node.Step).
 const (
 	HiADSD           Algorithm = iota // one cluster per interval (seed 002)
 	VCube                             // every assigned test each interval, timestamps (seed 001, Algorithm 3)

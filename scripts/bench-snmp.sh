@@ -39,7 +39,7 @@ cleanup() { # newest first, so the load stops before the servers do
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-go build -o "$work/snmpbench" ./scripts/snmpbench
+go build -o "$work/snmpbench" ./cmd/snmpbench
 bench="$work/snmpbench"
 
 # await_addr FIFO: prints the address a child writes to FIFO, waiting at most 10 s.
@@ -95,7 +95,7 @@ if [ "$ready" = 0 ]; then
 fi
 servers=(-server "snmpd=127.0.0.1:$port@$snmpd_pid")
 rev="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-git diff --quiet HEAD -- agent mib scripts/snmpbench 2>/dev/null || rev+=" plus uncommitted changes in agent/, mib/ or scripts/snmpbench/"
+git diff --quiet HEAD -- agent mib cmd/snmpbench 2>/dev/null || rev+=" plus uncommitted changes in agent/, mib/ or cmd/snmpbench/"
 notes=(-note "snmpd: net-snmp $(snmpd -v | grep -m1 -o 'version:.*' | tr -s ' '), run as \`snmpd -f -Lo -C -I -smux -c conf\`; conf: agentaddress, rocommunity public 127.0.0.1, sysLocation, sysContact, dontLogTCPWrappersConnects yes, and 5 override lines per diagTree row for 64 rows")
 
 if [ "$ours" = 1 ]; then

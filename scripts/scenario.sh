@@ -5,7 +5,7 @@
 # all four repaired. Prints a markdown table beside the paper's figures.
 #   scripts/scenario.sh                          # the experiment (about 3 minutes)
 #   scripts/scenario.sh -mode soak -loss 1,5     # false suspicions under packet loss
-# Any lanrun flag may follow (scripts/lan/cmd/lanrun -h). Needs root. Everything
+# Any lanrun flag may follow (cmd/lanrun -h). Needs root. Everything
 # it creates (namespaces diaglan-<pid>-*, processes inside) is removed on exit,
 # failure or Ctrl-C.
 set -euo pipefail
@@ -19,7 +19,7 @@ for tool in ip nft snmpwalk snmpget; do
 done
 work=$(mktemp -d /tmp/diaglan-scenario.XXXXXX)
 go build -o "$work/diagagent" ./cmd/diagagent
-go build -o "$work/lanrun" ./scripts/lan/cmd/lanrun
+go build -o "$work/lanrun" ./cmd/lanrun
 cleanup() {
 	trap - EXIT INT TERM
 	# lanrun removes its LAN itself; this catches a lanrun that was killed.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/netsnmptest"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -27,19 +27,16 @@ type Notifier interface {
 	NMSChange(traps.NMSChange) error
 }
 
-// Publisher is what the daemon needs from agent.Responder.
-type Publisher interface {
-	Publish(*agent.Snapshot) error
-}
-
 // Options are the parts a Daemon is built from; New checks them.
 type Options struct {
 	// Config is the validated configuration and ID the resolved id of this node.
 	Config config.Config
 	ID     int
-	// Prober tests peers and reads their diagTree; Publisher serves the view.
-	Prober    Prober
-	Publisher Publisher
+	// Prober tests peers and reads their diagTree.
+	Prober Prober
+	// Board receives every snapshot of the view; the responder, the notifier
+	// and the page read it there.
+	Board *mib.Board
 	// Notifier sends notifications; nil sends none.
 	Notifier Notifier
 	// State is what LoadState found under state_dir.
@@ -60,9 +57,9 @@ type Daemon struct {
 	log     *logrus.Entry
 	node    *hiadsd.Node
 	view    hiadsd.Dense
-	targets []agent.Target
+	targets []probe.Target
 	prober  Prober
-	pub     Publisher
+	board   *mib.Board
 	notify  Notifier
 	now     func() time.Time
 	rng     *rand.Rand
@@ -76,16 +73,16 @@ type Daemon struct {
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core
-	rows     []agent.NodeRow // immutable once published
+	rows     []mib.NodeRow   // immutable once published
 	lastDone time.Time
-	cur      *agent.Snapshot
+	cur      *mib.Snapshot
 	graph    [][]int
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
 func New(o Options) (*Daemon, error) {
-	if o.Prober == nil || o.Publisher == nil {
-		return nil, errors.New("daemon: Options need a Prober and a Publisher")
+	if o.Prober == nil || o.Board == nil {
+		return nil, errors.New("daemon: Options need a Prober and a Board")
 	}
 	algo, err := hiadsd.ParseAlgorithm(o.Config.Algorithm)
 	if err != nil {
@@ -104,7 +101,7 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
-		pub: o.Publisher, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
+		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n)}
 	if d.now == nil {
 		d.now = time.Now
@@ -141,10 +138,10 @@ func testedOnly(c config.Config) []int {
 }
 
 // targets turns the node list into probe targets.
-func targets(c config.Config) []agent.Target {
-	out := make([]agent.Target, len(c.Nodes))
+func targets(c config.Config) []probe.Target {
+	out := make([]probe.Target, len(c.Nodes))
 	for k, n := range c.Nodes {
-		out[k] = agent.Target{Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly, Community: n.Community, OID: n.OID}
+		out[k] = probe.Target{Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly, Community: n.Community, OID: n.OID}
 	}
 	return out
 }
@@ -207,7 +204,7 @@ func (d *Daemon) interval(ctx context.Context) {
 		d.log.WithError(err).Error("testing interval failed")
 		return
 	}
-	probes := map[int]agent.ProbeResult{}
+	probes := map[int]probe.Result{}
 	for !m.Done() {
 		res := d.batch(ctx, m.Ready(), probes)
 		if ctx.Err() != nil {
@@ -255,8 +252,11 @@ func (d *Daemon) upLocked() bool {
 	return d.now().Sub(d.lastDone) < d.staleAfter()
 }
 
+// Changed returns a channel closed when the next snapshot is published.
+func (d *Daemon) Changed() <-chan struct{} { return d.board.Changed() }
+
 // Snapshot returns the view last published.
-func (d *Daemon) Snapshot() *agent.Snapshot {
+func (d *Daemon) Snapshot() *mib.Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.cur

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -20,7 +20,7 @@ import (
 type fakeLAN struct {
 	mu     sync.Mutex
 	status map[netip.Addr]mib.Status  // the truth; fault-free when absent
-	rows   map[netip.Addr][]agent.Row // what each peer's diagTree says
+	rows   map[netip.Addr][]probe.Row // what each peer's diagTree says
 	nms    map[netip.Addr]nmsAndCount // each peer's nmsID
 	probes map[netip.Addr]int         // probes received
 	fetch  map[netip.Addr]int         // row fetches received
@@ -32,22 +32,22 @@ type nmsAndCount struct {
 }
 
 func newFakeLAN() *fakeLAN {
-	return &fakeLAN{status: map[netip.Addr]mib.Status{}, rows: map[netip.Addr][]agent.Row{},
+	return &fakeLAN{status: map[netip.Addr]mib.Status{}, rows: map[netip.Addr][]probe.Row{},
 		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{}}
 }
 
-func (f *fakeLAN) Probe(_ context.Context, t agent.Target) agent.ProbeResult {
+func (f *fakeLAN) Probe(_ context.Context, t probe.Target) probe.Result {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.probes[t.Addr]++
-	return agent.ProbeResult{Status: f.status[t.Addr]}
+	return probe.Result{Status: f.status[t.Addr]}
 }
 
-func (f *fakeLAN) FetchRows(_ context.Context, t agent.Target, lo, hi int) ([]agent.Row, error) {
+func (f *fakeLAN) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]probe.Row, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fetch[t.Addr]++
-	var out []agent.Row
+	var out []probe.Row
 	for _, r := range f.rows[t.Addr] {
 		if int(r.ID) >= lo && int(r.ID) <= hi {
 			out = append(out, r)
@@ -56,28 +56,24 @@ func (f *fakeLAN) FetchRows(_ context.Context, t agent.Target, lo, hi int) ([]ag
 	return out, nil
 }
 
-func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t agent.Target, lo, hi int) (agent.Fetched, error) {
+func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
 	rows, err := f.FetchRows(ctx, t, lo, hi)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.nms[t.Addr]
-	return agent.Fetched{NMS: v.addr, NMSCounter: v.c, Rows: rows}, err
+	return probe.Fetched{NMS: v.addr, NMSCounter: v.c, Rows: rows}, err
 }
 
 // sink records what the daemon publishes and notifies.
 type sink struct {
 	mu     sync.Mutex
-	snaps  []*agent.Snapshot
+	b      mib.Board
 	events []traps.Event
 	nms    []traps.NMSChange
 }
 
-func (s *sink) Publish(p *agent.Snapshot) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.snaps = append(s.snaps, p)
-	return nil
-}
+// board is where the daemon publishes.
+func (s *sink) board() *mib.Board { return &s.b }
 
 func (s *sink) NodeStatusChange(e traps.Event) error {
 	s.mu.Lock()
@@ -113,7 +109,7 @@ func newTestDaemon(t *testing.T, cfg config.Config, lan *fakeLAN, s *sink, st St
 	if st.Counters == nil {
 		st = State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
 	}
-	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Publisher: s, Notifier: s, State: st,
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s, State: st,
 		Now: now, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +160,7 @@ func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
 			cfg := testConfig(t, 4, config.AlgorithmVRing, scope)
 			lan, s := newFakeLAN(), &sink{}
 			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
-			lan.rows[addr(1)] = []agent.Row{{ID: 3, Status: mib.StatusFaultFree, Counter: 0}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
+			lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: mib.StatusFaultFree, Counter: 0}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
 			d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 			d.interval(context.Background())
 			if got := d.Snapshot().Nodes[3]; got.Status != mib.StatusFaulty || got.How != mib.SourceLearned || got.Counter != 2 {
@@ -282,7 +278,7 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 	for k := 1; k < 8; k++ {
 		lan.rows[addr(k)] = allFaultFreeRows(8)
 	}
-	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Publisher: s, Notifier: s,
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
 		State:   State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)},
 		Observe: func(i IntervalInfo) { infos = append(infos, i) }})
 	if err != nil {
@@ -308,10 +304,10 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 	}
 }
 
-func allFaultFreeRows(n int) []agent.Row {
-	rows := make([]agent.Row, n)
+func allFaultFreeRows(n int) []probe.Row {
+	rows := make([]probe.Row, n)
 	for k := range rows {
-		rows[k] = agent.Row{ID: uint32(k + 1), Status: mib.StatusFaultFree}
+		rows[k] = probe.Row{ID: uint32(k + 1), Status: mib.StatusFaultFree}
 	}
 	return rows
 }

@@ -1,17 +1,24 @@
-// Package daemon is the diagnosis agent a LAN administrator runs on every
-// workstation: it wires the pure core (hiadsd) to the world.
+// Package daemon is the diagnosis loop a LAN administrator runs on every
+// workstation: it drives the pure core (hiadsd) against the world.
 //
-// Each testing interval the loop calls hiadsd.Node.Step with a Tester whose
-// tests are the practical test of DESIGN.md section 3 (agent.Prober: SNMP GET
-// of hiADSDisUP.0, then ICMP echo) and whose fetches are GETBULKs of the tested
-// agent's diagTree. The updates Step reports become rows of the event table,
-// log lines and notifications (traps.Notifier); the view is published to the
-// SNMP responder (agent.Responder) as an immutable snapshot and what must
-// survive a restart is written under state_dir.
+// Each testing interval the loop begins the core's interval machine
+// (hiadsd.Node.Begin) and runs every batch of work it hands back at once: a
+// test is the practical test of DESIGN.md section 3 (probe.Prober: SNMP GET
+// of hiADSDisUP.0, then ICMP echo), a fetch is a GETBULK of the peer's
+// station and diagTree rows. The results go back with Advance until the
+// interval is done. The updates it reports become rows of the event table,
+// log lines and notifications (Notifier); the view is published on a
+// mib.Board as an immutable snapshot, which the SNMP responder, the notifier
+// and the page read; what must survive a restart is written under state_dir.
+// A station SET (SetNMS) is served at once and handed to the core when the
+// next interval begins.
 //
-//	config.Config ──► Daemon ──► Step(peerTester) ──► Report
-//	                    │                               │
-//	       agent.Responder ◄── Publish(snapshot) ◄──────┤
-//	       traps.Notifier  ◄── NodeStatusChange ◄───────┤
-//	       state_dir       ◄── SaveState ◄──────────────┘
+//	config.Config ──► Daemon ──► Begin / Ready ──► batch (probe.Prober) ──► Advance ──► Report
+//	                                                                                     │
+//	      mib.Board  ◄── Publish(snapshot) ◄────────────────────────────────────────────┤
+//	      Notifier   ◄── NodeStatusChange ◄─────────────────────────────────────────────┤
+//	      state_dir  ◄── SaveState ◄────────────────────────────────────────────────────┘
+//
+// The daemon imports neither the responder nor the page: cmd/diagagent builds
+// the parts in dependency order and hands each what it needs.
 package daemon

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -80,31 +81,31 @@ func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	}
 }
 
-// Stations lists where notifications may go, in order: the station of nmsID,
-// then the configured fall-backs. A station that is a node the diagnosis holds
-// faulty is marked unusable, so the notifier moves on to the next one.
-func (d *Daemon) Stations() []traps.Station {
-	d.mu.Lock()
-	nms := d.nmsAddrLocked()
-	rows := d.rows
-	d.mu.Unlock()
+// Stations lists where notifications may go, in the view last published.
+func (d *Daemon) Stations() []traps.Station { return Stations(d.cfg, d.board.Load()) }
+
+// Stations lists where notifications may go according to snapshot s, in
+// order: the station of nmsID, then the configured fall-backs. A station that
+// is a node s holds faulty is marked unusable, so the notifier moves on to
+// the next one.
+func Stations(cfg config.Config, s *mib.Snapshot) []traps.Station {
 	port := uint16(defaultTrapPort)
-	if d.cfg.Traps.NMS.IsValid() && d.cfg.Traps.NMS.Port() != 0 {
-		port = d.cfg.Traps.NMS.Port()
+	if cfg.Traps.NMS.IsValid() && cfg.Traps.NMS.Port() != 0 {
+		port = cfg.Traps.NMS.Port()
 	}
 	var out []traps.Station
 	usable := func(a netip.Addr) bool {
-		for _, r := range rows {
+		for _, r := range s.Nodes {
 			if r.Addr == a && r.Status == mib.StatusFaulty {
 				return false
 			}
 		}
 		return true
 	}
-	if nms.IsValid() && !nms.IsUnspecified() {
+	if nms := s.NMS; nms.IsValid() && !nms.IsUnspecified() {
 		out = append(out, traps.Station{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
 	}
-	for _, f := range d.cfg.Traps.Fallbacks {
+	for _, f := range cfg.Traps.Fallbacks {
 		out = append(out, traps.Station{Addr: f.String(), Usable: usable(f.Addr())})
 	}
 	return out

@@ -3,7 +3,7 @@ package daemon
 import (
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -14,7 +14,7 @@ type IntervalInfo struct {
 	Report hiadsd.Report
 	// Probes are the practical tests of the interval by node id, with their
 	// durations and errors.
-	Probes map[int]agent.ProbeResult
+	Probes map[int]probe.Result
 	// Started and Took time the whole interval.
 	Started time.Time
 	Took    time.Duration

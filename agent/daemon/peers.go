@@ -4,22 +4,22 @@ import (
 	"context"
 	"sync"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
-// Prober is what the daemon needs from the practical test of a peer (agent.Prober).
+// Prober is what the daemon needs from the practical test of a peer (probe.Prober).
 type Prober interface {
-	Probe(ctx context.Context, t agent.Target) agent.ProbeResult
-	FetchDiagnosis(ctx context.Context, t agent.Target, lo, hi int) (agent.Fetched, error)
-	FetchRows(ctx context.Context, t agent.Target, lo, hi int) ([]agent.Row, error)
+	Probe(ctx context.Context, t probe.Target) probe.Result
+	FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error)
+	FetchRows(ctx context.Context, t probe.Target, lo, hi int) ([]probe.Row, error)
 }
 
 // batch runs one batch of the core's ops at once (the prober bounds the
 // concurrency), so a batch costs about one test time, not the sum, and
 // returns their results in order. Every probe is kept in probes by node id.
-func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]agent.ProbeResult) []hiadsd.Result {
+func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
 	res := make([]hiadsd.Result, len(ops))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -46,14 +46,14 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]agen
 
 // fetch reads a peer's station and its rows for ranges: the first range in
 // the same GETBULK as the station, any other with a walk of its own.
-func (d *Daemon) fetch(ctx context.Context, t agent.Target, ranges []hiadsd.Range) hiadsd.Result {
+func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Range) hiadsd.Result {
 	var res hiadsd.Result
 	first := true
 	for _, r := range ranges {
 		if r.Len() == 0 {
 			continue
 		}
-		var rows []agent.Row
+		var rows []probe.Row
 		if first {
 			f, err := d.prober.FetchDiagnosis(ctx, t, r.Lo+1, r.Hi)
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -17,12 +16,12 @@ import (
 func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
-	var fresh []agent.Event
+	var fresh []mib.Event
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
 		d.st.LastSeq++
-		ev := agent.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Status: mib.Status(u.New.Status.MIB()),
+		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Status: mib.Status(u.New.Status.MIB()),
 			Prev: mib.Status(u.Old.Status.MIB()), Counter: u.New.Counter, Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
 			ev.Detector = uint32(d.id + 1)
@@ -31,7 +30,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 		fresh = append(fresh, ev)
 	}
 	if n := len(d.st.Events); n > maxEvents {
-		d.st.Events = append([]agent.Event(nil), d.st.Events[n-maxEvents:]...)
+		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
 	moved := d.countersMovedLocked()
 	dirty := moved || len(fresh) > 0
@@ -84,7 +83,7 @@ func (d *Daemon) stateLocked() State {
 // announce logs one event and sends its notification when the scope asks for it.
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
-func (d *Daemon) announce(ev agent.Event, u hiadsd.Update) {
+func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 	addr := d.cfg.Nodes[u.ID].Address
 	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": addr.String(), "old": u.Old.Status.String(),
 		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
@@ -108,11 +107,11 @@ func (d *Daemon) announce(ev agent.Event, u hiadsd.Update) {
 }
 
 // buildRows makes the diagTree rows from the view; it runs on the loop goroutine.
-func (d *Daemon) buildRows() []agent.NodeRow {
-	rows := make([]agent.NodeRow, len(d.view))
+func (d *Daemon) buildRows() []mib.NodeRow {
+	rows := make([]mib.NodeRow, len(d.view))
 	for k, e := range d.view {
 		n := d.cfg.Nodes[k]
-		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.Status(e.Status.MIB()),
+		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.Status(e.Status.MIB()),
 			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k]}
 	}
 	return rows
@@ -120,9 +119,9 @@ func (d *Daemon) buildRows() []agent.NodeRow {
 
 // publishLocked hands the responder a new snapshot of rows, events and station.
 func (d *Daemon) publishLocked() {
-	s := &agent.Snapshot{Nodes: d.rows, Events: d.st.Events[:len(d.st.Events):len(d.st.Events)],
+	s := &mib.Snapshot{Nodes: d.rows, Events: d.st.Events[:len(d.st.Events):len(d.st.Events)],
 		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter}
-	if err := d.pub.Publish(s); err != nil {
+	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return
 	}

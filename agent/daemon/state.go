@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // stateVersion is the layout version of the state file; a file of another version is refused.
@@ -17,22 +17,22 @@ const stateVersion = 1
 // stateFileName is the file under state_dir that holds what survives a restart.
 const stateFileName = "state.json"
 
-// ErrStateVersion says the state file was written by an incompatible version of the agent.
+// ErrStateVersion says the state file was written by an incompatible version of the snmp.
 var ErrStateVersion = errors.New("state file has an unsupported version")
 
 // State is what the agent keeps across restarts: the highest event counter it knows per node (so a
 // change it observes after a restart is numbered above anything it said before), its event table,
 // the management station with its counter, and the SNMP engine boots.
 type State struct {
-	Version     int           `json:"version"`
-	Nodes       int           `json:"nodes"`
-	Counters    []uint32      `json:"counters"`
-	Events      []agent.Event `json:"events"`
-	LastSeq     uint32        `json:"last_seq"`
-	NMS         string        `json:"nms,omitempty"`
-	NMSCounter  uint32        `json:"nms_counter"`
-	EngineBoots uint32        `json:"engine_boots"`
-	EngineID    []byte        `json:"engine_id,omitempty"`
+	Version     int         `json:"version"`
+	Nodes       int         `json:"nodes"`
+	Counters    []uint32    `json:"counters"`
+	Events      []mib.Event `json:"events"`
+	LastSeq     uint32      `json:"last_seq"`
+	NMS         string      `json:"nms,omitempty"`
+	NMSCounter  uint32      `json:"nms_counter"`
+	EngineBoots uint32      `json:"engine_boots"`
+	EngineID    []byte      `json:"engine_id,omitempty"`
 }
 
 // LoadState reads the state file under dir. A missing file gives an empty state for n nodes; a file

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -15,22 +15,22 @@ import (
 func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
 	cfg := config.Default()
 	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
-	rows := make([]agent.NodeRow, n)
+	rows := make([]mib.NodeRow, n)
 	graph := make([][]int, n)
-	events := make([]agent.Event, 0, 1024)
+	events := make([]mib.Event, 0, 1024)
 	for k := range rows {
 		a := netip.AddrFrom4([4]byte{10, 0, byte(k >> 8), byte(k)})
 		cfg.Nodes = append(cfg.Nodes, config.Node{Address: a, Port: 161})
-		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: a, Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
+		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: a, Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 		for s := 1; s < n; s *= 2 {
 			graph[k] = append(graph[k], k^s%n)
 		}
 		if len(events) < cap(events) {
-			events = append(events, agent.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: mib.StatusFaultFree, Time: time.Now()})
+			events = append(events, mib.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: mib.StatusFaultFree, Time: time.Now()})
 		}
 	}
-	src := &fakeSource{snap: &agent.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}
-	s, err := New(Options{Config: cfg, Source: src, SNMPStats: func() agent.Stats { return agent.Stats{} }})
+	src := &fakeSource{snap: &mib.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}
+	s, err := New(Options{Config: cfg, Source: src, SNMPStats: func() snmp.Stats { return snmp.Stats{} }})
 	if err != nil {
 		b.Fatal(err)
 	}

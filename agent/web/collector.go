@@ -5,8 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -51,7 +51,7 @@ func newDescs() descs {
 type collector struct {
 	cfg   config.Config
 	src   Source
-	snmp  func() agent.Stats
+	snmp  func() snmp.Stats
 	traps func() traps.Stats
 	d     descs
 }
@@ -114,7 +114,7 @@ func (c *collector) collectTraps(ch chan<- prometheus.Metric, t traps.Stats) {
 }
 
 // collectSNMP sends the responder's counters.
-func (c *collector) collectSNMP(ch chan<- prometheus.Metric, s agent.Stats) {
+func (c *collector) collectSNMP(ch chan<- prometheus.Metric, s snmp.Stats) {
 	counter := func(d *prometheus.Desc, n uint64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(n), labels...)
 	}
@@ -139,7 +139,7 @@ type dropReason struct {
 }
 
 // dropReasons lists why the responder did not serve requests.
-func dropReasons(s agent.Stats) []dropReason {
+func dropReasons(s snmp.Stats) []dropReason {
 	return []dropReason{
 		{"bad_version", s.InBadVersions}, {"bad_community", s.InBadCommunityNames},
 		{"bad_community_use", s.InBadCommunityUses}, {"parse_error", s.InASNParseErrs},

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -17,14 +16,15 @@ import (
 
 // fakeSource is a Source whose snapshot a test replaces.
 type fakeSource struct {
+	board    mib.Board
 	mu       sync.Mutex
-	snap     *agent.Snapshot
+	snap     *mib.Snapshot
 	graph    [][]int
 	stations []traps.Station
 	started  time.Time
 }
 
-func (f *fakeSource) Snapshot() *agent.Snapshot {
+func (f *fakeSource) Snapshot() *mib.Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.snap
@@ -39,8 +39,13 @@ func (f *fakeSource) Graph() [][]int {
 func (f *fakeSource) Stations() []traps.Station { return f.stations }
 func (f *fakeSource) Started() time.Time        { return f.started }
 
+func (f *fakeSource) Changed() <-chan struct{} { return f.board.Changed() }
+
+// wake tells streams a snapshot was published (the same one again: nothing new).
+func (f *fakeSource) wake() { _ = f.board.Publish(f.Snapshot()) }
+
 // set publishes a new snapshot.
-func (f *fakeSource) set(s *agent.Snapshot) {
+func (f *fakeSource) set(s *mib.Snapshot) {
 	f.mu.Lock()
 	f.snap = s
 	f.mu.Unlock()
@@ -56,20 +61,20 @@ func fourNodes() (*fakeSource, config.Config) {
 	}
 	cfg.Nodes[0].Name, cfg.Nodes[3].TestedOnly = "alpha", true
 	started := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	rows := make([]agent.NodeRow, 4)
+	rows := make([]mib.NodeRow, 4)
 	for k := range rows {
-		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: mib.StatusFaultFree, Counter: 1,
+		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: mib.StatusFaultFree, Counter: 1,
 			TestedOnly: cfg.Nodes[k].TestedOnly, LastChange: 100, How: mib.SourceLearned}
 	}
 	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = mib.StatusPartial, 2, 250, mib.SourceDirect
-	evs := []agent.Event{
+	evs := []mib.Event{
 		{Seq: 1, NodeID: 2, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
 		{Seq: 2, NodeID: 3, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
 		{Seq: 3, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},
 	}
 	src := &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
 		stations: []traps.Station{{Addr: "192.0.2.9:162", Usable: false}, {Addr: "192.0.2.10:162", Usable: true}},
-		snap:     &agent.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
+		snap:     &mib.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
 	return src, cfg
 }
 

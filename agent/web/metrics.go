@@ -6,7 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -59,7 +59,7 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 // ObserveInterval counts one testing interval: its tests with their
 // outcomes and durations, the reads of diagnostic information and the
 // entries they brought.
-func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]agent.ProbeResult, took time.Duration) {
+func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result, took time.Duration) {
 	for _, p := range probes {
 		m.tests.WithLabelValues(statusName(p.Status)).Inc()
 		m.testTime.Observe(p.Duration.Seconds())

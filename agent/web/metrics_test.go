@@ -11,7 +11,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -64,12 +65,12 @@ next:
 }
 
 func TestMetricsCarryTheFigures(t *testing.T) {
-	snmp := agent.Stats{InPkts: 40, OutPkts: 37, InGetRequests: 30, InGetBulks: 5, InSetRequests: 1,
+	st := snmp.Stats{InPkts: 40, OutPkts: 37, InGetRequests: 30, InGetBulks: 5, InSetRequests: 1,
 		OutGetResponses: 36, InBadCommunityNames: 2, FaultDrops: 3, UnknownUserNames: 1}
 	tr := traps.Stats{Sent: 5, Acknowledged: 3, Retried: 1, Failed: 2, Dropped: 1, Pending: 1}
-	s, _ := newTestServer(t, Options{SNMPStats: func() agent.Stats { return snmp }, TrapStats: func() traps.Stats { return tr }})
+	s, _ := newTestServer(t, Options{SNMPStats: func() snmp.Stats { return st }, TrapStats: func() traps.Stats { return tr }})
 	rep := hiadsd.Report{Units: 3, Fetches: []hiadsd.FetchResult{{From: 1, Received: 3}, {From: 2, Err: errors.New("timeout")}}}
-	probes := map[int]agent.ProbeResult{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond},
+	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond},
 		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond}, 3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond}}
 	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond)
 	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond)

@@ -3,7 +3,6 @@ package web
 import (
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -88,7 +87,7 @@ type State struct {
 }
 
 // nodes turns the snapshot's rows into API rows.
-func (s *Server) nodes(snap *agent.Snapshot) []Node {
+func (s *Server) nodes(snap *mib.Snapshot) []Node {
 	started := s.src.Started()
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
@@ -134,7 +133,7 @@ func edges(g [][]int) Edges {
 
 // events returns the rows with Seq > after, oldest first, at most limit of
 // the newest ones when limit > 0.
-func events(rows []agent.Event, after uint32, limit int) []Event {
+func events(rows []mib.Event, after uint32, limit int) []Event {
 	out := []Event{}
 	for _, r := range rows {
 		if r.Seq <= after {
@@ -150,7 +149,7 @@ func events(rows []agent.Event, after uint32, limit int) []Event {
 }
 
 // status summarises the snapshot and this agent's configuration.
-func (s *Server) status(snap *agent.Snapshot, nodes []Node) Status {
+func (s *Server) status(snap *mib.Snapshot, nodes []Node) Status {
 	st := Status{Algorithm: s.cfg.Algorithm, Interval: s.cfg.Interval.String(),
 		IntervalSeconds: s.cfg.Interval.Seconds(), Up: snap.Up, Started: s.src.Started().UTC(),
 		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.NMSCounter,

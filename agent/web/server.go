@@ -12,8 +12,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -34,7 +35,7 @@ type Options struct {
 	Metrics *Metrics
 	// SNMPStats and TrapStats read the responder's and the notifier's
 	// counters at scrape time; nil leaves those metrics out.
-	SNMPStats func() agent.Stats
+	SNMPStats func() snmp.Stats
 	TrapStats func() traps.Stats
 	// Log receives the HTTP server's complaints (bad requests, broken
 	// connections) at warning level; nil discards them.
@@ -52,11 +53,10 @@ type Server struct {
 	metrics *Metrics
 	log     *logrus.Entry
 	beat    time.Duration
-	changes hub
 	handler http.Handler
 
 	mu         sync.Mutex // guards the cached encoding of the last state
-	cachedSnap *agent.Snapshot
+	cachedSnap *mib.Snapshot
 	cached     []byte
 }
 
@@ -81,17 +81,12 @@ func New(o Options) (*Server, error) {
 	if err := s.metrics.reg.Register(c); err != nil {
 		return nil, fmt.Errorf("web: metrics: %w", err)
 	}
-	s.changes.ch = make(chan struct{})
 	s.handler = s.routes()
 	return s, nil
 }
 
 // Handler is the server's HTTP handler, for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-// Changed tells open event streams that a new snapshot was published; it
-// never blocks, so the daemon may call it with its lock held.
-func (s *Server) Changed() { s.changes.broadcast() }
 
 // Serve answers HTTP on ln until ctx ends, then lets requests in flight
 // finish for a moment; event streams end with ctx.

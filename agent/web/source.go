@@ -3,7 +3,7 @@ package web
 import (
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -11,11 +11,13 @@ import (
 // implements it); every method must be safe for concurrent use.
 type Source interface {
 	// Snapshot is the view last published; it never changes afterwards.
-	Snapshot() *agent.Snapshot
+	Snapshot() *mib.Snapshot
 	// Graph lists, by core id, the ids each node tests this interval.
 	Graph() [][]int
 	// Stations are the notification receivers in order of preference.
 	Stations() []traps.Station
 	// Started is when the daemon started; NodeRow.LastChange counts from it.
 	Started() time.Time
+	// Changed returns a channel closed when the next snapshot is published.
+	Changed() <-chan struct{}
 }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // minGap is the least time between two messages of one stream: a burst of
@@ -32,9 +32,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	fl.Flush()
 	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
-	var sent *agent.Snapshot
+	var sent *mib.Snapshot
 	for {
-		changed := s.changes.wait()
+		changed := s.src.Changed()
 		if snap := s.src.Snapshot(); snap != nil && snap != sent {
 			if _, err := fmt.Fprintf(w, "event: state\ndata: %s\n\n", s.encodedState(snap)); err != nil {
 				return

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -84,14 +83,14 @@ func TestStreamSendsStateThenEveryChange(t *testing.T) {
 		t.Fatalf("first message: %+v", st)
 	}
 	next := *src.Snapshot()
-	next.Nodes = append([]agent.NodeRow(nil), next.Nodes...)
+	next.Nodes = append([]mib.NodeRow(nil), next.Nodes...)
 	next.Nodes[1].Status = mib.StatusFaulty
 	src.set(&next)
-	s.Changed()
+	src.wake()
 	if st := r.next(5 * time.Second); st.Nodes[1].Status != "faulty" || st.Status.Counts["faulty"] != 1 {
 		t.Fatalf("after the change: %+v", st.Nodes[1])
 	}
-	s.Changed() // no new snapshot: nothing is sent
+	src.wake() // no new snapshot: nothing is sent
 	select {
 	case st := <-r.msgs:
 		t.Errorf("message without a new snapshot: %+v", st.Status)
@@ -119,23 +118,4 @@ func TestStreamHeartbeat(t *testing.T) {
 		}
 	}
 	t.Fatalf("no heartbeat comment before the stream ended: %v", sc.Err())
-}
-
-func TestHubWakesEveryWaiter(t *testing.T) {
-	var h hub
-	h.ch = make(chan struct{})
-	a, b := h.wait(), h.wait()
-	h.broadcast()
-	for _, c := range []<-chan struct{}{a, b} {
-		select {
-		case <-c:
-		default:
-			t.Fatal("a waiter was not woken")
-		}
-	}
-	select {
-	case <-h.wait():
-		t.Fatal("the next wait is already closed")
-	default:
-	}
 }

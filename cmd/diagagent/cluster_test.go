@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/netsnmptest"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
 // binPath is the diagagent binary TestMain builds once for every test.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/netsnmptest"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
 // enterprise200 is the BER encoding of 1.3.6.1.4.1.200, the DIAGNOSIS-MIB's

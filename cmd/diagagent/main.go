@@ -16,7 +16,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/config"
-	"github.com/diagagent/diagagent/agent/daemon"
 )
 
 func main() {
@@ -49,7 +48,7 @@ func run(args, env []string, stderr io.Writer) int {
 		return 0
 	}
 	log := newLogger(cfg, stderr).WithField("self", id+1)
-	a, err := daemon.Open(cfg, id, log)
+	a, err := open(cfg, id, log)
 	if err != nil {
 		fmt.Fprintln(stderr, "diagagent:", err)
 		return 1
@@ -62,7 +61,7 @@ func run(args, env []string, stderr io.Writer) int {
 		f["web"] = "http://" + w.String() + "/"
 	}
 	log.WithFields(f).Info("diagagent started")
-	if err := a.Run(ctx); err != nil {
+	if err := a.run(ctx); err != nil {
 		log.WithError(err).Error("diagagent stopped with an error")
 		return 1
 	}

@@ -24,11 +24,10 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/diagagent/diagagent/agent"
 	"github.com/diagagent/diagagent/agent/config"
-	"github.com/diagagent/diagagent/agent/netsnmptest"
 	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -233,7 +232,8 @@ func sample(fams map[string]*dto.MetricFamily, name string, pairs ...string) flo
 // bigSource is a web.Source of n nodes, all fault-free, testing as vCube does.
 type bigSource struct {
 	mu      sync.Mutex
-	snap    *agent.Snapshot
+	board   mib.Board // wakes the page's streams
+	snap    *mib.Snapshot
 	graph   [][]int
 	started time.Time
 }
@@ -242,20 +242,20 @@ func newBigSource(t *testing.T, n int) *bigSource {
 	t.Helper()
 	cfg := &hiadsd.Config{N: n, Algorithm: hiadsd.VCube}
 	view := hiadsd.NewDense(n)
-	rows := make([]agent.NodeRow, n)
+	rows := make([]mib.NodeRow, n)
 	for k := range view {
 		view[k] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 1}
-		rows[k] = agent.NodeRow{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
+		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
 			Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 	}
-	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &agent.Snapshot{Nodes: rows, Up: true}}
+	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &mib.Snapshot{Nodes: rows, Up: true}}
 	for k := range n {
 		b.graph[k] = hiadsd.Expected(cfg, k, view, 1)
 	}
 	return b
 }
 
-func (b *bigSource) Snapshot() *agent.Snapshot {
+func (b *bigSource) Snapshot() *mib.Snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.snap
@@ -264,17 +264,21 @@ func (b *bigSource) Snapshot() *agent.Snapshot {
 func (b *bigSource) Graph() [][]int            { return b.graph }
 func (b *bigSource) Stations() []traps.Station { return nil }
 func (b *bigSource) Started() time.Time        { return b.started }
+func (b *bigSource) Changed() <-chan struct{}  { return b.board.Changed() }
 
 // setStatus publishes a snapshot in which NodeID id has status s.
 func (b *bigSource) setStatus(id int, s mib.Status) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	next := *b.snap
-	next.Nodes = append([]agent.NodeRow(nil), next.Nodes...)
+	next.Nodes = append([]mib.NodeRow(nil), next.Nodes...)
 	next.Nodes[id-1].Status, next.Nodes[id-1].Counter = s, next.Nodes[id-1].Counter+1
-	next.Events = append(next.Events[:len(next.Events):len(next.Events)], agent.Event{Seq: uint32(len(next.Events) + 1),
+	next.Events = append(next.Events[:len(next.Events):len(next.Events)], mib.Event{Seq: uint32(len(next.Events) + 1),
 		NodeID: uint32(id), Status: s, Prev: mib.StatusFaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
 	b.snap = &next
+	if err := b.board.Publish(&next); err != nil {
+		panic(err)
+	}
 }
 
 // edgesOf counts the edges of graph g that start or end at node k.
@@ -296,7 +300,7 @@ func edgesOf(g [][]int, k int) int {
 func TestDashboardAt1024Nodes(t *testing.T) {
 	const n = 1024
 	chrome := chromiumPath(t)
-	src, srv, url := servePage(t, n, nil)
+	src, _, url := servePage(t, n, nil)
 	ctx := browser(t, chrome, 60*time.Second)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
@@ -310,7 +314,6 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 	}
 	mustEval[bool](t, ctx, `window.noReload = true`)
 	src.setStatus(700, mib.StatusPartial)
-	srv.Changed()
 	waitPage(t, ctx, "node 700 partial", `window.noReload === true && document.getElementById("node-700").dataset.status === "partial" &&
 		document.getElementById("g-node-700").dataset.status === "partial"`, 10*time.Second)
 	t.Logf("page at %d nodes: first render %s ms, update %s ms (headless Chromium)", n, first,

@@ -7,8 +7,8 @@ import "github.com/diagagent/diagagent/hiadsd"
 type tracker struct {
 	ev       Event
 	station  hiadsd.Station // a station event's station
-	start    []int32 // each node's interval count when the event happened
-	k        []int32 // intervals node needed since the event; 0 = not yet
+	start    []int32        // each node's interval count when the event happened
+	k        []int32        // intervals node needed since the event; 0 = not yet
 	hist     map[int]int
 	rounds   *rounds
 	left     int // testing nodes still without the new status

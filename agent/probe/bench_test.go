@@ -1,0 +1,67 @@
+package probe
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"testing"
+
+	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// benchResponder serves snap from an in-process Responder for a benchmark.
+func benchResponder(b *testing.B, snap *mib.Snapshot) Target {
+	b.Helper()
+	cfg := snmp.Default()
+	cfg.Communities = []snmp.Community{{Name: "public"}}
+	r, err := snmp.NewResponder(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Publish(snap); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() { _ = r.Serve(conn) }()
+	b.Cleanup(func() { _ = r.Close() })
+	return Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
+}
+
+// benchProber is a prober with the default configuration.
+func benchProber(b *testing.B) *Prober {
+	p, err := New(Default(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkProbeFaultFree is one practical test of a healthy peer on loopback:
+// socket, GET of hiADSDisUP.0, close.
+func BenchmarkProbeFaultFree(b *testing.B) {
+	target := benchResponder(b, probeSnapshot(8, 0))
+	p := benchProber(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if res := p.Probe(ctx, target); res.Status != mib.StatusFaultFree {
+			b.Fatalf("got %+v", res)
+		}
+	}
+}
+
+// BenchmarkFetchRows64 reads a 64-node cluster's rows (one GETBULK of 64 repetitions).
+func BenchmarkFetchRows64(b *testing.B) {
+	target := benchResponder(b, probeSnapshot(128, 0))
+	p := benchProber(b)
+	ctx := context.Background()
+	for b.Loop() {
+		rows, err := p.FetchRows(ctx, target, 65, 128)
+		if err != nil || len(rows) != 64 {
+			b.Fatalf("got %d rows, %v", len(rows), err)
+		}
+	}
+}

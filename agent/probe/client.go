@@ -1,0 +1,72 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// defaultSNMPPort is where a Target with Port 0 is reached.
+const defaultSNMPPort = 161
+
+// client opens one connected UDP socket to t for one probe or fetch; the
+// caller closes it. A target with its own community is spoken to in v2c.
+func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	port := t.Port
+	if port == 0 {
+		port = defaultSNMPPort
+	}
+	g := &gosnmp.GoSNMP{
+		Target:         t.Addr.Unmap().String(),
+		Port:           port,
+		Transport:      "udp",
+		Context:        ctx,
+		Timeout:        p.cfg.Timeout,
+		Retries:        p.cfg.Retries,
+		MaxOids:        gosnmp.MaxOids,
+		MaxRepetitions: uint32(p.cfg.MaxRepetitions),
+	}
+	p.setSecurity(g, t)
+	if err := g.Connect(); err != nil {
+		return nil, fmt.Errorf("snmp socket to %s: %w", netip.AddrPortFrom(t.Addr, port), err)
+	}
+	return g, nil
+}
+
+// setSecurity picks v2c with a community or v3 with the configured user.
+func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
+	v3 := p.cfg.V3
+	if t.Community != "" || v3 == nil {
+		g.Version = gosnmp.Version2c
+		g.Community = t.Community
+		if g.Community == "" {
+			g.Community = p.cfg.Community
+		}
+		return
+	}
+	g.Version = gosnmp.Version3
+	g.SecurityModel = gosnmp.UserSecurityModel
+	usm := &gosnmp.UsmSecurityParameters{UserName: v3.User,
+		AuthenticationProtocol: gosnmp.NoAuth, PrivacyProtocol: gosnmp.NoPriv}
+	g.MsgFlags = gosnmp.NoAuthNoPriv
+	if v3.authOn() {
+		g.MsgFlags = gosnmp.AuthNoPriv
+		usm.AuthenticationProtocol, usm.AuthenticationPassphrase = v3.Auth, v3.AuthPass
+	}
+	if v3.privOn() {
+		g.MsgFlags = gosnmp.AuthPriv
+		usm.PrivacyProtocol, usm.PrivacyPassphrase = v3.Priv, v3.PrivPass
+	}
+	g.SecurityParameters = usm
+}
+
+// sameOID compares two dotted OIDs, ignoring a leading dot.
+func sameOID(a, b string) bool {
+	return strings.TrimPrefix(a, ".") == strings.TrimPrefix(b, ".")
+}

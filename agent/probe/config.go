@@ -1,0 +1,109 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// ErrConfig is wrapped by every error Config.Validate returns.
+var ErrConfig = errors.New("probe: invalid prober config")
+
+// Config configures a Prober: how hard to try SNMP, then ping, and as whom.
+type Config struct {
+	// Timeout is the wait for one SNMP reply before a retry.
+	Timeout time.Duration
+	// Retries is the number of SNMP retransmissions after the first request,
+	// so that one lost datagram never makes a node faulty.
+	Retries int
+	// PingTimeout bounds the whole ICMP echo step.
+	PingTimeout time.Duration
+	// PingCount is the number of echo requests spread over PingTimeout; one reply suffices.
+	PingCount int
+	// PingPrivileged selects raw ICMP sockets (root or CAP_NET_RAW); false uses
+	// unprivileged ICMP datagram sockets, which net.ipv4.ping_group_range must allow.
+	PingPrivileged bool
+	// MaxConcurrent bounds the probes and fetches in flight, one UDP socket each.
+	MaxConcurrent int
+	// MaxRepetitions caps the max-repetitions of one GETBULK of a fetch.
+	MaxRepetitions int
+	// Community is the SNMPv2c community used for testing nodes when V3 is nil.
+	Community string
+	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
+	V3 *V3Credentials
+}
+
+// V3Credentials are the USM user a prober speaks as.
+type V3Credentials struct {
+	// User is the USM user name.
+	User string
+	// Auth is the authentication protocol; zero or gosnmp.NoAuth means none.
+	Auth gosnmp.SnmpV3AuthProtocol
+	// AuthPass is the authentication pass phrase (8 characters at least).
+	AuthPass string
+	// Priv is the privacy protocol; zero or gosnmp.NoPriv means no encryption.
+	Priv gosnmp.SnmpV3PrivProtocol
+	// PrivPass is the privacy pass phrase (8 characters at least).
+	PrivPass string
+}
+
+// Default returns a configuration usable on a LAN with community "public".
+func Default() Config {
+	return Config{
+		Timeout:        time.Second,
+		Retries:        2,
+		PingTimeout:    time.Second,
+		PingCount:      3,
+		PingPrivileged: true,
+		MaxConcurrent:  16,
+		MaxRepetitions: 64,
+		Community:      "public",
+	}
+}
+
+// Validate names the first field that is out of range; it fills in nothing.
+func (c Config) Validate() error {
+	switch {
+	case c.Timeout <= 0:
+		return fmt.Errorf("%w: Timeout %s: want > 0", ErrConfig, c.Timeout)
+	case c.Retries < 0:
+		return fmt.Errorf("%w: Retries %d: want >= 0", ErrConfig, c.Retries)
+	case c.PingTimeout <= 0:
+		return fmt.Errorf("%w: PingTimeout %s: want > 0", ErrConfig, c.PingTimeout)
+	case c.PingCount < 1:
+		return fmt.Errorf("%w: PingCount %d: want >= 1", ErrConfig, c.PingCount)
+	case c.MaxConcurrent < 1:
+		return fmt.Errorf("%w: MaxConcurrent %d: want >= 1", ErrConfig, c.MaxConcurrent)
+	case c.MaxRepetitions < 1 || c.MaxRepetitions > 1000:
+		return fmt.Errorf("%w: MaxRepetitions %d: want 1..1000", ErrConfig, c.MaxRepetitions)
+	case c.V3 == nil && c.Community == "":
+		return fmt.Errorf("%w: Community is empty and no V3 user is set", ErrConfig)
+	}
+	if c.V3 != nil {
+		return c.V3.validate()
+	}
+	return nil
+}
+
+// validate checks the user name and the pass phrases the protocols need.
+func (v V3Credentials) validate() error {
+	switch {
+	case v.User == "":
+		return fmt.Errorf("%w: V3.User is empty", ErrConfig)
+	case !v.authOn() && v.privOn():
+		return fmt.Errorf("%w: V3.Priv set without V3.Auth (USM has no privacy without authentication)", ErrConfig)
+	case v.authOn() && len(v.AuthPass) < 8:
+		return fmt.Errorf("%w: V3.AuthPass: want 8 characters at least", ErrConfig)
+	case v.privOn() && len(v.PrivPass) < 8:
+		return fmt.Errorf("%w: V3.PrivPass: want 8 characters at least", ErrConfig)
+	}
+	return nil
+}
+
+// authOn reports whether an authentication protocol is chosen.
+func (v V3Credentials) authOn() bool { return v.Auth != 0 && v.Auth != gosnmp.NoAuth }
+
+// privOn reports whether a privacy protocol is chosen.
+func (v V3Credentials) privOn() bool { return v.Priv != 0 && v.Priv != gosnmp.NoPriv }

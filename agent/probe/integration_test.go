@@ -1,0 +1,133 @@
+//go:build integration
+
+package probe
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
+	d := startProbeSNMPD(t, upLine("1"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
+	if res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.PingErr != nil {
+		t.Fatalf("got %+v, want fault-free without errors", res)
+	}
+	if res.RTT <= 0 || res.Duration < res.RTT {
+		t.Fatalf("RTT %s, Duration %s: want 0 < RTT <= Duration", res.RTT, res.Duration)
+	}
+}
+
+func TestProbeStalledLoopIsPartial(t *testing.T) {
+	d := startProbeSNMPD(t, upLine("0"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) || res.PingErr != nil {
+		t.Fatalf("got %+v, want partial with ErrLoopStalled and no ping", res)
+	}
+}
+
+func TestProbeUnexpectedValueFallsBackToPing(t *testing.T) {
+	d := startProbeSNMPD(t, upLine("yes"))
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) || res.PingErr != nil {
+		t.Fatalf("got %+v, want partial with ErrUnexpectedValue (loopback answers ping)", res)
+	}
+}
+
+func TestProbePlainSNMPDIsPartial(t *testing.T) {
+	// An SNMP agent without the DIAGNOSIS-MIB answers noSuchObject: not a diagnosing node.
+	d := startProbeSNMPD(t)
+	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
+	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) {
+		t.Fatalf("got %+v, want partial with ErrUnexpectedValue", res)
+	}
+}
+
+func TestProbeStoppedSNMPDIsPartial(t *testing.T) {
+	d := startProbeSNMPD(t, upLine("1"))
+	p := newTestProber(t, nil)
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("before stop: got %+v, want fault-free", res)
+	}
+	d.stop()
+	res := p.Probe(probeContext(t), d.target())
+	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
+		t.Fatalf("after stop: got %+v, want partial with an SNMP error and a ping RTT", res)
+	}
+}
+
+func TestProbeTestedOnly(t *testing.T) {
+	d := startProbeSNMPD(t, "rocommunity printer 127.0.0.1")
+	p := newTestProber(t, nil)
+	cases := []struct {
+		name    string
+		target  func(Target) Target
+		want    mib.Status
+		wantErr error
+	}{
+		{"sysUpTime by default", func(tg Target) Target { tg.TestedOnly = true; return tg }, mib.StatusFaultFree, nil},
+		{"own community and OID", func(tg Target) Target {
+			tg.TestedOnly, tg.Community, tg.OID = true, "printer", mib.SysName0
+			return tg
+		}, mib.StatusFaultFree, nil},
+		{"missing object", func(tg Target) Target {
+			tg.TestedOnly, tg.OID = true, mib.HiADSDisUP0
+			return tg
+		}, mib.StatusPartial, ErrUnexpectedValue},
+		{"wrong community", func(tg Target) Target {
+			tg.TestedOnly, tg.Community = true, "nope"
+			return tg
+		}, mib.StatusPartial, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := p.Probe(probeContext(t), c.target(d.target()))
+			if res.Status != c.want || (c.wantErr != nil && !errors.Is(res.SNMPErr, c.wantErr)) {
+				t.Fatalf("got %+v, want %v (SNMPErr %v)", res, c.want, c.wantErr)
+			}
+			if (c.want == mib.StatusFaultFree) != (res.SNMPErr == nil) {
+				t.Fatalf("SNMPErr %v with status %v", res.SNMPErr, res.Status)
+			}
+		})
+	}
+}
+
+func TestProbeV3(t *testing.T) {
+	d := startProbeSNMPD(t,
+		`createUser diag SHA "diag-auth-pass" AES "diag-priv-pass"`,
+		"rouser diag priv",
+		upLine("1"))
+	creds := V3Credentials{User: "diag", Auth: gosnmp.SHA, AuthPass: "diag-auth-pass",
+		Priv: gosnmp.AES, PrivPass: "diag-priv-pass"}
+	p := newTestProber(t, func(c *Config) { c.V3 = &creds })
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("good credentials: got %+v, want fault-free", res)
+	}
+	bad := creds
+	bad.PrivPass = "wrong-priv-pass"
+	p = newTestProber(t, func(c *Config) { c.V3 = &bad })
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
+		t.Fatalf("bad privacy pass: got %+v, want partial with an SNMP error", res)
+	}
+}
+
+func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
+	d := startProbeSNMPD(t, upLine("1"))
+	p := newTestProber(t, func(c *Config) { c.MaxConcurrent = 1 })
+	p.slots <- struct{}{} // hold the only slot
+	ctx, cancel := context.WithCancel(probeContext(t))
+	cancel()
+	res := p.Probe(ctx, d.target())
+	if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, context.Canceled) {
+		t.Fatalf("with no free slot: got %+v, want unknown with the context error", res)
+	}
+	<-p.slots
+	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+		t.Fatalf("after release: got %+v, want fault-free", res)
+	}
+}

@@ -1,0 +1,204 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// Errors a probe reports in Result.SNMPErr and Result.PingErr.
+var (
+	// ErrLoopStalled means the peer's SNMP agent answered but hiADSDisUP was "0":
+	// its diagnosis loop has not finished an interval recently, so the node is
+	// alive but not diagnosing, and the probe calls it partial without pinging.
+	ErrLoopStalled = errors.New("probe: peer answers SNMP but its diagnosis loop is stalled")
+	// ErrUnexpectedValue means the reply carried an error status, an exception
+	// (noSuchObject, ...) or a value the probe cannot accept.
+	ErrUnexpectedValue = errors.New("probe: unexpected SNMP value")
+	// ErrMalformedReply means a reply did not have the shape its request asks for.
+	ErrMalformedReply = errors.New("probe: malformed SNMP reply")
+	// ErrNoEchoReply means no ICMP echo reply came back within the ping timeout.
+	ErrNoEchoReply = errors.New("probe: no ICMP echo reply")
+	// ErrBadTarget means the Target has no IPv4 address; nothing is sent.
+	ErrBadTarget = errors.New("probe: target needs an IPv4 address")
+)
+
+// Target is one peer to test.
+type Target struct {
+	// Addr is the peer's IPv4 address.
+	Addr netip.Addr
+	// Port is the peer's SNMP port; 0 means 161.
+	Port uint16
+	// TestedOnly marks a device that does not run the agent (printer, modem):
+	// it is tested by reading OID, and any value means fault-free.
+	TestedOnly bool
+	// Community is this peer's own v2c community (tested-only devices usually
+	// have one); empty means the prober's Community or V3 user.
+	Community string
+	// OID is the object read from a tested-only peer; empty means sysUpTime.0.
+	OID string
+}
+
+// Result is the outcome of one test of a peer.
+type Result struct {
+	// Status is fault-free, faulty or partial; unknown only when ctx ended
+	// first or the target has no IPv4 address.
+	Status mib.Status
+	// RTT is the round-trip time of the answer that decided (SNMP or ICMP),
+	// 0 when nothing answered.
+	RTT time.Duration
+	// SNMPErr says why step 1 did not find the peer fault-free (nil if it did).
+	SNMPErr error
+	// PingErr says why step 2 found no echo (nil if it was not needed or answered).
+	PingErr error
+	// Duration is the whole probe, waiting for a concurrency slot included.
+	Duration time.Duration
+}
+
+// check rejects a target the prober cannot address.
+func (t Target) check() error {
+	if !t.Addr.Unmap().Is4() {
+		return fmt.Errorf("%w: got %q", ErrBadTarget, t.Addr)
+	}
+	return nil
+}
+
+// Prober tests peers as in seed 002 section 5.3: SNMP first, ICMP echo second.
+// It is safe for concurrent use; at most MaxConcurrent operations run at once.
+type Prober struct {
+	cfg    Config
+	pinger Pinger
+	slots  chan struct{}
+}
+
+// New checks cfg and returns a Prober; a nil pinger means ICMP echo
+// with pro-bing in the mode cfg.PingPrivileged selects.
+func New(cfg Config, pinger Pinger) (*Prober, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if pinger == nil {
+		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout}
+	}
+	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.MaxConcurrent)}, nil
+}
+
+// acquire waits for a concurrency slot or for ctx to end.
+func (p *Prober) acquire(ctx context.Context) error {
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a probe slot: %w", ctx.Err())
+	}
+}
+
+// release gives a slot back.
+func (p *Prober) release() { <-p.slots }
+
+// Probe tests t once and never panics or returns a bare verdict: the result
+// carries the status, the deciding round-trip time and both steps' errors.
+func (p *Prober) Probe(ctx context.Context, t Target) Result {
+	start := time.Now()
+	res := p.probe(ctx, t)
+	res.Duration = time.Since(start)
+	return res
+}
+
+// probe runs the two steps inside one concurrency slot.
+func (p *Prober) probe(ctx context.Context, t Target) Result {
+	if err := t.check(); err != nil {
+		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+	}
+	if err := p.acquire(ctx); err != nil {
+		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+	}
+	defer p.release()
+	rtt, err := p.snmpStep(ctx, t)
+	switch {
+	case err == nil:
+		return Result{Status: mib.StatusFaultFree, RTT: rtt}
+	case errors.Is(err, ErrLoopStalled):
+		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err}
+	case ctx.Err() != nil:
+		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+	}
+	res := Result{Status: mib.StatusPartial, SNMPErr: err}
+	res.RTT, res.PingErr = p.pinger.Ping(ctx, t.Addr)
+	switch {
+	case res.PingErr == nil:
+	case ctx.Err() != nil:
+		res.Status = mib.StatusUnknown
+	default:
+		res.Status = mib.StatusFaulty
+	}
+	return res
+}
+
+// snmpStep GETs hiADSDisUP.0 (or a tested-only node's object) and returns
+// nil only for a reply that makes the peer fault-free.
+func (p *Prober) snmpStep(ctx context.Context, t Target) (time.Duration, error) {
+	oid := mib.HiADSDisUP0
+	if t.TestedOnly {
+		oid = t.OID
+		if oid == "" {
+			oid = mib.SysUpTime0
+		}
+	}
+	g, err := p.client(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	defer g.Conn.Close()
+	start := time.Now()
+	pkt, err := g.Get([]string{oid})
+	rtt := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("get %s: %w", oid, err)
+	}
+	vb, err := singleValue(pkt, oid)
+	if err != nil {
+		return rtt, err
+	}
+	if t.TestedOnly {
+		return rtt, nil
+	}
+	return rtt, upValue(vb)
+}
+
+// singleValue returns the one varbind of a GET reply, rejecting errors and exceptions.
+func singleValue(pkt *gosnmp.SnmpPacket, oid string) (gosnmp.SnmpPDU, error) {
+	if pkt.Error != gosnmp.NoError {
+		return gosnmp.SnmpPDU{}, fmt.Errorf("%w: %s: error-status %v", ErrUnexpectedValue, oid, pkt.Error)
+	}
+	if len(pkt.Variables) != 1 || !sameOID(pkt.Variables[0].Name, oid) {
+		return gosnmp.SnmpPDU{}, fmt.Errorf("%w: get %s: %d varbinds", ErrMalformedReply, oid, len(pkt.Variables))
+	}
+	vb := pkt.Variables[0]
+	switch vb.Type {
+	case gosnmp.NoSuchObject, gosnmp.NoSuchInstance, gosnmp.EndOfMibView, gosnmp.Null:
+		return vb, fmt.Errorf("%w: %s is %v", ErrUnexpectedValue, oid, vb.Type)
+	}
+	return vb, nil
+}
+
+// upValue reads hiADSDisUP: "1" is fault-free, "0" a stalled loop.
+func upValue(vb gosnmp.SnmpPDU) error {
+	b, ok := vb.Value.([]byte)
+	if vb.Type != gosnmp.OctetString || !ok {
+		return fmt.Errorf("%w: hiADSDisUP has type %v, want OCTET STRING", ErrUnexpectedValue, vb.Type)
+	}
+	switch string(b) {
+	case "1":
+		return nil
+	case "0":
+		return ErrLoopStalled
+	}
+	return fmt.Errorf("%w: hiADSDisUP is %q, want \"1\" or \"0\"", ErrUnexpectedValue, b)
+}

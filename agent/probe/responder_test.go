@@ -1,0 +1,123 @@
+package probe
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// startProbeResponder serves snap from an in-process Responder on a loopback
+// port with community "public" and returns the Target that reaches it.
+func startProbeResponder(t *testing.T, snap *mib.Snapshot) Target {
+	t.Helper()
+	cfg := snmp.Default()
+	cfg.Communities = []snmp.Community{{Name: "public"}}
+	r, err := snmp.NewResponder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Publish(snap); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- r.Serve(conn) }()
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
+}
+
+// probeSnapshot is a view of n nodes with varied statuses and counters and
+// events with sequence numbers 5, 6, ... .
+func probeSnapshot(n, events int) *mib.Snapshot {
+	s := &mib.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}
+	for i := 1; i <= n; i++ {
+		s.Nodes = append(s.Nodes, mib.NodeRow{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
+			Status: mib.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})
+	}
+	when := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
+	for k := 0; k < events; k++ {
+		s.Events = append(s.Events, mib.Event{Seq: uint32(5 + k), NodeID: uint32(1 + k), Status: mib.StatusFaulty,
+			Prev: mib.StatusFaultFree, Counter: uint32(k + 1), Time: when.Add(time.Duration(k) * time.Second),
+			How: mib.SourceDirect, Detector: 2})
+	}
+	return s
+}
+
+func TestProbeAgainstResponder(t *testing.T) {
+	up := startProbeResponder(t, probeSnapshot(3, 0))
+	p := newTestProber(t, nil)
+	if res := p.Probe(probeContext(t), up); res.Status != mib.StatusFaultFree || res.SNMPErr != nil {
+		t.Fatalf("loop up: got %+v, want fault-free", res)
+	}
+	stalledSnap := probeSnapshot(3, 0)
+	stalledSnap.Up = false
+	stalled := startProbeResponder(t, stalledSnap)
+	if res := p.Probe(probeContext(t), stalled); res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) {
+		t.Fatalf("loop stalled: got %+v, want partial with ErrLoopStalled", res)
+	}
+}
+
+func TestFetchRowsFromResponder(t *testing.T) {
+	snap := probeSnapshot(100, 0)
+	target := startProbeResponder(t, snap)
+	want := func(lo, hi int) []Row {
+		var rows []Row
+		for _, n := range snap.Nodes[lo-1 : hi] {
+			rows = append(rows, Row{ID: n.ID, Status: n.Status, Counter: n.Counter})
+		}
+		return rows
+	}
+	for _, c := range []struct{ lo, hi, maxRep int }{
+		{1, 100, 64}, {1, 100, 7}, {33, 64, 64}, {100, 100, 1}, {65, 128, 64},
+	} {
+		p := newTestProber(t, func(cfg *Config) { cfg.MaxRepetitions = c.maxRep })
+		got, err := p.FetchRows(probeContext(t), target, c.lo, c.hi)
+		if err != nil {
+			t.Fatalf("FetchRows(%d, %d): %v", c.lo, c.hi, err)
+		}
+		if exp := want(c.lo, min(c.hi, 100)); !reflect.DeepEqual(got, exp) {
+			t.Errorf("FetchRows(%d, %d) max-rep %d: got %d rows %+v, want %d rows", c.lo, c.hi, c.maxRep, len(got), got, len(exp))
+		}
+	}
+}
+
+func TestFetchEventsAndNMSFromResponder(t *testing.T) {
+	snap := probeSnapshot(10, 20)
+	target := startProbeResponder(t, snap)
+	p := newTestProber(t, func(cfg *Config) { cfg.MaxRepetitions = 21 })
+	for _, after := range []uint32{0, 4, 5, 17, 24, 1000} {
+		got, err := p.FetchEvents(probeContext(t), target, after)
+		if err != nil {
+			t.Fatalf("FetchEvents(%d): %v", after, err)
+		}
+		var exp []mib.Event
+		for _, e := range snap.Events {
+			if e.Seq > after {
+				exp = append(exp, e)
+			}
+		}
+		if !reflect.DeepEqual(got, exp) {
+			t.Errorf("FetchEvents(%d): got %+v, want %+v", after, got, exp)
+		}
+	}
+	f, err := p.FetchDiagnosis(probeContext(t), target, 1, 10)
+	if err != nil || f.NMS != snap.NMS || f.NMSCounter != snap.NMSCounter || len(f.Rows) != 10 {
+		t.Fatalf("FetchDiagnosis = %v, %d, %d rows, %v; want %v, %d, 10 rows", f.NMS, f.NMSCounter, len(f.Rows), err, snap.NMS, snap.NMSCounter)
+	}
+}

@@ -1,0 +1,86 @@
+package probe
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// intValue reads an INTEGER / Integer32 varbind.
+func intValue(vb gosnmp.SnmpPDU) (int, error) {
+	v, ok := vb.Value.(int)
+	if vb.Type != gosnmp.Integer || !ok {
+		return 0, fmt.Errorf("%w: %s has type %v, want INTEGER", ErrUnexpectedValue, vb.Name, vb.Type)
+	}
+	return v, nil
+}
+
+// rangedValue reads an INTEGER that must lie in lo..hi.
+func rangedValue(vb gosnmp.SnmpPDU, lo, hi int) (int, error) {
+	v, err := intValue(vb)
+	if err != nil {
+		return 0, err
+	}
+	if v < lo || v > hi {
+		return 0, fmt.Errorf("%w: %s is %d, want %d..%d", ErrUnexpectedValue, vb.Name, v, lo, hi)
+	}
+	return v, nil
+}
+
+// statusValue reads a nodeStatus-like enumeration.
+func statusValue(vb gosnmp.SnmpPDU) (mib.Status, error) {
+	v, err := rangedValue(vb, int(mib.StatusFaultFree), int(mib.StatusUnknown))
+	return mib.Status(v), err
+}
+
+// unsignedValue reads an Unsigned32 (sent as Gauge32) varbind.
+func unsignedValue(vb gosnmp.SnmpPDU) (uint32, error) {
+	v, ok := vb.Value.(uint)
+	if (vb.Type != gosnmp.Gauge32 && vb.Type != gosnmp.Uinteger32) || !ok || v > 1<<32-1 {
+		return 0, fmt.Errorf("%w: %s has type %v, want Unsigned32", ErrUnexpectedValue, vb.Name, vb.Type)
+	}
+	return uint32(v), nil
+}
+
+// ipValue reads an IpAddress varbind.
+func ipValue(vb gosnmp.SnmpPDU) (netip.Addr, error) {
+	s, ok := vb.Value.(string)
+	if vb.Type != gosnmp.IPAddress || !ok {
+		return netip.Addr{}, fmt.Errorf("%w: %s has type %v, want IpAddress", ErrUnexpectedValue, vb.Name, vb.Type)
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || !a.Is4() {
+		return netip.Addr{}, fmt.Errorf("%w: %s is %q, want an IPv4 address", ErrUnexpectedValue, vb.Name, s)
+	}
+	return a, nil
+}
+
+// dateAndTimeValue reads a DateAndTime (SNMPv2-TC) of 8 octets (UTC) or 11
+// octets (with the offset from UTC), and returns it in UTC.
+func dateAndTimeValue(vb gosnmp.SnmpPDU) (time.Time, error) {
+	b, ok := vb.Value.([]byte)
+	if vb.Type != gosnmp.OctetString || !ok || (len(b) != 8 && len(b) != 11) {
+		return time.Time{}, fmt.Errorf("%w: %s is not an 8 or 11 octet DateAndTime", ErrUnexpectedValue, vb.Name)
+	}
+	year := int(b[0])<<8 | int(b[1])
+	mon, day, hour, minute, sec, deci := int(b[2]), int(b[3]), int(b[4]), int(b[5]), int(b[6]), int(b[7])
+	if mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 60 || deci > 9 {
+		return time.Time{}, fmt.Errorf("%w: %s has a field out of range: % x", ErrUnexpectedValue, vb.Name, b)
+	}
+	loc := time.UTC
+	if len(b) == 11 {
+		if (b[8] != '+' && b[8] != '-') || b[9] > 14 || b[10] > 59 {
+			return time.Time{}, fmt.Errorf("%w: %s has a bad UTC offset: % x", ErrUnexpectedValue, vb.Name, b[8:])
+		}
+		off := int(b[9])*3600 + int(b[10])*60
+		if b[8] == '-' {
+			off = -off
+		}
+		loc = time.FixedZone("", off)
+	}
+	return time.Date(year, time.Month(mon), day, hour, minute, sec, deci*int(time.Second/10), loc).UTC(), nil
+}

@@ -1,0 +1,94 @@
+package snmp
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrMalformed is wrapped by every error about an undecodable datagram.
+var ErrMalformed = errors.New("agent: malformed SNMP message")
+
+// BER tags the header reader needs.
+const (
+	tagInteger  = 0x02
+	tagOctets   = 0x04
+	tagSequence = 0x30
+)
+
+// tlv is one decoded BER element: its tag and the bounds of its contents in
+// the datagram.
+type tlv struct {
+	tag        byte
+	start, end int
+}
+
+// readTLV decodes the element starting at off in b, which must fit in b
+// (definite lengths of up to four octets only).
+func readTLV(b []byte, off int) (tlv, error) {
+	if off+2 > len(b) {
+		return tlv{}, fmt.Errorf("%w: truncated at offset %d", ErrMalformed, off)
+	}
+	t := tlv{tag: b[off]}
+	n, pos := int(b[off+1]), off+2
+	if n&0x80 != 0 {
+		k := n & 0x7f
+		if k == 0 || k > 4 || pos+k > len(b) {
+			return tlv{}, fmt.Errorf("%w: bad length at offset %d", ErrMalformed, off)
+		}
+		n = 0
+		for _, c := range b[pos : pos+k] {
+			n = n<<8 | int(c)
+		}
+		pos += k
+	}
+	if n < 0 || n > len(b)-pos {
+		return tlv{}, fmt.Errorf("%w: length %d overruns the datagram at offset %d", ErrMalformed, n, off)
+	}
+	t.start, t.end = pos, pos+n
+	return t, nil
+}
+
+// expect reads the element at off and checks its tag.
+func expect(b []byte, off int, tag byte) (tlv, error) {
+	t, err := readTLV(b, off)
+	if err != nil {
+		return t, err
+	}
+	if t.tag != tag {
+		return t, fmt.Errorf("%w: tag 0x%02x at offset %d, want 0x%02x", ErrMalformed, t.tag, off, tag)
+	}
+	return t, nil
+}
+
+// readInt reads an INTEGER at off that must fit in 32 bits signed.
+func readInt(b []byte, off int) (int64, tlv, error) {
+	t, err := expect(b, off, tagInteger)
+	if err != nil {
+		return 0, t, err
+	}
+	if t.end == t.start || t.end-t.start > 5 {
+		return 0, t, fmt.Errorf("%w: integer of %d octets at offset %d", ErrMalformed, t.end-t.start, off)
+	}
+	v := int64(int8(b[t.start]))
+	for _, c := range b[t.start+1 : t.end] {
+		v = v<<8 | int64(c)
+	}
+	if v < -1<<31 || v > 1<<31-1 {
+		return 0, t, fmt.Errorf("%w: integer out of range at offset %d", ErrMalformed, off)
+	}
+	return v, t, nil
+}
+
+// messageVersion reads the msgVersion of a whole SNMP message; the outer
+// sequence must span the datagram exactly.
+func messageVersion(b []byte) (int64, int, error) {
+	outer, err := expect(b, 0, tagSequence)
+	if err != nil {
+		return 0, 0, err
+	}
+	if outer.end != len(b) {
+		return 0, 0, fmt.Errorf("%w: message is %d octets, datagram %d", ErrMalformed, outer.end, len(b))
+	}
+	v, t, err := readInt(b, outer.start)
+	return v, t.end, err
+}

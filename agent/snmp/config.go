@@ -1,0 +1,148 @@
+package snmp
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"time"
+
+	"github.com/diagagent/diagagent/mib"
+	"github.com/gosnmp/gosnmp"
+	"github.com/sirupsen/logrus"
+)
+
+// ErrConfig is wrapped by every error Config.Validate returns.
+var ErrConfig = errors.New("agent: invalid responder config")
+
+// Limits on the message size (RFC 3417: 484 at least; UDP over IPv4 at most).
+const (
+	minMessageSize = 484
+	maxUDPPayload  = 65507
+)
+
+// Config configures a Responder; every field is read once by NewResponder.
+type Config struct {
+	// Board holds the view served, as the daemon publishes it; nil gives the
+	// responder a board of its own, which Publish fills.
+	Board *mib.Board
+	// Communities are the SNMPv1/v2c communities; none means v1/v2c is refused.
+	Communities []Community
+	// Users are the SNMPv3 USM users; none means every v3 request gets an unknown-user report.
+	Users []User
+	// EngineID is snmpEngineID (5..32 octets, RFC 3411); empty picks a random one.
+	EngineID []byte
+	// EngineBoots is snmpEngineBoots as persisted by the daemon (1 or more).
+	EngineBoots uint32
+	// MaxMessageSize is snmpEngineMaxMessageSize: the largest datagram accepted and
+	// the largest response sent. The default, 1472, fills one Ethernet frame without
+	// IP fragments; SNMPv1/v2c managers cannot ask for less, SNMPv3 responses also
+	// honour the manager's msgMaxSize.
+	MaxMessageSize int
+	// Workers is the number of SNMPv3 requests handled at once, besides the
+	// reading goroutine that answers SNMPv1/v2c requests itself.
+	Workers int
+	// SysDescr, SysContact, SysName and SysLocation are the MIB-II system strings.
+	SysDescr, SysContact, SysName, SysLocation string
+	// FaultInjection enables SET of diagFaultInject through a write community or user.
+	FaultInjection bool
+	// OnSetNMS is called with the new station when a manager sets nmsID; its error
+	// fails the SET (commitFailed). Nil makes nmsID read-only.
+	OnSetNMS func(netip.Addr) error
+	// Now is the clock (sysUpTime, engine time, fault injection); nil means time.Now.
+	Now func() time.Time
+	// Log receives per-packet debug records and worker errors; nil discards them.
+	Log *logrus.Entry
+}
+
+// Community is an SNMPv1/v2c community string with its rights.
+type Community struct {
+	// Name is the community string.
+	Name string
+	// Write allows SET through this community.
+	Write bool
+	// Sources are the networks requests may come from; empty allows any source.
+	Sources []netip.Prefix
+}
+
+// User is an SNMPv3 USM user; the protocols fix the highest security level it supports.
+type User struct {
+	// Name is the USM user name.
+	Name string
+	// Auth is the authentication protocol (gosnmp.NoAuth, SHA, SHA224..SHA512, MD5).
+	Auth gosnmp.SnmpV3AuthProtocol
+	// AuthPass is the authentication pass phrase (8 characters at least).
+	AuthPass string
+	// Priv is the privacy protocol (gosnmp.NoPriv, AES, AES192, AES256, AES192C, AES256C, DES).
+	Priv gosnmp.SnmpV3PrivProtocol
+	// PrivPass is the privacy pass phrase (8 characters at least).
+	PrivPass string
+	// Write allows SET for this user.
+	Write bool
+}
+
+// Default returns a configuration with the defaults filled in and no access.
+func Default() Config {
+	return Config{
+		EngineBoots:    1,
+		MaxMessageSize: 1472,
+		Workers:        runtime.GOMAXPROCS(0),
+		SysDescr:       "diagagent: distributed fault-management agent (Hi-ADSD)",
+	}
+}
+
+// Validate checks every field and names the first wrong one; it fills nothing.
+func (c *Config) Validate() error {
+	if c.EngineBoots < 1 || c.EngineBoots >= 1<<31-1 {
+		return fmt.Errorf("%w: EngineBoots %d must be in 1..2147483646", ErrConfig, c.EngineBoots)
+	}
+	if n := len(c.EngineID); n != 0 && (n < 5 || n > 32) {
+		return fmt.Errorf("%w: EngineID has %d octets, want 5..32", ErrConfig, n)
+	}
+	if c.MaxMessageSize < minMessageSize || c.MaxMessageSize > maxUDPPayload {
+		return fmt.Errorf("%w: MaxMessageSize %d must be in %d..%d", ErrConfig, c.MaxMessageSize, minMessageSize, maxUDPPayload)
+	}
+	if c.Workers < 1 {
+		return fmt.Errorf("%w: Workers %d must be at least 1", ErrConfig, c.Workers)
+	}
+	for i, cm := range c.Communities {
+		if cm.Name == "" || len(cm.Name) > 127 {
+			return fmt.Errorf("%w: Communities[%d].Name must have 1..127 characters", ErrConfig, i)
+		}
+	}
+	for i, u := range c.Users {
+		if err := u.validate(); err != nil {
+			return fmt.Errorf("%w: Users[%d] %q: %w", ErrConfig, i, u.Name, err)
+		}
+	}
+	return nil
+}
+
+// validate checks one user's protocols and pass phrases.
+func (u *User) validate() error {
+	switch {
+	case u.Name == "" || len(u.Name) > 32:
+		return errors.New("Name must have 1..32 characters")
+	case u.Auth == 0 || u.Auth > gosnmp.SHA512:
+		return fmt.Errorf("Auth %d is not a known protocol", u.Auth)
+	case u.Priv == 0 || u.Priv > gosnmp.AES256C:
+		return fmt.Errorf("Priv %d is not a known protocol", u.Priv)
+	case u.Priv != gosnmp.NoPriv && u.Auth == gosnmp.NoAuth:
+		return errors.New("privacy needs an authentication protocol")
+	case u.Auth != gosnmp.NoAuth && len(u.AuthPass) < 8:
+		return errors.New("AuthPass must have 8 characters at least")
+	case u.Priv != gosnmp.NoPriv && len(u.PrivPass) < 8:
+		return errors.New("PrivPass must have 8 characters at least")
+	}
+	return nil
+}
+
+// NewEngineID builds an RFC 3411 engine ID under enterprise 200 with random octets.
+func NewEngineID() ([]byte, error) {
+	id := []byte{0x80, 0x00, 0x00, 0xc8, 0x05, 0, 0, 0, 0, 0, 0, 0, 0}
+	if _, err := rand.Read(id[5:]); err != nil {
+		return nil, fmt.Errorf("agent: engine ID: %w", err)
+	}
+	return id, nil
+}

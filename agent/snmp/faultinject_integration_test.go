@@ -1,0 +1,51 @@
+//go:build integration
+
+package snmp
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+func TestFaultInjectionSilencesTheAgent(t *testing.T) {
+	h := startHarness(t, nil)
+	out := h.must(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultInject0, "i", "30")...)
+	if out != ".1.3.6.1.4.1.200.1.6.0 = INTEGER: 30" {
+		t.Fatalf("snmpset printed %q", out)
+	}
+	out, err := h.run(t, "snmpget", silent(h.v2(roCommunity, mib.DiagFaultInject0))...)
+	if err == nil || !strings.Contains(out, "Timeout") {
+		t.Fatalf("want a timeout while silenced, got err=%v:\n%s", err, out)
+	}
+	if got := h.r.Stats().FaultDrops; got != 1 {
+		t.Errorf("FaultDrops = %d, want 1", got)
+	}
+	h.clock.Advance(10 * time.Second)
+	if got := h.r.fault.secondsLeft(h.clock.Now()); got != 20 {
+		t.Errorf("seconds left after 10 s = %d, want 20", got)
+	}
+	h.clock.Advance(20 * time.Second)
+	out = h.must(t, "snmpget", h.v2(roCommunity, mib.DiagFaultInject0)...)
+	if out != ".1.3.6.1.4.1.200.1.6.0 = INTEGER: 0" {
+		t.Errorf("after the silence: %q", out)
+	}
+}
+
+func TestFaultInjectionRefused(t *testing.T) {
+	off := startHarness(t, func(c *Config) { c.FaultInjection = false })
+	out, err := off.run(t, "snmpset", off.v2(rwCommunity, mib.DiagFaultInject0, "i", "30")...)
+	if err == nil || !strings.Contains(out, "notWritable") {
+		t.Errorf("disabled: want notWritable, got err=%v:\n%s", err, out)
+	}
+	on := startHarness(t, nil)
+	out, err = on.run(t, "snmpset", on.v2(roCommunity, mib.DiagFaultInject0, "i", "30")...)
+	if err == nil || !strings.Contains(out, "noAccess") {
+		t.Errorf("read-only community: want noAccess, got err=%v:\n%s", err, out)
+	}
+	if on.r.fault.silenced(on.clock.Now()) || off.r.fault.silenced(off.clock.Now()) {
+		t.Error("a refused SET silenced the agent")
+	}
+}

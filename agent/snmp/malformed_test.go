@@ -1,0 +1,84 @@
+package snmp
+
+import (
+	"bytes"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// marshal encodes a request with gosnmp, failing the test on error.
+func marshal(t *testing.T, p *gosnmp.SnmpPacket) []byte {
+	t.Helper()
+	b, err := p.MarshalMsg()
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return b
+}
+
+func TestMalformedDatagramsAreDroppedAndCounted(t *testing.T) {
+	h := startHarness(t, func(c *Config) { c.Workers = 1 }) // one worker: datagrams are handled in order
+	get := marshal(t, &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: roCommunity, PDUType: gosnmp.GetRequest,
+		RequestID: 1, Variables: []gosnmp.SnmpPDU{{Name: mib.SysName0, Type: gosnmp.Null}}})
+	v1bulk := marshal(t, &gosnmp.SnmpPacket{Version: gosnmp.Version1, Community: roCommunity, PDUType: gosnmp.GetBulkRequest,
+		RequestID: 2, MaxRepetitions: 3, Variables: []gosnmp.SnmpPDU{{Name: ".1.3", Type: gosnmp.Null}}})
+	badVersion := bytes.Clone(get)
+	badVersion[4] = 7 // msgVersion's single content octet
+	parseErrs := [][]byte{
+		{},
+		{0x30},
+		[]byte("not an SNMP message at all"),
+		get[:len(get)-3],                     // truncated
+		append(bytes.Clone(get), 0, 0),       // trailing octets
+		{0x30, 0x84, 0xff, 0xff, 0xff, 0xff}, // absurd length
+		v1bulk,
+	}
+	conn, err := net.Dial("udp4", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, b := range parseErrs {
+		mustWrite(t, conn, b)
+	}
+	mustWrite(t, conn, badVersion)
+	mustWrite(t, conn, make([]byte, testConfig(h.clock).MaxMessageSize+1))
+	mustWrite(t, conn, get)
+	reply := readReply(t, conn)
+	if !bytes.Contains(reply, []byte("node-under-test")) {
+		t.Fatalf("no valid answer after the bad datagrams: %x", reply)
+	}
+	s := h.r.Stats()
+	if s.InASNParseErrs != uint64(len(parseErrs))+1 || s.Oversized != 1 || s.InBadVersions != 1 || s.Panics != 0 {
+		t.Errorf("InASNParseErrs %d (want %d), Oversized %d (want 1), InBadVersions %d (want 1), Panics %d",
+			s.InASNParseErrs, len(parseErrs)+1, s.Oversized, s.InBadVersions, s.Panics)
+	}
+	if s.OutPkts != 1 {
+		t.Errorf("OutPkts = %d, want 1 (only the valid request is answered)", s.OutPkts)
+	}
+}
+
+func mustWrite(t *testing.T, c net.Conn, b []byte) {
+	t.Helper()
+	if _, err := c.Write(b); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+func readReply(t *testing.T, c net.Conn) []byte {
+	t.Helper()
+	if err := c.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 65536)
+	n, err := c.Read(buf)
+	if err != nil {
+		t.Fatalf("no reply: %v", err)
+	}
+	return buf[:n]
+}

@@ -1,0 +1,136 @@
+package snmp
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// diagNodes returns the DIAGNOSIS-MIB objects, read from the request's snapshot.
+func diagNodes(r *Responder) []node {
+	nms := newScalar(mustOID(mib.NMSID), func(v *view) value { return ipAddr(addr4(v.snap.NMS)) })
+	if r.cfg.OnSetNMS != nil {
+		nms.write = &writer{typ: gosnmp.IPAddress, mayFail: true, check: checkNMS, commit: r.commitNMS}
+	}
+	inject := newScalar(mustOID(mib.DiagFaultInject), func(v *view) value {
+		return integer(r.fault.secondsLeft(v.now))
+	})
+	if r.cfg.FaultInjection {
+		inject.write = &writer{typ: gosnmp.Integer, check: checkInject, commit: r.commitInject}
+	}
+	return []node{
+		diagTreeTable(r),
+		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
+		nms,
+		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
+		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.NMSCounter) }),
+		inject,
+		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
+		diagEventTable(),
+	}
+}
+
+// diagTreeTable serves diagTree, one row per node of the snapshot.
+func diagTreeTable(r *Responder) *table {
+	row := func(v *view, i int) *mib.NodeRow { return &v.snap.Nodes[i] }
+	return &table{
+		entry: mustOID(mib.DiagTreeEntry),
+		size:  func(s *mib.Snapshot) int { return len(s.Nodes) },
+		key:   func(s *mib.Snapshot, i int) uint32 { return s.Nodes[i].ID },
+		cols: []column{
+			{mib.ColNodeID, func(v *view, i int) value { return integer(int(row(v, i).ID)) }},
+			{mib.ColNodeAD, func(v *view, i int) value { return ipAddr(addr4(row(v, i).Addr)) }},
+			{mib.ColNodeStatus, func(v *view, i int) value { return integer(int(row(v, i).Status)) }},
+			{mib.ColNodeEventCounter, func(v *view, i int) value { return gauge(row(v, i).Counter) }},
+			{mib.ColNodeTestedOnly, func(v *view, i int) value { return integer(truth(row(v, i).TestedOnly)) }},
+			{mib.ColNodeLastChange, func(v *view, i int) value { return ticks(row(v, i).LastChange) }},
+			{mib.ColNodeHowLearned, func(v *view, i int) value { return integer(int(row(v, i).How)) }},
+		},
+	}
+}
+
+// diagEventTable serves diagEventTable; its index column diagEventSeq is not accessible.
+func diagEventTable() *table {
+	ev := func(v *view, i int) *mib.Event { return &v.snap.Events[i] }
+	return &table{
+		entry: mustOID(mib.DiagEventEntry),
+		size:  func(s *mib.Snapshot) int { return len(s.Events) },
+		key:   func(s *mib.Snapshot, i int) uint32 { return s.Events[i].Seq },
+		cols: []column{
+			{mib.ColEventNodeID, func(v *view, i int) value { return integer(int(ev(v, i).NodeID)) }},
+			{mib.ColEventStatus, func(v *view, i int) value { return integer(int(ev(v, i).Status)) }},
+			{mib.ColEventPrevStatus, func(v *view, i int) value { return integer(int(ev(v, i).Prev)) }},
+			{mib.ColEventCounter, func(v *view, i int) value { return gauge(ev(v, i).Counter) }},
+			{mib.ColEventTime, func(v *view, i int) value { return octets(dateAndTime(ev(v, i).Time)) }},
+			{mib.ColEventHowLearned, func(v *view, i int) value { return integer(int(ev(v, i).How)) }},
+			{mib.ColEventDetector, func(v *view, i int) value { return integer(int(ev(v, i).Detector)) }},
+		},
+	}
+}
+
+// displayFlag renders a boolean as the paper's one-character DisplayString.
+func displayFlag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// truth renders a boolean as a TruthValue.
+func truth(b bool) int {
+	if b {
+		return mib.TruthTrue
+	}
+	return mib.TruthFalse
+}
+
+// addr4 returns the IPv4 form of an address; anything else reads as 0.0.0.0.
+func addr4(a netip.Addr) netip.Addr {
+	if a = a.Unmap(); !a.Is4() {
+		return netip.IPv4Unspecified()
+	}
+	return a
+}
+
+// dateAndTime encodes t as an 11-octet SNMPv2-TC DateAndTime in UTC.
+func dateAndTime(t time.Time) []byte {
+	t = t.UTC()
+	b := make([]byte, 11)
+	binary.BigEndian.PutUint16(b, uint16(t.Year()))
+	b[2], b[3], b[4] = byte(t.Month()), byte(t.Day()), byte(t.Hour())
+	b[5], b[6], b[7] = byte(t.Minute()), byte(t.Second()), byte(t.Nanosecond()/100_000_000)
+	b[8] = '+'
+	return b
+}
+
+// checkNMS accepts any IPv4 address as the new station; a decoded IpAddress
+// of another length arrives as a nil value.
+func checkNMS(_ *view, val value) gosnmp.SNMPError {
+	if val.bad {
+		return gosnmp.WrongLength
+	}
+	return gosnmp.NoError
+}
+
+// commitNMS hands the new station to the daemon.
+func (r *Responder) commitNMS(_ *view, val value) error {
+	return r.cfg.OnSetNMS(val.addr())
+}
+
+// checkInject accepts 0..MaxFaultInjectSeconds.
+func checkInject(_ *view, val value) gosnmp.SNMPError {
+	if n := val.int(); n < 0 || n > mib.MaxFaultInjectSeconds {
+		return gosnmp.WrongValue
+	}
+	return gosnmp.NoError
+}
+
+// commitInject silences the responder for the seconds written (0 ends it).
+func (r *Responder) commitInject(v *view, val value) error {
+	r.fault.silence(v.now, time.Duration(val.int())*time.Second)
+	return nil
+}

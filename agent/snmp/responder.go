@@ -1,0 +1,135 @@
+package snmp
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/diagagent/diagagent/mib"
+	"github.com/sirupsen/logrus"
+)
+
+// ErrClosed is returned by Serve when the responder was already closed.
+var ErrClosed = errors.New("agent: responder closed")
+
+// Responder is the SNMP agent; it is safe for concurrent use.
+type Responder struct {
+	cfg      Config
+	log      *logrus.Entry
+	now      func() time.Time
+	start    time.Time
+	engineID []byte
+	users    map[string]*usmUser
+	tree     *tree
+	board    *mib.Board
+	stats    counters
+	fault    faultGate
+	salt     atomic.Uint64
+
+	mu     sync.Mutex
+	closed bool
+	conns  map[net.PacketConn]struct{}
+	wg     sync.WaitGroup
+}
+
+// NewResponder validates cfg, localizes the users' keys and builds the MIB
+// registry; the responder serves an empty view until the first Publish
+// on its Board.
+func NewResponder(cfg Config) (*Responder, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Responder{cfg: cfg, log: cfg.Log, now: cfg.Now, conns: map[net.PacketConn]struct{}{}}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	if r.log == nil {
+		l := logrus.New()
+		l.SetOutput(io.Discard)
+		r.log = logrus.NewEntry(l)
+	}
+	r.start = r.now()
+	r.engineID = append([]byte(nil), cfg.EngineID...)
+	if len(r.engineID) == 0 {
+		id, err := NewEngineID()
+		if err != nil {
+			return nil, err
+		}
+		r.engineID = id
+	}
+	var err error
+	if r.users, err = localizeUsers(cfg.Users, r.engineID); err != nil {
+		return nil, err
+	}
+	var seed [8]byte
+	if _, err := rand.Read(seed[:]); err != nil {
+		return nil, fmt.Errorf("agent: salt: %w", err)
+	}
+	r.salt.Store(binary.BigEndian.Uint64(seed[:]))
+	r.tree = newTree(append(stdNodes(r), diagNodes(r)...))
+	r.board = cfg.Board
+	if r.board == nil {
+		r.board = mib.NewBoard()
+	}
+	return r, nil
+}
+
+// EngineID returns snmpEngineID, for the daemon to persist and managers to use.
+func (r *Responder) EngineID() []byte { return append([]byte(nil), r.engineID...) }
+
+// Stats returns a copy of the counters.
+func (r *Responder) Stats() Stats { return r.stats.snapshot() }
+
+// Publish makes s the view that later requests read (on the responder's
+// Board); s must not change afterwards. A snapshot with rows out of order is
+// refused (mib.ErrSnapshot) and the old one kept.
+func (r *Responder) Publish(s *mib.Snapshot) error { return r.board.Publish(s) }
+
+// upTime is sysUpTime in hundredths of a second.
+func (r *Responder) upTime(now time.Time) uint32 {
+	return uint32(now.Sub(r.start) / (10 * time.Millisecond))
+}
+
+// engineTime is snmpEngineTime in seconds since this engine started.
+func (r *Responder) engineTime(now time.Time) uint32 {
+	return uint32(now.Sub(r.start) / time.Second)
+}
+
+// Close stops every Serve call, closing their connections, and waits for them.
+func (r *Responder) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	var errs []error
+	for c := range r.conns {
+		errs = append(errs, c.Close())
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// serveDatagram drops oversized datagrams and answers the others, recovering
+// from a panic so that one bad request never stops the agent.
+func (r *Responder) serveDatagram(ws *workspace, b []byte, src netip.Addr) (reply []byte) {
+	if len(b) > r.cfg.MaxMessageSize {
+		r.stats.inc(cInPkts)
+		r.stats.inc(cOversized)
+		r.stats.inc(cInASNParseErrs)
+		return nil
+	}
+	defer func() {
+		if e := recover(); e != nil {
+			r.stats.inc(cPanics)
+			r.log.WithField("panic", e).WithField("src", src).Error("snmp: request handler panicked")
+			reply = nil
+		}
+	}()
+	return r.handleWith(ws, b, src)
+}

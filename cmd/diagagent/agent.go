@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/agent/web"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// shutdownGrace bounds how long queued informs may still be sent when the agent stops.
+const shutdownGrace = 3 * time.Second
+
+// agent is one diagnosis agent process: the parts, built in dependency
+// order, each given what it needs in its constructor. The board carries the
+// daemon's view to the responder, the notifier and the page, so the daemon
+// knows none of them.
+type agent struct {
+	board     *mib.Board
+	daemon    *daemon.Daemon
+	responder *snmp.Responder
+	notifier  *traps.Notifier
+	web       *web.Server // nil when web.listen is empty
+	conn      net.PacketConn
+	webLn     net.Listener
+	log       *logrus.Entry
+}
+
+// open builds the agent of node id from a validated configuration and binds
+// its sockets; run starts it. ICMP is checked here so a missing capability
+// is reported at start with its fix.
+func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
+	st, err := daemon.LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
+	if err != nil {
+		return nil, err
+	}
+	st.EngineBoots++
+	if st.EngineID, err = engineID(cfg, st); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	a := &agent{board: mib.NewBoard(), log: log}
+	prober, err := newProber(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if a.notifier, err = newNotifier(cfg, id, a.board, start, log); err != nil {
+		return nil, err
+	}
+	metrics := web.NewMetrics()
+	a.daemon, err = daemon.New(daemon.Options{Config: cfg, ID: id, Prober: prober, Board: a.board,
+		Notifier: a.notifier, State: st, Log: log, Now: time.Now,
+		Observe: func(i daemon.IntervalInfo) { metrics.ObserveInterval(i.Report, i.Probes, i.Took) }})
+	if err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	if a.responder, err = snmp.NewResponder(responderConfig(cfg, id, st, a.board, a.daemon.SetNMS, log)); err != nil {
+		a.notifier.Close()
+		return nil, fmt.Errorf("snmp: %w", err)
+	}
+	listen := cfg.SNMPListen(id)
+	if a.conn, err = net.ListenPacket("udp4", listen.String()); err != nil {
+		a.notifier.Close()
+		return nil, fmt.Errorf("snmp.listen: cannot bind %s: %w", listen, err)
+	}
+	if err := a.openWeb(cfg, id, metrics); err != nil {
+		a.conn.Close()
+		a.notifier.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// engineID is snmpEngineID: the configured one, else the one the state kept,
+// else a new random one (which the state then keeps).
+func engineID(cfg config.Config, st daemon.State) ([]byte, error) {
+	if id := cfg.SNMP.EngineIDBytes(); len(id) > 0 {
+		return id, nil
+	}
+	if len(st.EngineID) > 0 {
+		return st.EngineID, nil
+	}
+	id, err := snmp.NewEngineID()
+	if err != nil {
+		return nil, fmt.Errorf("snmp: %w", err)
+	}
+	return id, nil
+}
+
+// openWeb builds the HTTP server and binds web.listen, if it is set.
+func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
+	addr, ok := cfg.WebListen(id)
+	if !ok {
+		return nil
+	}
+	srv, err := web.New(web.Options{Config: cfg, ID: id, Source: a.daemon, Metrics: m,
+		SNMPStats: a.responder.Stats, TrapStats: a.notifier.Stats, Log: a.log})
+	if err != nil {
+		return err
+	}
+	if a.webLn, err = net.Listen("tcp4", addr.String()); err != nil {
+		return fmt.Errorf("web.listen: cannot bind %s: %w", addr, err)
+	}
+	a.web = srv
+	return nil
+}
+
+// Addr is the UDP address the responder serves.
+func (a *agent) Addr() net.Addr { return a.conn.LocalAddr() }
+
+// WebAddr is the TCP address of the page, nil when web.listen is empty.
+func (a *agent) WebAddr() net.Addr {
+	if a.webLn == nil {
+		return nil
+	}
+	return a.webLn.Addr()
+}
+
+// run serves SNMP and runs the diagnosis loop until ctx ends, then stops the
+// responder, drains the notification queue for a moment and saves the state.
+func (a *agent) run(ctx context.Context) error {
+	served := make(chan error, 1)
+	go func() { served <- a.responder.Serve(a.conn) }()
+	webDone := make(chan error, 1)
+	if a.web != nil {
+		go func() { webDone <- a.web.Serve(ctx, a.webLn) }()
+	} else {
+		webDone <- nil
+	}
+	loopErr := a.daemon.Run(ctx)
+	closeErr := a.responder.Close()
+	serveErr := <-served
+	webErr := <-webDone
+	drain, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	trapErr := a.notifier.Shutdown(drain)
+	return errors.Join(loopErr, closeErr, serveErr, webErr, trapErr)
+}
+
+// newProber builds the prober from the test section.
+func newProber(cfg config.Config, log *logrus.Entry) (*probe.Prober, error) {
+	p := probe.Default()
+	p.Timeout, p.Retries = cfg.Test.Timeout, cfg.Test.Retries
+	p.PingTimeout, p.PingCount = cfg.Test.PingTimeout, cfg.Test.PingCount
+	p.MaxConcurrent = cfg.Test.Concurrency
+	p.Community = cfg.SNMP.Communities.Read
+	if err := probe.CheckICMP(); err != nil {
+		if probe.CheckUnprivilegedICMP() != nil {
+			return nil, fmt.Errorf("test: %w", err)
+		}
+		p.PingPrivileged = false
+		log.WithError(err).Warn("no raw ICMP socket: pinging with unprivileged ICMP (net.ipv4.ping_group_range allows it)")
+	}
+	if cfg.Test.V3User != "" {
+		u, _ := cfg.SNMP.User(cfg.Test.V3User)
+		p.V3 = &probe.V3Credentials{User: u.Name, Auth: u.AuthProto(), AuthPass: u.AuthPassphrase,
+			Priv: u.PrivProto(), PrivPass: u.PrivPassphrase}
+	}
+	pr, err := probe.New(p, nil)
+	if err != nil {
+		return nil, fmt.Errorf("test: %w", err)
+	}
+	return pr, nil
+}
+
+// responderConfig builds the responder's configuration from the snmp section.
+func responderConfig(cfg config.Config, id int, st daemon.State, board *mib.Board,
+	setNMS func(netip.Addr) error, log *logrus.Entry) snmp.Config {
+	r := snmp.Default()
+	r.Board = board
+	c := cfg.SNMP.Communities
+	if c.Read != "" {
+		r.Communities = append(r.Communities, snmp.Community{Name: c.Read, Sources: cfg.SNMP.Allow.Read})
+	}
+	if c.Write != "" {
+		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
+	}
+	for _, u := range cfg.SNMP.Users {
+		r.Users = append(r.Users, snmp.User{Name: u.Name, Auth: u.AuthProto(), AuthPass: u.AuthPassphrase,
+			Priv: u.PrivProto(), PrivPass: u.PrivPassphrase, Write: u.Access == config.AccessWrite})
+	}
+	r.EngineID, r.EngineBoots = st.EngineID, st.EngineBoots
+	r.Workers = cfg.SNMP.MaxWorkers
+	host, _ := os.Hostname()
+	r.SysName = host
+	if n := cfg.Nodes[id]; n.Name != "" {
+		r.SysName = n.Name
+	}
+	r.FaultInjection = cfg.FaultInjection
+	r.OnSetNMS = setNMS
+	r.Log = log
+	return r
+}
+
+// newNotifier builds the notifier the traps section asks for; it reads the
+// stations from the board, as the daemon last published them.
+func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, log *logrus.Entry) (*traps.Notifier, error) {
+	t := traps.Default()
+	switch cfg.Traps.Kind {
+	case config.KindTrap:
+		t.Kind = traps.TrapV2c
+	case config.KindInform:
+		t.Kind = traps.InformV2c
+	case config.KindV3Inform:
+		t.Kind = traps.InformV3
+		v := cfg.Traps.V3
+		t.User = traps.V3User{Name: v.Name, AuthProtocol: v.AuthProto(), AuthPassphrase: v.AuthPassphrase,
+			PrivProtocol: v.PrivProto(), PrivPassphrase: v.PrivPassphrase}
+	}
+	t.Community = cfg.Traps.Community
+	t.QueueSize = cfg.Traps.Queue
+	t.Timeout = cfg.Traps.Timeout
+	t.MaxAttempts = cfg.Traps.Retries + 1
+	t.Stations = func() []traps.Station { return daemon.Stations(cfg, board.Load()) }
+	t.AgentAddress = cfg.Nodes[id].Address.String()
+	t.Uptime = func() uint32 { return uint32(time.Since(start) / (10 * time.Millisecond)) }
+	t.Log = log
+	n, err := traps.New(t)
+	if err != nil {
+		return nil, fmt.Errorf("traps: %w", err)
+	}
+	return n, nil
+}

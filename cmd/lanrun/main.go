@@ -1,0 +1,205 @@
+// Command lanrun runs diagagent on a LAN of network namespaces (package
+// internal/lan) and prints markdown tables: -mode experiment replays seed
+// 002's 37-node schedule for each algorithm, -mode soak counts false
+// suspicions under random packet loss, -mode sweep removes what dead runs
+// left behind. It needs root; Ctrl-C stops everything it started.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/diagagent/diagagent/internal/lan"
+)
+
+// options are the command-line settings.
+type options struct {
+	mode, bin, algos, dir string
+	nodes, retries        int
+	interval, timeout     time.Duration
+	pingTimeout           time.Duration
+	pingCount             int
+	losses                string
+	soakFor               time.Duration
+	startup               time.Duration
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main with its inputs explicit; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch o.mode {
+	case "sweep":
+		err = lan.SweepStale()
+	case "experiment":
+		err = experiment(ctx, o, stdout, stderr)
+	case "soak":
+		err = soak(ctx, o, stdout, stderr)
+	default:
+		err = fmt.Errorf("-mode %q: want experiment, soak or sweep", o.mode)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "lanrun:", err)
+		return 1
+	}
+	return 0
+}
+
+// parseFlags reads the command line into options.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("lanrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak or sweep")
+	fs.StringVar(&o.bin, "bin", "", "the diagagent binary (required)")
+	fs.StringVar(&o.dir, "dir", "", "working directory for logs and state (default: a new temporary one)")
+	fs.StringVar(&o.algos, "algorithms", "vcube,hiadsd", "comma-separated algorithms, one run each")
+	fs.IntVar(&o.nodes, "nodes", 37, "agents, one per namespace")
+	fs.DurationVar(&o.interval, "interval", 2*time.Second, "testing interval")
+	fs.DurationVar(&o.timeout, "test.timeout", time.Second, "test.timeout of the agents (the daemon's default)")
+	fs.IntVar(&o.retries, "test.retries", 2, "test.retries of the agents (the daemon's default)")
+	fs.DurationVar(&o.pingTimeout, "test.ping_timeout", 2*time.Second, "test.ping_timeout of the agents (the daemon's default)")
+	fs.IntVar(&o.pingCount, "test.ping_count", 2, "test.ping_count of the agents (the daemon's default)")
+	fs.StringVar(&o.losses, "loss", "1,5", "soak: comma-separated loss percentages, one run each")
+	fs.DurationVar(&o.soakFor, "soak", 2*time.Minute, "soak: how long each loss lasts")
+	fs.DurationVar(&o.startup, "startup", 0, "how long start-up may take until all agree (default: twice the latency bound)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.bin == "" && o.mode != "sweep" {
+		fmt.Fprintln(stderr, "lanrun: -bin is required (go build -o /tmp/diagagent ./cmd/diagagent)")
+		return o, flag.ErrHelp
+	}
+	return o, nil
+}
+
+// spec turns the options into a cluster specification for one algorithm.
+func (o options) spec(tag, algo string) (lan.Spec, error) {
+	dir := o.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "lanrun-")
+		if err != nil {
+			return lan.Spec{}, err
+		}
+		dir = d
+	}
+	dir = fmt.Sprintf("%s/%s-%s", dir, tag, algo)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return lan.Spec{}, err
+	}
+	return lan.Spec{Tag: tag, Bin: o.bin, Dir: dir, Algorithm: algo, Agents: o.nodes, Interval: o.interval,
+		Timeout: o.timeout, Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount}, nil
+}
+
+// withCluster starts a cluster, waits until it agrees that every node is
+// fault-free, runs f and removes the cluster, also when ctx is cancelled.
+func withCluster(ctx context.Context, s lan.Spec, startup time.Duration, stderr io.Writer, f func(*lan.Cluster) error) error {
+	c, err := lan.NewCluster(s)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	stopWatch := context.AfterFunc(ctx, func() {
+		err := c.Close()
+		fmt.Fprintf(stderr, "lanrun: interrupted; stopped the agents and removed the namespaces (%v)\n", err)
+		os.Exit(130)
+	})
+	defer stopWatch()
+	fmt.Fprintf(stderr, "lanrun: %d agents (%s, interval %v) in %s-*; logs in %s\n",
+		s.Agents, s.Algorithm, s.Interval, c.Net.Prefix, s.Dir)
+	if err := c.StartAgents(30 * time.Second); err != nil {
+		return err
+	}
+	all := make([]int, s.Agents)
+	nodes := make([]int, s.Agents)
+	for k := range all {
+		all[k], nodes[k] = k, k+1
+	}
+	if startup == 0 {
+		startup = 2 * c.Bound()
+	}
+	took, err := c.Poll(startup, func() bool { return c.AllSee(all, nodes, 0) })
+	if err != nil {
+		return fmt.Errorf("start-up: not every agent holds every node fault-free (%s): %w", c.Stale(), err)
+	}
+	fmt.Fprintf(stderr, "lanrun: all fault-free everywhere %v after start\n", took.Round(time.Millisecond))
+	if err := f(c); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// experiment runs seed 002's schedule once per algorithm and prints the table.
+func experiment(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	algos := strings.Split(o.algos, ",")
+	var results [][]lan.Result
+	for _, a := range algos {
+		s, err := o.spec("exp", a)
+		if err != nil {
+			return err
+		}
+		err = withCluster(ctx, s, o.startup, stderr, func(c *lan.Cluster) error {
+			rs, err := c.RunSchedule(lan.PaperSchedule())
+			for _, r := range rs {
+				fmt.Fprintf(stderr, "lanrun: %s: %s diagnosed by every fault-free agent in %v\n",
+					a, r.Event, r.Latency.Round(time.Millisecond))
+			}
+			if err == nil {
+				results = append(results, rs)
+			}
+			return err
+		})
+		if err != nil {
+			if len(results) > 0 {
+				fmt.Fprint(stdout, lan.Table(o.interval, algos[:len(results)], results))
+			}
+			return fmt.Errorf("%s: %w", a, err)
+		}
+	}
+	fmt.Fprint(stdout, lan.Table(o.interval, algos, results))
+	return nil
+}
+
+// soak runs each loss level on a fresh cluster and prints the table.
+func soak(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	var rs []lan.SoakResult
+	var settings []string
+	for _, l := range strings.Split(o.losses, ",") {
+		var pct int
+		if _, err := fmt.Sscanf(l, "%d", &pct); err != nil {
+			return fmt.Errorf("-loss %q: want whole percentages such as 1,5: %w", o.losses, err)
+		}
+		s, err := o.spec(fmt.Sprintf("soak%d", pct), strings.Split(o.algos, ",")[0])
+		if err != nil {
+			return err
+		}
+		err = withCluster(ctx, s, o.startup, stderr, func(c *lan.Cluster) error {
+			r, err := c.Soak(pct, o.soakFor)
+			fmt.Fprintf(stderr, "lanrun: %d%% loss: %+v\n", pct, r)
+			rs = append(rs, r)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		settings = append(settings, fmt.Sprintf("%s, %d agents, interval %v, timeout %v, retries %d, ping %v x%d",
+			s.Algorithm, s.Agents, s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount))
+	}
+	fmt.Fprint(stdout, lan.SoakTable(settings, rs))
+	return nil
+}

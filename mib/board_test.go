@@ -1,0 +1,53 @@
+package mib
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestBoardWakesEveryWaiter checks that Publish closes the channel every
+// waiter holds, and that the next Changed is a fresh one.
+func TestBoardWakesEveryWaiter(t *testing.T) {
+	var b Board
+	if b.Load() == nil {
+		t.Fatal("an empty board loads nil")
+	}
+	a, c := b.Changed(), b.Changed()
+	s := &Snapshot{Nodes: []NodeRow{{ID: 1}, {ID: 2}}}
+	if err := b.Publish(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []<-chan struct{}{a, c} {
+		select {
+		case <-ch:
+		default:
+			t.Fatal("a waiter was not woken")
+		}
+	}
+	select {
+	case <-b.Changed():
+		t.Fatal("the next Changed is already closed")
+	default:
+	}
+	if b.Load() != s {
+		t.Fatal("Load does not return what was published")
+	}
+}
+
+// TestBoardRefusesRowsOutOfOrder checks that a bad snapshot is refused and
+// the old one kept.
+func TestBoardRefusesRowsOutOfOrder(t *testing.T) {
+	var b Board
+	good := &Snapshot{Events: []Event{{Seq: 1}, {Seq: 2}}}
+	if err := b.Publish(good); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*Snapshot{nil, {Nodes: []NodeRow{{ID: 2}, {ID: 2}}}, {Nodes: []NodeRow{{ID: 0}}}, {Events: []Event{{Seq: 3}, {Seq: 1}}}} {
+		if err := b.Publish(bad); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("Publish(%+v) = %v, want ErrSnapshot", bad, err)
+		}
+	}
+	if b.Load() != good {
+		t.Fatal("a refused snapshot replaced the good one")
+	}
+}

@@ -1,0 +1,69 @@
+package mib
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Snapshot is one immutable picture of the node's diagnosis view; the daemon
+// builds a new one for every change and hands it over with Publish.
+type Snapshot struct {
+	// Nodes are the diagTree rows in ascending NodeID order.
+	Nodes []NodeRow
+	// Events are the diagEventTable rows in ascending Seq order (oldest first).
+	Events []Event
+	// TestedOnly is this node's isTestedOnly value.
+	TestedOnly bool
+	// Up is hiADSDisUP: the diagnosis loop finished an interval recently.
+	Up bool
+	// NMS is the current network management station (nmsID); the zero Addr reads as 0.0.0.0.
+	NMS netip.Addr
+	// NMSCounter is the event counter carried with NMS (nmsIDCounter).
+	NMSCounter uint32
+}
+
+// NodeRow is one diagTree row: what this agent believes about one node.
+type NodeRow struct {
+	// ID is nodeID, the node's core id plus one (1..65535).
+	ID uint32
+	// Addr is nodeAD, the node's IPv4 address.
+	Addr netip.Addr
+	// Status is nodeStatus.
+	Status Status
+	// Counter is nodeEventCounter, the event counter of the entry.
+	Counter uint32
+	// TestedOnly is nodeTestedOnly.
+	TestedOnly bool
+	// LastChange is nodeLastChange in hundredths of a second of sysUpTime, 0 if never.
+	LastChange uint32
+	// How is nodeHowLearned.
+	How Source
+}
+
+// Event is one diagEventTable row: a status change this agent recorded.
+type Event struct {
+	// Seq is diagEventSeq, strictly increasing, starting at 1.
+	Seq uint32
+	// NodeID is diagEventNodeID.
+	NodeID uint32
+	// Status is diagEventStatus, the new status.
+	Status Status
+	// Prev is diagEventPrevStatus, the status before.
+	Prev Status
+	// Counter is diagEventCounter, the node's event counter after the change.
+	Counter uint32
+	// Time is diagEventTime, the wall-clock time the agent recorded the change.
+	Time time.Time
+	// How is diagEventHowLearned (direct or learned).
+	How Source
+	// Detector is diagEventDetector, the NodeID of the direct tester or 0.
+	Detector uint32
+}
+
+// LastSeq returns diagLastEventSeq: the newest event's sequence number, or 0.
+func (s *Snapshot) LastSeq() uint32 {
+	if len(s.Events) == 0 {
+		return 0
+	}
+	return s.Events[len(s.Events)-1].Seq
+}
