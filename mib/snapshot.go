@@ -46,6 +46,8 @@ type Event struct {
 	Seq uint32
 	// NodeID is diagEventNodeID.
 	NodeID uint32
+	// Addr is nodeAD of that node, which the notification carries beside the row.
+	Addr netip.Addr
 	// Status is diagEventStatus, the new status.
 	Status Status
 	// Prev is diagEventPrevStatus, the status before.

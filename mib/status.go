@@ -1,6 +1,10 @@
 package mib
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
 
 // Status is a node's diagnosed state as numbered in the MIB's DiagStatus.
 type Status int
@@ -27,6 +31,30 @@ func (s Status) String() string {
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
+
+// Name is the word logs, the JSON API, the page and the metrics use for s
+// ("fault-free", "faulty", "partial", "unknown"): the core's name of the
+// status, so there is one spelling of each. A value outside DiagStatus is
+// "unknown".
+func (s Status) Name() string {
+	st, err := hiadsd.StatusFromMIB(int(s))
+	if err != nil {
+		return hiadsd.Unknown.String()
+	}
+	return st.String()
+}
+
+// Core returns the core's status for s; a value outside DiagStatus is Unknown.
+func (s Status) Core() hiadsd.Status {
+	st, err := hiadsd.StatusFromMIB(int(s))
+	if err != nil {
+		return hiadsd.Unknown
+	}
+	return st
+}
+
+// FromCore returns the MIB's value of the core's status st.
+func FromCore(st hiadsd.Status) Status { return Status(st.MIB()) }
 
 // Valid reports whether s is one of the enumerated values.
 func (s Status) Valid() bool {

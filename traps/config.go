@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/sirupsen/logrus"
 )
 
@@ -62,20 +62,6 @@ type Station struct {
 	Usable bool
 }
 
-// V3User holds the USM credentials for SNMPv3 informs (authPriv).
-type V3User struct {
-	// Name is the USM user name, as in the receiver's createUser line.
-	Name string
-	// AuthProtocol is SHA or one of the SHA-2 variants (SHA224..SHA512).
-	AuthProtocol gosnmp.SnmpV3AuthProtocol
-	// AuthPassphrase is the authentication passphrase, at least 8 characters.
-	AuthPassphrase string
-	// PrivProtocol is AES or one of the longer-key AES variants.
-	PrivProtocol gosnmp.SnmpV3PrivProtocol
-	// PrivPassphrase is the privacy passphrase, at least 8 characters.
-	PrivPassphrase string
-}
-
 // Config holds everything a Notifier needs.
 type Config struct {
 	// Kind is the PDU to send: TrapV1, TrapV2c, InformV2c or InformV3.
@@ -83,7 +69,7 @@ type Config struct {
 	// Community is the community string for v1 and v2c.
 	Community string
 	// User holds the SNMPv3 credentials, used only with InformV3.
-	User V3User
+	User config.Credentials
 	// Stations returns the candidate stations in order of preference (the
 	// station set through nmsID first, then the fall-backs); it is called
 	// before every attempt and must be safe for concurrent use.

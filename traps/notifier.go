@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
 )
 
@@ -74,9 +75,9 @@ func New(cfg Config) (*Notifier, error) {
 }
 
 // NodeStatusChange queues a diagNodeStatusChange notification for the event.
-func (n *Notifier) NodeStatusChange(e Event) error {
+func (n *Notifier) NodeStatusChange(e mib.Event) error {
 	if err := e.Validate(); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
 	return n.enqueue(statusChange(e))
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
+	"github.com/diagagent/diagagent/agent/config"
 )
 
 func TestTrapV2cDelivered(t *testing.T) {
@@ -59,18 +59,18 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 	cases := []struct {
 		name     string
 		trapdArg string
-		auth     gosnmp.SnmpV3AuthProtocol
-		priv     gosnmp.SnmpV3PrivProtocol
+		auth     string
+		priv     string
 	}{
-		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", gosnmp.SHA256, gosnmp.AES},
-		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", gosnmp.SHA512, gosnmp.AES256},
-		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", gosnmp.SHA, gosnmp.AES},
+		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", "sha256", "aes"},
+		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", "sha512", "aes256"},
+		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", "sha", "aes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
 			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-			cfg.User = V3User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
+			cfg.User = config.Credentials{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
 				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
 			n := newNotifier(t, cfg)
 			if err := n.NodeStatusChange(testEvent(21)); err != nil {
@@ -87,8 +87,8 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
 	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-	cfg.User = V3User{Name: "diaguser", AuthProtocol: gosnmp.SHA256, AuthPassphrase: "not-the-passphrase",
-		PrivProtocol: gosnmp.AES, PrivPassphrase: "privpass-128"}
+	cfg.User = config.Credentials{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
+		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
 	n := newNotifier(t, cfg)
 	if err := n.NodeStatusChange(testEvent(22)); err != nil {

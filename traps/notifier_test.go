@@ -15,17 +15,17 @@ import (
 const openTrapd = "disableAuthorization yes"
 
 // testEvent is a status change of node 4 (NodeID) seen directly, detected by node 3.
-func testEvent(seq uint32) Event {
-	return Event{
-		Seq:        seq,
-		NodeID:     4,
-		Addr:       netip.MustParseAddr("10.1.2.4"),
-		Status:     mib.StatusFaulty,
-		PrevStatus: mib.StatusFaultFree,
-		Counter:    9,
-		How:        mib.SourceDirect,
-		DetectorID: 3,
-		Time:       time.Date(2026, 11, 21, 6, 30, 15, 0, time.UTC),
+func testEvent(seq uint32) mib.Event {
+	return mib.Event{
+		Seq:      seq,
+		NodeID:   4,
+		Addr:     netip.MustParseAddr("10.1.2.4"),
+		Status:   mib.StatusFaulty,
+		Prev:     mib.StatusFaultFree,
+		Counter:  9,
+		How:      mib.SourceDirect,
+		Detector: 3,
+		Time:     time.Date(2026, 11, 21, 6, 30, 15, 0, time.UTC),
 	}
 }
 

@@ -158,17 +158,10 @@ func (n *Notifier) client(t target, timeout time.Duration) *gosnmp.GoSNMP {
 	case TrapV2c, InformV2c:
 		g.Version = gosnmp.Version2c
 	case InformV3:
-		u := n.cfg.User
 		g.Version = gosnmp.Version3
 		g.SecurityModel = gosnmp.UserSecurityModel
-		g.MsgFlags = gosnmp.AuthPriv
-		g.SecurityParameters = &gosnmp.UsmSecurityParameters{
-			UserName:                 u.Name,
-			AuthenticationProtocol:   u.AuthProtocol,
-			AuthenticationPassphrase: u.AuthPassphrase,
-			PrivacyProtocol:          u.PrivProtocol,
-			PrivacyPassphrase:        u.PrivPassphrase,
-		}
+		g.MsgFlags = n.cfg.User.MsgFlags()
+		g.SecurityParameters = n.cfg.User.USM()
 	}
 	return g
 }

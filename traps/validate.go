@@ -3,8 +3,6 @@ package traps
 import (
 	"fmt"
 	"net/netip"
-
-	"github.com/gosnmp/gosnmp"
 )
 
 // minPassphrase is the USM minimum passphrase length (RFC 3414, section 11.2).
@@ -29,7 +27,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: DrainTimeout must not be negative, got %v", ErrInvalidConfig, c.DrainTimeout)
 	}
 	if c.Kind == InformV3 {
-		return c.User.validate()
+		if c.User.Name == "" {
+			return fmt.Errorf("%w: User.Name must be set for inform-v3", ErrInvalidConfig)
+		}
+		return nil
 	}
 	if c.Community == "" {
 		return fmt.Errorf("%w: Community must be set for %s", ErrInvalidConfig, c.Kind)
@@ -38,23 +39,6 @@ func (c Config) Validate() error {
 		if a, err := netip.ParseAddr(c.AgentAddress); err != nil || !a.Is4() {
 			return fmt.Errorf("%w: AgentAddress %q is not an IPv4 address", ErrInvalidConfig, c.AgentAddress)
 		}
-	}
-	return nil
-}
-
-// validate checks the SNMPv3 credentials for authPriv with SHA and AES.
-func (u V3User) validate() error {
-	switch {
-	case u.Name == "":
-		return fmt.Errorf("%w: User.Name must be set for inform-v3", ErrInvalidConfig)
-	case u.AuthProtocol < gosnmp.SHA || u.AuthProtocol > gosnmp.SHA512:
-		return fmt.Errorf("%w: User.AuthProtocol must be SHA, SHA224, SHA256, SHA384 or SHA512, got %v", ErrInvalidConfig, u.AuthProtocol)
-	case u.PrivProtocol < gosnmp.AES || u.PrivProtocol > gosnmp.AES256C:
-		return fmt.Errorf("%w: User.PrivProtocol must be AES, AES192, AES256, AES192C or AES256C, got %v", ErrInvalidConfig, u.PrivProtocol)
-	case len(u.AuthPassphrase) < minPassphrase:
-		return fmt.Errorf("%w: User.AuthPassphrase must have at least %d characters", ErrInvalidConfig, minPassphrase)
-	case len(u.PrivPassphrase) < minPassphrase:
-		return fmt.Errorf("%w: User.PrivPassphrase must have at least %d characters", ErrInvalidConfig, minPassphrase)
 	}
 	return nil
 }

@@ -26,20 +26,20 @@ type notification struct {
 }
 
 // statusChange builds the diagNodeStatusChange notification of an event.
-func statusChange(e Event) notification {
+func statusChange(e mib.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
 	return notification{
 		oid:      mib.DiagNodeStatusChange,
 		specific: specificStatus,
 		label:    fmt.Sprintf("diagNodeStatusChange seq=%d node=%d", e.Seq, e.NodeID),
 		vars: []gosnmp.SnmpPDU{
-			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: e.NodeID},
-			{Name: mib.TreeCell(mib.ColNodeAD, e.NodeID), Type: gosnmp.IPAddress, Value: e.Addr.String()},
+			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: int(e.NodeID)},
+			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: e.Addr.String()},
 			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: int(e.Status)},
-			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: int(e.PrevStatus)},
+			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: int(e.Prev)},
 			{Name: cell(mib.ColEventCounter), Type: gosnmp.Gauge32, Value: uint(e.Counter)},
 			{Name: cell(mib.ColEventHowLearned), Type: gosnmp.Integer, Value: int(e.How)},
-			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: e.DetectorID},
+			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: int(e.Detector)},
 			{Name: cell(mib.ColEventTime), Type: gosnmp.OctetString, Value: dateAndTime(e.Time)},
 		},
 	}

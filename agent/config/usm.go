@@ -21,15 +21,18 @@ func authProtocols() map[string]gosnmp.SnmpV3AuthProtocol {
 }
 
 // privProtocols maps the priv_protocol names to gosnmp's protocols; aes192 and aes256
-// are the Blumenthal variants net-snmp's -x AES192/AES256 speak.
+// are the Blumenthal key extension net-snmp's -x AES192/AES256 speak, aes192c and
+// aes256c the Reeder one (-x AES192C/AES256C, Cisco's).
 func privProtocols() map[string]privProtocol {
 	return map[string]privProtocol{
 		"": {gosnmp.NoPriv, true}, "none": {gosnmp.NoPriv, true},
 		"aes": {proto: gosnmp.AES}, "aes192": {proto: gosnmp.AES192}, "aes256": {proto: gosnmp.AES256},
+		"aes192c": {proto: gosnmp.AES192C}, "aes256c": {proto: gosnmp.AES256C},
 	}
 }
 
-// AuthProto returns the gosnmp authentication protocol of a validated user.
+// AuthProto returns the gosnmp authentication protocol of a validated user
+// (gosnmp.NoAuth when auth_protocol is empty).
 func (c Credentials) AuthProto() gosnmp.SnmpV3AuthProtocol {
 	if p, ok := authProtocols()[strings.ToLower(c.AuthProtocol)]; ok {
 		return p

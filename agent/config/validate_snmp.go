@@ -112,7 +112,7 @@ func (c Credentials) validate(m *mistakes, key string) {
 	priv, ok := privProtocols()[strings.ToLower(c.PrivProtocol)]
 	switch {
 	case !ok:
-		m.add(key+".priv_protocol", "%q is not supported; use none, aes, aes192 or aes256", c.PrivProtocol)
+		m.add(key+".priv_protocol", "%q is not supported; use none, aes, aes192, aes256, aes192c or aes256c", c.PrivProtocol)
 	case priv.none && c.PrivPassphrase != "":
 		m.add(key+".priv_passphrase", "is set while priv_protocol is none; remove it or choose aes")
 	case !priv.none && len(c.PrivPassphrase) < 8:

@@ -23,7 +23,7 @@ const maxEvents = 1024
 
 // Notifier is what the daemon needs from traps.Notifier.
 type Notifier interface {
-	NodeStatusChange(traps.Event) error
+	NodeStatusChange(mib.Event) error
 	NMSChange(traps.NMSChange) error
 }
 

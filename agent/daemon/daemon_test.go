@@ -68,14 +68,14 @@ func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int
 type sink struct {
 	mu     sync.Mutex
 	b      mib.Board
-	events []traps.Event
+	events []mib.Event
 	nms    []traps.NMSChange
 }
 
 // board is where the daemon publishes.
 func (s *sink) board() *mib.Board { return &s.b }
 
-func (s *sink) NodeStatusChange(e traps.Event) error {
+func (s *sink) NodeStatusChange(e mib.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
@@ -136,13 +136,13 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	}
 	// Unknown -> fault-free is what every agent learns at start: not news.
 	if len(s.events) != 1 || s.events[0].NodeID != 3 || s.events[0].Status != mib.StatusPartial ||
-		s.events[0].How != mib.SourceDirect || s.events[0].DetectorID != 1 {
+		s.events[0].How != mib.SourceDirect || s.events[0].Detector != 1 {
 		t.Fatalf("notifications after the first interval: %+v", s.events)
 	}
 
 	lan.status[addr(2)] = mib.StatusFaultFree
 	d.interval(context.Background())
-	if len(s.events) != 2 || s.events[1].PrevStatus != mib.StatusPartial || s.events[1].Counter != 1 {
+	if len(s.events) != 2 || s.events[1].Prev != mib.StatusPartial || s.events[1].Counter != 1 {
 		t.Fatalf("repair notification: %+v", s.events)
 	}
 	st, err := LoadState(cfg.StateDirFor(0), 4)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 )
 
 // Prober is what the daemon needs from the practical test of a peer (probe.Prober).
@@ -29,7 +28,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 			switch op.Kind {
 			case hiadsd.OpTest:
 				r := d.prober.Probe(ctx, t)
-				res[k].Status = coreStatus(r.Status)
+				res[k].Status = r.Status.Core()
 				mu.Lock()
 				probes[op.Target] = r
 				mu.Unlock()
@@ -71,17 +70,8 @@ func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Rang
 		}
 		for _, row := range rows {
 			res.Entries = append(res.Entries, hiadsd.IDEntry{ID: int(row.ID) - 1,
-				Entry: hiadsd.Entry{Status: coreStatus(row.Status), Counter: row.Counter}})
+				Entry: hiadsd.Entry{Status: row.Status.Core(), Counter: row.Counter}})
 		}
 	}
 	return res
-}
-
-// coreStatus maps a MIB status to the core's.
-func coreStatus(s mib.Status) hiadsd.Status {
-	st, err := hiadsd.StatusFromMIB(int(s))
-	if err != nil {
-		return hiadsd.Unknown
-	}
-	return st
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // record turns one interval's report into event rows, log lines,
@@ -21,8 +20,9 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
 		d.st.LastSeq++
-		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Status: mib.Status(u.New.Status.MIB()),
-			Prev: mib.Status(u.Old.Status.MIB()), Counter: u.New.Counter, Time: now.UTC(), How: source(u)}
+		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.cfg.Nodes[u.ID].Address,
+			Status: mib.FromCore(u.New.Status), Prev: mib.FromCore(u.Old.Status), Counter: u.New.Counter,
+			Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
 			ev.Detector = uint32(d.id + 1)
 		}
@@ -84,8 +84,7 @@ func (d *Daemon) stateLocked() State {
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
 func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
-	addr := d.cfg.Nodes[u.ID].Address
-	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": addr.String(), "old": u.Old.Status.String(),
+	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
 		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
 	if !u.IsDirect() {
 		f = f.WithField("from", u.From+1)
@@ -99,9 +98,7 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 	if d.notify == nil || (!u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
 		return
 	}
-	err := d.notify.NodeStatusChange(traps.Event{Seq: ev.Seq, NodeID: u.ID + 1, Addr: addr, Status: ev.Status,
-		PrevStatus: ev.Prev, Counter: ev.Counter, How: ev.How, DetectorID: int(ev.Detector), Time: ev.Time})
-	if err != nil {
+	if err := d.notify.NodeStatusChange(ev); err != nil {
 		f.WithError(err).Warn("notification not queued")
 	}
 }
@@ -111,7 +108,7 @@ func (d *Daemon) buildRows() []mib.NodeRow {
 	rows := make([]mib.NodeRow, len(d.view))
 	for k, e := range d.view {
 		n := d.cfg.Nodes[k]
-		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.Status(e.Status.MIB()),
+		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.FromCore(e.Status),
 			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k]}
 	}
 	return rows

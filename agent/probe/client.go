@@ -52,18 +52,11 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
 	}
 	g.Version = gosnmp.Version3
 	g.SecurityModel = gosnmp.UserSecurityModel
-	usm := &gosnmp.UsmSecurityParameters{UserName: v3.User,
-		AuthenticationProtocol: gosnmp.NoAuth, PrivacyProtocol: gosnmp.NoPriv}
 	g.MsgFlags = gosnmp.NoAuthNoPriv
-	if v3.authOn() {
-		g.MsgFlags = gosnmp.AuthNoPriv
-		usm.AuthenticationProtocol, usm.AuthenticationPassphrase = v3.Auth, v3.AuthPass
+	if v3.AuthProto() != gosnmp.NoAuth {
+		g.MsgFlags = v3.MsgFlags()
 	}
-	if v3.privOn() {
-		g.MsgFlags = gosnmp.AuthPriv
-		usm.PrivacyProtocol, usm.PrivacyPassphrase = v3.Priv, v3.PrivPass
-	}
-	g.SecurityParameters = usm
+	g.SecurityParameters = v3.USM()
 }
 
 // sameOID compares two dotted OIDs, ignoring a leading dot.

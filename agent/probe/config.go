@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
+	"github.com/diagagent/diagagent/agent/config"
 )
 
 // ErrConfig is wrapped by every error Config.Validate returns.
@@ -32,21 +32,7 @@ type Config struct {
 	// Community is the SNMPv2c community used for testing nodes when V3 is nil.
 	Community string
 	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
-	V3 *V3Credentials
-}
-
-// V3Credentials are the USM user a prober speaks as.
-type V3Credentials struct {
-	// User is the USM user name.
-	User string
-	// Auth is the authentication protocol; zero or gosnmp.NoAuth means none.
-	Auth gosnmp.SnmpV3AuthProtocol
-	// AuthPass is the authentication pass phrase (8 characters at least).
-	AuthPass string
-	// Priv is the privacy protocol; zero or gosnmp.NoPriv means no encryption.
-	Priv gosnmp.SnmpV3PrivProtocol
-	// PrivPass is the privacy pass phrase (8 characters at least).
-	PrivPass string
+	V3 *config.Credentials
 }
 
 // Default returns a configuration usable on a LAN with community "public".
@@ -81,29 +67,5 @@ func (c Config) Validate() error {
 	case c.V3 == nil && c.Community == "":
 		return fmt.Errorf("%w: Community is empty and no V3 user is set", ErrConfig)
 	}
-	if c.V3 != nil {
-		return c.V3.validate()
-	}
 	return nil
 }
-
-// validate checks the user name and the pass phrases the protocols need.
-func (v V3Credentials) validate() error {
-	switch {
-	case v.User == "":
-		return fmt.Errorf("%w: V3.User is empty", ErrConfig)
-	case !v.authOn() && v.privOn():
-		return fmt.Errorf("%w: V3.Priv set without V3.Auth (USM has no privacy without authentication)", ErrConfig)
-	case v.authOn() && len(v.AuthPass) < 8:
-		return fmt.Errorf("%w: V3.AuthPass: want 8 characters at least", ErrConfig)
-	case v.privOn() && len(v.PrivPass) < 8:
-		return fmt.Errorf("%w: V3.PrivPass: want 8 characters at least", ErrConfig)
-	}
-	return nil
-}
-
-// authOn reports whether an authentication protocol is chosen.
-func (v V3Credentials) authOn() bool { return v.Auth != 0 && v.Auth != gosnmp.NoAuth }
-
-// privOn reports whether a privacy protocol is chosen.
-func (v V3Credentials) privOn() bool { return v.Priv != 0 && v.Priv != gosnmp.NoPriv }

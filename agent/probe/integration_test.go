@@ -7,8 +7,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/gosnmp/gosnmp"
-
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -102,14 +101,14 @@ func TestProbeV3(t *testing.T) {
 		`createUser diag SHA "diag-auth-pass" AES "diag-priv-pass"`,
 		"rouser diag priv",
 		upLine("1"))
-	creds := V3Credentials{User: "diag", Auth: gosnmp.SHA, AuthPass: "diag-auth-pass",
-		Priv: gosnmp.AES, PrivPass: "diag-priv-pass"}
+	creds := config.Credentials{Name: "diag", AuthProtocol: "sha", AuthPassphrase: "diag-auth-pass",
+		PrivProtocol: "aes", PrivPassphrase: "diag-priv-pass"}
 	p := newTestProber(t, func(c *Config) { c.V3 = &creds })
 	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
 		t.Fatalf("good credentials: got %+v, want fault-free", res)
 	}
 	bad := creds
-	bad.PrivPass = "wrong-priv-pass"
+	bad.PrivPassphrase = "wrong-priv-pass"
 	p = newTestProber(t, func(c *Config) { c.V3 = &bad })
 	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
 		t.Fatalf("bad privacy pass: got %+v, want partial with an SNMP error", res)

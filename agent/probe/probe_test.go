@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
-
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -112,9 +110,6 @@ func TestProbeConfigValidate(t *testing.T) {
 		{"MaxConcurrent", func(c *Config) { c.MaxConcurrent = 0 }},
 		{"MaxRepetitions", func(c *Config) { c.MaxRepetitions = 0 }},
 		{"Community", func(c *Config) { c.Community = "" }},
-		{"V3.User", func(c *Config) { c.V3 = &V3Credentials{} }},
-		{"V3.Priv", func(c *Config) { c.V3 = &V3Credentials{User: "u", Priv: gosnmp.AES, PrivPass: "12345678"} }},
-		{"V3.AuthPass", func(c *Config) { c.V3 = &V3Credentials{User: "u", Auth: gosnmp.SHA, AuthPass: "short"} }},
 	}
 	if err := Default().Validate(); err != nil {
 		t.Fatalf("default config: %v", err)

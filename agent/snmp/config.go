@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
-	"github.com/gosnmp/gosnmp"
 	"github.com/sirupsen/logrus"
 )
 
@@ -29,8 +29,10 @@ type Config struct {
 	Board *mib.Board
 	// Communities are the SNMPv1/v2c communities; none means v1/v2c is refused.
 	Communities []Community
-	// Users are the SNMPv3 USM users; none means every v3 request gets an unknown-user report.
-	Users []User
+	// Users are the SNMPv3 USM users as the configuration file gives them
+	// (validated when it was loaded); none means every v3 request gets an
+	// unknown-user report.
+	Users []config.User
 	// EngineID is snmpEngineID (5..32 octets, RFC 3411); empty picks a random one.
 	EngineID []byte
 	// EngineBoots is snmpEngineBoots as persisted by the daemon (1 or more).
@@ -66,22 +68,6 @@ type Community struct {
 	Sources []netip.Prefix
 }
 
-// User is an SNMPv3 USM user; the protocols fix the highest security level it supports.
-type User struct {
-	// Name is the USM user name.
-	Name string
-	// Auth is the authentication protocol (gosnmp.NoAuth, SHA, SHA224..SHA512, MD5).
-	Auth gosnmp.SnmpV3AuthProtocol
-	// AuthPass is the authentication pass phrase (8 characters at least).
-	AuthPass string
-	// Priv is the privacy protocol (gosnmp.NoPriv, AES, AES192, AES256, AES192C, AES256C, DES).
-	Priv gosnmp.SnmpV3PrivProtocol
-	// PrivPass is the privacy pass phrase (8 characters at least).
-	PrivPass string
-	// Write allows SET for this user.
-	Write bool
-}
-
 // Default returns a configuration with the defaults filled in and no access.
 func Default() Config {
 	return Config{
@@ -110,30 +96,6 @@ func (c *Config) Validate() error {
 		if cm.Name == "" || len(cm.Name) > 127 {
 			return fmt.Errorf("%w: Communities[%d].Name must have 1..127 characters", ErrConfig, i)
 		}
-	}
-	for i, u := range c.Users {
-		if err := u.validate(); err != nil {
-			return fmt.Errorf("%w: Users[%d] %q: %w", ErrConfig, i, u.Name, err)
-		}
-	}
-	return nil
-}
-
-// validate checks one user's protocols and pass phrases.
-func (u *User) validate() error {
-	switch {
-	case u.Name == "" || len(u.Name) > 32:
-		return errors.New("Name must have 1..32 characters")
-	case u.Auth == 0 || u.Auth > gosnmp.SHA512:
-		return fmt.Errorf("Auth %d is not a known protocol", u.Auth)
-	case u.Priv == 0 || u.Priv > gosnmp.AES256C:
-		return fmt.Errorf("Priv %d is not a known protocol", u.Priv)
-	case u.Priv != gosnmp.NoPriv && u.Auth == gosnmp.NoAuth:
-		return errors.New("privacy needs an authentication protocol")
-	case u.Auth != gosnmp.NoAuth && len(u.AuthPass) < 8:
-		return errors.New("AuthPass must have 8 characters at least")
-	case u.Priv != gosnmp.NoPriv && len(u.PrivPass) < 8:
-		return errors.New("PrivPass must have 8 characters at least")
 	}
 	return nil
 }

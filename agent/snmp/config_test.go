@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/gosnmp/gosnmp"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -19,13 +17,6 @@ func TestConfigValidate(t *testing.T) {
 		{"message size big", "MaxMessageSize", func(c *Config) { c.MaxMessageSize = 70000 }},
 		{"no workers", "Workers", func(c *Config) { c.Workers = 0 }},
 		{"empty community", "Communities[0]", func(c *Config) { c.Communities = []Community{{}} }},
-		{"short pass", "AuthPass", func(c *Config) {
-			c.Users = []User{{Name: "u", Auth: gosnmp.SHA, AuthPass: "short", Priv: gosnmp.NoPriv}}
-		}},
-		{"priv without auth", "privacy needs", func(c *Config) {
-			c.Users = []User{{Name: "u", Auth: gosnmp.NoAuth, Priv: gosnmp.AES, PrivPass: "longenough"}}
-		}},
-		{"unknown protocol", "Auth 0", func(c *Config) { c.Users = []User{{Name: "u", Priv: gosnmp.NoPriv}} }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
-
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -59,17 +58,30 @@ func testConfig(clock *fakeClock) Config {
 		{Name: rwCommunity, Write: true, Sources: loop},
 		{Name: "elsewhere", Sources: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}},
 	}
-	cfg.Users = []User{
-		{Name: "noauth", Auth: gosnmp.NoAuth, Priv: gosnmp.NoPriv},
-		{Name: "authsha", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.NoPriv},
-		{Name: "authsha224", Auth: gosnmp.SHA224, AuthPass: authPass, Priv: gosnmp.NoPriv},
-		{Name: "authsha384", Auth: gosnmp.SHA384, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass},
-		{Name: "privsha", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
-		{Name: "privsha256", Auth: gosnmp.SHA256, AuthPass: authPass, Priv: gosnmp.AES, PrivPass: privPass, Write: true},
-		{Name: "privsha512", Auth: gosnmp.SHA512, AuthPass: authPass, Priv: gosnmp.AES256, PrivPass: privPass},
+	user := func(name, auth, priv string, write bool) config.User {
+		u := config.User{Credentials: config.Credentials{Name: name, AuthProtocol: auth, PrivProtocol: priv}, Access: config.AccessRead}
+		if auth != "" {
+			u.AuthPassphrase = authPass
+		}
+		if priv != "" {
+			u.PrivPassphrase = privPass
+		}
+		if write {
+			u.Access = config.AccessWrite
+		}
+		return u
+	}
+	cfg.Users = []config.User{
+		user("noauth", "", "", false),
+		user("authsha", "sha", "", false),
+		user("authsha224", "sha224", "", false),
+		user("authsha384", "sha384", "aes", false),
+		user("privsha", "sha", "aes", true),
+		user("privsha256", "sha256", "aes", true),
+		user("privsha512", "sha512", "aes256", false),
 		// SHA-1 keys are too short for AES-192/256: these need the key extensions.
-		{Name: "aes192blumenthal", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES192, PrivPass: privPass},
-		{Name: "aes256reeder", Auth: gosnmp.SHA, AuthPass: authPass, Priv: gosnmp.AES256C, PrivPass: privPass},
+		user("aes192blumenthal", "sha", "aes192", false),
+		user("aes256reeder", "sha", "aes256c", false),
 	}
 	return cfg
 }

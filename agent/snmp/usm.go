@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/gosnmp/gosnmp"
 )
 
@@ -37,28 +38,33 @@ func macLen(p gosnmp.SnmpV3AuthProtocol) int {
 
 // usmUser is a configured user with its keys localized to this engine.
 type usmUser struct {
-	User
+	config.User
+	auth            gosnmp.SnmpV3AuthProtocol
+	priv            gosnmp.SnmpV3PrivProtocol
+	write           bool
 	secret, privKey []byte
 	level           gosnmp.SnmpV3MsgFlags // the highest level the user supports
 }
 
 // localizeUsers derives every user's localized keys for engineID (RFC 3414 A.2).
-func localizeUsers(users []User, engineID []byte) (map[string]*usmUser, error) {
+func localizeUsers(users []config.User, engineID []byte) (map[string]*usmUser, error) {
 	m := make(map[string]*usmUser, len(users))
 	for _, u := range users {
+		auth, priv := u.AuthProto(), u.PrivProto()
 		sp := &gosnmp.UsmSecurityParameters{
 			AuthoritativeEngineID: string(engineID), UserName: u.Name,
-			AuthenticationProtocol: u.Auth, AuthenticationPassphrase: u.AuthPass,
-			PrivacyProtocol: u.Priv, PrivacyPassphrase: u.PrivPass,
+			AuthenticationProtocol: auth, AuthenticationPassphrase: u.AuthPassphrase,
+			PrivacyProtocol: priv, PrivacyPassphrase: u.PrivPassphrase,
 		}
 		if err := sp.InitSecurityKeys(); err != nil {
 			return nil, fmt.Errorf("agent: localizing keys of user %q: %w", u.Name, err)
 		}
-		uu := &usmUser{User: u, secret: sp.SecretKey, privKey: sp.PrivacyKey, level: gosnmp.NoAuthNoPriv}
-		if u.Auth != gosnmp.NoAuth {
+		uu := &usmUser{User: u, auth: auth, priv: priv, write: u.Access == config.AccessWrite,
+			secret: sp.SecretKey, privKey: sp.PrivacyKey, level: gosnmp.NoAuthNoPriv}
+		if auth != gosnmp.NoAuth {
 			uu.level = gosnmp.AuthNoPriv
 		}
-		if u.Priv != gosnmp.NoPriv {
+		if priv != gosnmp.NoPriv {
 			uu.level = gosnmp.AuthPriv
 		}
 		m[u.Name] = uu
@@ -73,8 +79,8 @@ func (u *usmUser) params(r *Responder, now time.Time) *gosnmp.UsmSecurityParamet
 		AuthoritativeEngineBoots: r.cfg.EngineBoots,
 		AuthoritativeEngineTime:  r.engineTime(now),
 		UserName:                 u.Name,
-		AuthenticationProtocol:   u.Auth,
-		PrivacyProtocol:          u.Priv,
+		AuthenticationProtocol:   u.auth,
+		PrivacyProtocol:          u.priv,
 		SecretKey:                u.secret,
 		PrivacyKey:               u.privKey,
 	}
@@ -84,13 +90,13 @@ func (u *usmUser) params(r *Responder, now time.Time) *gosnmp.UsmSecurityParamet
 // in b as the digest is computed over the message with that field blank.
 func (u *usmUser) authentic(b []byte, h *v3Header) bool {
 	field := b[h.authParam.start:h.authParam.end]
-	if len(field) != macLen(u.Auth) || len(field) == 0 {
+	if len(field) != macLen(u.auth) || len(field) == 0 {
 		return false
 	}
 	var got [48]byte
 	copy(got[:], field)
 	clear(field)
-	mac := hmac.New(u.Auth.HashType().New, u.secret)
+	mac := hmac.New(u.auth.HashType().New, u.secret)
 	mac.Write(b)
 	sum := mac.Sum(nil)[:len(field)]
 	return subtle.ConstantTimeCompare(sum, got[:len(field)]) == 1
@@ -158,7 +164,7 @@ func (r *Responder) serveV3(ws *workspace, b []byte, h *v3Header, u *usmUser, no
 		return r.report(h, g.RequestID, cUnknownContexts, nil, now)
 	}
 	req := &request{p: p, limit: min(int(h.maxSize), r.cfg.MaxMessageSize), v3: h, user: u,
-		write: u.Write, denied: h.level() < u.level}
+		write: u.write, denied: h.level() < u.level}
 	ws.reset()
 	return r.answer(ws, req, now)
 }

@@ -92,7 +92,7 @@ func (c *collector) collectView(ch chan<- prometheus.Metric) {
 			strconv.Itoa(int(r.ID)), r.Addr.String(), name)
 	}
 	for s := mib.StatusFaultFree; s.Valid(); s++ {
-		ch <- prometheus.MustNewConstMetric(c.d.nodes, prometheus.GaugeValue, float64(counts[s]), statusName(s))
+		ch <- prometheus.MustNewConstMetric(c.d.nodes, prometheus.GaugeValue, float64(counts[s]), s.Name())
 	}
 	ch <- prometheus.MustNewConstMetric(c.d.up, prometheus.GaugeValue, bool01(snap.Up))
 	var seq uint32

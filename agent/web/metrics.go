@@ -44,7 +44,7 @@ func NewMetrics() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
 	}
 	for s := mib.StatusFaultFree; s.Valid(); s++ {
-		m.tests.WithLabelValues(statusName(s))
+		m.tests.WithLabelValues(s.Name())
 	}
 	m.fetches.WithLabelValues("ok")
 	m.fetches.WithLabelValues("error")
@@ -61,7 +61,7 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 // entries they brought.
 func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result, took time.Duration) {
 	for _, p := range probes {
-		m.tests.WithLabelValues(statusName(p.Status)).Inc()
+		m.tests.WithLabelValues(p.Status.Name()).Inc()
 		m.testTime.Observe(p.Duration.Seconds())
 	}
 	for _, f := range rep.Fetches {

@@ -136,8 +136,8 @@ func TestStatusNames(t *testing.T) {
 	want := map[mib.Status]string{mib.StatusFaultFree: "fault-free", mib.StatusFaulty: "faulty",
 		mib.StatusPartial: "partial", mib.StatusUnknown: "unknown", mib.Status(9): "unknown"}
 	for s, w := range want {
-		if got := statusName(s); got != w {
-			t.Errorf("statusName(%d) = %q, want %q", s, got, w)
+		if got := s.Name(); got != w {
+			t.Errorf("%d.Name() = %q, want %q", s, got, w)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func (s *Server) nodes(snap *mib.Snapshot) []Node {
 	started := s.src.Started()
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
-		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: statusName(r.Status), Code: int(r.Status),
+		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.Name(), Code: int(r.Status),
 			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String()}
 		if i := int(r.ID) - 1; i >= 0 && i < len(s.cfg.Nodes) {
 			out[k].Name = s.cfg.Nodes[i].Name
@@ -139,7 +139,7 @@ func events(rows []mib.Event, after uint32, limit int) []Event {
 		if r.Seq <= after {
 			continue
 		}
-		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: statusName(r.Status), Prev: statusName(r.Prev),
+		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: r.Status.Name(), Prev: r.Prev.Name(),
 			Counter: r.Counter, Time: r.Time, How: r.How.String(), Detector: r.Detector})
 	}
 	if limit > 0 && len(out) > limit {
@@ -155,7 +155,7 @@ func (s *Server) status(snap *mib.Snapshot, nodes []Node) Status {
 		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.NMSCounter,
 		Stations: stations(s.src.Stations())}
 	for c := mib.StatusFaultFree; c.Valid(); c++ {
-		st.Counts[statusName(c)] = 0
+		st.Counts[c.Name()] = 0
 	}
 	for _, n := range nodes {
 		st.Counts[n.Status]++
@@ -181,17 +181,4 @@ func stations(in []traps.Station) []Station {
 		used = used || st.Usable
 	}
 	return out
-}
-
-// statusName is the API's and the page's word for a status.
-func statusName(s mib.Status) string {
-	switch s {
-	case mib.StatusFaultFree:
-		return "fault-free"
-	case mib.StatusFaulty:
-		return "faulty"
-	case mib.StatusPartial:
-		return "partial"
-	}
-	return "unknown"
 }

@@ -166,8 +166,7 @@ func newProber(cfg config.Config, log *logrus.Entry) (*probe.Prober, error) {
 	}
 	if cfg.Test.V3User != "" {
 		u, _ := cfg.SNMP.User(cfg.Test.V3User)
-		p.V3 = &probe.V3Credentials{User: u.Name, Auth: u.AuthProto(), AuthPass: u.AuthPassphrase,
-			Priv: u.PrivProto(), PrivPass: u.PrivPassphrase}
+		p.V3 = &u.Credentials
 	}
 	pr, err := probe.New(p, nil)
 	if err != nil {
@@ -188,10 +187,7 @@ func responderConfig(cfg config.Config, id int, st daemon.State, board *mib.Boar
 	if c.Write != "" {
 		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
 	}
-	for _, u := range cfg.SNMP.Users {
-		r.Users = append(r.Users, snmp.User{Name: u.Name, Auth: u.AuthProto(), AuthPass: u.AuthPassphrase,
-			Priv: u.PrivProto(), PrivPass: u.PrivPassphrase, Write: u.Access == config.AccessWrite})
-	}
+	r.Users = cfg.SNMP.Users
 	r.EngineID, r.EngineBoots = st.EngineID, st.EngineBoots
 	r.Workers = cfg.SNMP.MaxWorkers
 	host, _ := os.Hostname()
@@ -216,9 +212,7 @@ func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, l
 		t.Kind = traps.InformV2c
 	case config.KindV3Inform:
 		t.Kind = traps.InformV3
-		v := cfg.Traps.V3
-		t.User = traps.V3User{Name: v.Name, AuthProtocol: v.AuthProto(), AuthPassphrase: v.AuthPassphrase,
-			PrivProtocol: v.PrivProto(), PrivPassphrase: v.PrivPassphrase}
+		t.User = cfg.Traps.V3
 	}
 	t.Community = cfg.Traps.Community
 	t.QueueSize = cfg.Traps.Queue

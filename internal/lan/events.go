@@ -34,17 +34,3 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	}
 	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How}, true
 }
-
-// StatusName is the log's word for a MIB status (0 fault-free, 1 faulty, 2 partial).
-func StatusName(mib int) string {
-	switch mib {
-	case 0:
-		return "fault-free"
-	case 1:
-		return "faulty"
-	case 2:
-		return "partial"
-	default:
-		return "unknown"
-	}
-}

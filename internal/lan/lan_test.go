@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // binPath is the diagagent binary TestMain builds once for every test.
@@ -118,9 +120,9 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 		t.Fatalf("%s: every fault-free agent holds node %d at %d: %v", what, node, want, err)
 	}
 	t.Logf("%s: node %d at %d (%s) everywhere after %v = %.1f rounds (bound %v)", what, node, want,
-		StatusName(want), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
+		mib.Status(want).Name(), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
 	if _, err := c.Station.Wait(c.Bound(), mark, StatusChange(node, want)); err != nil {
-		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, StatusName(want), err)
+		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, mib.Status(want).Name(), err)
 	}
 }
 

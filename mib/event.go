@@ -1,0 +1,29 @@
+package mib
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvalidEvent is wrapped by Event.Validate's errors.
+var ErrInvalidEvent = errors.New("mib: invalid event")
+
+// Validate checks that every field fits its MIB object, as the event table
+// serves it and a notification carries it.
+func (e Event) Validate() error {
+	switch {
+	case e.Seq == 0:
+		return fmt.Errorf("%w: Seq must be at least 1", ErrInvalidEvent)
+	case e.NodeID < 1 || e.NodeID > MaxNodeID:
+		return fmt.Errorf("%w: NodeID %d is outside 1..%d", ErrInvalidEvent, e.NodeID, MaxNodeID)
+	case !e.Addr.Is4():
+		return fmt.Errorf("%w: Addr %v is not an IPv4 address", ErrInvalidEvent, e.Addr)
+	case !e.Status.Valid() || !e.Prev.Valid():
+		return fmt.Errorf("%w: Status %v or Prev %v is not a DiagStatus", ErrInvalidEvent, e.Status, e.Prev)
+	case e.How != SourceDirect && e.How != SourceLearned:
+		return fmt.Errorf("%w: How must be direct or learned, got %v", ErrInvalidEvent, e.How)
+	case e.Detector > MaxNodeID:
+		return fmt.Errorf("%w: Detector %d is outside 0..%d", ErrInvalidEvent, e.Detector, MaxNodeID)
+	}
+	return nil
+}
