@@ -1,0 +1,83 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// TestScenarios replays the papers' runs written as testdata/*.txt, one
+// command per run:
+//
+//	run algo=hiadsd n=64 start=sync [seed=1] [jitter=3] [rounds=R]
+//	fault 5@100
+//	----
+//	fault 5@100: complete, latency 9 rounds
+//	  tests  1  2  3 ...
+//	  nodes  1  3  7 ...
+//
+// The input lists the events (sim.ParseEvent), the output says, for each, how
+// many fault-free nodes held it after k of their own tests. go test
+// ./cmd/diagsim/sim -run TestScenarios -rewrite regenerates the output.
+func TestScenarios(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "run" {
+				d.Fatalf(t, "unknown command %q", d.Cmd)
+			}
+			return runScenario(t, d)
+		})
+	})
+}
+
+// runScenario runs one "run" command.
+func runScenario(t *testing.T, d *datadriven.TestData) string {
+	opt := Default()
+	var algo, start string
+	d.ScanArgs(t, "algo", &algo)
+	d.ScanArgs(t, "n", &opt.N)
+	d.MaybeScanArgs(t, "start", &start)
+	d.MaybeScanArgs(t, "seed", &opt.Seed)
+	d.MaybeScanArgs(t, "jitter", &opt.Jitter)
+	d.MaybeScanArgs(t, "rounds", &opt.Rounds)
+	var err error
+	if opt.Algorithm, err = hiadsd.ParseAlgorithm(algo); err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	if start != "" {
+		if opt.Start, err = ParseStart(start); err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+		ev, err := ParseEvent(line)
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		opt.Events = append(opt.Events, ev)
+	}
+	r, err := Run(opt)
+	if err != nil {
+		return fmt.Sprintf("error: %v\n", err)
+	}
+	var b strings.Builder
+	for k, ev := range r.Events {
+		state := "incomplete"
+		if ev.Complete {
+			state = fmt.Sprintf("complete, latency %d rounds", ev.LatencyRounds)
+		}
+		fmt.Fprintf(&b, "%v: %s\n", opt.Events[k], state)
+		tests, nodes := "  tests", "  nodes"
+		for _, row := range ev.DiagnosedAfter {
+			w := len(fmt.Sprint(row[1]))
+			tests += fmt.Sprintf(" %*d", w, row[0])
+			nodes += fmt.Sprintf(" %*d", w, row[1])
+		}
+		b.WriteString(tests + "\n" + nodes + "\n")
+	}
+	return b.String()
+}
