@@ -1,0 +1,320 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// mockNet is an in-memory LAN of whole daemons, as memberlist's MockNetwork
+// is for its members: every daemon's prober reads the other daemons' boards
+// (what their SNMP agents would serve), hosts can be stopped, frozen or cut
+// off from one another, and one fake clock drives them all. Rounds step every
+// running daemon's interval in id order, so nothing waits on the wall clock.
+type mockNet struct {
+	t      *testing.T
+	cfg    config.Config
+	clock  *mockClock
+	mu     sync.Mutex
+	boards []*mib.Board
+	agents []*Daemon // nil while a host's agent is down
+	sinks  []*sink
+	state  []mib.Status    // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
+	cut    map[[2]int]bool // pairs of hosts that cannot reach each other
+	probes map[[2]int]int  // tests made, by (tester, target)
+}
+
+// mockClock is a settable clock shared by every daemon.
+type mockClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *mockClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+// newMockNet starts n daemons running algo, every one fault-free.
+func newMockNet(t *testing.T, n int, algo, scope string) *mockNet {
+	cfg := testConfig(t, n, algo, scope)
+	cfg.StateDir = t.TempDir() + "/{id}"
+	m := &mockNet{t: t, cfg: cfg, clock: &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)},
+		boards: make([]*mib.Board, n), agents: make([]*Daemon, n), sinks: make([]*sink, n),
+		state: make([]mib.Status, n), cut: map[[2]int]bool{}, probes: map[[2]int]int{}}
+	for id := range n {
+		m.start(id)
+	}
+	return m
+}
+
+// start runs host id's agent with what its state directory holds.
+func (m *mockNet) start(id int) {
+	st, err := LoadState(m.cfg.StateDirFor(id), len(m.cfg.Nodes))
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.boards[id], m.sinks[id] = mib.NewBoard(), &sink{}
+	o := Options{Config: m.cfg, ID: id, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
+		State: st, Now: m.clock.Now, Rand: rand.New(rand.NewPCG(uint64(id), 7))}
+	d, err := New(o)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.mu.Lock()
+	m.agents[id], m.state[id] = d, mib.StatusFaultFree
+	m.mu.Unlock()
+}
+
+// stop ends host id's agent as SIGTERM does (its state saved); the host
+// still answers ping, so it is partial. down makes the host faulty as well.
+func (m *mockNet) stop(id int, down bool) {
+	m.mu.Lock()
+	d := m.agents[id]
+	m.agents[id], m.state[id] = nil, mib.StatusPartial
+	if down {
+		m.state[id] = mib.StatusFaulty
+	}
+	m.mu.Unlock()
+	if err := d.save(); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// round steps every running daemon once, in id order, and moves the clock
+// on by one interval.
+func (m *mockNet) round() {
+	for id := range m.agents {
+		m.mu.Lock()
+		d := m.agents[id]
+		m.mu.Unlock()
+		if d != nil {
+			d.interval(context.Background())
+		}
+	}
+	m.clock.advance(m.cfg.Interval)
+}
+
+// until runs rounds until ok holds or limit rounds have passed, and returns
+// how many it took; past the limit the test fails with what.
+func (m *mockNet) until(limit int, what string, ok func() bool) int {
+	m.t.Helper()
+	for r := 0; ; r++ {
+		if ok() {
+			return r
+		}
+		if r == limit {
+			m.t.Fatalf("%s: not within %d rounds", what, limit)
+		}
+		m.round()
+	}
+}
+
+// everyone reports whether every running daemon but skip holds status for node.
+func (m *mockNet) everyone(node int, status mib.Status, skip int) bool {
+	for id, d := range m.agents {
+		if d != nil && id != skip && d.Snapshot().Nodes[node].Status != status {
+			return false
+		}
+	}
+	return true
+}
+
+// reach reports whether host a reaches host b.
+func (m *mockNet) reach(a, b int) bool { return !m.cut[[2]int{min(a, b), max(a, b)}] }
+
+// mockProber is the prober of one daemon: it tests the other hosts and reads
+// their boards.
+type mockProber struct {
+	m    *mockNet
+	self int
+}
+
+var errMockNoAnswer = errors.New("mock: no SNMP answer")
+
+// answering returns the board of the agent behind t, nil if none answers SNMP.
+func (p mockProber) answering(t probe.Target) (int, *mib.Board) {
+	id := int(t.Addr.As4()[3]) - 1
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	if !p.m.reach(p.self, id) || p.m.agents[id] == nil {
+		return id, nil
+	}
+	return id, p.m.boards[id]
+}
+
+func (p mockProber) Probe(_ context.Context, t probe.Target) probe.Result {
+	id, b := p.answering(t)
+	p.m.mu.Lock()
+	defer p.m.mu.Unlock()
+	p.m.probes[[2]int{p.self, id}]++
+	switch {
+	case !p.m.reach(p.self, id) || p.m.state[id] == mib.StatusFaulty:
+		return probe.Result{Status: mib.StatusFaulty}
+	case b == nil:
+		return probe.Result{Status: mib.StatusPartial}
+	}
+	return probe.Result{Status: mib.StatusFaultFree}
+}
+
+func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return probe.Fetched{}, errMockNoAnswer
+	}
+	s := b.Load()
+	rows, err := p.FetchRows(ctx, t, lo, hi)
+	return probe.Fetched{NMS: s.NMS, NMSCounter: s.NMSCounter, Rows: rows}, err
+}
+
+func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]probe.Row, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return nil, errMockNoAnswer
+	}
+	var out []probe.Row
+	for _, r := range b.Load().Nodes {
+		if int(r.ID) >= lo && int(r.ID) <= hi {
+			out = append(out, probe.Row{ID: r.ID, Status: r.Status, Counter: r.Counter})
+		}
+	}
+	return out, nil
+}
+
+// TestMockNetStationReachesEveryAgent sets nmsID on one of 16 vCube agents:
+// every other agent serves the new station within log2 16 rounds (it rides
+// the fetches), and only the agent that took the SET notifies the change.
+func TestMockNetStationReachesEveryAgent(t *testing.T) {
+	m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+	m.until(2*hiadsd.Levels(16), "every agent knows every node", func() bool {
+		for k := range 16 {
+			if !m.everyone(k, mib.StatusFaultFree, -1) {
+				return false
+			}
+		}
+		return true
+	})
+	station := netip.MustParseAddr("192.0.2.77")
+	if err := m.agents[6].SetNMS(station); err != nil {
+		t.Fatal(err)
+	}
+	r := m.until(hiadsd.Levels(16)+1, "the station everywhere", func() bool {
+		for _, d := range m.agents {
+			if s := d.Snapshot(); s.NMS != station || s.NMSCounter != 1 {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("station known everywhere after %d rounds", r)
+	for id, s := range m.sinks {
+		if want := map[bool]int{true: 1, false: 0}[id == 6]; len(s.nms) != want {
+			t.Errorf("agent %d sent %d NMS notifications, want %d", id, len(s.nms), want)
+		}
+	}
+}
+
+// TestMockNetRestartKeepsCountersAndEvents stops one of 8 agents (its host
+// stays up), lets the others diagnose it partial, and starts it again from
+// its state directory: every agent returns to fault-free within the bound,
+// the restarted agent's event sequence goes on where it stopped, and no
+// agent reports the restart's first verdicts as news.
+func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
+	for _, algo := range []string{config.AlgorithmVCube, config.AlgorithmHiADSD} {
+		t.Run(algo, func(t *testing.T) {
+			m := newMockNet(t, 8, algo, config.ScopeDetected)
+			a, _ := hiadsd.ParseAlgorithm(algo)
+			bound := hiadsd.LatencyBound(a, 8) + 1
+			m.until(2*bound, "start-up", func() bool { return m.everyone(5, mib.StatusFaultFree, -1) })
+			m.stop(5, false)
+			st, err := LoadState(m.cfg.StateDirFor(5), 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lastSeq := st.LastSeq
+			m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, mib.StatusPartial, 5) })
+			m.start(5)
+			m.until(2*bound, "node 6 back everywhere", func() bool {
+				for k := range 8 {
+					if !m.everyone(k, mib.StatusFaultFree, -1) {
+						return false
+					}
+				}
+				return true
+			})
+			evs := m.agents[5].Snapshot().Events
+			if len(evs) <= int(lastSeq) || evs[lastSeq-1] != st.Events[lastSeq-1] || evs[len(evs)-1].Seq <= lastSeq {
+				t.Fatalf("restarted agent's event table %+v does not keep seq 1..%d and go on", evs, lastSeq)
+			}
+			for _, ev := range m.sinks[5].events {
+				if ev.Prev == mib.StatusUnknown {
+					t.Errorf("restarted agent notified its first verdict as news: %+v", ev)
+				}
+			}
+		})
+	}
+}
+
+// TestMockNetPartitionHeals cuts host 1 off from host 0 only, on 8 Hi-ADSD
+// agents: host 0 (which tests node 1 in its cluster c(0,1)) holds it faulty
+// and spreads it against the other testers' verdicts; once the link is back
+// every agent returns to fault-free within the bound. (The cases only
+// Recheck retracts, where the holder of a verdict never tests the node, are
+// replayed in hiadsd/testdata/recheck.txt.)
+func TestMockNetPartitionHeals(t *testing.T) {
+	m := newMockNet(t, 8, config.AlgorithmHiADSD, config.ScopeDetected)
+	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
+	m.until(2*bound, "start-up", func() bool { return m.everyone(1, mib.StatusFaultFree, -1) })
+	m.mu.Lock()
+	m.cut[[2]int{0, 1}] = true
+	m.mu.Unlock()
+	m.until(bound, "host 0 holds node 2 faulty", func() bool {
+		return m.agents[0].Snapshot().Nodes[1].Status == mib.StatusFaulty
+	})
+	m.mu.Lock()
+	delete(m.cut, [2]int{0, 1})
+	m.mu.Unlock()
+	r := m.until(2*bound, "node 2 fault-free everywhere after the heal", func() bool { return m.everyone(1, mib.StatusFaultFree, -1) })
+	t.Logf("healed everywhere after %d rounds", r)
+}
+
+// TestMockNetNotificationScope: with scope detected only the agents that
+// tested the change notify it; with scope all every agent does.
+func TestMockNetNotificationScope(t *testing.T) {
+	for _, scope := range []string{config.ScopeDetected, config.ScopeAll} {
+		t.Run(scope, func(t *testing.T) {
+			m := newMockNet(t, 8, config.AlgorithmVCube, scope)
+			m.until(8, "start-up", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+			m.stop(2, true)
+			m.until(hiadsd.Levels(8)+1, "node 3 faulty everywhere", func() bool { return m.everyone(2, mib.StatusFaulty, 2) })
+			notified, testers := 0, 0
+			for id, s := range m.sinks {
+				if id == 2 {
+					continue
+				}
+				for _, ev := range s.events {
+					if ev.NodeID == 3 && ev.Status == mib.StatusFaulty {
+						notified++
+					}
+				}
+				if m.probes[[2]int{id, 2}] > 0 && len(s.events) > 0 {
+					testers++
+				}
+			}
+			switch {
+			case scope == config.ScopeAll && notified != 7:
+				t.Errorf("scope all: %d agents notified, want all 7", notified)
+			case scope == config.ScopeDetected && (notified == 0 || notified > testers):
+				t.Errorf("scope detected: %d agents notified, %d of them tested node 3", notified, testers)
+			}
+		})
+	}
+}
