@@ -69,7 +69,9 @@ func algorithmsText() string {
 func reason(algo hiadsd.Algorithm, m metric) string {
 	switch m {
 	case latencyWorst:
-		return worstReason(algo)
+		if why := papers()[algo].worstWhy; why != "" {
+			return why
+		}
 	case latencyMean:
 		return meanReason(algo)
 	case testsFree:
@@ -77,36 +79,24 @@ func reason(algo hiadsd.Algorithm, m metric) string {
 			return "The thesis counts log2(N)/2 tasks per node, as if the children always paired up. With an odd log2 N the last child has no partner and gets a task of its own with a fault-free one, so a node sends ceil(log2(N)/2) tasks: the sizes that differ are those with odd log2 N."
 		}
 	case unitsFree:
-		return unitsReason(algo)
+		if why := papers()[algo].unitsWhy; why != "" {
+			return why
+		}
 	}
 	return "No explanation is recorded for this column; the generator's reason function needs one."
 }
 
-// hiadsdBound explains why the Hi-ADSD family stays under log2(N)^2.
-const hiadsdBound = "The paper's figure is a bound: each of the log2 N hops from the faulty node's tester to the farthest node waits a whole cycle of log2 N intervals, which needs every node on the path to reach the right cluster level just after its source did. With random levels and phases, and a sample of fault positions, no run lines all hops up that way; the measured worst stays under the bound, as the property tests require."
-
-// worstReason explains measured worst latencies below (or above) the bounds.
-func worstReason(algo hiadsd.Algorithm) string {
-	switch algo {
-	case hiadsd.HiADSD:
-		return hiadsdBound
-	case hiadsd.HiADSDDetours:
-		return hiadsdBound + " Detours change nothing here: with one fault only the testers whose cluster head is the faulty node take a detour, and a detour is as long as the path it replaces by construction."
-	case hiadsd.HiADSDTimestamps:
-		return hiadsdBound + " Timestamps falls further below it because every source reports on N/2 nodes, so a node hears of the fault through many paths and the shortest one wins."
-	case hiadsd.VCube:
-		return "log2 N is a bound that counts one hop of the hypercube per round. A node tests all its log2 N clusters every interval and takes news from every fault-free node it tests, so whenever it runs after its source within a round, two or more hops happen in that round; with random phases that is the common case, and the news crosses the cube in about three rounds at every size."
-	case hiadsd.HiComp:
-		return "Theorem 1's log2 N counts one hop of TFF per round. A node hears from all its fault-free children every interval, so whenever it runs after a child that already knows, within the same round, two or more hops happen in that round; with random phases that is the common case, and the news crosses the cube in about three rounds at every size."
-	case hiadsd.VRing:
-		return "The papers count one hop of the ring per round (N in seed 002, N-1 in seed 001). The news travels backwards: node i-1 learns from node i when it tests it. When i-1's interval falls after i's in the same round, two hops (or more) fit in one round; with random phases about half of the neighbouring pairs are in that order, so the worst case here is about N/2."
-	case hiadsd.ADSDwI:
-		return "Seed 003 gives N/p as the rounds the intersection needs to gather every ring's news. A member of another ring then still needs the news to come out of the intersection and back along its own ring, so the full latency is up to 2*ceil((N-1)/p)+1 rounds (our bound); for small N, where p does not divide N-1 evenly, the measured worst sits above N/p, and for large N jittered phases let several ring hops share a round and it falls below."
-	case hiadsd.BruteForce:
-		return "Brute force diagnoses in one round by construction; a difference would be a simulator bug."
-	}
-	return "No explanation is recorded for this algorithm."
-}
+// Why our worst latencies differ from the papers' figures, by algorithm.
+const (
+	hiadsdBoundWhy = "The paper's figure is a bound: each of the log2 N hops from the faulty node's tester to the farthest node waits a whole cycle of log2 N intervals, which needs every node on the path to reach the right cluster level just after its source did. With random levels and phases, and a sample of fault positions, no run lines all hops up that way; the measured worst stays under the bound, as the property tests require."
+	detoursWhy     = " Detours change nothing here: with one fault only the testers whose cluster head is the faulty node take a detour, and a detour is as long as the path it replaces by construction."
+	timestampsWhy  = " Timestamps falls further below it because every source reports on N/2 nodes, so a node hears of the fault through many paths and the shortest one wins."
+	vcubeWorstWhy  = "log2 N is a bound that counts one hop of the hypercube per round. A node tests all its log2 N clusters every interval and takes news from every fault-free node it tests, so whenever it runs after its source within a round, two or more hops happen in that round; with random phases that is the common case, and the news crosses the cube in about three rounds at every size."
+	hicompWorstWhy = "Theorem 1's log2 N counts one hop of TFF per round. A node hears from all its fault-free children every interval, so whenever it runs after a child that already knows, within the same round, two or more hops happen in that round; with random phases that is the common case, and the news crosses the cube in about three rounds at every size."
+	vringWorstWhy  = "The papers count one hop of the ring per round (N in seed 002, N-1 in seed 001). The news travels backwards: node i-1 learns from node i when it tests it. When i-1's interval falls after i's in the same round, two hops (or more) fit in one round; with random phases about half of the neighbouring pairs are in that order, so the worst case here is about N/2."
+	adsdwiWorstWhy = "Seed 003 gives N/p as the rounds the intersection needs to gather every ring's news. A member of another ring then still needs the news to come out of the intersection and back along its own ring, so the full latency is up to 2*ceil((N-1)/p)+1 rounds (our bound); for small N, where p does not divide N-1 evenly, the measured worst sits above N/p, and for large N jittered phases let several ring hops share a round and it falls below."
+	bruteWorstWhy  = "Brute force diagnoses in one round by construction; a difference would be a simulator bug."
+)
 
 // meanReason explains the mean latencies seed 004 gives for 512 nodes.
 func meanReason(algo hiadsd.Algorithm) string {
@@ -116,15 +106,9 @@ func meanReason(algo hiadsd.Algorithm) string {
 	return "Seed 004 gives 40 rounds for 512 nodes without its set-up (start phases, interval jitter, where the fault falls). Our mean over the sampled positions with random start is close to it; the rest is that set-up and the sample."
 }
 
-// unitsReason explains the unit counts.
-func unitsReason(algo hiadsd.Algorithm) string {
-	switch algo {
-	case hiadsd.HiADSD, hiadsd.HiADSDTimestamps, hiadsd.HiComp:
-		return "The papers count every entry of the cluster, N-1 units over a cycle of log2 N intervals for Hi-ADSD, N/2 per test for the other two. We do not count the entries of the tester itself nor of nodes it tested in the same interval, which it already holds first-hand: one unit less per source for Hi-ADSD (N-1-log2 N per cycle) and one less per source for Timestamps and Hi-Comp. The gap shrinks as N grows and falls under 2% for the largest sizes."
-	case hiadsd.VCube:
-		return "Table 2 of seed 001 gives the worst case, n-2 entries per test. Our vCube, like the paper's suggested configuration, moves only entries newer than the tester's, and in a fault-free steady state nothing is newer: no units at all. The 1 faulty column shows the cost of spreading one event."
-	case hiadsd.VRing:
-		return "Seed 001 counts n-2 entries per test; a vRing tester here copies the whole view but the tested node's entry and its own, the same n-2. A difference would come from rounds holding more than one interval of some node."
-	}
-	return "No explanation is recorded for this algorithm."
-}
+// Why our unit counts differ from the papers', by algorithm.
+const (
+	clusterUnitsWhy = "The papers count every entry of the cluster, N-1 units over a cycle of log2 N intervals for Hi-ADSD, N/2 per test for the other two. We do not count the entries of the tester itself nor of nodes it tested in the same interval, which it already holds first-hand: one unit less per source for Hi-ADSD (N-1-log2 N per cycle) and one less per source for Timestamps and Hi-Comp. The gap shrinks as N grows and falls under 2% for the largest sizes."
+	vcubeUnitsWhy   = "Table 2 of seed 001 gives the worst case, n-2 entries per test. Our vCube, like the paper's suggested configuration, moves only entries newer than the tester's, and in a fault-free steady state nothing is newer: no units at all. The 1 faulty column shows the cost of spreading one event."
+	vringUnitsWhy   = "Seed 001 counts n-2 entries per test; a vRing tester here copies the whole view but the tested node's entry and its own, the same n-2. A difference would come from rounds holding more than one interval of some node."
+)

@@ -33,85 +33,104 @@ func table2of002(n int) (float64, bool) {
 // paperFigures returns what the seeds say about algo on n nodes for m; nil
 // when they say nothing. Formulas are evaluated at n and marked as such.
 func paperFigures(algo hiadsd.Algorithm, n int, m metric) []figure {
-	l := float64(hiadsd.Levels(n))
-	fn := float64(n)
-	switch m {
-	case latencyWorst:
-		return worstLatency(algo, n, l)
-	case latencyMean:
-		return meanLatency(algo, n)
-	case testsFree:
-		switch algo {
-		case hiadsd.BruteForce:
-			return []figure{{fn*fn - fn, "001 Table 2"}}
-		case hiadsd.VRing:
-			return []figure{{fn, "001 Table 2"}}
-		case hiadsd.VCube:
-			return []figure{{fn * l, "001 Table 2"}}
-		case hiadsd.HiADSD:
-			return []figure{{fn, "002 §4, formula"}}
-		case hiadsd.HiComp:
-			return []figure{{fn * l / 2, "004 §3.3, formula"}}
-		}
-	case unitsFree:
-		switch algo {
-		case hiadsd.BruteForce:
-			return []figure{{0, "001 Table 2"}}
-		case hiadsd.VRing:
-			return []figure{{fn * (fn - 2), "001 Table 2, n-2 per test"}}
-		case hiadsd.VCube:
-			return []figure{{fn * l * (fn - 2), "001 Table 2, n-2 per test, worst case"}}
-		case hiadsd.HiADSD:
-			return []figure{{fn * (fn - 1) / l, "002 §4, formula"}}
-		case hiadsd.HiADSDTimestamps:
-			return []figure{{fn * fn / 2, "004 §2.1.4, N/2 per test"}}
-		case hiadsd.HiComp:
-			return []figure{{fn * l * fn / 2, "004 §3.2.2, N/2 per fault-free child"}}
-		}
-	}
-	return nil
-}
-
-// worstLatency is the worst-case latency column of the papers.
-func worstLatency(algo hiadsd.Algorithm, n int, l float64) []figure {
-	var out []figure
-	switch algo {
-	case hiadsd.HiADSD:
-		if v, ok := table2of002(n); ok {
-			out = append(out, figure{v, "002 Table 2"})
-		}
-	case hiadsd.VRing:
-		if _, ok := table2of002(n); ok {
-			out = append(out, figure{float64(n), "002 Table 2, Adaptive-DSD"})
-		}
-		out = append(out, figure{float64(n - 1), "001 Table 2"})
-	case hiadsd.VCube:
-		out = append(out, figure{l, "001 Table 2"})
-	case hiadsd.BruteForce:
-		out = append(out, figure{1, "001 Table 2"})
-	case hiadsd.HiADSDDetours, hiadsd.HiADSDTimestamps:
-		out = append(out, figure{l * l, "004 §2.1, formula"})
-	case hiadsd.HiComp:
-		out = append(out, figure{l, "004 Theorem 1, formula"})
-	case hiadsd.ADSDwI:
-		g := hiadsd.NewIntersections(n)
-		out = append(out, figure{float64(n) / float64(g.P), "003 §3.1, N/p, formula"})
-	}
-	return out
-}
-
-// meanLatency is the one mean latency the seeds report: 512 nodes, seed 004.
-func meanLatency(algo hiadsd.Algorithm, n int) []figure {
-	if n != 512 {
+	p, ok := papers()[algo]
+	if !ok {
 		return nil
 	}
-	switch algo {
-	case hiadsd.HiADSD:
-		return []figure{{40, "004 §2.1.4"}}
-	case hiadsd.HiADSDTimestamps:
-		return []figure{{12, "004 §2.1.4"}}
+	l, fn := float64(hiadsd.Levels(n)), float64(n)
+	var f func(n int, fn, l float64) []figure
+	switch m {
+	case latencyWorst:
+		f = p.worst
+	case latencyMean:
+		if n != 512 { // the one mean latency the seeds report: 512 nodes, seed 004
+			return nil
+		}
+		return p.mean512
+	case testsFree:
+		f = p.tests
+	case unitsFree:
+		f = p.units
 	}
-	return nil
+	if f == nil {
+		return nil
+	}
+	return f(n, fn, l)
+}
+
+// paper is what the seeds say about one algorithm: its figures (as
+// functions of n, with fn = n and l = log2 n) and why ours differ.
+type paper struct {
+	worst, tests, units func(n int, fn, l float64) []figure
+	mean512             []figure
+	worstWhy, unitsWhy  string
+}
+
+// one wraps a single figure as a column function.
+func one(src string, v func(n int, fn, l float64) float64) func(int, float64, float64) []figure {
+	return func(n int, fn, l float64) []figure { return []figure{{v(n, fn, l), src}} }
+}
+
+// papers is the table of what the seeds say, by algorithm.
+func papers() map[hiadsd.Algorithm]paper {
+	hiadsdBound := one("004 §2.1, formula", func(_ int, _, l float64) float64 { return l * l })
+	return map[hiadsd.Algorithm]paper{
+		hiadsd.HiADSD: {
+			worst: func(n int, _, _ float64) []figure {
+				if v, ok := table2of002(n); ok {
+					return []figure{{v, "002 Table 2"}}
+				}
+				return nil
+			},
+			tests:    one("002 §4, formula", func(_ int, fn, _ float64) float64 { return fn }),
+			units:    one("002 §4, formula", func(_ int, fn, l float64) float64 { return fn * (fn - 1) / l }),
+			mean512:  []figure{{40, "004 §2.1.4"}},
+			worstWhy: hiadsdBoundWhy, unitsWhy: clusterUnitsWhy,
+		},
+		hiadsd.VRing: {
+			worst: func(n int, _, _ float64) []figure {
+				var out []figure
+				if _, ok := table2of002(n); ok {
+					out = append(out, figure{float64(n), "002 Table 2, Adaptive-DSD"})
+				}
+				return append(out, figure{float64(n - 1), "001 Table 2"})
+			},
+			tests:    one("001 Table 2", func(_ int, fn, _ float64) float64 { return fn }),
+			units:    one("001 Table 2, n-2 per test", func(_ int, fn, _ float64) float64 { return fn * (fn - 2) }),
+			worstWhy: vringWorstWhy, unitsWhy: vringUnitsWhy,
+		},
+		hiadsd.VCube: {
+			worst:    one("001 Table 2", func(_ int, _, l float64) float64 { return l }),
+			tests:    one("001 Table 2", func(_ int, fn, l float64) float64 { return fn * l }),
+			units:    one("001 Table 2, n-2 per test, worst case", func(_ int, fn, l float64) float64 { return fn * l * (fn - 2) }),
+			worstWhy: vcubeWorstWhy, unitsWhy: vcubeUnitsWhy,
+		},
+		hiadsd.BruteForce: {
+			worst:    one("001 Table 2", func(int, float64, float64) float64 { return 1 }),
+			tests:    one("001 Table 2", func(_ int, fn, _ float64) float64 { return fn*fn - fn }),
+			units:    one("001 Table 2", func(int, float64, float64) float64 { return 0 }),
+			worstWhy: bruteWorstWhy,
+		},
+		hiadsd.HiADSDDetours: {worst: hiadsdBound, worstWhy: hiadsdBoundWhy + detoursWhy},
+		hiadsd.HiADSDTimestamps: {
+			worst:    hiadsdBound,
+			units:    one("004 §2.1.4, N/2 per test", func(_ int, fn, _ float64) float64 { return fn * fn / 2 }),
+			mean512:  []figure{{12, "004 §2.1.4"}},
+			worstWhy: hiadsdBoundWhy + timestampsWhy, unitsWhy: clusterUnitsWhy,
+		},
+		hiadsd.HiComp: {
+			worst:    one("004 Theorem 1, formula", func(_ int, _, l float64) float64 { return l }),
+			tests:    one("004 §3.3, formula", func(_ int, fn, l float64) float64 { return fn * l / 2 }),
+			units:    one("004 §3.2.2, N/2 per fault-free child", func(_ int, fn, l float64) float64 { return fn * l * fn / 2 }),
+			worstWhy: hicompWorstWhy, unitsWhy: clusterUnitsWhy,
+		},
+		hiadsd.ADSDwI: {
+			worst: func(n int, fn, _ float64) []figure {
+				return []figure{{fn / float64(hiadsd.NewIntersections(n).P), "003 §3.1, N/p, formula"}}
+			},
+			worstWhy: adsdwiWorstWhy,
+		},
+	}
 }
 
 // cell formats the figures for a table cell: "100 (002 Table 2)".
