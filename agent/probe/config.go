@@ -13,20 +13,15 @@ var ErrConfig = errors.New("probe: invalid prober config")
 
 // Config configures a Prober: how hard to try SNMP, then ping, and as whom.
 type Config struct {
-	// Timeout is the wait for one SNMP reply before a retry.
-	Timeout time.Duration
-	// Retries is the number of SNMP retransmissions after the first request,
-	// so that one lost datagram never makes a node faulty.
-	Retries int
-	// PingTimeout bounds the whole ICMP echo step.
-	PingTimeout time.Duration
-	// PingCount is the number of echo requests spread over PingTimeout; one reply suffices.
-	PingCount int
+	// Test is the file's test section as it was loaded: Timeout (the wait for
+	// one SNMP reply before a retry), Retries (retransmissions, so one lost
+	// datagram never makes a node faulty), PingTimeout and PingCount (the ICMP
+	// echo step; one reply suffices), Concurrency (probes and fetches in
+	// flight, one UDP socket each). Its V3User is resolved into V3.
+	config.Test
 	// PingPrivileged selects raw ICMP sockets (root or CAP_NET_RAW); false uses
 	// unprivileged ICMP datagram sockets, which net.ipv4.ping_group_range must allow.
 	PingPrivileged bool
-	// MaxConcurrent bounds the probes and fetches in flight, one UDP socket each.
-	MaxConcurrent int
 	// MaxRepetitions caps the max-repetitions of one GETBULK of a fetch.
 	MaxRepetitions int
 	// Community is the SNMPv2c community used for testing nodes when V3 is nil.
@@ -38,18 +33,16 @@ type Config struct {
 // Default returns a configuration usable on a LAN with community "public".
 func Default() Config {
 	return Config{
-		Timeout:        time.Second,
-		Retries:        2,
-		PingTimeout:    time.Second,
-		PingCount:      3,
+		Test:           config.Test{Timeout: time.Second, Retries: 2, PingTimeout: time.Second, PingCount: 3, Concurrency: 16},
 		PingPrivileged: true,
-		MaxConcurrent:  16,
 		MaxRepetitions: 64,
 		Community:      "public",
 	}
 }
 
 // Validate names the first field that is out of range; it fills in nothing.
+// The file's test section was validated when it was loaded; these are the
+// prober's own preconditions (a zero Concurrency would block every probe).
 func (c Config) Validate() error {
 	switch {
 	case c.Timeout <= 0:
@@ -60,8 +53,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: PingTimeout %s: want > 0", ErrConfig, c.PingTimeout)
 	case c.PingCount < 1:
 		return fmt.Errorf("%w: PingCount %d: want >= 1", ErrConfig, c.PingCount)
-	case c.MaxConcurrent < 1:
-		return fmt.Errorf("%w: MaxConcurrent %d: want >= 1", ErrConfig, c.MaxConcurrent)
+	case c.Concurrency < 1:
+		return fmt.Errorf("%w: Concurrency %d: want >= 1", ErrConfig, c.Concurrency)
 	case c.MaxRepetitions < 1 || c.MaxRepetitions > 1000:
 		return fmt.Errorf("%w: MaxRepetitions %d: want 1..1000", ErrConfig, c.MaxRepetitions)
 	case c.V3 == nil && c.Community == "":

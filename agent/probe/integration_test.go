@@ -117,7 +117,7 @@ func TestProbeV3(t *testing.T) {
 
 func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
 	d := startProbeSNMPD(t, upLine("1"))
-	p := newTestProber(t, func(c *Config) { c.MaxConcurrent = 1 })
+	p := newTestProber(t, func(c *Config) { c.Concurrency = 1 })
 	p.slots <- struct{}{} // hold the only slot
 	ctx, cancel := context.WithCancel(probeContext(t))
 	cancel()

@@ -70,7 +70,7 @@ func (t Target) check() error {
 }
 
 // Prober tests peers as in seed 002 section 5.3: SNMP first, ICMP echo second.
-// It is safe for concurrent use; at most MaxConcurrent operations run at once.
+// It is safe for concurrent use; at most Concurrency operations run at once.
 type Prober struct {
 	cfg    Config
 	pinger Pinger
@@ -86,7 +86,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout}
 	}
-	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.MaxConcurrent)}, nil
+	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency)}, nil
 }
 
 // acquire waits for a concurrency slot or for ctx to end.

@@ -43,7 +43,7 @@ func (g *gatePinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, err
 func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)} // nobody listens
 	cfg := Default()
-	cfg.Timeout, cfg.Retries, cfg.MaxConcurrent = 200*time.Millisecond, 0, 2
+	cfg.Timeout, cfg.Retries, cfg.Concurrency = 200*time.Millisecond, 0, 2
 	g := &gatePinger{entered: make(chan struct{}), release: make(chan error)}
 	p, err := New(cfg, g)
 	if err != nil {
@@ -78,7 +78,7 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 		t.Fatalf("statuses %v: want %d partial (echo) and %d faulty (no echo)", counts, n/2, n/2)
 	}
 	if peak := g.peak.Load(); peak > 2 {
-		t.Fatalf("%d pings in flight with MaxConcurrent 2", peak)
+		t.Fatalf("%d pings in flight with Concurrency 2", peak)
 	}
 }
 
@@ -107,7 +107,7 @@ func TestProbeConfigValidate(t *testing.T) {
 		{"Retries", func(c *Config) { c.Retries = -1 }},
 		{"PingTimeout", func(c *Config) { c.PingTimeout = -time.Second }},
 		{"PingCount", func(c *Config) { c.PingCount = 0 }},
-		{"MaxConcurrent", func(c *Config) { c.MaxConcurrent = 0 }},
+		{"Concurrency", func(c *Config) { c.Concurrency = 0 }},
 		{"MaxRepetitions", func(c *Config) { c.MaxRepetitions = 0 }},
 		{"Community", func(c *Config) { c.Community = "" }},
 	}

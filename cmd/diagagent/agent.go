@@ -153,10 +153,7 @@ func (a *agent) run(ctx context.Context) error {
 // newProber builds the prober from the test section.
 func newProber(cfg config.Config, log *logrus.Entry) (*probe.Prober, error) {
 	p := probe.Default()
-	p.Timeout, p.Retries = cfg.Test.Timeout, cfg.Test.Retries
-	p.PingTimeout, p.PingCount = cfg.Test.PingTimeout, cfg.Test.PingCount
-	p.MaxConcurrent = cfg.Test.Concurrency
-	p.Community = cfg.SNMP.Communities.Read
+	p.Test, p.Community = cfg.Test, cfg.SNMP.Communities.Read
 	if err := probe.CheckICMP(); err != nil {
 		if probe.CheckUnprivilegedICMP() != nil {
 			return nil, fmt.Errorf("test: %w", err)
