@@ -54,7 +54,7 @@ func (d *trapd) wait(t testing.TB, fragments []string) string {
 		t.Fatalf("no line with %q: %v", fragments, err)
 	}
 	d.next = k + 1
-	return d.Lines()[k]
+	return d.All()[k]
 }
 
 // containsAll reports whether s contains every fragment.

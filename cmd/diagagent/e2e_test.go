@@ -129,7 +129,7 @@ func TestNMSidSetOnOneAgentReachesAll(t *testing.T) {
 	})
 	t.Logf("nmsID set on agent 3 reached every agent after %v", took.Round(time.Millisecond))
 
-	mark := len(oldStation.Lines())
+	mark := oldStation.Mark()
 	c.stop(5, syscall.SIGTERM)
 	if _, err := newStation.Wait(bound, 0, notificationAbout(6, 2)); err != nil {
 		t.Fatalf("new station got no notification that node 6 is partial: %v", err)

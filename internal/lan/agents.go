@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
 // StartAgent runs diagagent for id k (0-based) in host k's namespace; its
@@ -94,7 +96,7 @@ func (c *Cluster) StartPrinter() error {
 	if err := os.WriteFile(conf, []byte(lines), 0o600); err != nil {
 		return fmt.Errorf("lan: %w", err)
 	}
-	bin, err := netSNMP("snmpd")
+	bin, err := netsnmptest.Find("snmpd")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
 // ErrTimeout is returned when a condition a caller waits for does not hold in time.
@@ -15,7 +17,7 @@ var ErrTimeout = errors.New("lan: timed out")
 
 // snmp runs a net-snmp tool from the station's namespace and returns its output.
 func (c *Cluster) snmp(tool, community, addr string, args ...string) (string, error) {
-	bin, err := netSNMP(tool)
+	bin, err := netsnmptest.Find(tool)
 	if err != nil {
 		return "", err
 	}

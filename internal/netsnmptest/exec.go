@@ -1,6 +1,7 @@
 package netsnmptest
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -9,17 +10,25 @@ import (
 )
 
 // Binary returns the path of a net-snmp program, also looking in /usr/sbin
-// where Debian installs the daemons.
+// where Debian installs the daemons; a missing one fails the test.
 func Binary(t testing.TB, name string) string {
 	t.Helper()
+	p, err := Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Find returns the path of a net-snmp program on PATH or in /usr/sbin.
+func Find(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
-		return p
+		return p, nil
 	}
 	if p := filepath.Join("/usr/sbin", name); isExecutable(p) {
-		return p
+		return p, nil
 	}
-	t.Fatalf("%s not found: run scripts/test-deps.sh to install the test dependencies", name)
-	return ""
+	return "", fmt.Errorf("%s not found: run scripts/test-deps.sh to install the test dependencies", name)
 }
 
 func isExecutable(p string) bool {

@@ -2,12 +2,10 @@ package netsnmptest
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -18,13 +16,10 @@ const TrapFormat = "NOTIFY %B\t%v\n"
 
 // Trapd is a net-snmp snmptrapd a test started.
 type Trapd struct {
-	Addr string
-	cmd  *exec.Cmd
-	done chan struct{}
-
-	mu    sync.Mutex
-	lines []string
-	cond  chan struct{} // closed and replaced whenever a line arrives
+	Lines // what it printed
+	Addr  string
+	cmd   *exec.Cmd
+	done  chan struct{}
 }
 
 // StartTrapd runs snmptrapd on addr ("127.0.0.1:1162") with the given
@@ -42,7 +37,7 @@ func StartTrapd(t testing.TB, addr string, conf []string, args ...string) *Trapd
 		t.Fatal(err)
 	}
 	all := append([]string{"-f", "-Lo", "-C", "-c", confFile, "-n", "-F", TrapFormat}, args...)
-	d := &Trapd{Addr: addr, done: make(chan struct{}), cond: make(chan struct{})}
+	d := &Trapd{Addr: addr, done: make(chan struct{})}
 	d.cmd = exec.Command(Binary(t, "snmptrapd"), append(all, "udp:"+addr)...)
 	d.cmd.Env = Env(dir)
 	out, err := d.cmd.StdoutPipe()
@@ -56,7 +51,7 @@ func StartTrapd(t testing.TB, addr string, conf []string, args ...string) *Trapd
 	go func() {
 		s := bufio.NewScanner(out)
 		for s.Scan() {
-			d.add(s.Text())
+			d.Add(s.Text())
 		}
 		d.cmd.Wait()
 		close(d.done)
@@ -68,55 +63,10 @@ func StartTrapd(t testing.TB, addr string, conf []string, args ...string) *Trapd
 	return d
 }
 
-func (d *Trapd) add(l string) {
-	d.mu.Lock()
-	d.lines = append(d.lines, l)
-	close(d.cond)
-	d.cond = make(chan struct{})
-	d.mu.Unlock()
-}
-
-// Lines returns every line snmptrapd printed so far.
-func (d *Trapd) Lines() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return append([]string(nil), d.lines...)
-}
-
-// Notifications returns the notification lines from line index from on.
-func (d *Trapd) Notifications(from int) []string {
-	var out []string
-	for k, l := range d.Lines() {
-		if k >= from && strings.HasPrefix(l, "NOTIFY ") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // Wait waits up to timeout for a line at index from or later that match
 // accepts, and returns its index.
 func (d *Trapd) Wait(timeout time.Duration, from int, match func(string) bool) (int, error) {
-	deadline := time.After(timeout)
-	for {
-		d.mu.Lock()
-		for k := from; k < len(d.lines); k++ {
-			if match(d.lines[k]) {
-				d.mu.Unlock()
-				return k, nil
-			}
-		}
-		from = max(from, len(d.lines))
-		wake := d.cond
-		d.mu.Unlock()
-		select {
-		case <-wake:
-		case <-d.done:
-			return -1, fmt.Errorf("snmptrapd exited; output:\n%s", strings.Join(d.Lines(), "\n"))
-		case <-deadline:
-			return -1, fmt.Errorf("nothing matched within %v; output:\n%s", timeout, strings.Join(d.Lines(), "\n"))
-		}
-	}
+	return d.Lines.Wait(timeout, from, d.done, match)
 }
 
 // Stop ends snmptrapd by its PID and waits for it.
