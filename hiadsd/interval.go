@@ -9,7 +9,10 @@ type interval struct {
 	dispute []int            // ids a source held at another status with no newer counter (see Config.Recheck)
 	changes []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
 	used    int              // answers this pass took
-	report  Report
+	// expecting is set once a test or task of this pass has no real answer:
+	// what follows rests on expected verdicts, so no fetch is asked for.
+	expecting bool
+	report    Report
 }
 
 // manyTests is the number of tests past which membership uses a map.

@@ -64,17 +64,23 @@ type Result struct {
 // it did and the node's view holds what it learned.
 //
 // Inside, every algorithm runs in direct style against the answers known so
-// far. An op with no answer yet is put in the batch and, so that one batch
-// holds as much as can be foreseen, given its expected answer: a test finds
-// what the view holds (fault-free for a node it holds unknown), a fetch
-// brings nothing new, a task returns what a node of that status returns. The
-// pass is then undone (view, level, catch-up and station restored), and the
-// next Advance replays the algorithm from the start with the real answers.
-// The first op a pass lacks always follows real answers only, so every
-// Advance moves the real prefix forward and the interval ends. The pass that
-// needs nothing is the interval: its verdicts are real answers only, and its
-// result is the one a blocking Tester would give. vCube needs one batch (its
-// tests with their fetches); Hi-ADSD one per cluster source that fails.
+// far. A test or task with no answer yet is put in the batch and, so that
+// one batch holds as many tests as can be foreseen, given its expected
+// answer: a test finds what the view holds (fault-free for a node it holds
+// unknown), a task returns what a node of that status returns. A fetch is
+// put in the batch only once every test and task before it in the pass has
+// its real answer, so the entries it brings are read after the tests that
+// chose it, as fresh as a blocking Tester would read them (on a LAN a test
+// of a silent peer lasts seconds, and entries read at its start would miss
+// what others learned meanwhile); until then it brings nothing new. The pass
+// is then undone (view, level, catch-up and station restored), and the next
+// Advance replays the algorithm from the start with the real answers. The
+// first op a pass lacks always follows real answers only, so every Advance
+// moves the real prefix forward and the interval ends. The pass that needs
+// nothing is the interval: its verdicts are real answers only, and its
+// result is the one a blocking Tester would give. vCube needs two batches
+// (its tests, then the fetches from the sources found); Hi-ADSD a test and
+// a fetch per cluster node it walks, and its rechecks.
 type Interval struct {
 	node  *Node
 	start struct {
@@ -301,16 +307,21 @@ func (iv *interval) probe(j int) Status {
 		return st
 	}
 	iv.m.ask(Op{Kind: OpTest, Target: j})
+	iv.expecting = true
 	return iv.expect(j)
 }
 
-// read returns j's answer to a fetch of ranges, real or expected (nothing new).
+// read returns j's answer to a fetch of ranges, real or expected (nothing
+// new); it is asked for only once every test and task before it has its
+// real answer.
 func (iv *interval) read(j int, ranges []Range) Result {
 	if r, ok := iv.m.fetched(j, ranges); ok {
 		iv.used++
 		return r
 	}
-	iv.m.ask(Op{Kind: OpFetch, Target: j, Ranges: ranges})
+	if !iv.expecting {
+		iv.m.ask(Op{Kind: OpFetch, Target: j, Ranges: ranges})
+	}
 	return Result{}
 }
 
@@ -321,6 +332,7 @@ func (iv *interval) runTask(j int, task uint64) uint64 {
 		return out
 	}
 	iv.m.ask(Op{Kind: OpTask, Target: j, Task: task})
+	iv.expecting = true
 	if iv.expect(j) == FaultFree {
 		return TaskOutput(task)
 	}

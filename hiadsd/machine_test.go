@@ -37,33 +37,39 @@ func opsOf(ops []Op) []string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// TestVCubeIsOneBatch checks that a vCube interval hands back all its tests,
-// each with its fetch, in one batch, and ends when they are answered.
-func TestVCubeIsOneBatch(t *testing.T) {
+// TestVCubeIsTwoBatches checks that a vCube interval hands back all its
+// tests in one batch, then the fetches from the sources found, and ends when
+// they are answered.
+func TestVCubeIsTwoBatches(t *testing.T) {
 	n := newTestNode(t, &Config{N: 8, Algorithm: VCube}, 0)
 	m, err := n.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"test 1", "test 2", "test 4", "fetch 1 [0,8)", "fetch 2 [0,8)", "fetch 4 [0,8)"}
-	if got := opsOf(m.Ready()); !slices.Equal(got, want) {
-		t.Fatalf("first batch %v, want %v", got, want)
+	ft := &fakeTester{truth: map[int]Status{2: Faulty}}
+	var batches [][]string
+	for !m.Done() {
+		batches = append(batches, opsOf(m.Ready()))
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := m.Advance(answer(&fakeTester{}, m.Ready())); err != nil {
-		t.Fatal(err)
+	want := [][]string{{"test 1", "test 2", "test 4"}, {"fetch 1 [0,8)", "fetch 4 [0,8)"}}
+	if !slices.EqualFunc(batches, want, slices.Equal) {
+		t.Fatalf("batches %v, want %v", batches, want)
 	}
-	if !m.Done() || m.Ready() != nil {
-		t.Fatalf("not done after one batch: %v", opsOf(m.Ready()))
+	if m.Ready() != nil {
+		t.Fatalf("ops after the end: %v", opsOf(m.Ready()))
 	}
-	if r := m.Report(); len(r.Tests) != 3 || len(r.Fetches) != 3 || r.Wasted != 0 {
-		t.Fatalf("report %+v, want 3 tests, 3 fetches, nothing wasted", r)
+	if r := m.Report(); len(r.Tests) != 3 || len(r.Fetches) != 2 || r.Wasted != 0 {
+		t.Fatalf("report %+v, want 3 tests, 2 fetches, nothing wasted", r)
 	}
 }
 
 // TestHiADSDOverturnedExpectation checks Hi-ADSD's walk: the cluster head,
-// held fault-free, is tested and read at once; when it is found faulty the
-// next batch goes on to the next node, and the fetch sent on the expectation
-// is counted as wasted, not merged.
+// held fault-free, is tested; when it is found faulty the next batch tests
+// the next node, and only a node found fault-free is read. A node held
+// faulty before the head is tested in the same batch as the head.
 func TestHiADSDOverturnedExpectation(t *testing.T) {
 	n := newTestNode(t, &Config{N: 8, Algorithm: HiADSD}, 0)
 	n.Next = 3
@@ -79,7 +85,7 @@ func TestHiADSDOverturnedExpectation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := [][]string{{"test 4", "fetch 4 [4,8)"}, {"test 5", "fetch 5 [4,8)"}}
+	want := [][]string{{"test 4"}, {"test 5"}, {"fetch 5 [4,8)"}}
 	if !slices.EqualFunc(batches, want, slices.Equal) {
 		t.Fatalf("batches %v, want %v", batches, want)
 	}
@@ -87,11 +93,20 @@ func TestHiADSDOverturnedExpectation(t *testing.T) {
 	if got := targets(r); !slices.Equal(got, []int{4, 5}) {
 		t.Fatalf("tests %v, want [4 5]", got)
 	}
-	if len(r.Fetches) != 1 || r.Fetches[0].From != 5 || r.Wasted != 1 {
-		t.Fatalf("fetches %+v, wasted %d; want one fetch from 5 and one wasted answer", r.Fetches, r.Wasted)
+	if len(r.Fetches) != 1 || r.Fetches[0].From != 5 || r.Wasted != 0 {
+		t.Fatalf("fetches %+v, wasted %d; want one fetch from 5 and no wasted answer", r.Fetches, r.Wasted)
 	}
 	if n.View.Get(4).Status != Faulty || n.Next != 1 {
 		t.Fatalf("view holds 4 as %v, next level %d", n.View.Get(4), n.Next)
+	}
+	// Now held faulty, node 4 and node 5 (held fault-free) go out together.
+	n.Next = 3
+	m, err = n.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opsOf(m.Ready()); !slices.Equal(got, []string{"test 4", "test 5"}) {
+		t.Fatalf("batch with node 4 held faulty: %v, want [test 4 test 5]", got)
 	}
 }
 
@@ -132,16 +147,18 @@ func TestStationRidesTheFetch(t *testing.T) {
 	n.Station = Station{Addr: netip.MustParseAddr("192.0.2.5"), Counter: 2}
 	newer := Station{Addr: netip.MustParseAddr("192.0.2.1"), Counter: 3}
 	m, _ := n.Begin()
-	res := answer(&fakeTester{}, m.Ready())
-	for k, op := range m.Ready() {
-		if op.Kind == OpFetch && op.Target == 2 {
-			res[k].Station = newer
-		} else if op.Kind == OpFetch {
-			res[k].Station = Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 2}
+	for !m.Done() {
+		res := answer(&fakeTester{}, m.Ready())
+		for k, op := range m.Ready() {
+			if op.Kind == OpFetch && op.Target == 2 {
+				res[k].Station = newer
+			} else if op.Kind == OpFetch {
+				res[k].Station = Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 2}
+			}
 		}
-	}
-	if err := m.Advance(res); err != nil || !m.Done() {
-		t.Fatalf("advance: %v, done %v", err, m.Done())
+		if err := m.Advance(res); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := m.Report()
 	if n.Station != newer || len(r.Station) != 2 || r.Station[1].New != newer || r.Station[1].From != 2 {
