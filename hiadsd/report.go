@@ -48,8 +48,9 @@ type Report struct {
 	// Station lists the changes of the station learned from sources, in order.
 	Station []StationChange
 	// Wasted counts the answers the interval was given but did not use: ops
-	// foreseen on an expectation that a real answer then overturned (a node
-	// held fault-free found faulty, with the fetch sent beside its test).
+	// foreseen on an expectation that a real answer then overturned (Hi-ADSD
+	// tests a node held faulty and the next one at once; when the first is
+	// found fault-free, it is the source and the second test goes unused).
 	Wasted int
 }
 

@@ -105,7 +105,7 @@ if [ "$ours" = 1 ]; then
 	pids+=("$ours_pid")
 	ours_addr=$(await_addr "$work/ours.addr")
 	servers+=(-server "ours=$ours_addr@$ours_pid")
-	notes+=(-note "ours: diagagent responder (agent.NewResponder, agent.Default() config, community public) in \`snmpbench serve -nodes 64\`, a published snapshot of 64 nodes and 32 events, built from commit $rev")
+	notes+=(-note "ours: diagagent responder (snmp.NewResponder, snmp.Default() config, community public) in \`snmpbench serve -nodes 64\`, a published snapshot of 64 nodes and 32 events, built from commit $rev")
 fi
 
 mkfifo "$work/echo.addr" "$work/echob.addr"
