@@ -98,6 +98,8 @@ type Interval struct {
 	answered int      // results taken by Advance
 	spare    Report   // an undone pass's lists, for the next pass to fill
 	results  []Result // Step's buffer
+	scratch  interval // the pass's state, reused from pass to pass
+	targets  []int    // vCube's targets: the view each pass starts from is the same
 }
 
 // taskKey names one comparison task sent to one node.
@@ -156,14 +158,21 @@ func (a *answers[K, V]) reset() {
 // test (ErrTestedOnly). The Interval is the node's own and is reused by its
 // next Begin; the Report's lists are the caller's.
 func (n *Node) Begin() (*Interval, error) {
+	if n.machine == nil {
+		n.machine = &Interval{}
+	}
+	return n.BeginIn(n.machine)
+}
+
+// BeginIn is Begin on the storage of m, an Interval no other interval is
+// using now: a caller that steps many nodes one after another (the
+// simulator's Network) lends them one machine instead of keeping one per
+// node. Its earlier interval's Report stays valid.
+func (n *Node) BeginIn(m *Interval) (*Interval, error) {
 	if n.Config.IsTestedOnly(n.ID) {
 		return nil, fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
 	}
-	m := n.machine
-	if m == nil {
-		m = &Interval{node: n}
-		n.machine = m
-	}
+	m.node = n
 	m.reset()
 	m.start.next, m.start.catchUp, m.start.station = n.Next, n.CatchUp, n.Station
 	m.pass()
@@ -176,7 +185,7 @@ func (m *Interval) reset() {
 	m.tasks.reset()
 	clear(m.fetches)
 	m.fetches, m.need, m.ranges, m.entries = m.fetches[:0], m.need[:0], m.ranges[:0], m.entries[:0]
-	m.done, m.report, m.answered = false, Report{}, 0
+	m.done, m.report, m.answered, m.targets, m.spare = false, Report{}, 0, nil, Report{}
 }
 
 // Ready returns the ops the interval needs answered now, nil once it is done.
@@ -223,8 +232,10 @@ func (m *Interval) Report() Report { return m.report }
 func (m *Interval) pass() {
 	n := m.node
 	m.need = m.need[:0]
-	iv := &interval{node: n, m: m, report: Report{Node: n.ID,
-		Tests: m.spare.Tests[:0], Fetches: m.spare.Fetches[:0], Updates: m.spare.Updates[:0]}}
+	iv := &m.scratch
+	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0],
+		changes: iv.changes[:0], report: Report{Node: n.ID,
+			Tests: m.spare.Tests[:0], Fetches: m.spare.Fetches[:0], Updates: m.spare.Updates[:0]}}
 	m.spare = Report{}
 	iv.run()
 	if len(m.need) > 0 {
@@ -246,8 +257,8 @@ func (m *Interval) restore() {
 
 // ask puts op in the batch unless it is there already.
 func (m *Interval) ask(op Op) {
-	for _, o := range m.need {
-		if o.Kind == op.Kind && o.Target == op.Target && o.Task == op.Task && slices.Equal(o.Ranges, op.Ranges) {
+	for k := range m.need {
+		if o := &m.need[k]; o.Target == op.Target && o.Kind == op.Kind && o.Task == op.Task && slices.Equal(o.Ranges, op.Ranges) {
 			return
 		}
 	}
@@ -259,15 +270,18 @@ func (m *Interval) ask(op Op) {
 	m.need = append(m.need, op)
 }
 
-// fetched returns the answer to a fetch of ranges from j, if there is one.
-func (m *Interval) fetched(j int, ranges []Range) (Result, bool) {
-	for _, f := range m.fetches {
-		if f.target == j && slices.Equal(f.ranges, ranges) {
-			return f.res, true
+// fetched returns the answer to a fetch of ranges from j, nil if there is none.
+func (m *Interval) fetched(j int, ranges []Range) *Result {
+	for k := range m.fetches {
+		if f := &m.fetches[k]; f.target == j && slices.Equal(f.ranges, ranges) {
+			return &f.res
 		}
 	}
-	return Result{}, false
+	return nil
 }
+
+// nothing is the answer a pass assumes for a fetch it has not asked for yet.
+var nothing Result
 
 // run dispatches to the node's algorithm.
 func (iv *interval) run() {
@@ -313,16 +327,16 @@ func (iv *interval) probe(j int) Status {
 
 // read returns j's answer to a fetch of ranges, real or expected (nothing
 // new); it is asked for only once every test and task before it has its
-// real answer.
-func (iv *interval) read(j int, ranges []Range) Result {
-	if r, ok := iv.m.fetched(j, ranges); ok {
+// real answer. The answer is the machine's: read it, do not keep it.
+func (iv *interval) read(j int, ranges []Range) *Result {
+	if r := iv.m.fetched(j, ranges); r != nil {
 		iv.used++
 		return r
 	}
 	if !iv.expecting {
 		iv.m.ask(Op{Kind: OpFetch, Target: j, Ranges: ranges})
 	}
-	return Result{}
+	return &nothing
 }
 
 // runTask returns j's output for task, real or expected.
@@ -352,7 +366,15 @@ func (iv *interval) undo() {
 // need t to be an Executor (ErrNoExecutor); a t that is also a StationSource
 // gives each successful fetch the source's station.
 func (n *Node) Step(t Tester) (Report, error) {
-	m, err := n.Begin()
+	if n.machine == nil {
+		n.machine = &Interval{}
+	}
+	return n.StepIn(t, n.machine)
+}
+
+// StepIn is Step on the storage of m (see BeginIn).
+func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
+	m, err := n.BeginIn(m)
 	if err != nil {
 		return Report{}, err
 	}

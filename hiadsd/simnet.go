@@ -16,6 +16,7 @@ type Network struct {
 	views []Sparse   // the nodes' views, side by side for locality
 	buf   []IDEntry  // reused by every Fetch; Step reads it before the next call
 	rng   *rand.Rand // what faulty nodes answer to Hi-Comp's tasks
+	m     Interval   // the one interval machine Step lends each node in turn
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -45,6 +46,15 @@ func (nw *Network) boot(id int, def Entry) error {
 	}
 	nw.nodes[id] = n
 	return nil
+}
+
+// Step runs one testing interval of node id against the network, on the
+// network's one interval machine, so 65,536 nodes do not keep 65,536.
+func (nw *Network) Step(id int) (Report, error) {
+	if nw.nodes[id] == nil {
+		return Report{}, fmt.Errorf("node %d: %w", id, ErrTestedOnly)
+	}
+	return nw.nodes[id].StepIn(nw.Tester(id), &nw.m)
 }
 
 // Reseed restarts the random source of faulty nodes' task outputs from seed.

@@ -6,7 +6,10 @@ import "slices"
 // tested as a source (Algorithm 3 of seed 001). The assignment is recomputed
 // from the view at the next interval, so it follows every event learned.
 func (iv *interval) vcube() {
-	targets := iv.node.vcubeTargets()
+	if iv.m.targets == nil { // every pass of the interval starts from the same view
+		iv.m.targets = iv.node.vcubeTargets()
+	}
+	targets := iv.m.targets
 	iv.report.Tests = slices.Grow(iv.report.Tests, len(targets))
 	iv.report.Fetches = slices.Grow(iv.report.Fetches, len(targets))
 	for _, j := range targets {

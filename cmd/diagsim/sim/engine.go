@@ -168,7 +168,7 @@ func (e *engine) interval(it item) error {
 	if it.gen != e.gen[it.node] || !e.nw.Testing(it.node) {
 		return nil // the node failed; a repair schedules a fresh interval
 	}
-	rep, err := e.nw.Node(it.node).Step(e.nw.Tester(it.node))
+	rep, err := e.nw.Step(it.node)
 	if err != nil {
 		return fmt.Errorf("node %d at %v: %w", it.node, e.now, err)
 	}
