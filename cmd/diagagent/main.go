@@ -1,6 +1,11 @@
 // Command diagagent is the distributed diagnosis agent: run one on every
 // workstation with the same node list, and any of them answers snmpwalk with
 // the state of every node.
+//
+// main.go reads the configuration and the flags; agent.go wires one agent
+// process in dependency order (state and engine ID, the mib.Board, the
+// prober, the notifier, the daemon, the SNMP responder, the page), handing
+// each part what it needs in its constructor, so nothing is set afterwards.
 package main
 
 import (

@@ -61,9 +61,9 @@ func paperFigures(algo hiadsd.Algorithm, n int, m metric) []figure {
 // paper is what the seeds say about one algorithm: its figures (as
 // functions of n, with fn = n and l = log2 n) and why ours differ.
 type paper struct {
-	worst, tests, units func(n int, fn, l float64) []figure
-	mean512             []figure
-	worstWhy, unitsWhy  string
+	worst, tests, units                   func(n int, fn, l float64) []figure
+	mean512                               []figure
+	worstWhy, meanWhy, testsWhy, unitsWhy string
 }
 
 // one wraps a single figure as a column function.
@@ -116,13 +116,13 @@ func papers() map[hiadsd.Algorithm]paper {
 			worst:    hiadsdBound,
 			units:    one("004 §2.1.4, N/2 per test", func(_ int, fn, _ float64) float64 { return fn * fn / 2 }),
 			mean512:  []figure{{12, "004 §2.1.4"}},
-			worstWhy: hiadsdBoundWhy + timestampsWhy, unitsWhy: clusterUnitsWhy,
+			worstWhy: hiadsdBoundWhy + timestampsWhy, meanWhy: timestampsMeanWhy, unitsWhy: clusterUnitsWhy,
 		},
 		hiadsd.HiComp: {
 			worst:    one("004 Theorem 1, formula", func(_ int, _, l float64) float64 { return l }),
 			tests:    one("004 §3.3, formula", func(_ int, fn, l float64) float64 { return fn * l / 2 }),
 			units:    one("004 §3.2.2, N/2 per fault-free child", func(_ int, fn, l float64) float64 { return fn * l * fn / 2 }),
-			worstWhy: hicompWorstWhy, unitsWhy: clusterUnitsWhy,
+			worstWhy: hicompWorstWhy, testsWhy: hicompTestsWhy, unitsWhy: clusterUnitsWhy,
 		},
 		hiadsd.ADSDwI: {
 			worst: func(n int, fn, _ float64) []figure {
