@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gosnmp/gosnmp"
@@ -83,16 +84,16 @@ func TestFetchDiagnosisStation(t *testing.T) {
 		{Name: mib.TreeCell(mib.ColNodeStatus, 1), Type: gosnmp.Integer, Value: 2},
 		{Name: mib.TreeCell(mib.ColNodeEventCounter, 1), Type: gosnmp.Gauge32, Value: uint32(3)},
 	}
-	var nonRepeaters uint8
+	var nonRepeaters atomic.Uint32 // written by the fake peer's goroutine
 	f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
-		nonRepeaters = req.NonRepeaters
+		nonRepeaters.Store(uint32(req.NonRepeaters))
 		return append(append([]gosnmp.SnmpPDU(nil), station...), row...)
 	})
 	p := newTestProber(t, nil)
 	got, err := p.FetchDiagnosis(probeContext(t), f.target(), 1, 1)
 	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, Rows: []Row{{ID: 1, Status: mib.StatusPartial, Counter: 3}}}
-	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters != 2 {
-		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (2)", got, err, nonRepeaters, want)
+	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters.Load() != 2 {
+		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (2)", got, err, nonRepeaters.Load(), want)
 	}
 	short := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return station[:1] })
 	if _, err := p.FetchDiagnosis(probeContext(t), short.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
