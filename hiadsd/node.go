@@ -43,11 +43,8 @@ func NewNode(cfg *Config, id int, view View) (*Node, error) {
 	self.Status = FaultFree
 	view.Set(id, self)
 	n := &Node{ID: id, Config: cfg, View: view, Next: 1}
-	for k := 0; k < cfg.N; k++ {
-		if view.Get(k).Status == Unknown {
-			n.CatchUp = max(Levels(cfg.N), 1)
-			break
-		}
+	if holdsUnknown(view) {
+		n.CatchUp = max(Levels(cfg.N), 1)
 	}
 	return n, nil
 }
@@ -78,4 +75,22 @@ func (n *Node) others() []int {
 		}
 	}
 	return out
+}
+
+// unknownCounter is a View that keeps count of its Unknown entries (Sparse).
+type unknownCounter interface{ Unknowns() int }
+
+// holdsUnknown reports whether view holds some id Unknown: in constant time
+// for a view that counts them, so building N nodes stays linear in N, and by
+// a scan otherwise (the daemon's Dense view of one node list).
+func holdsUnknown(view View) bool {
+	if c, ok := view.(unknownCounter); ok {
+		return c.Unknowns() > 0
+	}
+	for k := 0; k < view.Len(); k++ {
+		if view.Get(k).Status == Unknown {
+			return true
+		}
+	}
+	return false
 }

@@ -92,3 +92,30 @@ func sortedCopy(ids []int) []int {
 	slices.Sort(out)
 	return out
 }
+
+// countingView is a Sparse view that counts the entries read.
+type countingView struct {
+	*Sparse
+	gets int
+}
+
+func (c *countingView) Get(id int) Entry { c.gets++; return c.Sparse.Get(id) }
+
+// TestNewNodeReadsNoWholeView checks that building a node on a view that
+// counts its Unknown entries reads a constant number of entries, not all N:
+// building N nodes is then linear in N (the simulator builds 65,536).
+func TestNewNodeReadsNoWholeView(t *testing.T) {
+	for _, def := range []Entry{{Status: FaultFree}, {}} {
+		v := &countingView{Sparse: NewSparse(4096, def)}
+		n, err := NewNode(&Config{N: 4096, Algorithm: VCube}, 7, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.gets > 2 {
+			t.Errorf("default %v: NewNode read %d entries of 4096", def, v.gets)
+		}
+		if wantCatchUp := def.Status == Unknown; (n.CatchUp > 0) != wantCatchUp {
+			t.Errorf("default %v: CatchUp = %d", def, n.CatchUp)
+		}
+	}
+}

@@ -42,3 +42,29 @@ func BenchmarkVCubeRound(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVCubeRun times a whole run with one fault, construction of the
+// network included, as `diagsim -algo vcube -n N -event "fault 5@100"` does:
+// building N nodes must stay linear (the README's scale table; issue 12
+// found it quadratic), and the run's tests grow as N log N.
+func BenchmarkVCubeRun(b *testing.B) {
+	for _, n := range []int{4096, 16384, 65536} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			opt := Default()
+			opt.Algorithm, opt.N = hiadsd.VCube, n
+			opt.Events = []Event{{Kind: Fault, Node: 5, Time: 100}}
+			var r Result
+			for b.Loop() {
+				var err error
+				if r, err = Run(opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if !r.Events[0].Complete {
+				b.Fatalf("the fault was not diagnosed everywhere: %+v", r.Events[0])
+			}
+			b.ReportMetric(r.TestsPerRound, "tests/round")
+			b.ReportMetric(float64(r.Events[0].LatencyRounds), "rounds")
+		})
+	}
+}
