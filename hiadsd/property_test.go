@@ -104,7 +104,9 @@ func TestSmallSystemsConverge(t *testing.T) {
 	}
 }
 
-func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
+// newHistory returns a fault-free network for cfg and its reference model.
+func newHistory(t *testing.T, cfg *Config) (*Network, reference) {
+	t.Helper()
 	nw, err := NewNetwork(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -113,13 +115,26 @@ func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
 	for id := range ref {
 		ref[id] = FaultFree
 	}
+	return nw, ref
+}
+
+// happen applies a random fault, partial fault or repair to the network and
+// the model, and returns it.
+func happen(t *testing.T, ref reference, nw *Network, rng *rand.Rand) (int, Status) {
+	t.Helper()
+	id, st := randomEvent(ref, nw, rng)
+	ref[id] = st
+	if err := nw.SetState(id, st); err != nil {
+		t.Fatal(err)
+	}
+	return id, st
+}
+
+func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
+	nw, ref := newHistory(t, cfg)
 	bound := LatencyBound(cfg.Algorithm, cfg.N)
 	for ev := 0; ev < 8; ev++ {
-		id, st := randomEvent(ref, nw, rng)
-		ref[id] = st
-		if err := nw.SetState(id, st); err != nil {
-			t.Fatal(err)
-		}
+		id, st := happen(t, ref, nw, rng)
 		rounds := 0
 		for h, k := ref.wrongViews(nw); h >= 0; h, k = ref.wrongViews(nw) {
 			if rounds == bound {
@@ -160,22 +175,11 @@ func TestStationReachesEveryNode(t *testing.T) {
 }
 
 func checkStationHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
-	nw, err := NewNetwork(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := make(reference, cfg.N)
-	for id := range ref {
-		ref[id] = FaultFree
-	}
+	nw, ref := newHistory(t, cfg)
 	bound := LatencyBound(cfg.Algorithm, cfg.N)
 	for ev := 0; ev < 6; ev++ {
 		// A fault or repair first, diagnosed everywhere, then a station change.
-		id, st := randomEvent(ref, nw, rng)
-		ref[id] = st
-		if err := nw.SetState(id, st); err != nil {
-			t.Fatal(err)
-		}
+		happen(t, ref, nw, rng)
 		for rounds := 0; ; rounds++ {
 			if h, _ := ref.wrongViews(nw); h < 0 {
 				break
