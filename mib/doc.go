@@ -15,7 +15,9 @@
 // event type: the daemon records it, the event table serves it, the state
 // file stores it and the notifier sends it. Status numbers nodeStatus as the
 // MIB does; its names (Name) and the core's statuses (Core, FromCore) come
-// from package hiadsd, the one place they are spelled.
+// from package hiadsd, the one place they are spelled. USMUser is the one
+// type of an SNMPv3 user (a usmUserTable row with its pass phrases), which the
+// configuration reads and the responder, the prober and the notifier use.
 //
 // Debian's net-snmp and smitools come without the IETF base modules; ietf/ holds
 // minimal stand-ins (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, SNMPv2-MIB) written from

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
 )
 
@@ -69,7 +69,7 @@ type Config struct {
 	// Community is the community string for v1 and v2c.
 	Community string
 	// User holds the SNMPv3 credentials, used only with InformV3.
-	User config.Credentials
+	User mib.USMUser
 	// Stations returns the candidate stations in order of preference (the
 	// station set through nmsID first, then the fall-backs); it is called
 	// before every attempt and must be safe for concurrent use.

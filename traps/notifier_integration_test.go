@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/mib"
 )
 
 func TestTrapV2cDelivered(t *testing.T) {
@@ -70,7 +70,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
 			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-			cfg.User = config.Credentials{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
+			cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
 				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
 			n := newNotifier(t, cfg)
 			if err := n.NodeStatusChange(testEvent(21)); err != nil {
@@ -87,7 +87,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
 	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-	cfg.User = config.Credentials{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
+	cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
 		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
 	n := newNotifier(t, cfg)

@@ -3,6 +3,8 @@ package config
 import (
 	"net/netip"
 	"time"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // Config is the whole configuration of one diagagent daemon; every node of a LAN
@@ -64,22 +66,9 @@ type Allow struct {
 	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n) the write community is accepted from"`
 }
 
-// Credentials are one SNMPv3 (USM) user: its name, protocols and pass
-// phrases, parsed and validated once when the file is loaded. It is the one
-// type of a user everywhere: the responder serves it (in a User), the prober
-// tests peers as it, the notifier sends informs as it.
-type Credentials struct {
-	// Name is the USM user name.
-	Name string `mapstructure:"name" doc:"USM user name"`
-	// AuthProtocol is sha, sha224, sha256, sha384 or sha512.
-	AuthProtocol string `mapstructure:"auth_protocol" doc:"authentication protocol: sha, sha224, sha256, sha384 or sha512"`
-	// AuthPassphrase is the authentication pass phrase (8 characters at least).
-	AuthPassphrase string `mapstructure:"auth_passphrase" doc:"authentication pass phrase, 8 characters at least"`
-	// PrivProtocol is none, aes, aes192, aes256, aes192c or aes256c.
-	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192, aes256 (Blumenthal keys), aes192c or aes256c (Reeder keys)"`
-	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
-	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
-}
+// Credentials are one SNMPv3 (USM) user: mib.USMUser, the one type of a
+// user everywhere, read from the file under these keys.
+type Credentials = mib.USMUser
 
 // User is an SNMPv3 user served by the responder, with its access.
 type User struct {

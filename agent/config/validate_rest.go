@@ -35,7 +35,7 @@ func (t Traps) validate(m *mistakes) {
 	case t.Kind == KindV3Inform && t.V3 == Credentials{}:
 		m.add("traps.v3", "is empty while traps.kind is v3inform; give the station's user (name, auth_protocol, auth_passphrase, ...)")
 	case t.Kind == KindV3Inform:
-		t.V3.validate(m, "traps.v3")
+		validateUser(t.V3, m, "traps.v3")
 	case t.Community == "":
 		m.add("traps.community", "is empty; give the community the station accepts, such as public")
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // validate checks the responder's keys; v3User is test.v3_user, which may stand in
@@ -27,7 +29,7 @@ func (s SNMP) validate(m *mistakes, v3User string) {
 	names := map[string]int{}
 	for i, u := range s.Users {
 		key := fmt.Sprintf("snmp.users[%d]", i)
-		u.Credentials.validate(m, key)
+		validateUser(u.Credentials, m, key)
 		if first, dup := names[u.Name]; dup && u.Name != "" {
 			m.add(key+".name", "%q repeats snmp.users[%d]; give each user once", u.Name, first)
 		} else {
@@ -99,23 +101,23 @@ func decodeEngineID(s string) ([]byte, string) {
 }
 
 // validate checks a user's name, protocols and pass phrases, named under key.
-func (c Credentials) validate(m *mistakes, key string) {
+func validateUser(c Credentials, m *mistakes, key string) {
 	if c.Name == "" || len(c.Name) > 32 {
 		m.add(key+".name", "%q must have 1..32 characters; give the USM user name", c.Name)
 	}
-	if _, ok := authProtocols()[strings.ToLower(c.AuthProtocol)]; !ok {
+	if _, ok := mib.AuthProtocols()[strings.ToLower(c.AuthProtocol)]; !ok {
 		m.add(key+".auth_protocol", "%q is not supported; use sha, sha224, sha256, sha384 or sha512", c.AuthProtocol)
 	}
 	if len(c.AuthPassphrase) < 8 {
 		m.add(key+".auth_passphrase", "has %d characters; use 8 at least", len(c.AuthPassphrase))
 	}
-	priv, ok := privProtocols()[strings.ToLower(c.PrivProtocol)]
+	priv, ok := mib.PrivProtocols()[strings.ToLower(c.PrivProtocol)]
 	switch {
 	case !ok:
 		m.add(key+".priv_protocol", "%q is not supported; use none, aes, aes192, aes256, aes192c or aes256c", c.PrivProtocol)
-	case priv.none && c.PrivPassphrase != "":
+	case priv.None && c.PrivPassphrase != "":
 		m.add(key+".priv_passphrase", "is set while priv_protocol is none; remove it or choose aes")
-	case !priv.none && len(c.PrivPassphrase) < 8:
+	case !priv.None && len(c.PrivPassphrase) < 8:
 		m.add(key+".priv_passphrase", "has %d characters; use 8 at least", len(c.PrivPassphrase))
 	}
 }

@@ -1,0 +1,83 @@
+package mib
+
+import (
+	"strings"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// USMUser is one SNMPv3 user, a row of RFC 3414's usmUserTable with the pass
+// phrases its keys are made from, as the configuration file gives it and
+// validates it once when it is loaded. It is the one type of a user
+// everywhere: the responder serves it, the prober tests peers as it, the
+// notifier sends informs as it.
+type USMUser struct {
+	// Name is the USM user name.
+	Name string `mapstructure:"name" doc:"USM user name"`
+	// AuthProtocol is sha, sha224, sha256, sha384 or sha512.
+	AuthProtocol string `mapstructure:"auth_protocol" doc:"authentication protocol: sha, sha224, sha256, sha384 or sha512"`
+	// AuthPassphrase is the authentication pass phrase (8 characters at least).
+	AuthPassphrase string `mapstructure:"auth_passphrase" doc:"authentication pass phrase, 8 characters at least"`
+	// PrivProtocol is none, aes, aes192, aes256, aes192c or aes256c.
+	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192, aes256 (Blumenthal keys), aes192c or aes256c (Reeder keys)"`
+	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
+	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
+}
+
+// PrivProtocol is one privacy protocol name's meaning.
+type PrivProtocol struct {
+	Proto gosnmp.SnmpV3PrivProtocol // gosnmp's protocol
+	None  bool                      // no privacy
+}
+
+// AuthProtocols maps the auth_protocol names to gosnmp's protocols (sha is SHA-1).
+func AuthProtocols() map[string]gosnmp.SnmpV3AuthProtocol {
+	return map[string]gosnmp.SnmpV3AuthProtocol{
+		"sha": gosnmp.SHA, "sha224": gosnmp.SHA224, "sha256": gosnmp.SHA256,
+		"sha384": gosnmp.SHA384, "sha512": gosnmp.SHA512,
+	}
+}
+
+// PrivProtocols maps the priv_protocol names to gosnmp's protocols; aes192 and aes256
+// are the Blumenthal key extension net-snmp's -x AES192/AES256 speak, aes192c and
+// aes256c the Reeder one (-x AES192C/AES256C, Cisco's).
+func PrivProtocols() map[string]PrivProtocol {
+	return map[string]PrivProtocol{
+		"": {gosnmp.NoPriv, true}, "none": {gosnmp.NoPriv, true},
+		"aes": {Proto: gosnmp.AES}, "aes192": {Proto: gosnmp.AES192}, "aes256": {Proto: gosnmp.AES256},
+		"aes192c": {Proto: gosnmp.AES192C}, "aes256c": {Proto: gosnmp.AES256C},
+	}
+}
+
+// AuthProto returns the gosnmp authentication protocol of a validated user
+// (gosnmp.NoAuth when auth_protocol is empty).
+func (c USMUser) AuthProto() gosnmp.SnmpV3AuthProtocol {
+	if p, ok := AuthProtocols()[strings.ToLower(c.AuthProtocol)]; ok {
+		return p
+	}
+	return gosnmp.NoAuth
+}
+
+// PrivProto returns the gosnmp privacy protocol of a validated user (gosnmp.NoPriv for none).
+func (c USMUser) PrivProto() gosnmp.SnmpV3PrivProtocol {
+	return PrivProtocols()[strings.ToLower(c.PrivProtocol)].Proto
+}
+
+// MsgFlags returns the security level the user's protocols give: authPriv or authNoPriv.
+func (c USMUser) MsgFlags() gosnmp.SnmpV3MsgFlags {
+	if c.PrivProto() == gosnmp.NoPriv {
+		return gosnmp.AuthNoPriv
+	}
+	return gosnmp.AuthPriv
+}
+
+// USM returns gosnmp security parameters for a manager (tests, informs) using these credentials.
+func (c USMUser) USM() *gosnmp.UsmSecurityParameters {
+	return &gosnmp.UsmSecurityParameters{
+		UserName:                 c.Name,
+		AuthenticationProtocol:   c.AuthProto(),
+		AuthenticationPassphrase: c.AuthPassphrase,
+		PrivacyProtocol:          c.PrivProto(),
+		PrivacyPassphrase:        c.PrivPassphrase,
+	}
+}
