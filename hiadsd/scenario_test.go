@@ -20,7 +20,8 @@ import (
 //	next node=0 level=3                                   the Hi-ADSD cluster node 0 tests next
 //	station node=3 addr=192.0.2.9                         a SET of nmsID at node 3
 //	interval node=0                                       one interval of node 0, batch by batch
-//	round [rounds=R]                                      every testing node steps once, in id order
+//	round [rounds=R] [watch=0]                            every testing node steps once, in id order;
+//	                                                      with watch, only what node 0 learned
 //	view node=0                                           what node 0 holds
 //
 // go test ./hiadsd -run TestScenarios -rewrite regenerates the outputs.
@@ -93,11 +94,12 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 	case "interval":
 		return scenarioInterval(t, d, nw, node)
 	case "round":
-		rounds := 1
+		rounds, watch := 1, -1
 		d.MaybeScanArgs(t, "rounds", &rounds)
+		d.MaybeScanArgs(t, "watch", &watch)
 		var b strings.Builder
 		for r := 1; r <= rounds; r++ {
-			fmt.Fprintf(&b, "round %d: %s\n", r, scenarioRound(t, d, nw))
+			fmt.Fprintf(&b, "round %d: %s\n", r, scenarioRound(t, d, nw, watch))
 		}
 		return b.String()
 	case "view":
@@ -167,8 +169,12 @@ func scenarioInterval(t *testing.T, d *datadriven.TestData, nw *Network, node in
 
 // scenarioRound steps every testing node in id order and groups what they
 // learned: "15 faulty: 7 11 13 14" lists the nodes that came to hold node 15
-// faulty in this round.
-func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network) string {
+// faulty in this round. With watch >= 0 it lists what node watch learned
+// instead: "fault-free: 1 2 4 8 (4)".
+func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network, watch int) string {
+	if watch >= 0 {
+		return scenarioWatch(t, d, nw, watch)
+	}
 	type key struct {
 		id   int // -1 for the station
 		what string
@@ -214,6 +220,37 @@ func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network) string {
 		parts = append(parts, k.what+": "+strings.Join(ids, " "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// scenarioWatch steps every testing node in id order and lists the statuses
+// node watch came to hold, with the ids: "fault-free: 1 2 4 8 (4)".
+func scenarioWatch(t *testing.T, d *datadriven.TestData, nw *Network, watch int) string {
+	learned := map[Status][]string{}
+	for id := 0; id < nw.Config().N; id++ {
+		if !nw.Testing(id) {
+			continue
+		}
+		rep, err := nw.Node(id).Step(nw.Tester(id))
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		if id != watch {
+			continue
+		}
+		for _, u := range rep.Updates {
+			learned[u.New.Status] = append(learned[u.New.Status], strconv.Itoa(u.ID))
+		}
+	}
+	var parts []string
+	for _, st := range []Status{FaultFree, Faulty, Partial, Unknown} {
+		if ids := learned[st]; len(ids) > 0 {
+			parts = append(parts, fmt.Sprintf("%v: %s (%d)", st, strings.Join(ids, " "), len(ids)))
+		}
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("node %d learned nothing", watch)
+	}
+	return fmt.Sprintf("node %d learned %s", watch, strings.Join(parts, "; "))
 }
 
 // scenarioView prints node's view: "0=fault-free/0 1=faulty/2 ...".
