@@ -87,7 +87,7 @@ type Node struct {
 	// TestedOnly marks a device that runs no agent (a printer): tested, never a tester or a source.
 	TestedOnly bool `mapstructure:"tested_only" doc:"the node runs no agent (a printer): it is tested but never tests or informs"`
 	// Community is the community this node is tested with (SNMPv2c).
-	Community string `mapstructure:"community" doc:"community the node is tested with (default snmp.communities.read)"`
+	Community string `mapstructure:"community" doc:"community the node is tested with (default snmp.communities.read; agents get none when test.v3_user is set, as they are tested with SNMPv3)"`
 	// OID is the object a tested-only node is tested with.
 	OID string `mapstructure:"oid" doc:"object read to test a tested-only node (default sysUpTime.0, .1.3.6.1.2.1.1.3.0); only for tested_only"`
 	// Name is an optional label for logs and the web page.

@@ -135,3 +135,29 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestV3UserLeavesAgentsWithoutCommunity is issue 13's defect 10: with
+// test.v3_user set, the loader gave every node the read community, and the
+// prober, which tests with v2c whenever a target has a community, sent
+// "public" to every agent. Agents now get none (the prober then speaks v3);
+// a tested-only node keeps the read community, or its own.
+func TestV3UserLeavesAgentsWithoutCommunity(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v3.yaml")
+	yaml := "nodes: [{address: 192.0.2.1}, {address: 192.0.2.2}, {address: 192.0.2.50, tested_only: true}, {address: 192.0.2.51, tested_only: true, community: printers}]\n" +
+		"snmp: {users: [{name: mon, auth_protocol: sha256, auth_passphrase: 12345678, priv_protocol: aes, priv_passphrase: 87654321, access: read}]}\n" +
+		"test: {v3_user: mon}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "", "public", "printers"}
+	for k, n := range c.Nodes {
+		if n.Community != want[k] {
+			t.Errorf("nodes[%d].community = %q, want %q", k, n.Community, want[k])
+		}
+	}
+}

@@ -63,6 +63,9 @@ func (c Config) validateNodes(m *mistakes) {
 		key := fmt.Sprintf("nodes[%d]", i)
 		// Without v3 and a read community, snmp.communities.read reports the cause.
 		n.validate(m, key, c.Test.V3User != "" || c.SNMP.Communities.Read == "")
+		if c.Test.V3User != "" && !n.TestedOnly && n.Community != "" {
+			m.add(key+".community", "is set while test.v3_user tests every agent with SNMPv3; remove it (only tested-only nodes are tested with a community)")
+		}
 		if !n.TestedOnly {
 			testers++
 		}

@@ -78,6 +78,7 @@ func mistakeCases() []mistakeCase {
 		{name: "priv passphrase without priv", yaml: minimal + "snmp: {users: [{name: mon, auth_protocol: sha, auth_passphrase: 12345678, priv_passphrase: 12345678, access: read}]}\n", key: "snmp.users[0].priv_passphrase", want: ErrBadValue, hint: "priv_protocol is none"},
 		{name: "bad access", yaml: minimal + "snmp: {users: [{name: mon, auth_protocol: sha, auth_passphrase: 12345678, access: admin}]}\n", key: "snmp.users[0].access", want: ErrBadValue, hint: "read or write"},
 		{name: "user twice", yaml: minimal + "snmp: {users: [" + user + ", " + user + "]}\n", key: "snmp.users[1].name", want: ErrBadValue, hint: "repeats snmp.users[0]"},
+		{name: "community on an agent tested with v3", yaml: "nodes: [{address: 192.0.2.1, community: public}, {address: 192.0.2.2}]\nsnmp: {users: [" + user + "]}\ntest: {v3_user: mon}\n", key: "nodes[0].community", want: ErrBadValue, hint: "test.v3_user tests every agent with SNMPv3"},
 		{name: "unknown test user", yaml: minimal + "test: {v3_user: ghost}\n", key: "test.v3_user", want: ErrBadValue, hint: "not in snmp.users"},
 		{name: "retries out of range", yaml: minimal + "test: {retries: 99}\n", key: "test.retries", want: ErrBadValue, hint: "0..10"},
 		{name: "no ping", yaml: minimal + "test: {ping_count: 0}\n", key: "test.ping_count", want: ErrBadValue, hint: "1..100"},
