@@ -17,7 +17,7 @@ const stateVersion = 1
 // stateFileName is the file under state_dir that holds what survives a restart.
 const stateFileName = "state.json"
 
-// ErrStateVersion says the state file was written by an incompatible version of the snmp.
+// ErrStateVersion says the state file was written by an incompatible version of the agent.
 var ErrStateVersion = errors.New("state file has an unsupported version")
 
 // State is what the agent keeps across restarts: the highest event counter it knows per node (so a
@@ -33,6 +33,35 @@ type State struct {
 	NMSCounter  uint32      `json:"nms_counter"`
 	EngineBoots uint32      `json:"engine_boots"`
 	EngineID    []byte      `json:"engine_id,omitempty"`
+}
+
+// CheckStateDir makes sure state can be saved under dir: it creates dir if
+// needed and writes, syncs and removes a probe file there. It also removes the
+// temporary files a save cut short (kill -9 mid-save) left behind: no other
+// writer uses dir. The error names state_dir and says what to fix.
+func CheckStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("state_dir: cannot create %s: %w; give a directory the agent may write", dir, err)
+	}
+	stale, _ := filepath.Glob(filepath.Join(dir, stateFileName+".tmp-*"))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("state_dir: cannot remove the stale %s: %w", f, err)
+		}
+	}
+	probe, err := os.CreateTemp(dir, stateFileName+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("state_dir: %s is not writable: %w; give a directory the agent may write", dir, err)
+	}
+	defer os.Remove(probe.Name())
+	if err := probe.Sync(); err != nil {
+		probe.Close()
+		return fmt.Errorf("state_dir: %s: cannot sync a file: %w", dir, err)
+	}
+	if err := probe.Close(); err != nil {
+		return fmt.Errorf("state_dir: %s: %w", dir, err)
+	}
+	return nil
 }
 
 // LoadState reads the state file under dir. A missing file gives an empty state for n nodes; a file

@@ -74,3 +74,30 @@ func TestStateBadFiles(t *testing.T) {
 		t.Fatalf("future version: err = %v", err)
 	}
 }
+
+// TestCheckStateDir is issue 13's defects 2 and 11: a kill -9 during a save
+// left state.json.tmp-* files that nothing removed, and a state_dir that
+// cannot be written passed -config.check and start-up, the agent exiting
+// seconds later on its first save. The check removes stale temporary files,
+// and refuses a directory it cannot create or write with one line.
+func TestCheckStateDir(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, stateFileName+".tmp-123")
+	if err := os.WriteFile(stale, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckStateDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Fatalf("left in state_dir: %v", left)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckStateDir(filepath.Join(file, "state")) // a directory under a file can never be made
+	if err == nil || !strings.HasPrefix(err.Error(), "state_dir: ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("unwritable state_dir: %v, want one line starting with state_dir", err)
+	}
+}

@@ -42,6 +42,9 @@ type agent struct {
 // its sockets; run starts it. ICMP is checked here so a missing capability
 // is reported at start with its fix.
 func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
+	if err := daemon.CheckStateDir(cfg.StateDirFor(id)); err != nil {
+		return nil, err
+	}
 	st, err := daemon.LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
 	if err != nil {
 		return nil, err

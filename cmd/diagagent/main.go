@@ -21,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/daemon"
 )
 
 func main() {
@@ -49,6 +50,10 @@ func run(args, env []string, stderr io.Writer) int {
 		return 2
 	}
 	if flags.Check {
+		if err := daemon.CheckStateDir(cfg.StateDirFor(id)); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
 		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id, len(cfg.Nodes))
 		return 0
 	}
