@@ -3,6 +3,7 @@ package mib
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 )
@@ -74,4 +75,23 @@ func (s *Snapshot) Validate() error {
 		}
 	}
 	return nil
+}
+
+// StationAddr reports whether a may be the management station (nmsID): an
+// IPv4 unicast host address, or 0.0.0.0, which means none. Broadcast,
+// multicast, link-local, "this network" (0/8 but 0.0.0.0) and the reserved
+// 240/4 are refused, since notifications sent there reach no one station.
+func StationAddr(a netip.Addr) bool {
+	if !a.Is4() {
+		return false
+	}
+	if a.IsUnspecified() {
+		return true
+	}
+	b := a.As4()
+	switch {
+	case a.IsMulticast(), a.IsLinkLocalUnicast(), b[0] == 0, b[0] >= 240:
+		return false
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package mib
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 )
 
@@ -49,5 +50,19 @@ func TestBoardRefusesRowsOutOfOrder(t *testing.T) {
 	}
 	if b.Load() != good {
 		t.Fatal("a refused snapshot replaced the good one")
+	}
+}
+
+// TestStationAddr is the rule nmsID SETs and learned stations follow (issue
+// 13, defect 5): unicast hosts and 0.0.0.0 only.
+func TestStationAddr(t *testing.T) {
+	for a, want := range map[string]bool{
+		"192.0.2.9": true, "127.0.0.100": true, "10.1.2.3": true, "0.0.0.0": true,
+		"255.255.255.255": false, "224.0.0.1": false, "239.255.255.250": false, "169.254.1.1": false,
+		"240.0.0.1": false, "0.1.2.3": false, "2001:db8::1": false,
+	} {
+		if got := StationAddr(netip.MustParseAddr(a)); got != want {
+			t.Errorf("StationAddr(%s) = %v, want %v", a, got, want)
+		}
 	}
 }

@@ -207,6 +207,14 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 			t.Fatalf("heard %s/%d: station %s, want %s", c.heard, c.c, got, c.want)
 		}
 	}
+	for range 100 { // the station it already is: not an event
+		if err := d.SetNMS(d.Snapshot().NMS); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if snap := d.Snapshot(); snap.NMSCounter != 5 || len(s.nms) != 1 {
+		t.Fatalf("100 SETs of the current station: counter %d (want 5, unchanged), %d NMS notifications (want 1)", snap.NMSCounter, len(s.nms))
+	}
 	if err := d.SetNMS(netip.MustParseAddr("2001:db8::1")); err == nil {
 		t.Fatal("an IPv6 station was accepted for nmsID")
 	}

@@ -15,15 +15,21 @@ import (
 // defaultTrapPort is where notifications go when no port is configured.
 const defaultTrapPort = 162
 
-// SetNMS is the responder's callback for a SET of nmsID: the station changes
+// SetNMS is the responder's callback for a SET of nmsID: a SET of the station
+// already served changes nothing (issue 13: 1,500 such SETs had pushed every
+// node-status notification out of the queue); another station changes
 // here at once, with a counter above any this agent knows, and is served at
 // once; the core takes it when the next interval begins, and the diagnosis
 // carries it to every other agent in its fetches (seed 002 section 5.1).
 func (d *Daemon) SetNMS(a netip.Addr) error {
-	if !a.Is4() {
-		return fmt.Errorf("nmsID must be an IPv4 address, got %v", a)
+	if !mib.StationAddr(a) {
+		return fmt.Errorf("nmsID must be an IPv4 unicast host address or 0.0.0.0, got %v", a)
 	}
 	d.mu.Lock()
+	if a == d.nmsAddrLocked() {
+		d.mu.Unlock() // the station it already is: no change, no event, no notification
+		return nil
+	}
 	s := hiadsd.Station{Addr: a, Counter: d.st.NMSCounter + 1}
 	d.setNMS = &s
 	d.takeNMSLocked(s, logrus.Fields{"how": "set"})

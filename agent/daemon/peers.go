@@ -6,6 +6,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // Prober is what the daemon needs from the practical test of a peer (probe.Prober).
@@ -59,7 +60,7 @@ func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Rang
 				return hiadsd.Result{Err: err}
 			}
 			rows, first = f.Rows, false
-			if f.NMS.Is4() {
+			if mib.StationAddr(f.NMS) {
 				res.Station = hiadsd.Station{Addr: f.NMS, Counter: f.NMSCounter}
 			}
 		} else {

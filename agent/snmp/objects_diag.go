@@ -107,11 +107,16 @@ func dateAndTime(t time.Time) []byte {
 	return b
 }
 
-// checkNMS accepts any IPv4 address as the new station; a decoded IpAddress
-// of another length arrives as a nil value.
+// checkNMS accepts an IPv4 unicast host address (or 0.0.0.0, none) as the
+// new station (mib.StationAddr); broadcast, multicast, link-local and
+// reserved addresses get wrongValue. A decoded IpAddress of another length
+// arrives as a bad value.
 func checkNMS(_ *view, val value) gosnmp.SNMPError {
-	if val.bad {
+	switch {
+	case val.bad:
 		return gosnmp.WrongLength
+	case !mib.StationAddr(val.addr()):
+		return gosnmp.WrongValue
 	}
 	return gosnmp.NoError
 }
