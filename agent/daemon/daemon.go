@@ -66,9 +66,10 @@ type Daemon struct {
 	start   time.Time
 	observe func(IntervalInfo)
 
-	// how and changed are owned by the loop goroutine.
+	// how, changed and held are owned by the loop goroutine.
 	how     []mib.Source
-	changed []uint32 // nodeLastChange, hundredths of a second since start
+	changed []uint32     // nodeLastChange, hundredths of a second since start
+	held    []mib.Status // what the state file held per node, until the first verdict on it
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
@@ -102,7 +103,8 @@ func New(o Options) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
-		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n)}
+		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
+		held: append([]mib.Status(nil), o.State.Statuses...)}
 	if d.now == nil {
 		d.now = time.Now
 	}

@@ -16,9 +16,13 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
 	var fresh []mib.Event
+	var news []hiadsd.Update
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
+		if d.restores(u) {
+			continue
+		}
 		d.st.LastSeq++
 		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.cfg.Nodes[u.ID].Address,
 			Status: mib.FromCore(u.New.Status), Prev: mib.FromCore(u.Old.Status), Counter: u.New.Counter,
@@ -27,7 +31,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			ev.Detector = uint32(d.id + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
-		fresh = append(fresh, ev)
+		fresh, news = append(fresh, ev), append(news, u)
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
@@ -44,13 +48,27 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	}
 	d.mu.Unlock()
 	for k, ev := range fresh {
-		d.announce(ev, rep.Updates[k])
+		d.announce(ev, news[k])
 	}
 	if dirty {
 		if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
 			d.log.WithError(err).Error("cannot save state")
 		}
 	}
+}
+
+// restores reports whether u is a restarted agent's first verdict on a node
+// that gives back what its state file held, the same status at the same
+// counter: that is no event, and neither recorded nor notified (a node still
+// partial across a restart was announced again at every restart). Any later
+// change is news as usual.
+func (d *Daemon) restores(u hiadsd.Update) bool {
+	if u.ID >= len(d.held) || d.held[u.ID] == mib.StatusUnknown {
+		return false
+	}
+	held := d.held[u.ID]
+	d.held[u.ID] = mib.StatusUnknown // only the first verdict can restore
+	return u.Old.Status == hiadsd.Unknown && mib.FromCore(u.New.Status) == held && u.New.Counter == d.st.Counters[u.ID]
 }
 
 // source says how an update was learned.
@@ -61,12 +79,22 @@ func source(u hiadsd.Update) mib.Source {
 	return mib.SourceLearned
 }
 
-// countersMovedLocked copies the view's counters into the state and reports a change.
+// countersMovedLocked copies the view's counters and statuses into the state
+// and reports a change.
 func (d *Daemon) countersMovedLocked() bool {
 	moved := false
+	if len(d.st.Statuses) != len(d.view) {
+		d.st.Statuses = make([]mib.Status, len(d.view))
+		for k := range d.st.Statuses {
+			d.st.Statuses[k] = mib.StatusUnknown
+		}
+	}
 	for k, e := range d.view {
 		if d.st.Counters[k] != e.Counter {
 			d.st.Counters[k], moved = e.Counter, true
+		}
+		if st := mib.FromCore(e.Status); d.st.Statuses[k] != st {
+			d.st.Statuses[k], moved = st, true
 		}
 	}
 	return moved
@@ -76,6 +104,7 @@ func (d *Daemon) countersMovedLocked() bool {
 func (d *Daemon) stateLocked() State {
 	st := d.st
 	st.Counters = append([]uint32(nil), d.st.Counters...)
+	st.Statuses = append([]mib.Status(nil), d.st.Statuses...)
 	st.Events = d.st.Events[:len(d.st.Events):len(d.st.Events)]
 	return st
 }

@@ -32,6 +32,9 @@ type State struct {
 	NMS         string      `json:"nms,omitempty"`
 	NMSCounter  uint32      `json:"nms_counter"`
 	EngineBoots uint32      `json:"engine_boots"`
+	// Statuses are the statuses the view held beside Counters, so a restart
+	// can tell a first verdict that only restores what it held from news.
+	Statuses []mib.Status `json:"statuses,omitempty"`
 	EngineID    []byte      `json:"engine_id,omitempty"`
 }
 
@@ -84,7 +87,10 @@ func LoadState(dir string, n int) (State, error) {
 		return empty, fmt.Errorf("state_dir: %s: version %d: %w", path, st.Version, ErrStateVersion)
 	}
 	if st.Nodes != n || len(st.Counters) != n {
-		st.Nodes, st.Counters = n, make([]uint32, n)
+		st.Nodes, st.Counters, st.Statuses = n, make([]uint32, n), nil
+	}
+	if len(st.Statuses) != n {
+		st.Statuses = nil // a file from before they were kept
 	}
 	return st, nil
 }
