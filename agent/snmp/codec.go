@@ -177,9 +177,12 @@ func decodeValue(ws *workspace, tag byte, c []byte) (value, error) {
 	case gosnmp.OctetString, gosnmp.Opaque:
 		v.raw = c
 	case gosnmp.IPAddress:
-		// Kept with another length, so that SET can answer wrongLength.
+		// Kept with another length, so that SET can answer wrongLength with the
+		// value as it came (RFC 3416 4.2.5: the reply carries the request's varbinds).
 		if v.bad = len(c) != 4; !v.bad {
 			v.num = uint64(c[0])<<24 | uint64(c[1])<<16 | uint64(c[2])<<8 | uint64(c[3])
+		} else {
+			v.raw = c
 		}
 	case gosnmp.ObjectIdentifier:
 		v.oid, err = decodeOID(ws, c)

@@ -3,6 +3,7 @@ package snmp
 import (
 	"bytes"
 	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -81,4 +82,49 @@ func readReply(t *testing.T, c net.Conn) []byte {
 		t.Fatalf("no reply: %v", err)
 	}
 	return buf[:n]
+}
+
+// rebuild re-encodes a message of short-form BER lengths, passing every
+// primitive's contents through edit, so a test can shorten a value and keep
+// every enclosing length right.
+func rebuild(b []byte, edit func(tag byte, c []byte) []byte) []byte {
+	tag, c := b[0], b[2:2+int(b[1])]
+	if tag&0x20 == 0 {
+		c = edit(tag, c)
+	} else {
+		var out []byte
+		for rest := c; len(rest) > 0; rest = rest[2+int(rest[1]):] {
+			out = append(out, rebuild(rest[:2+int(rest[1])], edit)...)
+		}
+		c = out
+	}
+	return append([]byte{tag, byte(len(c))}, c...)
+}
+
+// TestErrorReplyCarriesTheRequestValue is issue 13's defect 4: a SET of
+// nmsID with a 3- or 5-octet IpAddress got wrongLength, as it should, but the
+// reply named the value 0.0.0.0; RFC 3416 4.2.5 wants the request's varbinds.
+func TestErrorReplyCarriesTheRequestValue(t *testing.T) {
+	h := startHarness(t, func(c *Config) { c.OnSetNMS = func(netip.Addr) error { return nil } })
+	set := marshal(t, &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: rwCommunity, PDUType: gosnmp.SetRequest,
+		RequestID: 7, Variables: []gosnmp.SnmpPDU{{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: "10.1.2.3"}}})
+	conn, err := net.Dial("udp4", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, value := range [][]byte{{10, 1, 2}, {10, 1, 2, 3, 4}} {
+		req := rebuild(set, func(tag byte, c []byte) []byte {
+			if tag == byte(gosnmp.IPAddress) {
+				return value
+			}
+			return c
+		})
+		mustWrite(t, conn, req)
+		reply := readReply(t, conn)
+		echoed := append([]byte{byte(gosnmp.IPAddress), byte(len(value))}, value...)
+		if !bytes.Contains(reply, echoed) || !bytes.Contains(reply, []byte{0x02, 0x01, byte(gosnmp.WrongLength)}) {
+			t.Errorf("%d-octet IpAddress: reply %x lacks wrongLength or the value %x", len(value), reply, echoed)
+		}
+	}
 }

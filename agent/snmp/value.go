@@ -62,6 +62,9 @@ func (v value) contentSize() int {
 	case gosnmp.Counter32, gosnmp.Gauge32, gosnmp.TimeTicks, gosnmp.Counter64:
 		return uintContentSize(v.num)
 	case gosnmp.IPAddress:
+		if v.bad {
+			return len(v.raw)
+		}
 		return 4
 	case gosnmp.ObjectIdentifier:
 		return oidContentSize(v.oid)
@@ -80,6 +83,9 @@ func (v value) appendTo(dst []byte) []byte {
 	case gosnmp.Counter32, gosnmp.Gauge32, gosnmp.TimeTicks, gosnmp.Counter64:
 		return appendUint(dst, tag, v.num)
 	case gosnmp.IPAddress:
+		if v.bad { // echoed as the request had it
+			return append(appendHeader(dst, tag, len(v.raw)), v.raw...)
+		}
 		n := v.num
 		return append(dst, tag, 4, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 	case gosnmp.ObjectIdentifier:
