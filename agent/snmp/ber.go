@@ -62,6 +62,18 @@ func expect(b []byte, off int, tag byte) (tlv, error) {
 
 // readInt reads an INTEGER at off that must fit in 32 bits signed.
 func readInt(b []byte, off int) (int64, tlv, error) {
+	v, t, err := readPaddedInt(b, off)
+	if err == nil && !minimalInt(b[t.start:t.end]) {
+		return 0, t, fmt.Errorf("%w: integer with padding octets at offset %d", ErrMalformed, off)
+	}
+	return v, t, err
+}
+
+// readPaddedInt is readInt that also takes INTEGER contents with padding
+// octets, which X.690 forbids, for the one place a common client writes them:
+// gosnmp, which most Go tools and our own prober use, writes an SNMPv3 msgID
+// in four octets whatever its value, and refusing that would refuse them.
+func readPaddedInt(b []byte, off int) (int64, tlv, error) {
 	t, err := expect(b, off, tagInteger)
 	if err != nil {
 		return 0, t, err
@@ -91,4 +103,10 @@ func messageVersion(b []byte) (int64, int, error) {
 	}
 	v, t, err := readInt(b, outer.start)
 	return v, t.end, err
+}
+
+// minimalInt reports whether INTEGER contents c use the fewest octets
+// (X.690 8.3.2): the first nine bits are neither all zeros nor all ones.
+func minimalInt(c []byte) bool {
+	return len(c) < 2 || !(c[0] == 0x00 && c[1]&0x80 == 0 || c[0] == 0xff && c[1]&0x80 != 0)
 }

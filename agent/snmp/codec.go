@@ -132,6 +132,9 @@ func decodeOID(ws *workspace, c []byte) (OID, error) {
 	start, ids := len(ws.ids), ws.ids
 	var n uint64
 	for i, x := range c {
+		if x == 0x80 && (i == 0 || c[i-1]&0x80 == 0) { // X.690 8.19.2: no leading 0x80 in a sub-identifier
+			return nil, fmt.Errorf("%w: padded sub-identifier", ErrMalformed)
+		}
 		n = n<<7 | uint64(x&0x7f)
 		if n > 1<<32-1+80 {
 			return nil, fmt.Errorf("%w: sub-identifier too large", ErrMalformed)
@@ -197,6 +200,9 @@ func decodeSigned(c []byte) (int, error) {
 	if len(c) == 0 || len(c) > 4 {
 		return 0, fmt.Errorf("%w: INTEGER of %d octets", ErrMalformed, len(c))
 	}
+	if !minimalInt(c) {
+		return 0, fmt.Errorf("%w: INTEGER with padding octets", ErrMalformed)
+	}
 	n := int64(int8(c[0]))
 	for _, x := range c[1:] {
 		n = n<<8 | int64(x)
@@ -206,7 +212,7 @@ func decodeSigned(c []byte) (int, error) {
 
 // decodeUnsigned decodes unsigned contents of at most bits bits.
 func decodeUnsigned(c []byte, bits int) (uint64, error) {
-	if len(c) == 0 || len(c) > bits/8+1 || c[0]&0x80 != 0 || (len(c) == bits/8+1 && c[0] != 0) {
+	if len(c) == 0 || len(c) > bits/8+1 || c[0]&0x80 != 0 || (len(c) == bits/8+1 && c[0] != 0) || !minimalInt(c) {
 		return 0, fmt.Errorf("%w: unsigned value of %d octets", ErrMalformed, len(c))
 	}
 	var n uint64

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,82 @@ func TestErrorReplyCarriesTheRequestValue(t *testing.T) {
 		if !bytes.Contains(reply, echoed) || !bytes.Contains(reply, []byte{0x02, 0x01, byte(gosnmp.WrongLength)}) {
 			t.Errorf("%d-octet IpAddress: reply %x lacks wrongLength or the value %x", len(value), reply, echoed)
 		}
+	}
+}
+
+// editNth re-encodes msg with the contents of its n-th primitive of tag (from
+// 0, in message order) replaced by c.
+func editNth(msg []byte, tag byte, n int, c []byte) []byte {
+	seen := 0
+	return rebuild(msg, func(t byte, old []byte) []byte {
+		if t != tag {
+			return old
+		}
+		seen++
+		if seen-1 == n {
+			return c
+		}
+		return old
+	})
+}
+
+// TestForbiddenEncodingsAreDropped is issue 13's defect 3: encodings X.690
+// forbids (a sub-identifier padded with 0x80, INTEGERs with padding octets)
+// and SNMPv3 fields outside RFC 3412/3414's ranges (a negative msgID, a
+// 40-octet user name, a 40-octet engine ID) were answered; each is now
+// dropped and counted in snmpInASNParseErrs.
+func TestForbiddenEncodingsAreDropped(t *testing.T) {
+	h := startHarness(t, nil)
+	get := marshal(t, &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: roCommunity, PDUType: gosnmp.GetRequest,
+		RequestID: 7, Variables: []gosnmp.SnmpPDU{{Name: mib.SysName0, Type: gosnmp.Null}}})
+	v3 := func(user, engine string, msgID uint32) []byte {
+		return marshal(t, &gosnmp.SnmpPacket{Version: gosnmp.Version3, MsgFlags: gosnmp.NoAuthNoPriv | gosnmp.Reportable,
+			SecurityModel: gosnmp.UserSecurityModel, MsgID: msgID, PDUType: gosnmp.GetRequest, RequestID: 9,
+			SecurityParameters: &gosnmp.UsmSecurityParameters{UserName: user, AuthoritativeEngineID: engine},
+			Variables:          []gosnmp.SnmpPDU{{Name: mib.SysName0, Type: gosnmp.Null}}})
+	}
+	negative := v3("noauth", string(h.r.EngineID()), 7)
+	if i := bytes.Index(negative, []byte{0x02, 0x04, 0x00, 0x00, 0x00, 0x07}); i < 0 { // gosnmp writes msgID in four octets
+		t.Fatalf("no msgID 7 in %x", negative)
+	} else {
+		negative[i+2] = 0x80 // -2147483641, same length
+	}
+	bad := map[string][]byte{
+		"padded sub-identifier":   editNth(get, byte(gosnmp.ObjectIdentifier), 0, []byte{0x2b, 0x06, 0x01, 0x02, 0x01, 0x01, 0x80, 0x05, 0x00}),
+		"version with padding":    editNth(get, byte(gosnmp.Integer), 0, []byte{0x00, 0x01}),
+		"request-id with padding": editNth(get, byte(gosnmp.Integer), 1, []byte{0x00, 0x07}),
+		"negative msgID":          negative,
+		"user name of 40 octets":  v3(strings.Repeat("u", 40), string(h.r.EngineID()), 8),
+		"engine ID of 40 octets":  v3("noauth", strings.Repeat("\x80", 40), 9),
+	}
+	conn, err := net.Dial("udp4", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	before := h.r.Stats()
+	for _, b := range bad {
+		mustWrite(t, conn, b)
+	}
+	mustWrite(t, conn, get)
+	if reply := readReply(t, conn); !bytes.Contains(reply, []byte("node-under-test")) {
+		t.Fatalf("the first reply is not the valid GET's: %x", reply)
+	}
+	// gosnmp pads msgID; its messages are still answered (here with the
+	// report of a request outside the time window).
+	mustWrite(t, conn, v3("noauth", string(h.r.EngineID()), 11))
+	readReply(t, conn)
+	deadline := time.After(5 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for h.r.Stats().InASNParseErrs-before.InASNParseErrs < uint64(len(bad)) {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("snmpInASNParseErrs rose by %d for %d forbidden messages", h.r.Stats().InASNParseErrs-before.InASNParseErrs, len(bad))
+		}
+	}
+	if s := h.r.Stats(); s.OutPkts-before.OutPkts != 2 {
+		t.Fatalf("%d replies, want only the valid GET's and the v3 report", s.OutPkts-before.OutPkts)
 	}
 }

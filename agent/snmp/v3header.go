@@ -30,7 +30,7 @@ func parseV3Header(b []byte, off int) (*v3Header, error) {
 		return nil, err
 	}
 	var t tlv
-	if h.msgID, t, err = readInt(b, hd.start); err != nil {
+	if h.msgID, t, err = readPaddedInt(b, hd.start); err != nil { // gosnmp pads it
 		return nil, err
 	}
 	if h.maxSize, t, err = readInt(b, t.end); err != nil {
@@ -48,6 +48,9 @@ func parseV3Header(b []byte, off int) (*v3Header, error) {
 	}
 	if t.end != hd.end {
 		return nil, fmt.Errorf("%w: trailing octets in msgGlobalData", ErrMalformed)
+	}
+	if h.msgID < 0 || h.model < 1 { // RFC 3412: msgID 0..2^31-1, msgSecurityModel 1..2^31-1
+		return nil, fmt.Errorf("%w: msgID %d or msgSecurityModel %d out of range", ErrMalformed, h.msgID, h.model)
 	}
 	sp, err := expect(b, hd.end, tagOctets)
 	if err != nil {
@@ -90,6 +93,11 @@ func (h *v3Header) parseUSM(b []byte, sp tlv) error {
 	h.privParam = b[t.start:t.end]
 	if t.end != seq.end {
 		return fmt.Errorf("%w: trailing octets in UsmSecurityParameters", ErrMalformed)
+	}
+	// RFC 3414 2.4: an engine ID of 5 to 32 octets (empty during discovery),
+	// a user name of at most 32, boots and time 0..2^31-1.
+	if n := len(h.engineID); n != 0 && (n < 5 || n > 32) || len(h.user) > 32 || h.boots < 0 || h.time < 0 {
+		return fmt.Errorf("%w: USM field out of range (engine ID %d octets, user %d octets)", ErrMalformed, len(h.engineID), len(h.user))
 	}
 	return nil
 }
