@@ -49,3 +49,36 @@ func TestFaultInjectionRefused(t *testing.T) {
 		t.Error("a refused SET silenced the agent")
 	}
 }
+
+// TestFaultInjectionLiftedEarly is issue 13's defect 8: while silenced the
+// agent ignored everything, so a long injected fault needed a restart. A SET
+// of diagFaultInject.0 to 0 alone, through the write community, is now the
+// one request a silenced agent answers; anything else, that SET through the
+// read community included, is still dropped.
+func TestFaultInjectionLiftedEarly(t *testing.T) {
+	h := startHarness(t, nil)
+	h.must(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultInject0, "i", "86400")...)
+	for _, args := range [][]string{
+		silent(h.v2(roCommunity, mib.SysName0)),
+		silent(h.v2(roCommunity, mib.DiagFaultInject0, "i", "0")),
+		silent(h.v2(rwCommunity, mib.DiagFaultInject0, "i", "5")),
+		silent(h.v2(rwCommunity, mib.DiagFaultInject0, "i", "0", mib.NMSID0, "a", "127.0.0.9")),
+	} {
+		tool := "snmpget"
+		if len(args) > 0 && strings.Contains(strings.Join(args, " "), " i ") {
+			tool = "snmpset"
+		}
+		if out, err := h.run(t, tool, args...); err == nil || !strings.Contains(out, "Timeout") {
+			t.Fatalf("%s %v while silenced: err=%v, want a timeout:\n%s", tool, args, err, out)
+		}
+	}
+	if out := h.must(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultInject0, "i", "0")...); out != ".1.3.6.1.4.1.200.1.6.0 = INTEGER: 0" {
+		t.Fatalf("lifting SET printed %q", out)
+	}
+	if out := h.must(t, "snmpget", h.v2(roCommunity, mib.DiagFaultInject0)...); out != ".1.3.6.1.4.1.200.1.6.0 = INTEGER: 0" {
+		t.Fatalf("after the lift: %q", out)
+	}
+	if got := h.r.Stats().FaultDrops; got != 4 {
+		t.Errorf("FaultDrops = %d, want the 4 requests of the silence", got)
+	}
+}

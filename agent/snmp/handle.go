@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
 	"github.com/sirupsen/logrus"
 )
@@ -28,7 +29,7 @@ func (r *Responder) handle(b []byte, src netip.Addr) []byte {
 // live in ws), or nil when the datagram is dropped (counted in the statistics).
 func (r *Responder) handleWith(ws *workspace, b []byte, src netip.Addr) []byte {
 	now := r.now()
-	if r.fault.silenced(now) {
+	if r.fault.silenced(now) && !r.lifts(ws, b, src) {
 		r.stats.inc(cFaultDrops)
 		return nil
 	}
@@ -46,6 +47,26 @@ func (r *Responder) handleWith(ws *workspace, b []byte, src netip.Addr) []byte {
 	}
 	r.stats.inc(cInBadVersions)
 	return nil
+}
+
+// lifts reports whether b is the one request a silenced agent still answers:
+// an SNMPv1 or v2c SET of diagFaultInject.0 to 0, alone, through a write
+// community allowed from src, so an experimenter can end an injected fault
+// early. (SNMPv3 would need the silenced agent to answer discovery first.)
+func (r *Responder) lifts(ws *workspace, b []byte, src netip.Addr) bool {
+	version, _, err := messageVersion(b)
+	if err != nil || (version != int64(gosnmp.Version1) && version != int64(gosnmp.Version2c)) {
+		return false
+	}
+	p, err := decodeCommunity(ws, b)
+	if err != nil || p.typ != gosnmp.SetRequest || len(p.vbs) != 1 {
+		return false
+	}
+	inject, err := ParseOID(mib.DiagFaultInject0)
+	c := r.community(p.community)
+	vb := p.vbs[0]
+	return err == nil && c != nil && c.Write && c.allows(src) && vb.name.Compare(inject) == 0 &&
+		vb.val.typ == gosnmp.Integer && vb.val.int() == 0
 }
 
 // handleCommunity answers an SNMPv1 or SNMPv2c message after the community checks.
