@@ -53,6 +53,11 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	if st.EngineID, err = engineID(cfg, st); err != nil {
 		return nil, err
 	}
+	// snmpEngineBoots must never repeat (RFC 3414 2.2.2): it is on disk before
+	// the responder serves SNMPv3 with it, or the agent does not start.
+	if err := daemon.SaveState(cfg.StateDirFor(id), st); err != nil {
+		return nil, fmt.Errorf("%w (snmpEngineBoots %d could not be kept, so the agent does not serve with it)", err, st.EngineBoots)
+	}
 	start := time.Now()
 	a := &agent{board: mib.NewBoard(), log: log}
 	prober, err := newProber(cfg, log)

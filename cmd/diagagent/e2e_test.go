@@ -5,7 +5,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -169,4 +173,42 @@ func TestRestartKeepsEventTable(t *testing.T) {
 		}
 	}
 	t.Logf("all %d event-table values of agent 4 survived SIGKILL", len(rows))
+}
+
+// TestEngineBootsNeverRepeat is the start-up half of issue 13's defect 1: an
+// agent killed before its first save came back with the same
+// snmpEngineBoots, so a captured authenticated SNMPv3 request could be
+// replayed. Boots are now on disk before the agent serves: three starts, each
+// ended by SIGKILL before any interval ran, serve 1, 2 and 3.
+func TestEngineBootsNeverRepeat(t *testing.T) {
+	dir := t.TempDir()
+	port := freePortOnAll(t, 2)
+	conf := filepath.Join(dir, "boots.yaml")
+	yaml := fmt.Sprintf("interval: 1h\nsnmp: {listen: auto}\nnodes: [{address: 127.0.0.1, port: %d}, {address: 127.0.0.2, port: %d}]\nstate_dir: %s\n",
+		port, port, filepath.Join(dir, "state"))
+	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for want := 1; want <= 3; want++ {
+		cmd := exec.Command(binPath, "-config", conf, "-id", "0")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var out string
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			get := exec.Command(netsnmptest.Binary(t, "snmpget"), "-v2c", "-c", "public", "-t", "0.3", "-r", "0", "-Oqv", addr, ".1.3.6.1.6.3.10.2.1.2.0")
+			get.Env = netsnmptest.Env(dir)
+			b, err := get.Output()
+			if out = strings.TrimSpace(string(b)); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if out != strconv.Itoa(want) {
+			t.Fatalf("start %d: snmpEngineBoots %q, want %d", want, out, want)
+		}
+	}
 }
