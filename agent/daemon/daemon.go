@@ -74,6 +74,8 @@ type Daemon struct {
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core
+	savedSeq uint32          // the newest event sequence number on disk; later events are not served yet
+	unsaved  []unsavedEvent  // events recorded but not on disk, not yet notified
 	rows     []mib.NodeRow   // immutable once published
 	lastDone time.Time
 	cur      *mib.Snapshot
@@ -104,7 +106,7 @@ func New(o Options) (*Daemon, error) {
 	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
-		held: append([]mib.Status(nil), o.State.Statuses...)}
+		held: append([]mib.Status(nil), o.State.Statuses...), savedSeq: o.State.LastSeq}
 	if d.now == nil {
 		d.now = time.Now
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -318,4 +319,52 @@ func allFaultFreeRows(n int) []probe.Row {
 		rows[k] = probe.Row{ID: uint32(k + 1), Status: mib.StatusFaultFree}
 	}
 	return rows
+}
+
+// TestEventsWaitForTheirSave is the event half of issue 13's defect 1: when
+// the state could not be saved, the agent still served and notified the
+// event, and after a restart named the next event with the same sequence
+// number. An event is now served and notified only once it is on disk; while
+// saves fail it waits, and it goes out with the first save that succeeds.
+func TestEventsWaitForTheirSave(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	dir := cfg.StateDirFor(0)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	served := len(d.Snapshot().Events)
+	if served == 0 {
+		t.Fatal("no start-up events")
+	}
+	// The state directory turns into a file: every save fails.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lan.status[addr(2)] = mib.StatusFaulty
+	d.interval(context.Background())
+	if snap := d.Snapshot(); len(snap.Events) != served || snap.Nodes[2].Status != mib.StatusFaulty || len(s.events) != 0 {
+		t.Fatalf("while saves fail: %d events served (want %d), node 3 %v, %d notifications (want 0)",
+			len(snap.Events), served, snap.Nodes[2].Status, len(s.events))
+	}
+	// The directory comes back: the waiting event is saved, served, notified.
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	snap := d.Snapshot()
+	last := snap.Events[len(snap.Events)-1]
+	if len(snap.Events) != served+1 || last.Seq != uint32(served+1) || last.NodeID != 3 || len(s.events) != 1 {
+		t.Fatalf("after the save: %d events, last %+v, %d notifications; want %d, node 3 at seq %d, 1",
+			len(snap.Events), last, len(s.events), served+1, served+1)
+	}
+	st, err := LoadState(dir, 4)
+	if err != nil || st.LastSeq != last.Seq {
+		t.Fatalf("saved state: last seq %d, %v; want %d", st.LastSeq, err, last.Seq)
+	}
 }

@@ -11,12 +11,14 @@ import (
 )
 
 // record turns one interval's report into event rows, log lines,
-// notifications, a new snapshot and, if anything changed, a saved state.
+// notifications, a new snapshot and, if anything changed, a saved state. An
+// event is served and notified only once the state that holds it is on disk,
+// so a restart after a failed save never names two events with one sequence
+// number nor loses an event it served (the events wait, and go out with the
+// next save that succeeds).
 func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
-	var fresh []mib.Event
-	var news []hiadsd.Update
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
@@ -31,13 +33,13 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			ev.Detector = uint32(d.id + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
-		fresh, news = append(fresh, ev), append(news, u)
+		d.unsaved = append(d.unsaved, unsavedEvent{ev, u})
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
 	moved := d.countersMovedLocked()
-	dirty := moved || len(fresh) > 0
+	dirty := moved || len(d.unsaved) > 0
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.lastDone = now
@@ -47,14 +49,30 @@ func (d *Daemon) record(rep hiadsd.Report) {
 		st = d.stateLocked()
 	}
 	d.mu.Unlock()
-	for k, ev := range fresh {
-		d.announce(ev, news[k])
+	if !dirty {
+		return
 	}
-	if dirty {
-		if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
-			d.log.WithError(err).Error("cannot save state")
-		}
+	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+		d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
+		return
 	}
+	d.mu.Lock()
+	d.savedSeq = max(d.savedSeq, st.LastSeq)
+	var out []unsavedEvent
+	for len(d.unsaved) > 0 && d.unsaved[0].ev.Seq <= d.savedSeq {
+		out, d.unsaved = append(out, d.unsaved[0]), d.unsaved[1:]
+	}
+	d.publishLocked()
+	d.mu.Unlock()
+	for _, e := range out {
+		d.announce(e.ev, e.u)
+	}
+}
+
+// unsavedEvent is an event recorded but not yet on disk, with its update.
+type unsavedEvent struct {
+	ev mib.Event
+	u  hiadsd.Update
 }
 
 // restores reports whether u is a restarted agent's first verdict on a node
@@ -145,7 +163,11 @@ func (d *Daemon) buildRows() []mib.NodeRow {
 
 // publishLocked hands the responder a new snapshot of rows, events and station.
 func (d *Daemon) publishLocked() {
-	s := &mib.Snapshot{Nodes: d.rows, Events: d.st.Events[:len(d.st.Events):len(d.st.Events)],
+	evs := d.st.Events
+	for len(evs) > 0 && evs[len(evs)-1].Seq > d.savedSeq { // not on disk yet: not served
+		evs = evs[:len(evs)-1]
+	}
+	s := &mib.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter}
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")

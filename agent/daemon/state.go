@@ -35,7 +35,7 @@ type State struct {
 	// Statuses are the statuses the view held beside Counters, so a restart
 	// can tell a first verdict that only restores what it held from news.
 	Statuses []mib.Status `json:"statuses,omitempty"`
-	EngineID    []byte      `json:"engine_id,omitempty"`
+	EngineID []byte       `json:"engine_id,omitempty"`
 }
 
 // CheckStateDir makes sure state can be saved under dir: it creates dir if
