@@ -99,7 +99,7 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 		d.MaybeScanArgs(t, "watch", &watch)
 		var b strings.Builder
 		for r := 1; r <= rounds; r++ {
-			fmt.Fprintf(&b, "round %d: %s\n", r, scenarioRound(t, d, nw, watch))
+			fmt.Fprintf(&b, "round %d: %s\n", r, scenarioRound(t, nw, watch))
 		}
 		return b.String()
 	case "view":
@@ -171,9 +171,9 @@ func scenarioInterval(t *testing.T, d *datadriven.TestData, nw *Network, node in
 // learned: "15 faulty: 7 11 13 14" lists the nodes that came to hold node 15
 // faulty in this round. With watch >= 0 it lists what node watch learned
 // instead: "fault-free: 1 2 4 8 (4)".
-func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network, watch int) string {
+func scenarioRound(t *testing.T, nw *Network, watch int) string {
 	if watch >= 0 {
-		return scenarioWatch(t, d, nw, watch)
+		return scenarioWatch(t, nw, watch)
 	}
 	type key struct {
 		id   int // -1 for the station
@@ -181,13 +181,11 @@ func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network, watch int)
 	}
 	learned := map[key][]int{}
 	var keys []key
+	reps := stepAll(t, nw)
 	for id := 0; id < nw.Config().N; id++ {
-		if !nw.Testing(id) {
+		rep, ok := reps[id]
+		if !ok {
 			continue
-		}
-		rep, err := nw.Node(id).Step(nw.Tester(id))
-		if err != nil {
-			d.Fatalf(t, "%v", err)
 		}
 		add := func(k key) {
 			if _, ok := learned[k]; !ok {
@@ -224,22 +222,10 @@ func scenarioRound(t *testing.T, d *datadriven.TestData, nw *Network, watch int)
 
 // scenarioWatch steps every testing node in id order and lists the statuses
 // node watch came to hold, with the ids: "fault-free: 1 2 4 8 (4)".
-func scenarioWatch(t *testing.T, d *datadriven.TestData, nw *Network, watch int) string {
+func scenarioWatch(t *testing.T, nw *Network, watch int) string {
 	learned := map[Status][]string{}
-	for id := 0; id < nw.Config().N; id++ {
-		if !nw.Testing(id) {
-			continue
-		}
-		rep, err := nw.Node(id).Step(nw.Tester(id))
-		if err != nil {
-			d.Fatalf(t, "%v", err)
-		}
-		if id != watch {
-			continue
-		}
-		for _, u := range rep.Updates {
-			learned[u.New.Status] = append(learned[u.New.Status], strconv.Itoa(u.ID))
-		}
+	for _, u := range stepAll(t, nw)[watch].Updates {
+		learned[u.New.Status] = append(learned[u.New.Status], strconv.Itoa(u.ID))
 	}
 	var parts []string
 	for _, st := range []Status{FaultFree, Faulty, Partial, Unknown} {
