@@ -106,13 +106,19 @@ func (n *Notifier) enqueue(note notification) error {
 		return ErrClosed
 	}
 	if len(n.queue) >= n.cfg.QueueSize {
-		oldest := n.queue[0]
-		n.removeLocked(oldest)
-		if oldest == n.current && n.inflight != nil {
+		victim := n.victimLocked(note)
+		if victim == nil { // a station change into a queue of node-status notifications
+			n.stats.dropped.Add(1)
+			n.mu.Unlock()
+			n.log.WithField("notification", note.label).Warn("notification queue full of node-status notifications, dropped the station change")
+			return nil
+		}
+		n.removeLocked(victim)
+		if victim == n.current && n.inflight != nil {
 			n.inflight.Close() // stop waiting for an answer nobody needs
 		}
 		n.stats.dropped.Add(1)
-		n.log.WithField("notification", oldest.note.label).Warn("notification queue full, dropped the oldest")
+		n.log.WithField("notification", victim.note.label).Warn("notification queue full, dropped the oldest")
 	}
 	n.queue = append(n.queue, &entry{note: note, gone: make(chan struct{})})
 	n.mu.Unlock()
@@ -121,6 +127,23 @@ func (n *Notifier) enqueue(note notification) error {
 	default:
 	}
 	return nil
+}
+
+// victimLocked chooses what a full queue drops to take note: the oldest
+// station change if there is one, so that station changes (a flood of SETs of
+// nmsID) never push a node's fault out of the queue; else the oldest
+// notification when note is a node-status one, and nil (drop note itself)
+// when it is a station change. n.mu must be held.
+func (n *Notifier) victimLocked(note notification) *entry {
+	for _, e := range n.queue {
+		if e.note.oid == mib.DiagNMSChange {
+			return e
+		}
+	}
+	if note.oid == mib.DiagNMSChange {
+		return nil
+	}
+	return n.queue[0]
 }
 
 // removeLocked takes e out of the queue if it is still there; n.mu must be held.

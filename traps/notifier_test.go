@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -156,5 +157,44 @@ func TestNoUsableStationDrops(t *testing.T) {
 	}
 	if s := closeAndStats(t, n); s != (Stats{Dropped: 1}) {
 		t.Errorf("stats %+v, want one dropped", s)
+	}
+}
+
+// TestStationChangesNeverPushOutFaults is the second half of issue 13's
+// defect 6: 1,500 SETs of nmsID pushed 1,484 node-status notifications out
+// of the queue, so whoever held the write community could silence a fault.
+// A full queue now drops station changes first, and a station change never
+// evicts a node-status notification.
+func TestStationChangesNeverPushOutFaults(t *testing.T) {
+	hole := newBlackhole(t)
+	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg.QueueSize = 4
+	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour // the first inform waits: the queue only fills
+	n := newNotifier(t, cfg)
+	for seq := uint32(1); seq <= 2; seq++ {
+		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range 1500 {
+		if err := n.NMSChange(NMSChange{Station: netip.AddrFrom4([4]byte{192, 0, 2, byte(k)}), Counter: uint32(k + 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seq := uint32(3); seq <= 4; seq++ { // faults after the flood push station changes out, not faults
+		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n.mu.Lock()
+	var kept []string
+	for _, e := range n.queue {
+		kept = append(kept, e.note.label)
+	}
+	n.mu.Unlock()
+	want := []string{"diagNodeStatusChange seq=1 node=4", "diagNodeStatusChange seq=2 node=4",
+		"diagNodeStatusChange seq=3 node=4", "diagNodeStatusChange seq=4 node=4"}
+	if !slices.Equal(kept, want) {
+		t.Fatalf("queue after the flood: %q, want the four node-status notifications", kept)
 	}
 }
