@@ -157,11 +157,14 @@ func (a *answers[K, V]) reset() {
 // Begin starts the node's next testing interval. A tested-only node does not
 // test (ErrTestedOnly). The Interval is the node's own and is reused by its
 // next Begin; the Report's lists are the caller's.
-func (n *Node) Begin() (*Interval, error) {
+func (n *Node) Begin() (*Interval, error) { return n.BeginIn(n.ownMachine()) }
+
+// ownMachine returns the node's own interval machine, made at first use.
+func (n *Node) ownMachine() *Interval {
 	if n.machine == nil {
 		n.machine = &Interval{}
 	}
-	return n.BeginIn(n.machine)
+	return n.machine
 }
 
 // BeginIn is Begin on the storage of m, an Interval no other interval is
@@ -365,12 +368,7 @@ func (iv *interval) undo() {
 // order: the blocking driver the simulator and the tests use. Hi-Comp's tasks
 // need t to be an Executor (ErrNoExecutor); a t that is also a StationSource
 // gives each successful fetch the source's station.
-func (n *Node) Step(t Tester) (Report, error) {
-	if n.machine == nil {
-		n.machine = &Interval{}
-	}
-	return n.StepIn(t, n.machine)
-}
+func (n *Node) Step(t Tester) (Report, error) { return n.StepIn(t, n.ownMachine()) }
 
 // StepIn is Step on the storage of m (see BeginIn).
 func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
@@ -413,20 +411,19 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 
 // Expected returns the tests node id would make in its next interval if every
 // test found what view holds: its out-edges in the testing graph as seen from
-// view, for display. It runs the node's machine for one pass and undoes it,
-// so view is unchanged; a tested-only node tests nothing.
+// view, for display: the first batch of the node's machine, whose pass is
+// undone, so view is unchanged; a tested-only node tests nothing.
 func Expected(cfg *Config, id int, view View, next int) []int {
 	if cfg.IsTestedOnly(id) {
 		return nil
 	}
 	n := &Node{ID: id, Config: cfg, View: view, Next: next}
-	m := &Interval{node: n}
-	m.start.next = next
-	iv := &interval{node: n, m: m, report: Report{Node: id}}
-	iv.run()
-	iv.undo()
+	m, err := n.BeginIn(&Interval{}) // its first pass, undone since nothing is answered
+	if err != nil {
+		return nil
+	}
 	var out []int
-	for _, op := range m.need {
+	for _, op := range m.Ready() {
 		if op.Kind == OpTest || op.Kind == OpTask {
 			out = append(out, op.Target)
 		}

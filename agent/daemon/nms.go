@@ -82,7 +82,7 @@ func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	st := d.stateLocked()
 	d.mu.Unlock()
 	d.log.WithFields(f).WithFields(logrus.Fields{"nms": a.String(), "counter": c}).Info("management station changed")
-	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+	if err := d.persist(st); err != nil {
 		d.log.WithError(err).Error("cannot save state")
 	}
 }

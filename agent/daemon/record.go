@@ -52,9 +52,18 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	if !dirty {
 		return
 	}
-	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+	if err := d.persist(st); err != nil {
 		d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
-		return
+	}
+}
+
+// persist saves st and, once it is on disk, serves and notifies the events
+// it holds that were waiting for a save. Every save goes through it (an
+// interval's, a station change's, the last one on the way out), so whichever
+// succeeds first releases them.
+func (d *Daemon) persist(st State) error {
+	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+		return err
 	}
 	d.mu.Lock()
 	d.savedSeq = max(d.savedSeq, st.LastSeq)
@@ -62,11 +71,14 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	for len(d.unsaved) > 0 && d.unsaved[0].ev.Seq <= d.savedSeq {
 		out, d.unsaved = append(out, d.unsaved[0]), d.unsaved[1:]
 	}
-	d.publishLocked()
+	if len(out) > 0 {
+		d.publishLocked()
+	}
 	d.mu.Unlock()
 	for _, e := range out {
 		d.announce(e.ev, e.u)
 	}
+	return nil
 }
 
 // unsavedEvent is an event recorded but not yet on disk, with its update.
@@ -182,5 +194,5 @@ func (d *Daemon) save() error {
 	d.countersMovedLocked()
 	st := d.stateLocked()
 	d.mu.Unlock()
-	return SaveState(d.cfg.StateDirFor(d.id), st)
+	return d.persist(st)
 }
