@@ -38,19 +38,12 @@ type State struct {
 	EngineID []byte       `json:"engine_id,omitempty"`
 }
 
-// CheckStateDir makes sure state can be saved under dir: it creates dir if
-// needed and writes, syncs and removes a probe file there. It also removes the
-// temporary files a save cut short (kill -9 mid-save) left behind: no other
-// writer uses dir. The error names state_dir and says what to fix.
+// CheckStateDir makes sure state can be saved under dir, for -config.check:
+// PrepareStateDir, then a probe file written, synced and removed. The error
+// names state_dir and says what to fix.
 func CheckStateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("state_dir: cannot create %s: %w; give a directory the agent may write", dir, err)
-	}
-	stale, _ := filepath.Glob(filepath.Join(dir, stateFileName+".tmp-*"))
-	for _, f := range stale {
-		if err := os.Remove(f); err != nil {
-			return fmt.Errorf("state_dir: cannot remove the stale %s: %w", f, err)
-		}
+	if err := PrepareStateDir(dir); err != nil {
+		return err
 	}
 	probe, err := os.CreateTemp(dir, stateFileName+".tmp-*")
 	if err != nil {
@@ -63,6 +56,23 @@ func CheckStateDir(dir string) error {
 	}
 	if err := probe.Close(); err != nil {
 		return fmt.Errorf("state_dir: %s: %w", dir, err)
+	}
+	return nil
+}
+
+// PrepareStateDir creates dir if needed and removes the temporary files a
+// save cut short (kill -9 mid-save) left behind: no other writer uses dir.
+// The agent runs it at start; its first save, of snmpEngineBoots, then proves
+// the directory writable.
+func PrepareStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("state_dir: cannot create %s: %w; give a directory the agent may write", dir, err)
+	}
+	stale, _ := filepath.Glob(filepath.Join(dir, stateFileName+".tmp-*"))
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("state_dir: cannot remove the stale %s: %w", f, err)
+		}
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ type agent struct {
 // its sockets; run starts it. ICMP is checked here so a missing capability
 // is reported at start with its fix.
 func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
-	if err := daemon.CheckStateDir(cfg.StateDirFor(id)); err != nil {
+	if err := daemon.PrepareStateDir(cfg.StateDirFor(id)); err != nil {
 		return nil, err
 	}
 	st, err := daemon.LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
@@ -56,7 +56,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	// snmpEngineBoots must never repeat (RFC 3414 2.2.2): it is on disk before
 	// the responder serves SNMPv3 with it, or the agent does not start.
 	if err := daemon.SaveState(cfg.StateDirFor(id), st); err != nil {
-		return nil, fmt.Errorf("%w (snmpEngineBoots %d could not be kept, so the agent does not serve with it)", err, st.EngineBoots)
+		return nil, fmt.Errorf("%w (snmpEngineBoots %d could not be kept, so the agent does not start)", err, st.EngineBoots)
 	}
 	start := time.Now()
 	a := &agent{board: mib.NewBoard(), log: log}
