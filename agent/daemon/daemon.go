@@ -228,7 +228,10 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.learnStation(rep.Station)
 	d.record(rep)
 	if d.observe != nil {
-		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: d.now().Sub(began)})
+		d.mu.Lock()
+		unsaved := len(d.unsaved)
+		d.mu.Unlock()
+		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: d.now().Sub(began), Unsaved: unsaved})
 	}
 }
 

@@ -18,6 +18,9 @@ type IntervalInfo struct {
 	// Started and Took time the whole interval.
 	Started time.Time
 	Took    time.Duration
+	// Unsaved counts the events recorded but waiting for a save to succeed
+	// (not served, not notified): more than 0 means state_dir cannot be written.
+	Unsaved int
 }
 
 // testingGraph computes who tests whom in this agent's view: for every

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -37,6 +38,9 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
+	}
+	if n := len(d.unsaved); n > maxEvents { // the table no longer holds the oldest: they cannot be served
+		d.unsaved = append([]unsavedEvent(nil), d.unsaved[n-maxEvents:]...)
 	}
 	moved := d.countersMovedLocked()
 	dirty := moved || len(d.unsaved) > 0
@@ -188,11 +192,25 @@ func (d *Daemon) publishLocked() {
 	d.cur = s
 }
 
-// save writes the state; Run calls it on the way out.
+// save writes the state; Run calls it on the way out. When it cannot, the
+// error is returned only if events that were never saved are lost with it;
+// otherwise the directory was already failing (boots latched, events
+// waiting) and the one log line says so.
 func (d *Daemon) save() error {
 	d.mu.Lock()
 	d.countersMovedLocked()
 	st := d.stateLocked()
 	d.mu.Unlock()
-	return d.persist(st)
+	err := d.persist(st)
+	if err == nil {
+		return nil
+	}
+	d.mu.Lock()
+	lost := len(d.unsaved)
+	d.mu.Unlock()
+	if lost > 0 {
+		return fmt.Errorf("%w: %d events never saved are lost", err, lost)
+	}
+	d.log.WithError(err).Warn("cannot save state on the way out; no event is lost")
+	return nil
 }

@@ -36,6 +36,11 @@ type Config struct {
 	// EngineID is snmpEngineID (5..32 octets, RFC 3411); empty picks a random one.
 	EngineID []byte
 	// EngineBoots is snmpEngineBoots as persisted by the daemon (1 or more).
+	// LatchedBoots (2147483647) is the value RFC 3414 2.2.2 latches at when
+	// boots cannot be kept: every authenticated SNMPv3 message is then outside
+	// the time window and gets a notInTimeWindow report, so nothing captured
+	// under an earlier boots can be replayed. v1/v2c and unauthenticated
+	// discovery still work.
 	EngineBoots uint32
 	// MaxMessageSize is snmpEngineMaxMessageSize: the largest datagram accepted and
 	// the largest response sent. The default, 1472, fills one Ethernet frame without
@@ -57,6 +62,9 @@ type Config struct {
 	// Log receives per-packet debug records and worker errors; nil discards them.
 	Log *logrus.Entry
 }
+
+// LatchedBoots is snmpEngineBoots latched at its maximum (RFC 3414 2.2.2).
+const LatchedBoots = 1<<31 - 1
 
 // Community is an SNMPv1/v2c community string with its rights.
 type Community struct {
@@ -80,8 +88,8 @@ func Default() Config {
 
 // Validate checks every field and names the first wrong one; it fills nothing.
 func (c *Config) Validate() error {
-	if c.EngineBoots < 1 || c.EngineBoots >= 1<<31-1 {
-		return fmt.Errorf("%w: EngineBoots %d must be in 1..2147483646", ErrConfig, c.EngineBoots)
+	if c.EngineBoots < 1 || c.EngineBoots > LatchedBoots {
+		return fmt.Errorf("%w: EngineBoots %d must be in 1..2147483647", ErrConfig, c.EngineBoots)
 	}
 	if n := len(c.EngineID); n != 0 && (n < 5 || n > 32) {
 		return fmt.Errorf("%w: EngineID has %d octets, want 5..32", ErrConfig, n)

@@ -85,7 +85,11 @@ func NewResponder(cfg Config) (*Responder, error) {
 func (r *Responder) EngineID() []byte { return append([]byte(nil), r.engineID...) }
 
 // Stats returns a copy of the counters.
-func (r *Responder) Stats() Stats { return r.stats.snapshot() }
+func (r *Responder) Stats() Stats {
+	s := r.stats.snapshot()
+	s.EngineBoots = r.cfg.EngineBoots
+	return s
+}
 
 // Publish makes s the view that later requests read (on the responder's
 // Board); s must not change afterwards. A snapshot with rows out of order is

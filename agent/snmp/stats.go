@@ -80,6 +80,9 @@ type Stats struct {
 	FaultDrops uint64
 	// Panics counts requests whose handling panicked and was recovered.
 	Panics uint64
+	// EngineBoots is the snmpEngineBoots served; LatchedBoots means every
+	// authenticated SNMPv3 request is refused (boots could not be kept).
+	EngineBoots uint32
 }
 
 // snapshot copies the counters into a Stats value.

@@ -102,9 +102,10 @@ func (u *usmUser) authentic(b []byte, h *v3Header) bool {
 	return subtle.ConstantTimeCompare(sum, got[:len(field)]) == 1
 }
 
-// inTimeWindow applies the time-window test of RFC 3414 section 3.2 step 7.
+// inTimeWindow applies the time-window test of RFC 3414 section 3.2 step 7:
+// with boots latched at LatchedBoots no message is in the window.
 func (r *Responder) inTimeWindow(h *v3Header, now time.Time) bool {
-	if h.boots == 1<<31-1 || h.boots != int64(r.cfg.EngineBoots) {
+	if r.cfg.EngineBoots == LatchedBoots || h.boots != int64(r.cfg.EngineBoots) {
 		return false
 	}
 	d := h.time - int64(r.engineTime(now))

@@ -128,3 +128,26 @@ func TestV3WrongPrivacyPassphraseIsADecryptionError(t *testing.T) {
 		t.Errorf("usmStatsUnknownEngineIDs = %d, want 1 (the tool's discovery)", got)
 	}
 }
+
+// TestV3LatchedBootsRefuseAuthenticatedRequests: with snmpEngineBoots latched
+// at 2147483647 (it could not be saved, RFC 3414 2.2.2) no authenticated
+// request is in the time window, even one that carries the latched boots;
+// unauthenticated users and v2c are still served.
+func TestV3LatchedBootsRefuseAuthenticatedRequests(t *testing.T) {
+	h := startHarness(t, func(c *Config) { c.EngineBoots = LatchedBoots })
+	for _, o := range [][]string{usm("privsha", "authPriv", "SHA", "AES"),
+		append(usm("authsha", "authNoPriv", "SHA", ""), "-e", "0x800000c80474657374", "-Z", "2147483647,0")} {
+		out, err := h.run(t, "snmpget", silent(h.v3(o, mib.SysName0))...)
+		t.Logf("snmpget %v: %v: %s", o, err, out)
+		if err == nil || strings.Contains(out, "node-under-test") {
+			t.Fatalf("latched boots served an authenticated request:\n%s", out)
+		}
+	}
+	if s := h.r.Stats(); s.NotInTimeWindows < 2 || s.OutGetResponses != 0 {
+		t.Errorf("usmStatsNotInTimeWindows = %d (want 2 or more), responses = %d (want 0)", s.NotInTimeWindows, s.OutGetResponses)
+	}
+	h.must(t, "snmpget", h.v3(usm("noauth", "noAuthNoPriv", "", ""), mib.SysName0)...)
+	if out := h.must(t, "snmpget", h.v2(roCommunity, ".1.3.6.1.6.3.10.2.1.2.0")...); out != ".1.3.6.1.6.3.10.2.1.2.0 = INTEGER: 2147483647" {
+		t.Errorf("snmpEngineBoots over v2c: %q", out)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // descs are the descriptions of the metrics read at scrape time.
 type descs struct {
-	nodeStatus, nodes, up, lastSeq, notif, pending, snmpIn, snmpOut, snmpReq, snmpServed, snmpDrop *prometheus.Desc
+	nodeStatus, nodes, up, lastSeq, notif, pending, snmpIn, snmpOut, snmpReq, snmpServed, snmpDrop, boots *prometheus.Desc
 }
 
 // newDescs describes the scrape-time metrics.
@@ -43,6 +43,9 @@ func newDescs() descs {
 			"SNMP requests served with a response PDU.", nil, nil),
 		snmpDrop: prometheus.NewDesc("diagagent_snmp_dropped_total",
 			"SNMP requests not served, by reason (SNMPv3 ones are answered with a report).", []string{"reason"}, nil),
+		boots: prometheus.NewDesc("diagagent_snmp_engine_boots",
+			"snmpEngineBoots served; 2147483647 means latched (RFC 3414 2.2.2): it could not be saved, "+
+				"so every authenticated SNMPv3 request is refused until a restart with a writable state_dir.", nil, nil),
 	}
 }
 
@@ -59,7 +62,7 @@ type collector struct {
 // Describe sends the descriptions of every metric Collect may send.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.nodeStatus, c.d.nodes, c.d.up, c.d.lastSeq, c.d.notif, c.d.pending,
-		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop} {
+		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop, c.d.boots} {
 		ch <- d
 	}
 }
@@ -130,6 +133,7 @@ func (c *collector) collectSNMP(ch chan<- prometheus.Metric, s snmp.Stats) {
 	for _, v := range dropReasons(s) {
 		counter(c.d.snmpDrop, v.n, v.reason)
 	}
+	ch <- prometheus.MustNewConstMetric(c.d.boots, prometheus.GaugeValue, float64(s.EngineBoots))
 }
 
 // dropReason is one label value of diagagent_snmp_dropped_total.

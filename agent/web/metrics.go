@@ -21,6 +21,7 @@ type Metrics struct {
 	fetches   *prometheus.CounterVec
 	intervals prometheus.Counter
 	took      prometheus.Histogram
+	unsaved   prometheus.Gauge
 }
 
 // NewMetrics makes the interval metrics and a registry with them and the Go
@@ -42,13 +43,15 @@ func NewMetrics() *Metrics {
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
 			Help:    "Duration of one testing interval: tests, reads and recording.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+		unsaved: prometheus.NewGauge(prometheus.GaugeOpts{Name: "diagagent_events_unsaved",
+			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
 	}
 	for s := mib.StatusFaultFree; s.Valid(); s++ {
 		m.tests.WithLabelValues(s.Name())
 	}
 	m.fetches.WithLabelValues("ok")
 	m.fetches.WithLabelValues("error")
-	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took,
+	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took, m.unsaved,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -57,9 +60,10 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
 // ObserveInterval counts one testing interval: its tests with their
-// outcomes and durations, the reads of diagnostic information and the
-// entries they brought.
-func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result, took time.Duration) {
+// outcomes and durations, the reads of diagnostic information, the entries
+// they brought and the events still waiting for a save.
+func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result, took time.Duration, unsaved int) {
+	m.unsaved.Set(float64(unsaved))
 	for _, p := range probes {
 		m.tests.WithLabelValues(p.Status.Name()).Inc()
 		m.testTime.Observe(p.Duration.Seconds())

@@ -66,14 +66,14 @@ next:
 
 func TestMetricsCarryTheFigures(t *testing.T) {
 	st := snmp.Stats{InPkts: 40, OutPkts: 37, InGetRequests: 30, InGetBulks: 5, InSetRequests: 1,
-		OutGetResponses: 36, InBadCommunityNames: 2, FaultDrops: 3, UnknownUserNames: 1}
+		OutGetResponses: 36, InBadCommunityNames: 2, FaultDrops: 3, UnknownUserNames: 1, EngineBoots: snmp.LatchedBoots}
 	tr := traps.Stats{Sent: 5, Acknowledged: 3, Retried: 1, Failed: 2, Dropped: 1, Pending: 1}
 	s, _ := newTestServer(t, Options{SNMPStats: func() snmp.Stats { return st }, TrapStats: func() traps.Stats { return tr }})
 	rep := hiadsd.Report{Units: 3, Fetches: []hiadsd.FetchResult{{From: 1, Received: 3}, {From: 2, Err: errors.New("timeout")}}}
 	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond},
 		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond}, 3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond}}
-	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond)
-	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond)
+	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond, 0)
+	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond, 2)
 	fams := scrape(t, s)
 	for _, c := range []struct {
 		name   string
@@ -104,6 +104,8 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		{"diagagent_snmp_dropped_total", []string{"reason", "fault_injection"}, 3},
 		{"diagagent_snmp_dropped_total", []string{"reason", "bad_community"}, 2},
 		{"diagagent_snmp_dropped_total", []string{"reason", "unknown_user"}, 1},
+		{"diagagent_snmp_engine_boots", nil, snmp.LatchedBoots},
+		{"diagagent_events_unsaved", nil, 2},
 	} {
 		if got := value(t, fams, c.name, c.labels...); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)

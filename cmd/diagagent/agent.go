@@ -49,15 +49,11 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.EngineBoots++
+	st.EngineBoots = min(st.EngineBoots+1, snmp.LatchedBoots)
 	if st.EngineID, err = engineID(cfg, st); err != nil {
 		return nil, err
 	}
-	// snmpEngineBoots must never repeat (RFC 3414 2.2.2): it is on disk before
-	// the responder serves SNMPv3 with it, or the agent does not start.
-	if err := daemon.SaveState(cfg.StateDirFor(id), st); err != nil {
-		return nil, fmt.Errorf("%w (snmpEngineBoots %d could not be kept, so the agent does not start)", err, st.EngineBoots)
-	}
+	boots := keepBoots(cfg.StateDirFor(id), st, log)
 	start := time.Now()
 	a := &agent{board: mib.NewBoard(), log: log}
 	prober, err := newProber(cfg, log)
@@ -70,12 +66,12 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	metrics := web.NewMetrics()
 	a.daemon, err = daemon.New(daemon.Options{Config: cfg, ID: id, Prober: prober, Board: a.board,
 		Notifier: a.notifier, State: st, Log: log, Now: time.Now,
-		Observe: func(i daemon.IntervalInfo) { metrics.ObserveInterval(i.Report, i.Probes, i.Took) }})
+		Observe: func(i daemon.IntervalInfo) { metrics.ObserveInterval(i.Report, i.Probes, i.Took, i.Unsaved) }})
 	if err != nil {
 		a.notifier.Close()
 		return nil, err
 	}
-	if a.responder, err = snmp.NewResponder(responderConfig(cfg, id, st, a.board, a.daemon.SetNMS, log)); err != nil {
+	if a.responder, err = snmp.NewResponder(responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)); err != nil {
 		a.notifier.Close()
 		return nil, fmt.Errorf("snmp: %w", err)
 	}
@@ -90,6 +86,21 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// keepBoots saves st, whose snmpEngineBoots is one above any served before,
+// and returns the boots to serve. snmpEngineBoots must never repeat (RFC
+// 3414 2.2.2): when it cannot be kept (read-only directory, full disk) the
+// agent still tests, diagnoses and serves v1/v2c, but serves boots latched at
+// 2147483647, so every authenticated SNMPv3 request, a replayed one first,
+// is refused with a notInTimeWindow report until a restart that can save.
+func keepBoots(dir string, st daemon.State, log *logrus.Entry) uint32 {
+	if err := daemon.SaveState(dir, st); err != nil {
+		log.WithError(err).Errorf("state_dir: cannot keep snmpEngineBoots %d: latched at %d (RFC 3414 2.2.2), "+
+			"authenticated SNMPv3 is refused until a restart with a writable state_dir", st.EngineBoots, snmp.LatchedBoots)
+		return snmp.LatchedBoots
+	}
+	return st.EngineBoots
 }
 
 // engineID is snmpEngineID: the configured one, else the one the state kept,
@@ -181,7 +192,7 @@ func newProber(cfg config.Config, log *logrus.Entry) (*probe.Prober, error) {
 }
 
 // responderConfig builds the responder's configuration from the snmp section.
-func responderConfig(cfg config.Config, id int, st daemon.State, board *mib.Board,
+func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, board *mib.Board,
 	setNMS func(netip.Addr) error, log *logrus.Entry) snmp.Config {
 	r := snmp.Default()
 	r.Board = board
@@ -193,7 +204,7 @@ func responderConfig(cfg config.Config, id int, st daemon.State, board *mib.Boar
 		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
 	}
 	r.Users = cfg.SNMP.Users
-	r.EngineID, r.EngineBoots = st.EngineID, st.EngineBoots
+	r.EngineID, r.EngineBoots = engineID, boots
 	r.Workers = cfg.SNMP.MaxWorkers
 	host, _ := os.Hostname()
 	r.SysName = host
