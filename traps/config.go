@@ -3,6 +3,7 @@ package traps
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/diagagent/diagagent/mib"
@@ -89,6 +90,10 @@ type Config struct {
 	DrainTimeout time.Duration
 	// AgentAddress is the agent-addr field of SNMPv1 traps (an IPv4 address).
 	AgentAddress string
+	// Source is the address notifications leave from (the agent's listen
+	// address, so the station sees them come from the agent it knows); the
+	// zero value lets the kernel pick.
+	Source netip.Addr
 	// Uptime returns sysUpTime in hundredths of a second; nil means the time
 	// since the Notifier was created.
 	Uptime func() uint32

@@ -34,6 +34,8 @@ type Notifier struct {
 	aborted  bool
 	inflight net.Conn // the socket of the attempt in progress
 
+	engines map[target]engine // SNMPv3 stations' engines, used by the delivering goroutine only
+
 	wake    chan struct{} // a notification was queued
 	closing chan struct{} // Shutdown began: drain, then stop
 	abort   chan struct{} // the drain deadline passed: stop now
@@ -69,6 +71,7 @@ func New(cfg Config) (*Notifier, error) {
 		closing: make(chan struct{}),
 		abort:   make(chan struct{}),
 		done:    make(chan struct{}),
+		engines: map[target]engine{},
 	}
 	go n.run()
 	return n, nil

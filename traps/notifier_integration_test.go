@@ -4,10 +4,12 @@ package traps
 
 import (
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -138,5 +140,54 @@ func TestFallbackAfterPrimaryTurnsFaulty(t *testing.T) {
 	s := closeAndStats(t, n)
 	if s.Acknowledged != 1 || s.Retried < 1 || s.Dropped != 0 {
 		t.Errorf("stats %+v, want acknowledged by the fall-back after a retry", s)
+	}
+}
+
+// TestInformV3KeepsTheStationEngine is issue 13's defect 9 for informs: each
+// SNMPv3 inform ran an engine discovery first. Three informs to snmptrapd,
+// read on the wire through a relay, now take one discovery and three
+// informs; after the station restarts (new engine boots and time, or a new
+// engine ID) its report makes the notifier take the new values and the next
+// inform is acknowledged.
+func TestInformV3KeepsTheStationEngine(t *testing.T) {
+	user := "createUser diaguser SHA-256 authpass-256 AES privpass-128"
+	d := startTrapd(t, openTrapd, user)
+	relay := netsnmptest.StartRelay(t, "127.0.0.1", d.addr)
+	cfg := testConfig(InformV3, Station{Addr: relay.Addr(), Usable: true})
+	cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "authpass-256",
+		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
+	n := newNotifier(t, cfg)
+	for node := 41; node <= 43; node++ {
+		if err := n.NodeStatusChange(testEvent(uint32(node))); err != nil {
+			t.Fatal(err)
+		}
+		d.expect(t, append(statusFragments(strconv.Itoa(node)), "NOTIFY INFORM, SNMP v3, user diaguser")...)
+	}
+	waitAcknowledged(t, n, 3)
+	if got := len(relay.Sent()); got != 4 {
+		t.Fatalf("3 informs took %d datagrams, want 4 (one discovery, then the informs)", got)
+	}
+
+	d.Stop()
+	d = startTrapdAt(t, d.addr, openTrapd, user)
+	if err := n.NodeStatusChange(testEvent(44)); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, append(statusFragments("44"), "NOTIFY INFORM, SNMP v3, user diaguser")...)
+	if s := closeAndStats(t, n); s.Acknowledged != 4 || s.Dropped != 0 {
+		t.Errorf("stats %+v, want 4 acknowledged after the station's restart", s)
+	}
+	t.Logf("after the restart: %d datagrams in all", len(relay.Sent()))
+}
+
+// waitAcknowledged waits until n counts want acknowledged informs.
+func waitAcknowledged(t *testing.T, n *Notifier, want uint64) {
+	t.Helper()
+	deadline := time.Now().Add(outputWait)
+	for n.Stats().Acknowledged < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v, want %d acknowledged", n.Stats(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -3,6 +3,7 @@ package traps
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -113,17 +114,19 @@ func (n *Notifier) attempt(note notification, t target, timeout time.Duration) e
 
 	result, err := g.SendTrap(note.trap(n.cfg.Kind, n.cfg.Uptime(), n.cfg.AgentAddress))
 	n.stats.sent.Add(1)
-	if err != nil {
-		return fmt.Errorf("send to %s: %w", t, err)
+	if err == nil && n.cfg.Kind.acknowledged() &&
+		(result == nil || result.PDUType != gosnmp.GetResponse || result.Error != gosnmp.NoError) {
+		err = fmt.Errorf("station %s did not acknowledge: %s", t, describe(result))
+	} else if err != nil {
+		err = fmt.Errorf("send to %s: %w", t, err)
 	}
-	if !n.cfg.Kind.acknowledged() {
-		return nil
+	if n.cfg.Kind == InformV3 {
+		n.learn(t, g, err)
 	}
-	if result == nil || result.PDUType != gosnmp.GetResponse || result.Error != gosnmp.NoError {
-		return fmt.Errorf("station %s did not acknowledge: %s", t, describe(result))
+	if err == nil && n.cfg.Kind.acknowledged() {
+		n.stats.acknowledged.Add(1)
 	}
-	n.stats.acknowledged.Add(1)
-	return nil
+	return err
 }
 
 // clearInflight forgets the socket of the finished attempt.
@@ -161,7 +164,10 @@ func (n *Notifier) client(t target, timeout time.Duration) *gosnmp.GoSNMP {
 		g.Version = gosnmp.Version3
 		g.SecurityModel = gosnmp.UserSecurityModel
 		g.MsgFlags = n.cfg.User.MsgFlags()
-		g.SecurityParameters = n.cfg.User.USM()
+		g.SecurityParameters = n.usm(t)
+	}
+	if n.cfg.Source.IsValid() {
+		g.LocalAddr = netip.AddrPortFrom(n.cfg.Source.Unmap(), 0).String()
 	}
 	return g
 }

@@ -31,11 +31,17 @@ type trapd struct {
 // it is listening.
 func startTrapd(t testing.TB, conf ...string) *trapd {
 	t.Helper()
+	addr := "127.0.0.1:" + strconv.Itoa(netsnmptest.FreeUDPPort(t, "127.0.0.1"))
+	return startTrapdAt(t, addr, conf...)
+}
+
+// startTrapdAt is startTrapd on a given address (a station restarted there).
+func startTrapdAt(t testing.TB, addr string, conf ...string) *trapd {
+	t.Helper()
 	mibDir, err := filepath.Abs("../mib")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(netsnmptest.FreeUDPPort(t, "127.0.0.1"))
 	args := append([]string{"-F", trapdFormat}, mib.NetSNMPArgs(mibDir)...)
 	return &trapd{Trapd: netsnmptest.StartTrapd(t, addr, conf, args...), addr: addr}
 }

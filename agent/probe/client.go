@@ -32,6 +32,9 @@ func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
 		MaxOids:        gosnmp.MaxOids,
 		MaxRepetitions: uint32(p.cfg.MaxRepetitions),
 	}
+	if p.cfg.Source.IsValid() {
+		g.LocalAddr = netip.AddrPortFrom(p.cfg.Source.Unmap(), 0).String()
+	}
 	p.setSecurity(g, t)
 	if err := g.Connect(); err != nil {
 		return nil, fmt.Errorf("snmp socket to %s: %w", netip.AddrPortFrom(t.Addr, port), err)

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
@@ -28,6 +29,10 @@ type Config struct {
 	Community string
 	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
 	V3 *config.Credentials
+	// Source is the address tests and fetches leave from (SNMP and ICMP), so
+	// peers see requests from the address the agent serves on; the zero value
+	// lets the kernel pick.
+	Source netip.Addr
 }
 
 // Default returns a configuration usable on a LAN with community "public".

@@ -32,6 +32,8 @@ type ICMPPinger struct {
 	Count int
 	// Timeout bounds the whole ping.
 	Timeout time.Duration
+	// Source is the address echo requests leave from; zero lets the kernel pick.
+	Source netip.Addr
 }
 
 // Ping sends up to Count echo requests and stops at the first reply.
@@ -46,6 +48,9 @@ func (ip *ICMPPinger) Ping(ctx context.Context, addr netip.Addr) (time.Duration,
 	pg.SetPrivileged(ip.Privileged)
 	pg.SetNetwork("ip4")
 	pg.SetLogger(probing.NoopLogger{})
+	if ip.Source.IsValid() {
+		pg.Source = ip.Source.Unmap().String()
+	}
 	pg.Count = max(ip.Count, 1)
 	pg.Timeout = ip.Timeout
 	pg.Interval = ip.Timeout / time.Duration(pg.Count)

@@ -84,7 +84,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 		return nil, err
 	}
 	if pinger == nil {
-		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout}
+		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
 	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency)}, nil
 }

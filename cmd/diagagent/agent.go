@@ -56,7 +56,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	boots := keepBoots(cfg.StateDirFor(id), st, log)
 	start := time.Now()
 	a := &agent{board: mib.NewBoard(), log: log}
-	prober, err := newProber(cfg, log)
+	prober, err := newProber(cfg, id, log)
 	if err != nil {
 		return nil, err
 	}
@@ -170,9 +170,10 @@ func (a *agent) run(ctx context.Context) error {
 }
 
 // newProber builds the prober from the test section.
-func newProber(cfg config.Config, log *logrus.Entry) (*probe.Prober, error) {
+func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, error) {
 	p := probe.Default()
 	p.Test, p.Community = cfg.Test, cfg.SNMP.Communities.Read
+	p.Source = source(cfg, id)
 	if err := probe.CheckICMP(); err != nil {
 		if probe.CheckUnprivilegedICMP() != nil {
 			return nil, fmt.Errorf("test: %w", err)
@@ -217,6 +218,16 @@ func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, b
 	return r
 }
 
+// source is the address tests, fetches and notifications leave from: the
+// listen address when it names one, so peers and the station see the agent
+// at the address it serves; none (the kernel picks) for a wildcard.
+func source(cfg config.Config, id int) netip.Addr {
+	if a := cfg.SNMPListen(id).Addr(); a.IsValid() && !a.IsUnspecified() {
+		return a
+	}
+	return netip.Addr{}
+}
+
 // newNotifier builds the notifier the traps section asks for; it reads the
 // stations from the board, as the daemon last published them.
 func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, log *logrus.Entry) (*traps.Notifier, error) {
@@ -236,6 +247,7 @@ func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, l
 	t.MaxAttempts = cfg.Traps.Retries + 1
 	t.Stations = func() []traps.Station { return daemon.Stations(cfg, board.Load()) }
 	t.AgentAddress = cfg.Nodes[id].Address.String()
+	t.Source = source(cfg, id)
 	t.Uptime = func() uint32 { return uint32(time.Since(start) / (10 * time.Millisecond)) }
 	t.Log = log
 	n, err := traps.New(t)

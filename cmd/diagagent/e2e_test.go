@@ -83,6 +83,41 @@ func TestVCubeClusterOfRealAgents(t *testing.T) {
 		}
 	}
 	t.Logf("printer answered %d requests, none under enterprises.200", len(got))
+	checkSources(t, "the printer's requests", sources(strings.Split(printer.Log(), "\n"), "Received "), 8)
+	checkSources(t, "the station's notifications", sources(trapd.All(), "NOTIFY "), 8)
+}
+
+// udpSource is the source address net-snmp prints for a datagram
+// ("UDP: [127.0.0.6]:40123->[...]").
+var udpSource = regexp.MustCompile(`UDP: \[([0-9.]+)\]:\d+->`)
+
+// sources counts the source addresses of the lines that start with prefix.
+func sources(lines []string, prefix string) map[string]int {
+	out := map[string]int{}
+	for _, l := range lines {
+		if m := udpSource.FindStringSubmatch(l); m != nil && strings.HasPrefix(l, prefix) {
+			out[m[1]]++
+		}
+	}
+	return out
+}
+
+// checkSources is issue 13's defect 9 for tests and notifications: they left
+// from whatever address the kernel picked (127.0.0.1 for every agent here),
+// not from the agent's listen address. Every source must be one of the
+// agents' addresses 127.0.0.1..n, and more than one of them must appear.
+func checkSources(t *testing.T, what string, got map[string]int, n int) {
+	t.Helper()
+	for a := range got {
+		var k int
+		if _, err := fmt.Sscanf(a, "127.0.0.%d", &k); err != nil || k < 1 || k > n {
+			t.Errorf("%s came from %s, not an agent's address: %v", what, a, got)
+		}
+	}
+	if len(got) < 2 {
+		t.Errorf("%s came from %v: want each agent's own address", what, got)
+	}
+	t.Logf("%s by source: %v", what, got)
 }
 
 // TestHiADSDClusterOfRealAgents is the same stop and restart with Hi-ADSD,

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -56,13 +55,13 @@ state_dir: %s
 
 	first := startAgent(t, conf, nil)
 	waitValue(t, "snmpEngineBoots", func() string { return get(".1.3.6.1.6.3.10.2.1.2.0") }, "1")
-	relay := newRelay(t, agentAddr)
+	relay := netsnmptest.StartRelay(t, "127.0.0.1", agentAddr)
 	out, err := snmpTool(t, dir, "snmpset", "-v3", "-l", "authPriv", "-u", "admin", "-a", "SHA-256", "-A", "auth-pass-1",
-		"-x", "AES", "-X", "priv-pass-1", "-t", "3", "-r", "0", relay.addr(), mib.NMSID0, "a", "127.0.0.77")
+		"-x", "AES", "-X", "priv-pass-1", "-t", "3", "-r", "0", relay.Addr(), mib.NMSID0, "a", "127.0.0.77")
 	if err != nil {
 		t.Fatalf("snmpset through the relay: %v\n%s", err, out)
 	}
-	captured := relay.datagrams()
+	captured := relay.Sent()
 	if len(captured) != 2 { // the engine discovery, then the SET
 		t.Fatalf("relay saw %d datagrams from snmpset, want 2", len(captured))
 	}
@@ -183,70 +182,4 @@ func readOnlyWrapper(dir string) []string {
 		return nil
 	}
 	return []string{"unshare", "-m", "sh", "-c", `mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"`, "sh", dir}
-}
-
-// relay forwards one client's UDP datagrams to an agent and its replies
-// back, keeping what the client sent.
-type relay struct {
-	conn net.PacketConn
-	mu   sync.Mutex
-	sent [][]byte
-}
-
-// newRelay listens on a free loopback port and forwards to target.
-func newRelay(t *testing.T, target string) *relay {
-	t.Helper()
-	c, err := net.ListenPacket("udp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := net.Dial("udp4", target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &relay{conn: c}
-	t.Cleanup(func() { c.Close(); up.Close() })
-	var client net.Addr
-	var cmu sync.Mutex
-	go func() { // agent -> client
-		buf := make([]byte, 65535)
-		for {
-			n, err := up.Read(buf)
-			if err != nil {
-				return
-			}
-			cmu.Lock()
-			to := client
-			cmu.Unlock()
-			if to != nil {
-				_, _ = c.WriteTo(buf[:n], to)
-			}
-		}
-	}()
-	go func() { // client -> agent
-		buf := make([]byte, 65535)
-		for {
-			n, from, err := c.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			cmu.Lock()
-			client = from
-			cmu.Unlock()
-			r.mu.Lock()
-			r.sent = append(r.sent, append([]byte(nil), buf[:n]...))
-			r.mu.Unlock()
-			_, _ = up.Write(buf[:n])
-		}
-	}()
-	return r
-}
-
-func (r *relay) addr() string { return r.conn.LocalAddr().String() }
-
-// datagrams returns what the client sent so far.
-func (r *relay) datagrams() [][]byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([][]byte(nil), r.sent...)
 }
