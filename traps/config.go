@@ -86,6 +86,10 @@ type Config struct {
 	// MaxAttempts bounds the attempts per inform; 0 retries until the inform
 	// is acknowledged, pushed out of the queue, or the notifier is shut down.
 	MaxAttempts int
+	// Recheck is how long a station that left MaxAttempts informs in a row
+	// unanswered (4 when MaxAttempts is 0) is passed over for the next
+	// fall-back before it is tried again.
+	Recheck time.Duration
 	// DrainTimeout is how long Close waits for queued notifications.
 	DrainTimeout time.Duration
 	// AgentAddress is the agent-addr field of SNMPv1 traps (an IPv4 address).
@@ -109,6 +113,7 @@ func Default() Config {
 		QueueSize:    256,
 		Timeout:      time.Second,
 		MaxTimeout:   30 * time.Second,
+		Recheck:      time.Minute,
 		DrainTimeout: 5 * time.Second,
 		AgentAddress: "0.0.0.0",
 	}

@@ -12,7 +12,10 @@
 // not (for example, not usable while the diagnosis holds it faulty). Before
 // every attempt the notifier asks again and uses the first usable station, so
 // an inform being retried moves to a fall-back as soon as the primary is
-// marked unusable.
+// marked unusable. The notifier also keeps its own account of who answers: a
+// station that leaves MaxAttempts informs in a row unacknowledged is down for
+// Recheck and passed over for the next one, then tried first again, so a
+// station that is not a node of the diagnosis can be failed over from too.
 //
 // Informs are retried with a timeout that doubles per attempt until they are
 // acknowledged; a full queue drops its oldest notification, in flight or not.

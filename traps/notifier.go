@@ -35,6 +35,7 @@ type Notifier struct {
 	inflight net.Conn // the socket of the attempt in progress
 
 	engines map[target]engine // SNMPv3 stations' engines, used by the delivering goroutine only
+	health  health            // which stations answer, used by the delivering goroutine only
 
 	wake    chan struct{} // a notification was queued
 	closing chan struct{} // Shutdown began: drain, then stop
@@ -72,6 +73,7 @@ func New(cfg Config) (*Notifier, error) {
 		abort:   make(chan struct{}),
 		done:    make(chan struct{}),
 		engines: map[target]engine{},
+		health:  health{streak: map[target]int{}, down: map[target]time.Time{}},
 	}
 	go n.run()
 	return n, nil

@@ -191,3 +191,63 @@ func waitAcknowledged(t *testing.T, n *Notifier, want uint64) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestFailoverFromAStationThatIsNotANode is issue 13's defect 12: the
+// fall-backs were used only while the diagnosis held the station faulty, so
+// a station that is not a node (it runs snmptrapd only) was never failed
+// over from. Informs the primary leaves unanswered after their attempts now
+// go to the fall-back, and notifications return to the primary once it
+// answers again.
+func TestFailoverFromAStationThatIsNotANode(t *testing.T) {
+	primary, fallback := startTrapd(t, openTrapd), startTrapd(t, openTrapd)
+	cfg := testConfig(InformV2c, Station{Addr: primary.addr, Usable: true}, Station{Addr: fallback.addr, Usable: true})
+	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts, cfg.Recheck = 100*time.Millisecond, 100*time.Millisecond, 2, 300*time.Millisecond
+	n := newNotifier(t, cfg)
+	send := func(node int) {
+		if err := n.NodeStatusChange(testEvent(uint32(node))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(51)
+	primary.expect(t, statusFragments("51")...)
+
+	primary.Stop()
+	send(52)
+	fallback.expect(t, statusFragments("52")...)
+	send(53) // the primary is down: straight to the fall-back
+	fallback.expect(t, statusFragments("53")...)
+	waitAcknowledged(t, n, 3)
+	if s := n.Stats(); s.Failovers != 1 || s.Dropped != 0 || s.Acknowledged != 3 {
+		t.Fatalf("stats %+v, want one failover, none dropped, 3 acknowledged", s)
+	}
+
+	primary = startTrapdAt(t, primary.addr, openTrapd)
+	for node := 54; ; node++ {
+		if node > 200 {
+			t.Fatal("notifications never returned to the restarted primary")
+		}
+		send(node)
+		if receivedBy(t, strconv.Itoa(node), primary, fallback) == primary {
+			break
+		}
+	}
+	if s := closeAndStats(t, n); s.Dropped != 0 {
+		t.Errorf("stats %+v, want none dropped", s)
+	}
+}
+
+// receivedBy waits for the notification about node at one of the stations
+// and returns that station.
+func receivedBy(t *testing.T, node string, stations ...*trapd) *trapd {
+	t.Helper()
+	deadline := time.Now().Add(outputWait)
+	for time.Now().Before(deadline) {
+		for _, d := range stations {
+			if _, err := d.Wait(10*time.Millisecond, d.next, func(l string) bool { return containsAll(l, statusFragments(node)) }); err == nil {
+				return d
+			}
+		}
+	}
+	t.Fatalf("no station received the notification about node %s", node)
+	return nil
+}

@@ -13,9 +13,12 @@ import (
 var errAborted = errors.New("notifier aborted")
 
 // deliver sends one notification, retrying informs until acknowledged, out of
-// attempts, pushed out of the queue, or aborted.
+// attempts at every station, pushed out of the queue, or aborted. Each
+// failed inform counts against its station; a station that does not answer
+// is marked down and the inform moves on to the next fall-back (see health).
 func (n *Notifier) deliver(e *entry) {
-	for attempt := 0; ; attempt++ {
+	tried := map[target]int{} // attempts of this notification by station
+	for {
 		if isGone(e) {
 			return
 		}
@@ -23,22 +26,20 @@ func (n *Notifier) deliver(e *entry) {
 			n.drop(e, errAborted)
 			return
 		}
-		if n.cfg.MaxAttempts > 0 && attempt >= n.cfg.MaxAttempts {
-			n.drop(e, fmt.Errorf("no acknowledgement after %d attempts", attempt))
-			return
-		}
-		t, err := n.station()
+		t, err := n.station(tried)
 		if err != nil {
 			n.drop(e, err)
 			return
 		}
-		timeout := n.timeout(attempt)
-		if attempt > 0 {
+		timeout := n.timeout(tried[t])
+		if sum(tried) > 0 {
 			n.stats.retried.Add(1)
 		}
+		tried[t]++
 		began := time.Now()
 		err = n.attempt(e.note, t, timeout)
 		if err == nil {
+			n.answered(t)
 			return
 		}
 		n.stats.failed.Add(1)
@@ -47,9 +48,19 @@ func (n *Notifier) deliver(e *entry) {
 			return
 		}
 		n.log.WithError(err).WithField("notification", e.note.label).WithField("station", t.String()).
-			WithField("attempt", attempt+1).Info("inform not acknowledged, will retry")
+			WithField("attempt", tried[t]).Info("inform not acknowledged, will retry")
+		n.unanswered(t)
 		n.pause(e, began.Add(timeout))
 	}
+}
+
+// sum adds up the attempts of a notification.
+func sum(tried map[target]int) int {
+	s := 0
+	for _, k := range tried {
+		s += k
+	}
+	return s
 }
 
 // isGone reports whether e has left the queue.
@@ -62,13 +73,34 @@ func isGone(e *entry) bool {
 	}
 }
 
-// station asks the caller for the stations and picks the first usable one.
-func (n *Notifier) station() (target, error) {
-	t, skipped, err := pick(n.cfg.Stations())
+// station picks where the next attempt goes: the first usable station, in
+// the caller's order, that is not down and has attempts left for this
+// notification; when every one with attempts left is down, the first of
+// them. With none left the notification is given up.
+func (n *Notifier) station(tried map[target]int) (target, error) {
+	all, skipped := candidates(n.cfg.Stations())
 	for _, bad := range skipped {
 		n.log.WithError(bad).Warn("skipping management station with a malformed address")
 	}
-	return t, err
+	var left []target
+	for _, t := range all {
+		if n.cfg.MaxAttempts == 0 || tried[t] < n.cfg.MaxAttempts {
+			left = append(left, t)
+		}
+	}
+	if len(left) == 0 {
+		if len(tried) > 0 {
+			return target{}, fmt.Errorf("no acknowledgement after %d attempts at each of %d stations", n.cfg.MaxAttempts, len(tried))
+		}
+		return target{}, ErrNoStation
+	}
+	now := time.Now()
+	for _, t := range left {
+		if !n.health.isDown(t, now) {
+			return t, nil
+		}
+	}
+	return left[0], nil
 }
 
 // timeout returns the wait of the given attempt: Timeout doubled per retry, capped.

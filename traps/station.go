@@ -40,19 +40,21 @@ func parseStation(addr string) (target, error) {
 	return target{host: host, port: uint16(port)}, nil
 }
 
-// pick returns the first usable station with a valid address, and the errors
-// of the usable stations it skipped because their address is malformed.
-func pick(stations []Station) (target, []error, error) {
+// candidates returns the usable stations with a valid address, in order,
+// and the errors of the usable stations skipped for a malformed address.
+func candidates(stations []Station) ([]target, []error) {
+	var out []target
 	var skipped []error
 	for _, s := range stations {
 		if !s.Usable {
 			continue
 		}
 		t, err := parseStation(s.Addr)
-		if err == nil {
-			return t, skipped, nil
+		if err != nil {
+			skipped = append(skipped, err)
+			continue
 		}
-		skipped = append(skipped, err)
+		out = append(out, t)
 	}
-	return target{}, skipped, ErrNoStation
+	return out, skipped
 }

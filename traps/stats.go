@@ -17,11 +17,13 @@ type Stats struct {
 	// Dropped counts notifications given up: pushed out of a full queue, with
 	// no usable station, out of attempts, or still queued at the close deadline.
 	Dropped uint64
+	// Failovers counts stations marked down for leaving informs unanswered.
+	Failovers uint64
 }
 
 // counters are the live values behind Stats.
 type counters struct {
-	sent, acknowledged, retried, failed, dropped atomic.Uint64
+	sent, acknowledged, retried, failed, dropped, failovers atomic.Uint64
 }
 
 // snapshot copies the counters into a Stats with the given queue length.
@@ -33,5 +35,6 @@ func (c *counters) snapshot(pending int) Stats {
 		Retried:      c.retried.Load(),
 		Failed:       c.failed.Load(),
 		Dropped:      c.dropped.Load(),
+		Failovers:    c.failovers.Load(),
 	}
 }

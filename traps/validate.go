@@ -23,6 +23,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: MaxTimeout %v is below Timeout %v", ErrInvalidConfig, c.MaxTimeout, c.Timeout)
 	case c.MaxAttempts < 0:
 		return fmt.Errorf("%w: MaxAttempts must not be negative, got %d", ErrInvalidConfig, c.MaxAttempts)
+	case c.Recheck < 0:
+		return fmt.Errorf("%w: Recheck must not be negative, got %v", ErrInvalidConfig, c.Recheck)
 	case c.DrainTimeout < 0:
 		return fmt.Errorf("%w: DrainTimeout must not be negative, got %v", ErrInvalidConfig, c.DrainTimeout)
 	}

@@ -104,17 +104,18 @@ func TestParseStation(t *testing.T) {
 	}
 }
 
-func TestPickSkipsUnusableAndMalformed(t *testing.T) {
-	got, skipped, err := pick([]Station{
+func TestCandidatesSkipUnusableAndMalformed(t *testing.T) {
+	got, skipped := candidates([]Station{
 		{Addr: "192.0.2.1", Usable: false},
 		{Addr: "192.0.2.2:bad", Usable: true},
 		{Addr: "192.0.2.3", Usable: true},
+		{Addr: "192.0.2.4:1162", Usable: true},
 	})
-	if err != nil || got.String() != "192.0.2.3:162" || len(skipped) != 1 {
-		t.Errorf("pick = %v, %v, %v; want 192.0.2.3:162 with one malformed skipped", got, skipped, err)
+	if len(got) != 2 || got[0].String() != "192.0.2.3:162" || got[1].String() != "192.0.2.4:1162" || len(skipped) != 1 {
+		t.Errorf("candidates = %v, %v; want 192.0.2.3:162, 192.0.2.4:1162 with one malformed skipped", got, skipped)
 	}
-	if _, _, err := pick([]Station{{Addr: "192.0.2.1"}}); !errors.Is(err, ErrNoStation) {
-		t.Errorf("pick with no usable station = %v, want ErrNoStation", err)
+	if got, _ := candidates([]Station{{Addr: "192.0.2.1"}}); len(got) != 0 {
+		t.Errorf("candidates with no usable station = %v, want none", got)
 	}
 }
 

@@ -114,8 +114,9 @@ type Test struct {
 type Traps struct {
 	// NMS is the initial station; the zero value means none until NMSid is set.
 	NMS netip.AddrPort `mapstructure:"nms" doc:"initial station, a.b.c.d:port; empty for none until NMSid is set"`
-	// Fallbacks are tried in order while the diagnosis says the current station is faulty.
-	Fallbacks []netip.AddrPort `mapstructure:"fallbacks" doc:"stations (a.b.c.d:port) used in order while the current one is diagnosed faulty"`
+	// Fallbacks are tried in order while the current station is diagnosed faulty or leaves
+	// informs unanswered (it need not be a node).
+	Fallbacks []netip.AddrPort `mapstructure:"fallbacks" doc:"stations (a.b.c.d:port) used in order while the current one is diagnosed faulty or leaves informs unanswered"`
 	// Kind is KindTrap, KindInform or KindV3Inform.
 	Kind string `mapstructure:"kind" doc:"trap, inform or v3inform"`
 	// Scope is ScopeDetected (events this node detected) or ScopeAll (every event it learns).

@@ -30,7 +30,8 @@ func newDescs() descs {
 			"Sequence number of the newest row of the event table.", nil, nil),
 		notif: prometheus.NewDesc("diagagent_notifications_total",
 			"Notifications to the station by what became of them: sent (PDUs, retries included), "+
-				"acknowledged, retried, failed (attempts) and dropped (given up).", []string{"result"}, nil),
+				"acknowledged, retried, failed (attempts), dropped (given up) and failover (a station passed over "+
+				"for the next fall-back after leaving informs unanswered).", []string{"result"}, nil),
 		pending: prometheus.NewDesc("diagagent_notifications_pending",
 			"Notifications queued, one in flight included.", nil, nil),
 		snmpIn: prometheus.NewDesc("diagagent_snmp_packets_received_total",
@@ -110,7 +111,7 @@ func (c *collector) collectTraps(ch chan<- prometheus.Metric, t traps.Stats) {
 	for _, v := range []struct {
 		result string
 		n      uint64
-	}{{"sent", t.Sent}, {"acknowledged", t.Acknowledged}, {"retried", t.Retried}, {"failed", t.Failed}, {"dropped", t.Dropped}} {
+	}{{"sent", t.Sent}, {"acknowledged", t.Acknowledged}, {"retried", t.Retried}, {"failed", t.Failed}, {"dropped", t.Dropped}, {"failover", t.Failovers}} {
 		ch <- prometheus.MustNewConstMetric(c.d.notif, prometheus.CounterValue, float64(v.n), v.result)
 	}
 	ch <- prometheus.MustNewConstMetric(c.d.pending, prometheus.GaugeValue, float64(t.Pending))
