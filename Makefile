@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test unit unit-env bench lint tidy compare scenario clean
+.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos clean
 
 all: build
 
@@ -35,6 +35,13 @@ bench:
 # scenario: seed 002's 37-node experiment on a LAN of network namespaces (root).
 scenario:
 	./scripts/scenario.sh
+
+# chaos: 16 agents, a printer and a station under 1% loss and random faults for
+# CHAOS (10m); every invariant is checked (docs/reliability.md). Root.
+CHAOS ?= 10m
+chaos:
+	./scripts/scenario.sh -mode chaos -algorithms vcube -nodes 16 -interval 1s -test.timeout 500ms \
+		-test.retries 2 -test.ping_timeout 1s -test.ping_count 1 -chaos $(CHAOS)
 
 # compare: regenerates docs/compare.md and its plots from the simulator.
 compare:

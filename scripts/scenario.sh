@@ -5,6 +5,7 @@
 # all four repaired. Prints a markdown table beside the paper's figures.
 #   scripts/scenario.sh                          # the experiment (about 3 minutes)
 #   scripts/scenario.sh -mode soak -loss 1,5     # false suspicions under packet loss
+#   scripts/scenario.sh -mode chaos -nodes 16    # random faults under 1% loss (make chaos)
 # Any lanrun flag may follow (cmd/lanrun -h). Needs root. Everything
 # it creates (namespaces diaglan-<pid>-*, processes inside) is removed on exit,
 # failure or Ctrl-C.

@@ -29,6 +29,8 @@ type options struct {
 	losses                string
 	soakFor               time.Duration
 	startup               time.Duration
+	chaosFor              time.Duration
+	seed                  uint64
 }
 
 func main() {
@@ -50,8 +52,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = experiment(ctx, o, stdout, stderr)
 	case "soak":
 		err = soak(ctx, o, stdout, stderr)
+	case "chaos":
+		err = chaos(ctx, o, stdout, stderr)
 	default:
-		err = fmt.Errorf("-mode %q: want experiment, soak or sweep", o.mode)
+		err = fmt.Errorf("-mode %q: want experiment, soak, chaos or sweep", o.mode)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lanrun:", err)
@@ -65,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("lanrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak or sweep")
+	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak, chaos or sweep")
 	fs.StringVar(&o.bin, "bin", "", "the diagagent binary (required)")
 	fs.StringVar(&o.dir, "dir", "", "working directory for logs and state (default: a new temporary one)")
 	fs.StringVar(&o.algos, "algorithms", "vcube,hiadsd", "comma-separated algorithms, one run each")
@@ -77,6 +81,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.pingCount, "test.ping_count", 2, "test.ping_count of the agents (the daemon's default)")
 	fs.StringVar(&o.losses, "loss", "1,5", "soak: comma-separated loss percentages, one run each")
 	fs.DurationVar(&o.soakFor, "soak", 2*time.Minute, "soak: how long each loss lasts")
+	fs.DurationVar(&o.chaosFor, "chaos", 10*time.Minute, "chaos: how long random faults go on")
+	fs.Uint64Var(&o.seed, "seed", 0, "chaos: seed of the random faults (0: from the clock, printed)")
 	fs.DurationVar(&o.startup, "startup", 0, "how long start-up may take until all agree (default: twice the latency bound)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -103,7 +109,8 @@ func (o options) spec(tag, algo string) (lan.Spec, error) {
 		return lan.Spec{}, err
 	}
 	return lan.Spec{Tag: tag, Bin: o.bin, Dir: dir, Algorithm: algo, Agents: o.nodes, Interval: o.interval,
-		Timeout: o.timeout, Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount}, nil
+		Timeout: o.timeout, Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount,
+		Printer: o.mode == "chaos", Inform: o.mode == "chaos"}, nil
 }
 
 // withCluster starts a cluster, waits until it agrees that every node is
@@ -201,5 +208,35 @@ func soak(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			s.Algorithm, s.Agents, s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount))
 	}
 	fmt.Fprint(stdout, lan.SoakTable(settings, rs))
+	return nil
+}
+
+// chaos runs random faults under 1% loss on one cluster (with a printer and
+// informs) and prints what it found; invariant violations fail the run.
+func chaos(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	seed := o.seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	algo := strings.Split(o.algos, ",")[0]
+	s, err := o.spec("chaos", algo)
+	if err != nil {
+		return err
+	}
+	var res lan.ChaosResult
+	err = withCluster(ctx, s, o.startup, stderr, func(c *lan.Cluster) error {
+		fmt.Fprintf(stderr, "lanrun: chaos for %v, seed %d (-seed %d replays it)\n", o.chaosFor, seed, seed)
+		res, err = c.Chaos(lan.ChaosSpec{Duration: o.chaosFor, Loss: 1, Seed: seed}, stderr)
+		return err
+	})
+	setting := fmt.Sprintf("%s, %d agents, a printer and a station; interval %v, timeout %v, retries %d, ping %v x%d; informs",
+		algo, s.Agents, s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount)
+	fmt.Fprint(stdout, lan.ChaosTable(setting, res))
+	if err != nil {
+		return err
+	}
+	if len(res.Violations) > 0 {
+		return fmt.Errorf("%d invariant violations:\n%s", len(res.Violations), strings.Join(res.Violations, "\n"))
+	}
 	return nil
 }

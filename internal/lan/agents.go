@@ -68,6 +68,17 @@ func (c *Cluster) StopAgent(k int) error {
 	return p.Stop(5 * time.Second)
 }
 
+// KillAgent ends agent k with SIGKILL, as a crash would; StartAgent runs it
+// again on the state it had saved.
+func (c *Cluster) KillAgent(k int) error {
+	p := c.agents[k]
+	if p == nil {
+		return fmt.Errorf("lan: agent %d is not running", k+1)
+	}
+	c.agents[k] = nil
+	return p.Kill()
+}
+
 // Agent returns agent k's process, nil when it is not running.
 func (c *Cluster) Agent(k int) *Proc { return c.agents[k] }
 

@@ -25,6 +25,9 @@ type Spec struct {
 	Retries     int           // test.retries
 	PingTimeout time.Duration
 	PingCount   int
+	// Inform makes the agents send informs (acknowledged, retried for about
+	// 90 s) instead of traps, as a station that must hear every event needs.
+	Inform bool
 }
 
 // Cluster is a LAN with one diagagent per host, a printer and a station.
@@ -122,7 +125,11 @@ func (c *Cluster) writeConfig() error {
 		fmt.Fprintf(&b, "  - {address: %s, port: 161, tested_only: true, community: printers, name: printer}\n",
 			c.Net.Addrs[c.Agents])
 	}
-	fmt.Fprintf(&b, "traps: {nms: \"%s:162\", kind: trap}\n", c.StationAddr())
+	kind := "kind: trap"
+	if c.Inform {
+		kind = "kind: inform, timeout: 1s, retries: 6"
+	}
+	fmt.Fprintf(&b, "traps: {nms: \"%s:162\", %s}\n", c.StationAddr(), kind)
 	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
 		filepath.Join(c.Dir, "state{id}"))
 	c.conf = filepath.Join(c.Dir, "diagagent.yaml")

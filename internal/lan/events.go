@@ -14,6 +14,7 @@ type Event struct {
 	Old  string // fault-free, faulty, partial or unknown
 	New  string
 	How  string // direct or learned
+	Seq  int    // the event's row in the agent's event table
 }
 
 // logLine is the part of a diagagent JSON log line Event needs.
@@ -24,6 +25,7 @@ type logLine struct {
 	Old  string `json:"old"`
 	New  string `json:"new"`
 	How  string `json:"how"`
+	Seq  int    `json:"seq"`
 }
 
 // ParseEvent reads a log line; ok is false for anything but a status change.
@@ -32,5 +34,5 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	if err := json.Unmarshal([]byte(line), &l); err != nil || l.Msg != "node status changed" || l.Node == 0 {
 		return Event{}, false
 	}
-	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How}, true
+	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq}, true
 }

@@ -79,38 +79,6 @@ func logTail(t *testing.T, dir string) {
 	}
 }
 
-// ids returns 0..n-1; nodeIDs returns 1..n.
-func ids(n int) []int {
-	out := make([]int, n)
-	for k := range out {
-		out[k] = k
-	}
-	return out
-}
-
-func nodeIDs(n int) []int {
-	out := make([]int, n)
-	for k := range out {
-		out[k] = k + 1
-	}
-	return out
-}
-
-// without returns xs minus the values in skip.
-func without(xs []int, skip ...int) []int {
-	var out []int
-	for _, x := range xs {
-		keep := true
-		for _, s := range skip {
-			keep = keep && x != s
-		}
-		if keep {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // expect waits until every observer holds node at status want (within the
 // bound) and the station received a notification saying so.
 func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, node, want int) {

@@ -10,7 +10,7 @@ func TestParseEvent(t *testing.T) {
 	line := `{"address":"198.18.0.3","counter":1,"how":"direct","level":"info","msg":"node status changed",` +
 		`"new":"faulty","node":3,"old":"fault-free","self":1,"seq":4,"time":"2026-11-21T06:00:00Z"}`
 	ev, ok := ParseEvent(line, at)
-	want := Event{At: at, Self: 1, Node: 3, Old: "fault-free", New: "faulty", How: "direct"}
+	want := Event{At: at, Self: 1, Node: 3, Old: "fault-free", New: "faulty", How: "direct", Seq: 4}
 	if !ok || ev != want {
 		t.Fatalf("ParseEvent = %+v, %v; want %+v", ev, ok, want)
 	}

@@ -72,6 +72,16 @@ func (p *Proc) Done() <-chan struct{} { return p.done }
 // sockets stay open but nothing reads them.
 func (p *Proc) Freeze() error { return p.signal(syscall.SIGSTOP) }
 
+// Kill ends the program with SIGKILL, as a crash or kill -9 would, and
+// waits for it.
+func (p *Proc) Kill() error {
+	if err := p.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	<-p.done
+	return nil
+}
+
 // Thaw resumes a frozen program with SIGCONT.
 func (p *Proc) Thaw() error { return p.signal(syscall.SIGCONT) }
 
