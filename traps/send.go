@@ -18,7 +18,7 @@ var errAborted = errors.New("notifier aborted")
 // is marked down and the inform moves on to the next fall-back (see health).
 func (n *Notifier) deliver(e *entry) {
 	tried := map[target]int{} // attempts of this notification by station
-	for {
+	for attempt := 0; ; attempt++ {
 		if isGone(e) {
 			return
 		}
@@ -32,7 +32,7 @@ func (n *Notifier) deliver(e *entry) {
 			return
 		}
 		timeout := n.timeout(tried[t])
-		if sum(tried) > 0 {
+		if attempt > 0 {
 			n.stats.retried.Add(1)
 		}
 		tried[t]++
@@ -52,15 +52,6 @@ func (n *Notifier) deliver(e *entry) {
 		n.unanswered(t)
 		n.pause(e, began.Add(timeout))
 	}
-}
-
-// sum adds up the attempts of a notification.
-func sum(tried map[target]int) int {
-	s := 0
-	for _, k := range tried {
-		s += k
-	}
-	return s
 }
 
 // isGone reports whether e has left the queue.
