@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // maxRSS is the resident memory no agent may exceed during a chaos run.
@@ -273,7 +275,7 @@ func (r *chaosRun) readTables() {
 				}
 				seq, _ := strconv.Atoi(m[2])
 				row := rows[seq]
-				row[map[string]int{"2": 0, "3": 1}[m[1]]] = m[3]
+				row[m[1][0]-'2'] = m[3] // column 2 (NodeID) first, then 3 (status)
 				rows[seq] = row
 			}
 		}
@@ -316,7 +318,6 @@ func (r *chaosRun) checkTable(k int, rows map[int][2]string) {
 // checkEvents checks each logged event against the agent's event table, and
 // counts the events from index from on (the run's) and their false suspicions.
 func (r *chaosRun) checkEvents(evs []Event, from int) {
-	code := map[string]string{"fault-free": "0", "faulty": "1", "partial": "2"}
 	for i, e := range evs {
 		if i >= from {
 			r.res.Events++
@@ -327,7 +328,7 @@ func (r *chaosRun) checkEvents(evs []Event, from int) {
 		if e.Self < 1 || e.Self > r.c.Agents {
 			continue
 		}
-		want := fmt.Sprintf("%d/%s", e.Node, code[e.New])
+		want := fmt.Sprintf("%d/%s", e.Node, statusCode[e.New])
 		if got, ok := r.tables[e.Self-1][e.Seq]; !ok || got != want {
 			r.violate("agent %d logged seq %d as %s; its event table holds %q", e.Self, e.Seq, want, got)
 		}
@@ -370,17 +371,17 @@ var (
 // until the station holds a notification for every event an agent detected
 // itself, then compares: none missing, none for an event no agent logged.
 func (r *chaosRun) checkNotifications(evs []Event) {
-	code := map[string]string{"fault-free": "0", "faulty": "1", "partial": "2"}
 	want := map[string]bool{}
 	for _, e := range evs {
 		if e.How == "direct" {
-			want[fmt.Sprintf("agent %d seq %d: node %d %s", e.Self, e.Seq, e.Node, code[e.New])] = true
+			want[fmt.Sprintf("agent %d seq %d: node %d %s", e.Self, e.Seq, e.Node, statusCode[e.New])] = true
 		}
 	}
 	r.res.Expected = len(want)
 	var got map[string]int
+	var unreadable []string
 	_, _ = r.c.Poll(100*time.Second, func() bool {
-		got = r.received()
+		got, unreadable = r.received()
 		for k := range want {
 			if got[k] == 0 {
 				return false
@@ -388,6 +389,9 @@ func (r *chaosRun) checkNotifications(evs []Event) {
 		}
 		return true
 	})
+	for _, l := range unreadable {
+		r.violate("unreadable notification: %q", l)
+	}
 	for k, n := range got {
 		r.res.Received++
 		r.res.Duplicates += n - 1
@@ -403,26 +407,37 @@ func (r *chaosRun) checkNotifications(evs []Event) {
 }
 
 // received reads the station's diagNodeStatusChange notifications, keyed
-// like checkNotifications' expectations, with how often each came.
-func (r *chaosRun) received() map[string]int {
+// like checkNotifications' expectations, with how often each came, and the
+// lines it could not read.
+func (r *chaosRun) received() (map[string]int, []string) {
 	agentOf := map[string]int{}
 	for k := range r.c.Agents {
 		agentOf[r.c.Net.Addrs[k].String()] = k + 1
 	}
-	out := map[string]int{}
+	out, unreadable := map[string]int{}, []string(nil)
 	for _, l := range r.c.Station.Notifications(0) {
 		if !strings.Contains(l, ".1.3.6.1.4.1.200.2.0.1") {
 			continue
 		}
 		src, node, st := notifySource.FindStringSubmatch(l), notifyNode.FindStringSubmatch(l), notifyStatus.FindStringSubmatch(l)
 		if src == nil || node == nil || st == nil {
-			r.violate("unreadable notification: %q", l)
+			unreadable = append(unreadable, l)
 			continue
 		}
 		out[fmt.Sprintf("agent %d seq %s: node %s %s", agentOf[src[1]], node[1], node[2], st[1])]++
 	}
-	return out
+	return out, unreadable
 }
+
+// statusCode is the MIB's number of each status name an agent logs, from
+// the one place the names are spelled.
+var statusCode = func() map[string]string {
+	m := map[string]string{}
+	for st := mib.StatusFaultFree; st.Valid(); st++ {
+		m[st.Name()] = strconv.Itoa(int(st))
+	}
+	return m
+}()
 
 // ids returns 0..n-1; nodeIDs returns 1..n.
 func ids(n int) []int {

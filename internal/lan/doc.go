@@ -10,7 +10,8 @@
 // Events and walks its diagTree with snmpwalk. Faults are methods of Net
 // (LinkDown, SetLoss) and of Proc (Freeze, Stop). RunSchedule replays seed
 // 002's 37-node schedule (PaperSchedule), Soak counts false suspicions under
-// packet loss, and Table and SoakTable format both for cmd/lanrun, which
+// packet loss, Chaos runs random faults under loss checking every
+// invariant, and Table, SoakTable and ChaosTable format them for cmd/lanrun, which
 // scripts/scenario.sh runs. Close removes everything Build made, and Build
 // first removes what dead runs left behind.
 package lan
