@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos clean
+.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos versus clean
 
 all: build
 
@@ -42,6 +42,16 @@ CHAOS ?= 10m
 chaos:
 	./scripts/scenario.sh -mode chaos -algorithms vcube -nodes 16 -interval 1s -test.timeout 500ms \
 		-test.retries 2 -test.ping_timeout 1s -test.ping_count 1 -chaos $(CHAOS)
+
+# versus: memberlist and diagagent side by side on one LAN, one run per N in
+# VERSUS_N; each saves docs/versus/n<N>.json and rewrites docs/versus.md's
+# tables and plots (about 25 minutes per N). Root.
+VERSUS_N ?= 16 64 256
+versus:
+	for n in $(VERSUS_N); do \
+		./scripts/scenario.sh -mode versus -algorithms vcube -nodes $$n -test.timeout 500ms -test.retries 2 \
+			-test.ping_timeout 1s -test.ping_count 1 -loss 1,5 -soak 5m -versus.out docs -versus.doc || exit 1; \
+	done
 
 # compare: regenerates docs/compare.md and its plots from the simulator.
 compare:

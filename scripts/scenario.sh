@@ -6,6 +6,7 @@
 #   scripts/scenario.sh                          # the experiment (about 3 minutes)
 #   scripts/scenario.sh -mode soak -loss 1,5     # false suspicions under packet loss
 #   scripts/scenario.sh -mode chaos -nodes 16    # random faults under 1% loss (make chaos)
+#   scripts/scenario.sh -mode versus -nodes 16   # memberlist side by side (make versus)
 # Any lanrun flag may follow (cmd/lanrun -h). Needs root. Everything
 # it creates (namespaces diaglan-<pid>-*, processes inside) is removed on exit,
 # failure or Ctrl-C.
@@ -21,6 +22,7 @@ done
 work=$(mktemp -d /tmp/diaglan-scenario.XXXXXX)
 go build -o "$work/diagagent" ./cmd/diagagent
 go build -o "$work/lanrun" ./cmd/lanrun
+go build -C cmd/swimmember -o "$work/swimmember" . # its own module: memberlist stays out of go.mod
 cleanup() {
 	trap - EXIT INT TERM
 	# lanrun removes its LAN itself; this catches a lanrun that was killed.
@@ -28,4 +30,4 @@ cleanup() {
 	echo "scenario: logs and agent state kept in $work" >&2
 }
 trap cleanup EXIT INT TERM
-"$work/lanrun" -bin "$work/diagagent" -dir "$work" "$@"
+"$work/lanrun" -bin "$work/diagagent" -swim "$work/swimmember" -dir "$work" "$@"

@@ -31,6 +31,7 @@ type options struct {
 	startup               time.Duration
 	chaosFor              time.Duration
 	seed                  uint64
+	vs                    versusOptions
 }
 
 func main() {
@@ -54,8 +55,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = soak(ctx, o, stdout, stderr)
 	case "chaos":
 		err = chaos(ctx, o, stdout, stderr)
+	case "versus":
+		err = versus(ctx, o, stdout, stderr)
 	default:
-		err = fmt.Errorf("-mode %q: want experiment, soak, chaos or sweep", o.mode)
+		err = fmt.Errorf("-mode %q: want experiment, soak, chaos, versus or sweep", o.mode)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lanrun:", err)
@@ -69,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("lanrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak, chaos or sweep")
+	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak, chaos, versus or sweep")
 	fs.StringVar(&o.bin, "bin", "", "the diagagent binary (required)")
 	fs.StringVar(&o.dir, "dir", "", "working directory for logs and state (default: a new temporary one)")
 	fs.StringVar(&o.algos, "algorithms", "vcube,hiadsd", "comma-separated algorithms, one run each")
@@ -84,6 +87,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.chaosFor, "chaos", 10*time.Minute, "chaos: how long random faults go on")
 	fs.Uint64Var(&o.seed, "seed", 0, "chaos: seed of the random faults (0: from the clock, printed)")
 	fs.DurationVar(&o.startup, "startup", 0, "how long start-up may take until all agree (default: twice the latency bound)")
+	fs.StringVar(&o.vs.swim, "swim", "", "versus: the swimmember binary (cmd/swimmember, its own module)")
+	fs.StringVar(&o.vs.out, "versus.out", "", "versus: directory to save the run in (versus/n<N>.json; docs for docs/versus.md)")
+	fs.BoolVar(&o.vs.writeDoc, "versus.doc", false, "versus: also rewrite <versus.out>/versus.md's tables and plots from every saved run")
+	fs.StringVar(&o.vs.kinds, "versus.kinds", "", "versus: comma-separated subset of crash,freeze,link,soak,busy (default all)")
+	fs.DurationVar(&o.vs.steady, "versus.steady", 2*time.Minute, "versus: window the steady cost is measured over")
+	fs.DurationVar(&o.vs.freeze, "versus.freeze", 30*time.Second, "versus: how long the frozen member stays stopped")
+	fs.DurationVar(&o.vs.cap, "versus.cap", 90*time.Second, "versus: longest wait for every member to know an event")
+	fs.DurationVar(&o.vs.busy, "versus.busy", 2*time.Minute, "versus: how long each busy-member duty cycle lasts")
+	fs.DurationVar(&o.vs.fastInterval, "versus.interval", time.Second, "versus: interval of the diagagent setting comparable to memberlist")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -82,19 +82,6 @@ func (c *Cluster) KillAgent(k int) error {
 // Agent returns agent k's process, nil when it is not running.
 func (c *Cluster) Agent(k int) *Proc { return c.agents[k] }
 
-// record turns an agent's log line into an Event.
-func (c *Cluster) record(line string) {
-	ev, ok := ParseEvent(line, time.Now())
-	if !ok {
-		return
-	}
-	c.mu.Lock()
-	c.events = append(c.events, ev)
-	close(c.wake)
-	c.wake = make(chan struct{})
-	c.mu.Unlock()
-}
-
 // StartPrinter runs net-snmp's snmpd in the printer's namespace, answering
 // the community "printers", and waits until it answers.
 func (c *Cluster) StartPrinter() error {

@@ -289,7 +289,7 @@ func (r *chaosRun) walk(k int, oid string) (string, error) {
 	var err error
 	for try := 0; try < 3; try++ {
 		var out string
-		if out, err = r.c.snmp("snmpwalk", "public", r.c.Net.Addrs[k].String()+":161", "-Oq", oid); err == nil {
+		if out, err = r.c.snmp("snmpwalk", "public", r.c.AgentAddr(k), "-Oq", oid); err == nil {
 			return out, nil
 		}
 	}

@@ -1,6 +1,7 @@
 package lan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +29,16 @@ type Spec struct {
 	// Inform makes the agents send informs (acknowledged, retried for about
 	// 90 s) instead of traps, as a station that must hear every event needs.
 	Inform bool
+	// Port is the agents' SNMP port (161 when 0) and TrapPort the station's
+	// (162 when 0): clusters sharing one LAN (NewClusterOn) differ in both.
+	Port, TrapPort int
 }
+
+// port is the agents' SNMP port.
+func (s Spec) port() int { return cmp.Or(s.Port, 161) }
+
+// AgentAddr is agent k's SNMP address, a.b.c.d:port.
+func (c *Cluster) AgentAddr(k int) string { return fmt.Sprintf("%s:%d", c.Net.Addrs[k], c.port()) }
 
 // Cluster is a LAN with one diagagent per host, a printer and a station.
 type Cluster struct {
@@ -41,10 +51,9 @@ type Cluster struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	sharedNet bool // built by the caller (NewClusterOn), who closes it
 
-	mu     sync.Mutex
-	events []Event
-	wake   chan struct{} // closed and replaced when an event arrives
+	*eventLog
 }
 
 // NewCluster builds the namespaces, starts the station and the printer and
@@ -65,7 +74,25 @@ func NewCluster(s Spec) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Spec: s, Net: nw, agents: make([]*Proc, s.Agents), wake: make(chan struct{})}
+	c := &Cluster{Spec: s, Net: nw, agents: make([]*Proc, s.Agents), eventLog: newEventLog()}
+	if err := c.setUp(); err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
+}
+
+// NewClusterOn is NewCluster on a LAN the caller built and closes: agents
+// on hosts 0 to s.Agents-1, the printer after them, the station on the last
+// host. Clusters sharing a LAN need their own Port, TrapPort and Dir.
+func NewClusterOn(nw *Net, s Spec) (*Cluster, error) {
+	need := s.Agents + 1
+	if s.Printer {
+		need++
+	}
+	if len(nw.Hosts) < need {
+		return nil, fmt.Errorf("lan: %d hosts for %d agents: want %d", len(nw.Hosts), s.Agents, need)
+	}
+	c := &Cluster{Spec: s, Net: nw, agents: make([]*Proc, s.Agents), eventLog: newEventLog(), sharedNet: true}
 	if err := c.setUp(); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
@@ -79,7 +106,7 @@ func (c *Cluster) setUp() error {
 	if err != nil {
 		return fmt.Errorf("lan: %w", err)
 	}
-	c.Station, err = StartStation(st, c.StationAddr()+":162", c.Dir, log)
+	c.Station, err = StartStation(st, fmt.Sprintf("%s:%d", c.StationAddr(), cmp.Or(c.TrapPort, 162)), c.Dir, log)
 	if err != nil {
 		return err
 	}
@@ -119,7 +146,7 @@ func (c *Cluster) writeConfig() error {
 		c.Timeout, c.Retries, c.PingTimeout, c.PingCount)
 	b.WriteString("nodes:\n")
 	for k := 0; k < c.Agents; k++ {
-		fmt.Fprintf(&b, "  - {address: %s, port: 161}\n", c.Net.Addrs[k])
+		fmt.Fprintf(&b, "  - {address: %s, port: %d}\n", c.Net.Addrs[k], c.port())
 	}
 	if c.Printer {
 		fmt.Fprintf(&b, "  - {address: %s, port: 161, tested_only: true, community: printers, name: printer}\n",
@@ -129,7 +156,7 @@ func (c *Cluster) writeConfig() error {
 	if c.Inform {
 		kind = "kind: inform, timeout: 1s, retries: 6"
 	}
-	fmt.Fprintf(&b, "traps: {nms: \"%s:162\", %s}\n", c.StationAddr(), kind)
+	fmt.Fprintf(&b, "traps: {nms: \"%s\", %s}\n", c.Station.Addr, kind)
 	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
 		filepath.Join(c.Dir, "state{id}"))
 	c.conf = filepath.Join(c.Dir, "diagagent.yaml")
@@ -177,6 +204,8 @@ func (c *Cluster) close() error {
 	if c.Station != nil {
 		c.Station.Stop()
 	}
-	errs = append(errs, c.Net.Close())
+	if !c.sharedNet {
+		errs = append(errs, c.Net.Close())
+	}
 	return errors.Join(errs...)
 }

@@ -2,6 +2,8 @@ package lan
 
 import (
 	"encoding/json"
+	"fmt"
+	"sync"
 	"time"
 )
 
@@ -28,11 +30,89 @@ type logLine struct {
 	Seq  int    `json:"seq"`
 }
 
-// ParseEvent reads a log line; ok is false for anything but a status change.
+// ParseEvent reads a log line; ok is false for anything but a status change,
+// or one of swimmember's two suspicion lines, read as the changes New
+// "raised" (this member's probe of Node failed) and "refuted" (Self heard
+// that it is suspected; Node is Self).
 func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	var l logLine
-	if err := json.Unmarshal([]byte(line), &l); err != nil || l.Msg != "node status changed" || l.Node == 0 {
+	if err := json.Unmarshal([]byte(line), &l); err != nil {
+		return Event{}, false
+	}
+	switch l.Msg {
+	case "node status changed":
+	case "suspicion raised":
+		l.New = Raised
+	case "suspicion refuted":
+		l.New, l.Node = Refuted, l.Self
+	default:
+		return Event{}, false
+	}
+	if l.Node == 0 {
 		return Event{}, false
 	}
 	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq}, true
+}
+
+// The New of swimmember's suspicion lines (ParseEvent).
+const (
+	Raised  = "raised"
+	Refuted = "refuted"
+)
+
+// eventLog collects the Events of a group of processes as they log them.
+type eventLog struct {
+	mu     sync.Mutex
+	events []Event
+	wake   chan struct{} // closed and replaced when an event arrives
+}
+
+// newEventLog returns an empty log.
+func newEventLog() *eventLog { return &eventLog{wake: make(chan struct{})} }
+
+// record turns a log line into an Event.
+func (l *eventLog) record(line string) {
+	ev, ok := ParseEvent(line, time.Now())
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	l.events = append(l.events, ev)
+	close(l.wake)
+	l.wake = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// Mark returns the number of events so far, to look at later ones only.
+func (l *eventLog) Mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.events)
+}
+
+// Events returns a copy of the events from index from on.
+func (l *eventLog) Events(from int) []Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Event(nil), l.events[min(from, len(l.events)):]...)
+}
+
+// WaitEvents waits up to timeout until cond holds for the events from index
+// from on; it is checked again each time a process logs an event.
+func (l *eventLog) WaitEvents(timeout time.Duration, from int, cond func([]Event) bool) error {
+	deadline := time.After(timeout)
+	for {
+		l.mu.Lock()
+		evs, wake := l.events, l.wake
+		ok := cond(evs[min(from, len(evs)):])
+		l.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-deadline:
+			return fmt.Errorf("%w after %v", ErrTimeout, timeout)
+		}
+	}
 }

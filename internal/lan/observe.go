@@ -34,8 +34,7 @@ func (c *Cluster) snmp(tool, community, addr string, args ...string) (string, er
 
 // Statuses walks agent k's nodeStatus column with snmpwalk: NodeID -> status.
 func (c *Cluster) Statuses(k int) (map[int]int, error) {
-	addr := c.Net.Addrs[k].String() + ":161"
-	out, err := c.snmp("snmpwalk", "public", addr, "-Oq", ".1.3.6.1.4.1.200.1.1.1.3")
+	out, err := c.snmp("snmpbulkwalk", "public", c.AgentAddr(k), "-Oq", "-Cr64", ".1.3.6.1.4.1.200.1.1.1.3")
 	if err != nil {
 		return nil, err
 	}
@@ -93,40 +92,6 @@ func (c *Cluster) Poll(timeout time.Duration, cond func() bool) (time.Duration, 
 		}
 	}
 	return time.Since(start), nil
-}
-
-// Mark returns the number of events so far, to look at later ones only.
-func (c *Cluster) Mark() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.events)
-}
-
-// Events returns a copy of the events from index from on.
-func (c *Cluster) Events(from int) []Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Event(nil), c.events[min(from, len(c.events)):]...)
-}
-
-// WaitEvents waits up to timeout until cond holds for the events from index
-// from on; it is checked again each time an agent logs a status change.
-func (c *Cluster) WaitEvents(timeout time.Duration, from int, cond func([]Event) bool) error {
-	deadline := time.After(timeout)
-	for {
-		c.mu.Lock()
-		evs, wake := c.events[min(from, len(c.events)):], c.wake
-		ok := cond(evs)
-		c.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-wake:
-		case <-deadline:
-			return fmt.Errorf("%w after %v", ErrTimeout, timeout)
-		}
-	}
 }
 
 // Learned reports whether every observer (0-based agent id) logged each of

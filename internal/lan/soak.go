@@ -85,7 +85,7 @@ func (c *Cluster) settle() time.Duration {
 func (c *Cluster) sumGets() (uint64, error) {
 	var sum uint64
 	for k := range c.Agents {
-		out, err := c.snmp("snmpget", "public", c.Net.Addrs[k].String()+":161", "-Oqv", ".1.3.6.1.2.1.11.15.0")
+		out, err := c.snmp("snmpget", "public", c.AgentAddr(k), "-Oqv", ".1.3.6.1.2.1.11.15.0")
 		if err != nil {
 			return 0, err
 		}

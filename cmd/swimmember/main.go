@@ -1,0 +1,213 @@
+// Command swimmember runs one hashicorp/memberlist member (SWIM with the
+// Lifeguard extensions, DefaultLANConfig) for diagagent's side-by-side
+// measurement (make versus, docs/versus.md). It lives in a Go module of its
+// own so that diagagent's go.mod never gains memberlist.
+//
+// Every change of its view of another member is one JSON line on stdout, in
+// the shape of diagagent's "node status changed" log line, so one parser
+// reads both systems:
+//
+//	{"msg":"node status changed","self":3,"node":5,"old":"alive","new":"suspect"}
+//
+// with old and new among alive, suspect, dead and left. Members are named by
+// their NodeID. Joins and deaths come from memberlist's event delegate.
+// Suspicions memberlist reports to no delegate, and Members() leaves its
+// Node.State unset, so every -poll the member reads memberlist's own node
+// table (the unexported nodes, under its nodeLock) by reflection: a
+// suspicion shorter than the poll can be missed. Two lines come from memberlist's own log: "suspicion raised" when
+// this member's probe of a node failed and it starts a suspicion, and
+// "suspicion refuted" when it hears that it is itself suspected or dead.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/hashicorp/memberlist"
+)
+
+func main() {
+	id := flag.Int("id", 0, "this member's NodeID (1-based), also its name")
+	bind := flag.String("bind", "", "address to bind and advertise")
+	port := flag.Int("port", 7946, "port for UDP and TCP")
+	join := flag.String("join", "", "address:port of a member to join through (empty: the first member)")
+	poll := flag.Duration("poll", 100*time.Millisecond, "how often Members() is read for suspicions")
+	flag.Parse()
+	if *id < 1 || *bind == "" {
+		fmt.Fprintln(os.Stderr, "swimmember: -id (1 or more) and -bind are required")
+		os.Exit(2)
+	}
+	if err := run(*id, *bind, *port, *join, *poll); err != nil {
+		fmt.Fprintln(os.Stderr, "swimmember:", err)
+		os.Exit(1)
+	}
+}
+
+// run starts the member, joins, watches and leaves nothing behind on SIGTERM.
+func run(id int, bind string, port int, join string, poll time.Duration) error {
+	out := &printer{self: id, w: os.Stdout}
+	v := &view{out: out, states: map[int]string{}}
+	cfg := memberlist.DefaultLANConfig()
+	cfg.Name = strconv.Itoa(id)
+	cfg.BindAddr, cfg.AdvertiseAddr = bind, bind
+	cfg.BindPort, cfg.AdvertisePort = port, port
+	cfg.Events = v
+	cfg.Logger = log.New(&logScanner{out: out}, "", 0)
+	m, err := memberlist.Create(cfg)
+	if err != nil {
+		return err
+	}
+	if join != "" {
+		// The first member may not listen yet: try until it answers.
+		for {
+			if _, err := m.Join([]string{join}); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	out.print(map[string]any{"msg": "member up", "self": id, "members": m.NumMembers()})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-sig:
+			return m.Shutdown()
+		case <-tick.C:
+			v.poll(states(m))
+		}
+	}
+}
+
+// printer writes one JSON object per line; every writer goes through it.
+type printer struct {
+	mu   sync.Mutex
+	self int
+	w    io.Writer
+}
+
+func (p *printer) print(obj map[string]any) {
+	b, _ := json.Marshal(obj)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.w.Write(append(b, '\n'))
+}
+
+// view is this member's state of every other member, as it last printed it.
+type view struct {
+	out    *printer
+	mu     sync.Mutex
+	states map[int]string
+}
+
+// set records node's new state and prints it when it changed.
+func (v *view) set(node int, state string) {
+	if node == v.out.self {
+		return
+	}
+	v.mu.Lock()
+	old, seen := v.states[node]
+	v.states[node] = state
+	v.mu.Unlock()
+	if seen && old == state {
+		return
+	}
+	if !seen {
+		old = "unknown"
+	}
+	v.out.print(map[string]any{"msg": "node status changed", "self": v.out.self, "node": node, "old": old, "new": state})
+}
+
+// NotifyJoin is called when a node joins or comes back from dead.
+func (v *view) NotifyJoin(n *memberlist.Node) { v.set(nodeID(n.Name), "alive") }
+
+// NotifyLeave is called when a node is declared dead or has left.
+func (v *view) NotifyLeave(n *memberlist.Node) {
+	state := "dead"
+	if n.State == memberlist.StateLeft {
+		state = "left"
+	}
+	v.set(nodeID(n.Name), state)
+}
+
+// NotifyUpdate is called when a node's metadata changes; there is none here.
+func (v *view) NotifyUpdate(*memberlist.Node) {}
+
+// poll turns memberlist's node table into suspect and alive lines; dead
+// and left come from the delegate, and a node back from them from NotifyJoin.
+func (v *view) poll(states map[int]memberlist.NodeStateType) {
+	for id, st := range states {
+		switch st {
+		case memberlist.StateSuspect:
+			v.set(id, "suspect")
+		case memberlist.StateAlive:
+			v.mu.Lock()
+			was := v.states[id]
+			v.mu.Unlock()
+			if was == "suspect" {
+				v.set(id, "alive")
+			}
+		}
+	}
+}
+
+// states reads the state of every node memberlist knows from its unexported
+// table, holding its read lock as memberlist's own readers do.
+func states(m *memberlist.Memberlist) map[int]memberlist.NodeStateType {
+	ml := reflect.ValueOf(m).Elem()
+	lock := (*sync.RWMutex)(unsafe.Pointer(ml.FieldByName("nodeLock").UnsafeAddr()))
+	lock.RLock()
+	defer lock.RUnlock()
+	nodes := ml.FieldByName("nodes")
+	out := make(map[int]memberlist.NodeStateType, nodes.Len())
+	for k := range nodes.Len() {
+		ns := nodes.Index(k).Elem()
+		out[nodeID(ns.FieldByName("Node").FieldByName("Name").String())] = memberlist.NodeStateType(ns.FieldByName("State").Int())
+	}
+	return out
+}
+
+// nodeID reads a member's name, which is its NodeID.
+func nodeID(name string) int {
+	id, _ := strconv.Atoi(name)
+	return id
+}
+
+// logScanner reads memberlist's log: it prints the two lines the harness
+// counts (a probe raising a suspicion, a refutation) as events and passes
+// warnings and errors through; debug and info lines are dropped.
+type logScanner struct{ out *printer }
+
+func (s *logScanner) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		s.line(line)
+	}
+	return len(b), nil
+}
+
+func (s *logScanner) line(l string) {
+	self := s.out.self
+	switch {
+	case strings.Contains(l, "memberlist: Suspect ") && strings.Contains(l, " has failed, no acks received"):
+		name := strings.TrimSuffix(strings.SplitN(l, "memberlist: Suspect ", 2)[1], " has failed, no acks received")
+		s.out.print(map[string]any{"msg": "suspicion raised", "self": self, "node": nodeID(name)})
+	case strings.Contains(l, "memberlist: Refuting a suspect message"), strings.Contains(l, "memberlist: Refuting a dead message"):
+		s.out.print(map[string]any{"msg": "suspicion refuted", "self": self, "line": l})
+	case strings.HasPrefix(l, "[WARN]"), strings.HasPrefix(l, "[ERR]"):
+		s.out.print(map[string]any{"msg": "memberlist", "self": self, "line": l})
+	}
+}

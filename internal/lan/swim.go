@@ -1,0 +1,125 @@
+package lan
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// SwimPort is the UDP and TCP port of every memberlist member.
+const SwimPort = 7946
+
+// Swim runs one hashicorp/memberlist member (cmd/swimmember, its own Go
+// module) on each of the first n hosts of a LAN the caller built: member
+// k+1 on host k, joined through host 0's member. Its view changes arrive as
+// Events: New is alive, suspect, dead or left, or Raised and Refuted.
+type Swim struct {
+	Net   *Net
+	Bin   string // the swimmember binary
+	Dir   string // member<k+1>.log files
+	procs []*Proc
+	*eventLog
+}
+
+// NewSwim prepares n members; Start or StartAll runs them.
+func NewSwim(nw *Net, bin, dir string, n int) (*Swim, error) {
+	if n < 2 || n > len(nw.Hosts) {
+		return nil, fmt.Errorf("lan: %d members on %d hosts: want 2 to %d", n, len(nw.Hosts), len(nw.Hosts))
+	}
+	return &Swim{Net: nw, Bin: bin, Dir: dir, procs: make([]*Proc, n), eventLog: newEventLog()}, nil
+}
+
+// Start runs member k+1. It joins through host 0's member, and host 0's
+// member joins through host 1's when it restarts; on the first start it
+// is the one the others join.
+func (s *Swim) Start(k int) error {
+	if s.procs[k] != nil {
+		return fmt.Errorf("lan: member %d is already running", k+1)
+	}
+	log, err := os.OpenFile(filepath.Join(s.Dir, fmt.Sprintf("member%d.log", k+1)), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("lan: %w", err)
+	}
+	args := []string{"-id", strconv.Itoa(k + 1), "-bind", s.Net.Addrs[k].String(), "-port", strconv.Itoa(SwimPort)}
+	switch {
+	case k != 0:
+		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[0], SwimPort))
+	case s.Mark() > 0: // host 0 restarting: the cluster exists without it
+		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[1], SwimPort))
+	}
+	p, err := Start(s.Net.Hosts[k], log, s.record, s.Bin, args...)
+	if err != nil {
+		log.Close()
+		return err
+	}
+	go func() { <-p.Done(); log.Close() }()
+	s.procs[k] = p
+	return nil
+}
+
+// StartAll runs every member and waits until each holds every other alive.
+func (s *Swim) StartAll(timeout time.Duration) error {
+	for k := range s.procs {
+		if err := s.Start(k); err != nil {
+			return err
+		}
+	}
+	err := s.WaitEvents(timeout, 0, func(evs []Event) bool { return allHold(evs, len(s.procs), "alive") })
+	if err != nil {
+		return fmt.Errorf("lan: memberlist members do not all see each other alive: %w", err)
+	}
+	return nil
+}
+
+// Kill ends member k+1 with SIGKILL and waits for it.
+func (s *Swim) Kill(k int) error {
+	p := s.procs[k]
+	if p == nil {
+		return fmt.Errorf("lan: member %d is not running", k+1)
+	}
+	s.procs[k] = nil
+	return p.Kill()
+}
+
+// Proc is member k+1's process, nil when it is not running.
+func (s *Swim) Proc(k int) *Proc { return s.procs[k] }
+
+// Close stops every member (SIGTERM: it shuts memberlist down).
+func (s *Swim) Close() error {
+	var err error
+	for k, p := range s.procs {
+		if p != nil {
+			err = p.Stop(5 * time.Second)
+			s.procs[k] = nil
+		}
+	}
+	return err
+}
+
+// allHold reports whether, in evs, each of n members' latest view of every
+// other member is want.
+func allHold(evs []Event, n int, want string) bool {
+	now := latest(evs)
+	for o := 1; o <= n; o++ {
+		for m := 1; m <= n; m++ {
+			if o != m && now[[2]int{o, m}] != want {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// latest is each (Self, Node) pair's latest status among evs; the Raised
+// and Refuted lines are no status.
+func latest(evs []Event) map[[2]int]string {
+	now := map[[2]int]string{}
+	for _, e := range evs {
+		if e.New != Raised && e.New != Refuted {
+			now[[2]int{e.Self, e.Node}] = e.New
+		}
+	}
+	return now
+}

@@ -1,0 +1,628 @@
+package lan
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+)
+
+// A member group is one system under comparison: one member per host.
+type group interface {
+	Label() string
+	Start(k int) error
+	Kill(k int) error
+	Proc(k int) *Proc
+	Mark() int
+	Events(from int) []Event
+	// Down says a status is a verdict that the node does not work; Alarm
+	// that it is a suspicion or a verdict; Up that it works.
+	Down(status string) bool
+	Alarm(status string) bool
+	Up(status string) bool
+}
+
+// diagGroup is a diagagent cluster as a member group.
+type diagGroup struct {
+	*Cluster
+	label string
+}
+
+func (g diagGroup) Label() string        { return g.label }
+func (g diagGroup) Start(k int) error    { return g.StartAgent(k) }
+func (g diagGroup) Kill(k int) error     { return g.KillAgent(k) }
+func (g diagGroup) Proc(k int) *Proc     { return g.Agent(k) }
+func (g diagGroup) Down(s string) bool   { return s == "faulty" || s == "partial" }
+func (g diagGroup) Alarm(s string) bool  { return g.Down(s) }
+func (g diagGroup) Up(s string) bool     { return s == "fault-free" }
+func (s *Swim) Label() string            { return "memberlist" }
+func (s *Swim) Down(status string) bool  { return status == "dead" }
+func (s *Swim) Alarm(status string) bool { return status == "dead" || status == "suspect" }
+func (s *Swim) Up(status string) bool    { return status == "alive" }
+
+// Setting is one way of running diagagent in a comparison.
+type Setting struct {
+	Label       string
+	Interval    time.Duration
+	Timeout     time.Duration
+	Retries     int
+	PingTimeout time.Duration
+	PingCount   int
+}
+
+// Duty is a busy member's starvation: stopped Stop out of every Period.
+type Duty struct{ Stop, Period time.Duration }
+
+// VersusSpec is one side-by-side run: memberlist and each diagagent setting
+// run together on one LAN of N hosts, a member of each on every host, and
+// every fault hits all of them on that host at the same moment.
+type VersusSpec struct {
+	N                int
+	Dir              string // logs, one directory per system
+	DiagBin, SwimBin string
+	Algorithm        string
+	Settings         []Setting
+	Steady           time.Duration // the window cost is measured over
+	Freeze           time.Duration // how long the frozen member stays stopped
+	Cap              time.Duration // longest wait for knowledge everywhere, per event
+	Soak             time.Duration // how long each loss lasts
+	Losses           []int         // percent
+	Busy             time.Duration // how long each duty cycle lasts
+	Duties           []Duty
+	Kinds            []string // of "crash", "freeze", "link", "soak", "busy"; empty: all
+	Startup          time.Duration
+}
+
+// Knowledge is how long the fault-free members took to learn one event.
+type Knowledge struct {
+	First, Median, Last time.Duration // Last is 0 unless Knew == Of
+	Knew, Of            int           // members that learned it within the wait, of those that should
+}
+
+// Cost is one system's steady state, as the mean over its members.
+type Cost struct {
+	PacketsPerSec, BytesPerSec float64 // sent by a member's host for its system
+	CPUPerMin                  float64 // CPU seconds per minute
+	RSSMB, MaxRSSMB            float64
+}
+
+// Noise is what a fault-free stretch (loss, a busy member) cost one system
+// in false alarms: episodes of a live member held suspect, dead, faulty or
+// partial by another, from the alarm until that member saw it up again.
+type Noise struct {
+	Episodes  int           // (observer, node) alarms
+	AboutBusy int           // of them about the busy member
+	Nodes     int           // distinct nodes alarmed about
+	Verdicts  int           // episodes that reached a verdict (dead, faulty, partial)
+	Median    time.Duration // episode length
+	Max       time.Duration
+	Open      int // episodes still open when the settling wait ended
+	Raised    int // memberlist: suspicions its probers raised
+	Refuted   int // memberlist: refutations by the suspected
+	Settled   time.Duration
+}
+
+// VersusResult is one run's measurements, one entry per system in the
+// order of Systems.
+type VersusResult struct {
+	N        int
+	Date     string
+	Systems  []string
+	Settings []string // how each system ran
+	Load     float64  // one-minute load average at the end of the steady window
+	Steady   []Cost
+	ICMP     float64 // ICMP packets per second per host in the steady window (diagagent's fall-back)
+	Events   []EventRow
+	Noise    []NoiseRow
+}
+
+// EventRow is one fault or repair, per system.
+type EventRow struct {
+	Event string
+	Host  int // NodeID of the victim
+	Per   []Knowledge
+}
+
+// NoiseRow is one loss soak or busy spell, per system.
+type NoiseRow struct {
+	What string
+	Per  []Noise
+}
+
+// Versus runs spec and returns what it measured; progress goes to log.
+func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
+	r := VersusResult{N: spec.N, Date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+	nw, err := Build("vs", spec.N+1) // the last host is the stations'
+	if err != nil {
+		return r, err
+	}
+	v := &versus{spec: spec, nw: nw, log: log}
+	defer func() { err = errors.Join(err, v.close()) }()
+	if err := v.start(&r); err != nil {
+		return r, err
+	}
+	err = v.run(&r)
+	return r, err
+}
+
+// versus is one run in progress.
+type versus struct {
+	spec   VersusSpec
+	nw     *Net
+	log    io.Writer
+	groups []group
+	swim   *Swim
+	diags  []*Cluster
+}
+
+// close stops every system and removes the LAN.
+func (v *versus) close() error {
+	var errs []error
+	if v.swim != nil {
+		errs = append(errs, v.swim.Close())
+	}
+	for _, c := range v.diags {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(append(errs, v.nw.Close())...)
+}
+
+// start runs every system and waits until each has converged.
+func (v *versus) start(r *VersusResult) error {
+	s := v.spec
+	var ports [][]int
+	dir := filepath.Join(s.Dir, "memberlist")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sw, err := NewSwim(v.nw, s.SwimBin, dir, s.N)
+	if err != nil {
+		return err
+	}
+	v.swim = sw
+	v.groups = append(v.groups, sw)
+	ports = append(ports, []int{SwimPort})
+	r.Systems = append(r.Systems, sw.Label())
+	r.Settings = append(r.Settings, "DefaultLANConfig(): probe every 1 s, 500 ms timeout, 3 indirect probes, gossip every 200 ms to 3")
+	for k, st := range s.Settings {
+		dir := filepath.Join(s.Dir, fmt.Sprintf("diagagent-%d", k))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		port := 161 + 1000*k
+		c, err := NewClusterOn(v.nw, Spec{Tag: "vs", Bin: s.DiagBin, Dir: dir, Algorithm: s.Algorithm, Agents: s.N,
+			Interval: st.Interval, Timeout: st.Timeout, Retries: st.Retries, PingTimeout: st.PingTimeout,
+			PingCount: st.PingCount, Port: port, TrapPort: port + 1})
+		if err != nil {
+			return err
+		}
+		v.diags = append(v.diags, c)
+		v.groups = append(v.groups, diagGroup{c, st.Label})
+		ports = append(ports, []int{port, port + 1})
+		r.Systems = append(r.Systems, st.Label)
+		r.Settings = append(r.Settings, fmt.Sprintf("%s, interval %v, test timeout %v, %d retries, ping %v x%d",
+			s.Algorithm, st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
+	}
+	if err := v.nw.Count(ports); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := sw.StartAll(s.Startup); err != nil {
+		return err
+	}
+	for _, c := range v.diags {
+		if err := c.StartAgents(30 * time.Second); err != nil {
+			return err
+		}
+	}
+	all := v.hosts(-1)
+	nodes := make([]int, s.N)
+	for k := range nodes {
+		nodes[k] = k + 1
+	}
+	for i, c := range v.diags {
+		if _, err := c.Poll(s.Startup, func() bool { return c.AllSee(all, nodes, 0) }); err != nil {
+			return fmt.Errorf("start-up: %s: not every agent holds every node fault-free (%s): %w", r.Systems[i+1], c.Stale(), err)
+		}
+	}
+	fmt.Fprintf(v.log, "versus: N=%d, every system converged %v after start\n", s.N, time.Since(t0).Round(time.Second))
+	return nil
+}
+
+// hosts are the host indexes but skip (-1: all).
+func (v *versus) hosts(skip int) []int {
+	var out []int
+	for k := range v.spec.N {
+		if k != skip {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// wants reports whether kind is in the run.
+func (v *versus) wants(kind string) bool {
+	return len(v.spec.Kinds) == 0 || slices.Contains(v.spec.Kinds, kind)
+}
+
+// run measures the steady state, then plays the events in order.
+func (v *versus) run(r *VersusResult) error {
+	if err := v.steady(r); err != nil {
+		return err
+	}
+	n := v.spec.N
+	victims := map[string]int{"crash": n / 2, "freeze": n/4 + 1, "link": 3 * n / 4, "busy": n/2 + 1}
+	if v.wants("crash") {
+		k := victims["crash"]
+		if err := v.fault(r, "crash", k, v.eachProc(k, func(g group) error { return g.Kill(k) }),
+			v.eachProc(k, func(g group) error { return g.Start(k) }), 0); err != nil {
+			return err
+		}
+	}
+	if v.wants("freeze") {
+		k := victims["freeze"]
+		if err := v.fault(r, "freeze", k, v.eachProc(k, func(g group) error { return g.Proc(k).Freeze() }),
+			v.eachProc(k, func(g group) error { return g.Proc(k).Thaw() }), v.spec.Freeze); err != nil {
+			return err
+		}
+	}
+	if v.wants("soak") {
+		for _, pct := range v.spec.Losses {
+			if err := v.noise(r, fmt.Sprintf("%d%% loss for %v", pct, v.spec.Soak), -1, v.spec.Soak,
+				func() error { return v.nw.SetLossAll(pct) }, func() error { return v.nw.SetLossAll(0) }); err != nil {
+				return err
+			}
+		}
+	}
+	if v.wants("busy") {
+		k := victims["busy"]
+		for _, d := range v.spec.Duties {
+			stop := make(chan struct{})
+			done := make(chan error, 1)
+			what := fmt.Sprintf("member %d stopped %v of every %v for %v", k+1, d.Stop, d.Period, v.spec.Busy)
+			err := v.noise(r, what, k, v.spec.Busy,
+				func() error { go func() { done <- v.starve(k, d, stop) }(); return nil },
+				func() error { close(stop); return <-done })
+			if err != nil {
+				return err
+			}
+		}
+	}
+	// Last: memberlist alone does not heal a partition (Serf adds that),
+	// and a member left outside would weigh on every later stretch.
+	if v.wants("link") {
+		k := victims["link"]
+		if err := v.fault(r, "link", k, func() error { return v.nw.LinkDown(k) },
+			func() error { return v.nw.LinkUp(k) }, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachProc returns a func that applies f to every system's member on host k.
+func (v *versus) eachProc(k int, f func(group) error) func() error {
+	return func() error {
+		var errs []error
+		for _, g := range v.groups {
+			errs = append(errs, f(g))
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// starve stops every member on host k for d.Stop of every d.Period until stop
+// is closed, and leaves them running.
+func (v *versus) starve(k int, d Duty, stop <-chan struct{}) error {
+	for {
+		if err := v.eachProc(k, func(g group) error { return g.Proc(k).Freeze() })(); err != nil {
+			return err
+		}
+		time.Sleep(d.Stop)
+		if err := v.eachProc(k, func(g group) error { return g.Proc(k).Thaw() })(); err != nil {
+			return err
+		}
+		select {
+		case <-stop:
+			return nil
+		case <-time.After(d.Period - d.Stop):
+		}
+	}
+}
+
+// steady measures each system's cost over the steady window.
+func (v *versus) steady(r *VersusResult) error {
+	before, err := v.sample()
+	if err != nil {
+		return err
+	}
+	time.Sleep(v.spec.Steady)
+	after, err := v.sample()
+	if err != nil {
+		return err
+	}
+	secs := v.spec.Steady.Seconds()
+	n := float64(v.spec.N)
+	for g := range v.groups {
+		var c Cost
+		for k := range v.spec.N {
+			a, b := after.traffic[k][g], before.traffic[k][g]
+			c.PacketsPerSec += float64(a.Packets-b.Packets) / secs / n
+			c.BytesPerSec += float64(a.Bytes-b.Bytes) / secs / n
+			c.CPUPerMin += (after.usage[k][g].CPU - before.usage[k][g].CPU) / secs * 60 / n
+			rss := float64(after.usage[k][g].RSSKB) / 1024
+			c.RSSMB += rss / n
+			c.MaxRSSMB = max(c.MaxRSSMB, rss)
+		}
+		r.Steady = append(r.Steady, c)
+	}
+	for k := range v.spec.N {
+		icmp := len(v.groups)
+		r.ICMP += float64(after.traffic[k][icmp].Packets-before.traffic[k][icmp].Packets) / secs / n
+	}
+	r.Load, err = LoadAverage()
+	fmt.Fprintf(v.log, "versus: steady state over %v: %+v, load %.1f\n", v.spec.Steady, r.Steady, r.Load)
+	return err
+}
+
+// sample is every host's counters and every member's usage at one moment.
+type sample struct {
+	traffic [][]Traffic // [host][group], then icmp
+	usage   [][]Usage   // [host][group]
+}
+
+func (v *versus) sample() (sample, error) {
+	var s sample
+	for k := range v.spec.N {
+		t, err := v.nw.Counted(k, len(v.groups))
+		if err != nil {
+			return s, err
+		}
+		s.traffic = append(s.traffic, t)
+		var us []Usage
+		for _, g := range v.groups {
+			u, err := ProcUsage(g.Proc(k).PID())
+			if err != nil {
+				return s, err
+			}
+			us = append(us, u)
+		}
+		s.usage = append(s.usage, us)
+	}
+	return s, nil
+}
+
+// fault applies a fault on host k and measures how every system learns it,
+// then repairs it and measures how they learn that. With hold 0 the fault
+// lasts until every system knows it everywhere (or Cap); else exactly hold.
+func (v *versus) fault(r *VersusResult, kind string, k int, apply, repair func() error, hold time.Duration) error {
+	obs := v.hosts(k)
+	marks := v.marks()
+	t0 := time.Now()
+	if err := apply(); err != nil {
+		return fmt.Errorf("%s of host %d: %w", kind, k+1, err)
+	}
+	wait := v.spec.Cap
+	if hold > 0 {
+		wait = hold
+	}
+	down := v.learn(marks, t0, k, obs, wait, false)
+	if hold > 0 {
+		time.Sleep(time.Until(t0.Add(hold)))
+	}
+	r.Events = append(r.Events, EventRow{Event: kind, Host: k + 1, Per: down})
+	v.report(kind, k, down)
+	// Recovery: observers that held the node as not working must see it up.
+	marks = v.marks()
+	t1 := time.Now()
+	if err := repair(); err != nil {
+		return fmt.Errorf("repair of %s of host %d: %w", kind, k+1, err)
+	}
+	up := v.learn(marks, t1, k, obs, v.spec.Cap, true)
+	r.Events = append(r.Events, EventRow{Event: kind + " repaired", Host: k + 1, Per: up})
+	v.report(kind+" repaired", k, up)
+	// Let every system settle before the next event.
+	v.settle()
+	return nil
+}
+
+// report prints one event's figures.
+func (v *versus) report(what string, k int, ks []Knowledge) {
+	for i, g := range v.groups {
+		fmt.Fprintf(v.log, "versus: N=%d %s at %d: %s: %+v\n", v.spec.N, what, k+1, g.Label(), ks[i])
+	}
+}
+
+// marks is every system's event count now.
+func (v *versus) marks() []int {
+	m := make([]int, len(v.groups))
+	for i, g := range v.groups {
+		m[i] = g.Mark()
+	}
+	return m
+}
+
+// learn waits up to wait until, in every system, each observer that should
+// has logged a verdict about host k (with repair, that it is up again), and
+// returns when each did. For a fault every observer should; for a repair
+// those that held the node in alarm when it came (one that never saw the
+// fault has nothing to learn).
+func (v *versus) learn(marks []int, t0 time.Time, k int, obs []int, wait time.Duration, repair bool) []Knowledge {
+	should := make([][]int, len(v.groups))
+	want := func(g group) func(string) bool { return g.Down }
+	if repair {
+		want = func(g group) func(string) bool { return g.Up }
+	}
+	for i, g := range v.groups {
+		held := latest(g.Events(0)[:marks[i]])
+		for _, o := range obs {
+			if !repair || g.Alarm(held[[2]int{o + 1, k + 1}]) {
+				should[i] = append(should[i], o)
+			}
+		}
+	}
+	deadline := t0.Add(wait)
+	for {
+		out, done := make([]Knowledge, len(v.groups)), true
+		for i, g := range v.groups {
+			out[i] = knowledge(g.Events(marks[i]), should[i], k+1, want(g), t0)
+			done = done && out[i].Knew == out[i].Of
+		}
+		if done || time.Now().After(deadline) {
+			return out
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// knowledge finds, for each observer, the first event about node whose
+// status want accepts and that it still holds, and sums them up.
+func knowledge(evs []Event, obs []int, node int, want func(string) bool, t0 time.Time) Knowledge {
+	first := map[int]time.Time{}
+	holds := map[int]bool{}
+	for _, e := range evs {
+		if e.Node != node || e.New == Raised || e.New == Refuted {
+			continue
+		}
+		holds[e.Self] = want(e.New)
+		if want(e.New) {
+			if _, seen := first[e.Self]; !seen {
+				first[e.Self] = e.At
+			}
+		} else {
+			delete(first, e.Self) // it took it back: count the later one
+		}
+	}
+	var lat []time.Duration
+	for _, o := range obs {
+		if at, ok := first[o+1]; ok && holds[o+1] {
+			lat = append(lat, max(at.Sub(t0), 0))
+		}
+	}
+	kn := Knowledge{Knew: len(lat), Of: len(obs)}
+	if len(lat) == 0 {
+		return kn
+	}
+	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
+	kn.First, kn.Median = lat[0], lat[len(lat)/2]
+	if kn.Knew == kn.Of {
+		kn.Last = lat[len(lat)-1]
+	}
+	return kn
+}
+
+// settle waits up to Cap until every system holds every member up, and
+// returns how long that took.
+func (v *versus) settle() time.Duration {
+	t0 := time.Now()
+	for time.Since(t0) < v.spec.Cap {
+		if v.allUp() {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return time.Since(t0)
+}
+
+// allUp reports whether no member of any system holds another in alarm.
+func (v *versus) allUp() bool {
+	for _, g := range v.groups {
+		for _, st := range latest(g.Events(0)) {
+			if g.Alarm(st) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// noise applies a fault-free disturbance for d and counts false alarms
+// until every system has settled again.
+func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, apply, lift func() error) error {
+	marks := v.marks()
+	if err := apply(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	time.Sleep(d)
+	if err := lift(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	settled := v.settle()
+	row := NoiseRow{What: what}
+	for i, g := range v.groups {
+		held := latest(g.Events(0)[:marks[i]])
+		nz := alarms(g.Events(marks[i]), held, g, busy+1, time.Now())
+		nz.Settled = settled
+		row.Per = append(row.Per, nz)
+		fmt.Fprintf(v.log, "versus: N=%d %s: %s: %+v\n", v.spec.N, what, g.Label(), nz)
+	}
+	r.Noise = append(r.Noise, row)
+	return nil
+}
+
+// alarms turns events into alarm episodes: one starts when an observer goes
+// from holding a node up (or unknown) to an alarm, and ends when it holds it
+// up again. busy is the busy member's NodeID (0: none).
+func alarms(evs []Event, held map[[2]int]string, g group, busy int, end time.Time) Noise {
+	var nz Noise
+	start := map[[2]int]time.Time{}
+	verdict := map[[2]int]bool{}
+	for key, st := range held {
+		if g.Alarm(st) {
+			start[key] = time.Time{} // already alarmed before: not this stretch's
+		}
+	}
+	nodes := map[int]bool{}
+	var lens []time.Duration
+	for _, e := range evs {
+		switch e.New {
+		case Raised:
+			nz.Raised++
+			continue
+		case Refuted:
+			nz.Refuted++
+			continue
+		}
+		key := [2]int{e.Self, e.Node}
+		at, alarmed := start[key]
+		switch {
+		case g.Alarm(e.New) && !alarmed:
+			start[key] = e.At
+			nz.Episodes++
+			nodes[e.Node] = true
+			if e.Node == busy {
+				nz.AboutBusy++
+			}
+			verdict[key] = g.Down(e.New)
+		case g.Alarm(e.New) && alarmed:
+			verdict[key] = verdict[key] || g.Down(e.New)
+		case alarmed:
+			if !at.IsZero() {
+				lens = append(lens, e.At.Sub(at))
+				if verdict[key] {
+					nz.Verdicts++
+				}
+			}
+			delete(start, key)
+		}
+	}
+	for key, at := range start {
+		if !at.IsZero() {
+			nz.Open++
+			lens = append(lens, end.Sub(at))
+			if verdict[key] {
+				nz.Verdicts++
+			}
+		}
+	}
+	nz.Nodes = len(nodes)
+	if len(lens) > 0 {
+		sort.Slice(lens, func(a, b int) bool { return lens[a] < lens[b] })
+		nz.Median, nz.Max = lens[len(lens)/2], lens[len(lens)-1]
+	}
+	return nz
+}

@@ -1,0 +1,53 @@
+package lan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// VersusTables formats one run as markdown: the settings, the steady cost,
+// every event's knowledge and every stretch's false alarms.
+func VersusTables(r VersusResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#### N = %d (%s)\n\n", r.N, r.Date)
+	for i, s := range r.Systems {
+		fmt.Fprintf(&b, "- **%s**: %s\n", s, r.Settings[i])
+	}
+	fmt.Fprintf(&b, "\nSteady state (mean per member; one-minute load average %.1f at its end; ICMP %.2f packets/s per host):\n\n", r.Load, r.ICMP)
+	b.WriteString("| system | packets/s sent | bytes/s sent | CPU s per min | RSS MB (mean / max) |\n| --- | --- | --- | --- | --- |\n")
+	for i, c := range r.Steady {
+		fmt.Fprintf(&b, "| %s | %.1f | %.0f | %.2f | %.1f / %.1f |\n", r.Systems[i], c.PacketsPerSec, c.BytesPerSec, c.CPUPerMin, c.RSSMB, c.MaxRSSMB)
+	}
+	b.WriteString("\nEvents: time from the fault (or repair) until the first, the median and the last fault-free member knew:\n\n")
+	b.WriteString("| event | system | first | median | last (everywhere) | knew |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, e := range r.Events {
+		for i, k := range e.Per {
+			fmt.Fprintf(&b, "| %s at %d | %s | %s | %s | %s | %d of %d |\n", e.Event, e.Host, r.Systems[i],
+				secs(k.First, k.Knew > 0), secs(k.Median, k.Knew > 0), secs(k.Last, k.Knew == k.Of && k.Of > 0), k.Knew, k.Of)
+		}
+	}
+	b.WriteString("\nFalse alarms (every member is alive throughout): episodes of a member holding a live one suspect, dead, faulty or partial:\n\n")
+	b.WriteString("| stretch | system | episodes | about the busy member | nodes | reached a verdict | median length | longest | still open | raised / refuted | settled after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, n := range r.Noise {
+		for i, z := range n.Per {
+			rr := "—"
+			if r.Systems[i] == "memberlist" {
+				rr = fmt.Sprintf("%d / %d", z.Raised, z.Refuted)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n", n.What, r.Systems[i], z.Episodes,
+				z.AboutBusy, z.Nodes, z.Verdicts, secs(z.Median, z.Episodes > 0), secs(z.Max, z.Episodes > 0), z.Open, rr,
+				z.Settled.Round(100*time.Millisecond))
+		}
+	}
+	return b.String()
+}
+
+// secs is d in seconds with one decimal, or a dash when there is no figure.
+func secs(d time.Duration, ok bool) string {
+	if !ok {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}

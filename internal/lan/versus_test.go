@@ -1,0 +1,69 @@
+package lan
+
+import (
+	"testing"
+	"time"
+)
+
+// TestKnowledge checks first, median and last, an observer that took its
+// verdict back, and one that never knew.
+func TestKnowledge(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	evs := []Event{
+		{At: at(1), Self: 1, Node: 4, New: "partial"},
+		{At: at(2), Self: 2, Node: 4, New: "faulty"},
+		{At: at(2.5), Self: 2, Node: 4, New: "fault-free"}, // took back
+		{At: at(3), Self: 3, Node: 4, New: "partial"},
+		{At: at(4), Self: 2, Node: 4, New: "partial"},
+		{At: at(0.5), Self: 3, Node: 5, New: "partial"}, // another node
+	}
+	g := diagGroup{}
+	k := knowledge(evs, []int{0, 1, 2}, 4, g.Down, t0)
+	if k.Knew != 3 || k.Of != 3 || k.First != time.Second || k.Median != 3*time.Second || k.Last != 4*time.Second {
+		t.Errorf("knowledge = %+v: want 3 of 3, first 1 s, median 3 s, last 4 s", k)
+	}
+	k = knowledge(evs, []int{0, 1, 2, 5}, 4, g.Down, t0)
+	if k.Knew != 3 || k.Of != 4 || k.Last != 0 {
+		t.Errorf("with a member that never knew: %+v: want 3 of 4 and no last", k)
+	}
+}
+
+// TestAlarms checks memberlist's episodes: suspect then dead is one
+// episode that reached a verdict, a refuted suspicion is one that did not,
+// one left open counts until the end, and raised and refuted lines are
+// counted apart.
+func TestAlarms(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	evs := []Event{
+		{At: at(1), Self: 1, Node: 3, New: Raised},
+		{At: at(1), Self: 1, Node: 3, New: "suspect"},
+		{At: at(3), Self: 1, Node: 3, New: "dead"},
+		{At: at(5), Self: 1, Node: 3, New: "alive"},
+		{At: at(2), Self: 3, Node: 3, New: Refuted},
+		{At: at(2), Self: 2, Node: 4, New: "suspect"},
+		{At: at(4), Self: 2, Node: 4, New: "alive"},
+		{At: at(6), Self: 4, Node: 3, New: "suspect"},
+	}
+	nz := alarms(evs, map[[2]int]string{}, &Swim{}, 3, at(16))
+	want := Noise{Episodes: 3, AboutBusy: 2, Nodes: 2, Verdicts: 1, Median: 4 * time.Second, Max: 10 * time.Second, Open: 1, Raised: 1, Refuted: 1}
+	if nz != want {
+		t.Errorf("alarms = %+v\nwant     %+v", nz, want)
+	}
+}
+
+// TestParseCounters reads nft's listing of named counters.
+func TestParseCounters(t *testing.T) {
+	out := "table inet diaglan_count {\n\tcounter ping {\n\t\tpackets 3 bytes 252\n\t}\n\n\tcounter c0 {\n\t\tpackets 120 bytes 9000\n\t}\n}\n"
+	got, err := parseCounters(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["ping"] != (Traffic{3, 252}) || got["c0"] != (Traffic{120, 9000}) || len(got) != 2 {
+		t.Errorf("parseCounters = %v", got)
+	}
+	if _, err := parseCounters("table inet x {\n}\n"); err == nil {
+		t.Error("a listing without counters gave no error")
+	}
+}
