@@ -16,17 +16,11 @@ func (c *Cluster) StartAgent(k int) error {
 	if c.agents[k] != nil {
 		return fmt.Errorf("lan: agent %d is already running", k+1)
 	}
-	log, err := os.OpenFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)),
-		os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	p, err := StartLogged(c.Net.Hosts[k], filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)), c.record,
+		c.Bin, "-config", c.conf, "-id", strconv.Itoa(k))
 	if err != nil {
-		return fmt.Errorf("lan: %w", err)
-	}
-	p, err := Start(c.Net.Hosts[k], log, c.record, c.Bin, "-config", c.conf, "-id", strconv.Itoa(k))
-	if err != nil {
-		log.Close()
 		return err
 	}
-	go func() { <-p.Done(); log.Close() }()
 	c.agents[k] = p
 	return nil
 }
@@ -98,17 +92,11 @@ func (c *Cluster) StartPrinter() error {
 	if err != nil {
 		return err
 	}
-	log, err := os.OpenFile(filepath.Join(c.Dir, "printer.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("lan: %w", err)
-	}
-	c.printer, err = Start(c.Net.Hosts[c.Agents], log, nil, "env", "MIBS=",
+	c.printer, err = StartLogged(c.Net.Hosts[c.Agents], filepath.Join(c.Dir, "printer.log"), nil, "env", "MIBS=",
 		"SNMP_PERSISTENT_DIR="+filepath.Join(c.Dir, "printer-persist"), bin, "-f", "-Lo", "-C", "-I", "-smux", "-c", conf)
 	if err != nil {
-		log.Close()
 		return err
 	}
-	go func(p *Proc) { <-p.Done(); log.Close() }(c.printer)
 	_, err = c.Poll(10*time.Second, func() bool {
 		_, err := c.snmp("snmpget", "printers", addr+":161", "-Oqv", ".1.3.6.1.2.1.1.3.0")
 		return err == nil

@@ -20,6 +20,18 @@ func TestParseEvent(t *testing.T) {
 			t.Errorf("ParseEvent(%q) accepted a line that is no status change", bad)
 		}
 	}
+	// swimmember's lines: a view change, a suspicion its probe raised and a
+	// refutation (about itself).
+	swim := map[string]Event{
+		`{"msg":"node status changed","new":"suspect","node":3,"old":"alive","self":1}`:                         {At: at, Self: 1, Node: 3, Old: "alive", New: "suspect"},
+		`{"msg":"suspicion raised","node":3,"self":1}`:                                                          {At: at, Self: 1, Node: 3, New: Raised},
+		`{"line":"[WARN] memberlist: Refuting a suspect message (from: 1)","msg":"suspicion refuted","self":3}`: {At: at, Self: 3, Node: 3, New: Refuted},
+	}
+	for line, want := range swim {
+		if ev, ok := ParseEvent(line, at); !ok || ev != want {
+			t.Errorf("ParseEvent(%s) = %+v, %v; want %+v", line, ev, ok, want)
+		}
+	}
 }
 
 func TestParseStatusWalk(t *testing.T) {

@@ -45,6 +45,22 @@ func Start(ns string, log io.Writer, line func(string), name string, args ...str
 	return p, nil
 }
 
+// StartLogged is Start with the output appended to the file logPath,
+// which is closed when the program exits.
+func StartLogged(ns, logPath string, line func(string), name string, args ...string) (*Proc, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lan: %w", err)
+	}
+	p, err := Start(ns, log, line, name, args...)
+	if err != nil {
+		log.Close()
+		return nil, err
+	}
+	go func() { <-p.Done(); log.Close() }()
+	return p, nil
+}
+
 // pump copies the program's output line by line until it exits.
 func (p *Proc) pump(r io.ReadCloser, log io.Writer, line func(string)) {
 	sc := bufio.NewScanner(r)

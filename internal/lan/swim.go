@@ -2,7 +2,6 @@ package lan
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -38,10 +37,6 @@ func (s *Swim) Start(k int) error {
 	if s.procs[k] != nil {
 		return fmt.Errorf("lan: member %d is already running", k+1)
 	}
-	log, err := os.OpenFile(filepath.Join(s.Dir, fmt.Sprintf("member%d.log", k+1)), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("lan: %w", err)
-	}
 	args := []string{"-id", strconv.Itoa(k + 1), "-bind", s.Net.Addrs[k].String(), "-port", strconv.Itoa(SwimPort)}
 	switch {
 	case k != 0:
@@ -49,12 +44,10 @@ func (s *Swim) Start(k int) error {
 	case s.Mark() > 0: // host 0 restarting: the cluster exists without it
 		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[1], SwimPort))
 	}
-	p, err := Start(s.Net.Hosts[k], log, s.record, s.Bin, args...)
+	p, err := StartLogged(s.Net.Hosts[k], filepath.Join(s.Dir, fmt.Sprintf("member%d.log", k+1)), s.record, s.Bin, args...)
 	if err != nil {
-		log.Close()
 		return err
 	}
-	go func() { <-p.Done(); log.Close() }()
 	s.procs[k] = p
 	return nil
 }
