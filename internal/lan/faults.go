@@ -16,9 +16,13 @@ func (nw *Net) LinkDown(k int) error {
 	return ip("-n", nw.Hosts[k], "link", "set", "eth0", "down")
 }
 
-// LinkUp brings host k's interface back up (the repair of LinkDown).
+// LinkUp brings host k's interface back up (the repair of LinkDown) and
+// gives it back the neighbour entries the kernel removed with the link.
 func (nw *Net) LinkUp(k int) error {
-	return ip("-n", nw.Hosts[k], "link", "set", "eth0", "up")
+	if err := ip("-n", nw.Hosts[k], "link", "set", "eth0", "up"); err != nil {
+		return err
+	}
+	return nw.knowNeighbors(k)
 }
 
 // SetLoss drops pct percent of the packets host k receives, at random and

@@ -76,6 +76,41 @@ func (nw *Net) build(n int) error {
 			return err
 		}
 	}
+	for k := range nw.Hosts {
+		if err := nw.knowNeighbors(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// HostMAC is the Ethernet address of host k's eth0: 02:00 (locally
+// administered) and the 4 bytes of k+1.
+func HostMAC(k int) string {
+	v := uint32(k + 1)
+	return fmt.Sprintf("02:00:%02x:%02x:%02x:%02x", byte(v>>24), byte(v>>16), byte(v>>8), byte(v))
+}
+
+// knowNeighbors gives host k a permanent neighbour entry for every other
+// host. The kernel's neighbour table is one for all namespaces and holds
+// 1,024 learned entries by default (gc_thresh3): 64 hosts that all talk to
+// each other overflow it ("neighbor table overflow"), and datagrams to an
+// unresolved neighbour are lost. Permanent entries are not counted against
+// that limit, need no ARP, and change no setting of the machine.
+func (nw *Net) knowNeighbors(k int) error {
+	var b strings.Builder
+	for j := range nw.Hosts {
+		if j != k {
+			fmt.Fprintf(&b, "neigh replace %s lladdr %s dev eth0 nud permanent\n", HostAddr(j), HostMAC(j))
+		}
+	}
+	var out bytes.Buffer
+	cmd := exec.Command("ip", "-n", nw.Hosts[k], "-batch", "-")
+	cmd.Stdin = strings.NewReader(b.String())
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("ip -n %s -batch (neighbours): %w: %s", nw.Hosts[k], err, strings.TrimSpace(out.String()))
+	}
 	return nil
 }
 
@@ -88,7 +123,7 @@ func (nw *Net) addHost(k int) error {
 	nw.Hosts, nw.Addrs = append(nw.Hosts, ns), append(nw.Addrs, HostAddr(k))
 	port := fmt.Sprintf("p%d", k)
 	steps := [][]string{
-		{"-n", nw.Switch, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns},
+		{"-n", nw.Switch, "link", "add", port, "type", "veth", "peer", "name", "eth0", "address", HostMAC(k), "netns", ns},
 		{"-n", nw.Switch, "link", "set", port, "master", "br0", "up"},
 		{"-n", ns, "link", "set", "lo", "up"},
 		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", HostAddr(k), prefixLen), "dev", "eth0"},
