@@ -226,7 +226,9 @@ func (v *versus) start(r *VersusResult) error {
 	}
 	for i, c := range v.diags {
 		if _, err := c.Poll(s.Startup, func() bool { return c.AllSee(all, nodes, 0) }); err != nil {
-			return fmt.Errorf("start-up: %s: not every agent holds every node fault-free (%s): %w", r.Systems[i+1], c.Stale(), err)
+			load, _ := LoadAverage()
+			return fmt.Errorf("start-up: %s: not every agent holds every node fault-free (load %.1f; %s): %w",
+				r.Systems[i+1], load, c.Stale(), err)
 		}
 	}
 	fmt.Fprintf(v.log, "versus: N=%d, every system converged %v after start\n", s.N, time.Since(t0).Round(time.Second))
