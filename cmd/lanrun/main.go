@@ -57,8 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = chaos(ctx, o, stdout, stderr)
 	case "versus":
 		err = versus(ctx, o, stdout, stderr)
+	case "versus-doc":
+		err = versusDoc(o.vs.out)
 	default:
-		err = fmt.Errorf("-mode %q: want experiment, soak, chaos, versus or sweep", o.mode)
+		err = fmt.Errorf("-mode %q: want experiment, soak, chaos, versus, versus-doc or sweep", o.mode)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "lanrun:", err)
@@ -72,7 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("lanrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak, chaos, versus or sweep")
+	fs.StringVar(&o.mode, "mode", "experiment", "experiment, soak, chaos, versus, versus-doc or sweep")
 	fs.StringVar(&o.bin, "bin", "", "the diagagent binary (required)")
 	fs.StringVar(&o.dir, "dir", "", "working directory for logs and state (default: a new temporary one)")
 	fs.StringVar(&o.algos, "algorithms", "vcube,hiadsd", "comma-separated algorithms, one run each")
@@ -99,7 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if o.bin == "" && o.mode != "sweep" {
+	if o.bin == "" && o.mode != "sweep" && o.mode != "versus-doc" {
 		fmt.Fprintln(stderr, "lanrun: -bin is required (go build -o /tmp/diagagent ./cmd/diagagent)")
 		return o, flag.ErrHelp
 	}

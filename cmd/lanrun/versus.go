@@ -117,9 +117,18 @@ func saveVersus(out string, r lan.VersusResult, doc bool) error {
 	if !doc {
 		return nil
 	}
-	runs, err := loadVersus(data)
+	return versusDoc(out)
+}
+
+// versusDoc rewrites the tables of <out>/versus.md and its two plots from
+// every run saved in <out>/versus (-mode versus-doc, or -versus.doc).
+func versusDoc(out string) error {
+	runs, err := loadVersus(filepath.Join(out, "versus"))
 	if err != nil {
 		return err
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("no saved runs in %s", filepath.Join(out, "versus"))
 	}
 	if err := writeTables(filepath.Join(out, "versus.md"), runs); err != nil {
 		return err
@@ -230,6 +239,13 @@ func plotSystems(runs []lan.VersusResult, title, ylabel string, value func(lan.V
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return fmt.Errorf("plot %s: %w", title, err)
 	}
+	var ticks []plot.Tick
+	for _, r := range runs {
+		ticks = append(ticks, plot.Tick{Value: float64(r.N), Label: fmt.Sprint(r.N)})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Min, p.X.Max = p.X.Min/1.5, p.X.Max*1.5
+	p.Y.Max *= 4 // room for the legend above the lines
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(8*vg.Inch, 5*vg.Inch, path)
 }
