@@ -65,6 +65,10 @@ func run(id int, bind string, port int, join string, poll time.Duration) error {
 	cfg.BindPort, cfg.AdvertisePort = port, port
 	cfg.Events = v
 	cfg.Logger = log.New(&logScanner{out: out}, "", 0)
+	t, err := findTable()
+	if err != nil {
+		return err
+	}
 	m, err := memberlist.Create(cfg)
 	if err != nil {
 		return err
@@ -88,7 +92,7 @@ func run(id int, bind string, port int, join string, poll time.Duration) error {
 		case <-sig:
 			return m.Shutdown()
 		case <-tick.C:
-			v.poll(states(m))
+			v.poll(t.states(m))
 		}
 	}
 }
@@ -166,19 +170,44 @@ func (v *view) poll(states map[int]memberlist.NodeStateType) {
 }
 
 // states reads the state of every node memberlist knows from its unexported
-// table, holding its read lock as memberlist's own readers do.
-func states(m *memberlist.Memberlist) map[int]memberlist.NodeStateType {
+// table, holding its read lock as memberlist's own readers do. The fields
+// are found by name once (table); a poll then costs about what a
+// Members() call does.
+func (t *table) states(m *memberlist.Memberlist) map[int]memberlist.NodeStateType {
 	ml := reflect.ValueOf(m).Elem()
-	lock := (*sync.RWMutex)(unsafe.Pointer(ml.FieldByName("nodeLock").UnsafeAddr()))
+	lock := (*sync.RWMutex)(unsafe.Pointer(ml.Field(t.lock).UnsafeAddr()))
 	lock.RLock()
 	defer lock.RUnlock()
-	nodes := ml.FieldByName("nodes")
+	nodes := ml.Field(t.nodes)
 	out := make(map[int]memberlist.NodeStateType, nodes.Len())
 	for k := range nodes.Len() {
 		ns := nodes.Index(k).Elem()
-		out[nodeID(ns.FieldByName("Node").FieldByName("Name").String())] = memberlist.NodeStateType(ns.FieldByName("State").Int())
+		out[nodeID(ns.FieldByIndex(t.name).String())] = memberlist.NodeStateType(ns.Field(t.state).Int())
 	}
 	return out
+}
+
+// table is where memberlist keeps its node table: the field indexes of
+// Memberlist.nodeLock and .nodes, and of nodeState's Name and State.
+type table struct {
+	lock, nodes, state int
+	name               []int
+}
+
+// findTable looks the fields up by name, once.
+func findTable() (*table, error) {
+	ml, ok1 := reflect.TypeFor[memberlist.Memberlist]().FieldByName("nodeLock")
+	nodes, ok2 := reflect.TypeFor[memberlist.Memberlist]().FieldByName("nodes")
+	if !ok1 || !ok2 || nodes.Type.Kind() != reflect.Slice {
+		return nil, fmt.Errorf("memberlist.Memberlist has no nodeLock and nodes slice: the suspicion poll needs updating")
+	}
+	ns := nodes.Type.Elem().Elem()
+	name, ok3 := ns.FieldByName("Name")
+	state, ok4 := ns.FieldByName("State")
+	if !ok3 || !ok4 {
+		return nil, fmt.Errorf("memberlist's nodeState has no Name and State: the suspicion poll needs updating")
+	}
+	return &table{lock: ml.Index[0], nodes: nodes.Index[0], state: state.Index[0], name: name.Index}, nil
 }
 
 // nodeID reads a member's name, which is its NodeID.
