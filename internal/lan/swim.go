@@ -41,7 +41,7 @@ func (s *Swim) Start(k int) error {
 	switch {
 	case k != 0:
 		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[0], SwimPort))
-	case s.Mark() > 0: // host 0 restarting: the cluster exists without it
+	case s.procs[1] != nil: // host 0 restarting: the cluster exists without it
 		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[1], SwimPort))
 	}
 	p, err := StartLogged(s.Net.Hosts[k], filepath.Join(s.Dir, fmt.Sprintf("member%d.log", k+1)), s.record, s.Bin, args...)
