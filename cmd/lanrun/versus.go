@@ -25,10 +25,10 @@ import (
 
 // versusOptions are the settings of -mode versus.
 type versusOptions struct {
-	swim, out, kinds    string
-	steady, freeze, cap time.Duration
-	busy, fastInterval  time.Duration
-	writeDoc            bool
+	swim, out, kinds, systems  string
+	steady, freeze, cap, probe time.Duration
+	busy, fastInterval         time.Duration
+	writeDoc                   bool
 }
 
 // The markers in docs/versus.md between which -mode versus writes its tables.
@@ -66,18 +66,27 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	spec := lan.VersusSpec{N: o.nodes, Dir: filepath.Join(dir, fmt.Sprintf("versus-%d", o.nodes)), DiagBin: o.bin,
 		SwimBin: o.vs.swim, Algorithm: strings.Split(o.algos, ",")[0],
-		Settings: []lan.Setting{
-			{Label: "diagagent 1 s", Interval: o.vs.fastInterval, Timeout: o.timeout, Retries: o.retries,
-				PingTimeout: o.pingTimeout, PingCount: o.pingCount},
-			{Label: "diagagent defaults", Interval: 30 * time.Second, Timeout: time.Second, Retries: 2,
-				PingTimeout: 2 * time.Second, PingCount: 2},
-		},
 		Steady: o.vs.steady, Freeze: o.vs.freeze, Cap: o.vs.cap, Soak: o.soakFor, Losses: losses, Busy: o.vs.busy,
 		Duties: []lan.Duty{{Stop: 95 * time.Millisecond, Period: 100 * time.Millisecond}, {Stop: 1900 * time.Millisecond, Period: 2 * time.Second}},
 		Kinds:  kinds, Startup: cmp.Or(o.startup, 3*time.Minute),
 	}
-	if o.vs.fastInterval != time.Second {
-		spec.Settings[0].Label = fmt.Sprintf("diagagent %v", o.vs.fastInterval)
+	for _, sys := range strings.Split(o.vs.systems, ",") {
+		switch sys {
+		case "memberlist":
+			spec.SwimProbe = o.vs.probe
+		case "fast":
+			label := "diagagent 1 s"
+			if o.vs.fastInterval != time.Second {
+				label = fmt.Sprintf("diagagent %v", o.vs.fastInterval)
+			}
+			spec.Settings = append(spec.Settings, lan.Setting{Label: label, Interval: o.vs.fastInterval, Timeout: o.timeout,
+				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount})
+		case "defaults":
+			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent defaults", Interval: 30 * time.Second,
+				Timeout: time.Second, Retries: 2, PingTimeout: 2 * time.Second, PingCount: 2})
+		default:
+			return fmt.Errorf("-versus.systems %q: want a comma-separated subset of memberlist,fast,defaults", o.vs.systems)
+		}
 	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return err

@@ -44,22 +44,28 @@ func main() {
 	port := flag.Int("port", 7946, "port for UDP and TCP")
 	join := flag.String("join", "", "address:port of a member to join through (empty: the first member)")
 	poll := flag.Duration("poll", 100*time.Millisecond, "how often Members() is read for suspicions")
+	probe := flag.Duration("probe", time.Second, "probe interval; memberlist's other timers scale with it (1s: DefaultLANConfig)")
 	flag.Parse()
 	if *id < 1 || *bind == "" {
 		fmt.Fprintln(os.Stderr, "swimmember: -id (1 or more) and -bind are required")
 		os.Exit(2)
 	}
-	if err := run(*id, *bind, *port, *join, *poll); err != nil {
+	if *probe <= 0 {
+		fmt.Fprintln(os.Stderr, "swimmember: -probe must be positive")
+		os.Exit(2)
+	}
+	if err := run(*id, *bind, *port, *join, *poll, *probe); err != nil {
 		fmt.Fprintln(os.Stderr, "swimmember:", err)
 		os.Exit(1)
 	}
 }
 
 // run starts the member, joins, watches and leaves nothing behind on SIGTERM.
-func run(id int, bind string, port int, join string, poll time.Duration) error {
+func run(id int, bind string, port int, join string, poll, probe time.Duration) error {
 	out := &printer{self: id, w: os.Stdout}
 	v := &view{out: out, states: map[int]string{}}
 	cfg := memberlist.DefaultLANConfig()
+	scale(cfg, probe)
 	cfg.Name = strconv.Itoa(id)
 	cfg.BindAddr, cfg.AdvertiseAddr = bind, bind
 	cfg.BindPort, cfg.AdvertisePort = port, port
@@ -94,6 +100,17 @@ func run(id int, bind string, port int, join string, poll time.Duration) error {
 		case <-tick.C:
 			v.poll(t.states(m))
 		}
+	}
+}
+
+// scale stretches every periodic timer of cfg by probe/ProbeInterval, so a
+// member probes every probe and gossips, syncs and times out in proportion;
+// the suspicion multipliers stay, as they count probe intervals.
+func scale(cfg *memberlist.Config, probe time.Duration) {
+	f := float64(probe) / float64(cfg.ProbeInterval)
+	for _, d := range []*time.Duration{&cfg.ProbeInterval, &cfg.ProbeTimeout, &cfg.GossipInterval,
+		&cfg.GossipToTheDeadTime, &cfg.PushPullInterval} {
+		*d = time.Duration(float64(*d) * f)
 	}
 }
 

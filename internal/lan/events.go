@@ -3,6 +3,7 @@ package lan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 )
@@ -64,11 +65,14 @@ const (
 type eventLog struct {
 	mu     sync.Mutex
 	events []Event
-	wake   chan struct{} // closed and replaced when an event arrives
+	now    map[[2]int]string // latest(events), kept as they arrive
+	wake   chan struct{}     // closed and replaced when an event arrives
 }
 
 // newEventLog returns an empty log.
-func newEventLog() *eventLog { return &eventLog{wake: make(chan struct{})} }
+func newEventLog() *eventLog {
+	return &eventLog{now: map[[2]int]string{}, wake: make(chan struct{})}
+}
 
 // record turns a log line into an Event.
 func (l *eventLog) record(line string) {
@@ -78,6 +82,9 @@ func (l *eventLog) record(line string) {
 	}
 	l.mu.Lock()
 	l.events = append(l.events, ev)
+	if ev.New != Raised && ev.New != Refuted {
+		l.now[[2]int{ev.Self, ev.Node}] = ev.New
+	}
 	close(l.wake)
 	l.wake = make(chan struct{})
 	l.mu.Unlock()
@@ -95,6 +102,29 @@ func (l *eventLog) Events(from int) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]Event(nil), l.events[min(from, len(l.events)):]...)
+}
+
+// Latest is each (Self, Node) pair's latest status, as latest(Events(0))
+// but without going over every event: at N = 256 memberlist logs a million
+// lines, and whoever walks them all under the lock stalls the readers of
+// the members' output, and so the members.
+func (l *eventLog) Latest() map[[2]int]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.now)
+}
+
+// WaitLatest waits up to timeout until cond holds for Latest, looking every
+// 100 ms.
+func (l *eventLog) WaitLatest(timeout time.Duration, cond func(map[[2]int]string) bool) error {
+	deadline := time.Now().Add(timeout)
+	for !cond(l.Latest()) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w after %v", ErrTimeout, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil
 }
 
 // WaitEvents waits up to timeout until cond holds for the events from index

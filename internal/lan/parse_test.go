@@ -1,6 +1,8 @@
 package lan
 
 import (
+	"errors"
+	"maps"
 	"testing"
 	"time"
 )
@@ -70,5 +72,39 @@ func TestLearned(t *testing.T) {
 	last, ok := Learned(evs, []int{0, 1, 2}, []int{5}, "partial")
 	if !ok || !last.Equal(t0.Add(4*time.Second)) {
 		t.Fatalf("Learned = %v, %v; want every agent at 4 s", last, ok)
+	}
+}
+
+// TestEventLogLatest: the status kept as lines arrive is the one found by
+// going over every event, suspicion lines are no status, and WaitLatest
+// sees a condition come true.
+func TestEventLogLatest(t *testing.T) {
+	l := newEventLog()
+	lines := []string{
+		`{"msg":"node status changed","self":1,"node":2,"old":"unknown","new":"alive"}`,
+		`{"msg":"node status changed","self":1,"node":3,"old":"unknown","new":"alive"}`,
+		`{"msg":"suspicion raised","self":1,"node":2}`,
+		`{"msg":"node status changed","self":1,"node":2,"old":"alive","new":"suspect"}`,
+		`{"msg":"suspicion refuted","self":2}`,
+		`{"msg":"node status changed","self":2,"node":1,"old":"unknown","new":"alive"}`,
+		`not json`,
+	}
+	for _, line := range lines {
+		l.record(line)
+	}
+	got, want := l.Latest(), latest(l.Events(0))
+	if !maps.Equal(got, want) || len(got) != 3 || got[[2]int{1, 2}] != "suspect" {
+		t.Fatalf("Latest %v, latest(Events) %v", got, want)
+	}
+	done := make(chan error)
+	go func() {
+		done <- l.WaitLatest(time.Minute, func(now map[[2]int]string) bool { return allHold(now, 2, "alive") })
+	}()
+	l.record(`{"msg":"node status changed","self":1,"node":2,"old":"suspect","new":"alive"}`)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := l.WaitLatest(0, func(map[[2]int]string) bool { return false }); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("WaitLatest that never holds: %v", err)
 	}
 }

@@ -16,8 +16,9 @@ const SwimPort = 7946
 // Events: New is alive, suspect, dead or left, or Raised and Refuted.
 type Swim struct {
 	Net   *Net
-	Bin   string // the swimmember binary
-	Dir   string // member<k+1>.log files
+	Bin   string        // the swimmember binary
+	Dir   string        // member<k+1>.log files
+	Probe time.Duration // probe interval, the other timers scaled with it; 0: DefaultLANConfig's 1 s
 	procs []*Proc
 	*eventLog
 }
@@ -38,6 +39,9 @@ func (s *Swim) Start(k int) error {
 		return fmt.Errorf("lan: member %d is already running", k+1)
 	}
 	args := []string{"-id", strconv.Itoa(k + 1), "-bind", s.Net.Addrs[k].String(), "-port", strconv.Itoa(SwimPort)}
+	if s.Probe > 0 {
+		args = append(args, "-probe", s.Probe.String())
+	}
 	switch {
 	case k != 0:
 		args = append(args, "-join", fmt.Sprintf("%s:%d", s.Net.Addrs[0], SwimPort))
@@ -59,7 +63,7 @@ func (s *Swim) StartAll(timeout time.Duration) error {
 			return err
 		}
 	}
-	err := s.WaitEvents(timeout, 0, func(evs []Event) bool { return allHold(evs, len(s.procs), "alive") })
+	err := s.WaitLatest(timeout, func(now map[[2]int]string) bool { return allHold(now, len(s.procs), "alive") })
 	if err != nil {
 		return fmt.Errorf("lan: memberlist members do not all see each other alive: %w", err)
 	}
@@ -91,10 +95,9 @@ func (s *Swim) Close() error {
 	return err
 }
 
-// allHold reports whether, in evs, each of n members' latest view of every
-// other member is want.
-func allHold(evs []Event, n int, want string) bool {
-	now := latest(evs)
+// allHold reports whether, in now (Latest), each of n members' view of
+// every other member is want.
+func allHold(now map[[2]int]string, n int, want string) bool {
 	for o := 1; o <= n; o++ {
 		for m := 1; m <= n; m++ {
 			if o != m && now[[2]int{o, m}] != want {

@@ -19,6 +19,7 @@ type group interface {
 	Proc(k int) *Proc
 	Mark() int
 	Events(from int) []Event
+	Latest() map[[2]int]string
 	// Down says a status is a verdict that the node does not work; Alarm
 	// that it is a suspicion or a verdict; Up that it works.
 	Down(status string) bool
@@ -32,14 +33,19 @@ type diagGroup struct {
 	label string
 }
 
-func (g diagGroup) Label() string        { return g.label }
-func (g diagGroup) Start(k int) error    { return g.StartAgent(k) }
-func (g diagGroup) Kill(k int) error     { return g.KillAgent(k) }
-func (g diagGroup) Proc(k int) *Proc     { return g.Agent(k) }
-func (g diagGroup) Down(s string) bool   { return s == "faulty" || s == "partial" }
-func (g diagGroup) Alarm(s string) bool  { return g.Down(s) }
-func (g diagGroup) Up(s string) bool     { return s == "fault-free" }
-func (s *Swim) Label() string            { return "memberlist" }
+func (g diagGroup) Label() string       { return g.label }
+func (g diagGroup) Start(k int) error   { return g.StartAgent(k) }
+func (g diagGroup) Kill(k int) error    { return g.KillAgent(k) }
+func (g diagGroup) Proc(k int) *Proc    { return g.Agent(k) }
+func (g diagGroup) Down(s string) bool  { return s == "faulty" || s == "partial" }
+func (g diagGroup) Alarm(s string) bool { return g.Down(s) }
+func (g diagGroup) Up(s string) bool    { return s == "fault-free" }
+func (s *Swim) Label() string {
+	if s.Probe > 0 && s.Probe != time.Second {
+		return fmt.Sprintf("memberlist %v", s.Probe)
+	}
+	return "memberlist"
+}
 func (s *Swim) Down(status string) bool  { return status == "dead" }
 func (s *Swim) Alarm(status string) bool { return status == "dead" || status == "suspect" }
 func (s *Swim) Up(status string) bool    { return status == "alive" }
@@ -64,6 +70,7 @@ type VersusSpec struct {
 	N                int
 	Dir              string // logs, one directory per system
 	DiagBin, SwimBin string
+	SwimProbe        time.Duration // memberlist's probe interval, its timers scaled with it; 0: no memberlist
 	Algorithm        string
 	Settings         []Setting
 	Steady           time.Duration // the window cost is measured over
@@ -73,7 +80,7 @@ type VersusSpec struct {
 	Losses           []int         // percent
 	Busy             time.Duration // how long each duty cycle lasts
 	Duties           []Duty
-	Kinds            []string // of "crash", "freeze", "link", "soak", "busy"; empty: all
+	Kinds            []string // of versusKinds; empty: all
 	Startup          time.Duration
 }
 
@@ -136,6 +143,9 @@ type NoiseRow struct {
 // Versus runs spec and returns what it measured; progress goes to log.
 func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
 	r := VersusResult{N: spec.N, Date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+	if err := spec.check(); err != nil {
+		return r, err
+	}
 	nw, err := Build("vs", spec.N+1) // the last host is the stations'
 	if err != nil {
 		return r, err
@@ -147,6 +157,27 @@ func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
 	}
 	err = v.run(&r)
 	return r, err
+}
+
+// versusKinds are the parts of a run; the steady window always runs.
+var versusKinds = []string{"steady", "crash", "freeze", "soak", "busy", "link"}
+
+// check rejects a spec that cannot run, before anything starts.
+func (s VersusSpec) check() error {
+	for _, k := range s.Kinds {
+		if !slices.Contains(versusKinds, k) {
+			return fmt.Errorf("lan: versus kind %q: want one of %v", k, versusKinds)
+		}
+	}
+	switch {
+	case s.N < 2:
+		return fmt.Errorf("lan: versus of %d members: want 2 or more", s.N)
+	case s.SwimProbe == 0 && len(s.Settings) == 0:
+		return errors.New("lan: versus of no system: want memberlist (SwimProbe) or a diagagent setting")
+	case s.SwimProbe < 0:
+		return fmt.Errorf("lan: memberlist probe interval %v: want positive, or 0 for no memberlist", s.SwimProbe)
+	}
+	return nil
 }
 
 // versus is one run in progress.
@@ -175,19 +206,22 @@ func (v *versus) close() error {
 func (v *versus) start(r *VersusResult) error {
 	s := v.spec
 	var ports [][]int
-	dir := filepath.Join(s.Dir, "memberlist")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if s.SwimProbe > 0 {
+		dir := filepath.Join(s.Dir, "memberlist")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		sw, err := NewSwim(v.nw, s.SwimBin, dir, s.N)
+		if err != nil {
+			return err
+		}
+		sw.Probe = s.SwimProbe
+		v.swim = sw
+		v.groups = append(v.groups, sw)
+		ports = append(ports, []int{SwimPort})
+		r.Systems = append(r.Systems, sw.Label())
+		r.Settings = append(r.Settings, swimSetting(s.SwimProbe))
 	}
-	sw, err := NewSwim(v.nw, s.SwimBin, dir, s.N)
-	if err != nil {
-		return err
-	}
-	v.swim = sw
-	v.groups = append(v.groups, sw)
-	ports = append(ports, []int{SwimPort})
-	r.Systems = append(r.Systems, sw.Label())
-	r.Settings = append(r.Settings, "DefaultLANConfig(): probe every 1 s, 500 ms timeout, 3 indirect probes, gossip every 200 ms to 3")
 	for k, st := range s.Settings {
 		dir := filepath.Join(s.Dir, fmt.Sprintf("diagagent-%d", k))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -211,8 +245,11 @@ func (v *versus) start(r *VersusResult) error {
 		return err
 	}
 	t0 := time.Now()
-	if err := sw.StartAll(s.Startup); err != nil {
-		return err
+	if v.swim != nil {
+		if err := v.swim.StartAll(s.Startup); err != nil {
+			load, _ := LoadAverage()
+			return fmt.Errorf("start-up (load %.1f): %w", load, err)
+		}
 	}
 	for _, c := range v.diags {
 		if err := c.StartAgents(30 * time.Second); err != nil {
@@ -228,11 +265,20 @@ func (v *versus) start(r *VersusResult) error {
 		if _, err := c.Poll(s.Startup, func() bool { return c.AllSee(all, nodes, 0) }); err != nil {
 			load, _ := LoadAverage()
 			return fmt.Errorf("start-up: %s: not every agent holds every node fault-free (load %.1f; %s): %w",
-				r.Systems[i+1], load, c.Stale(), err)
+				s.Settings[i].Label, load, c.Stale(), err)
 		}
 	}
 	fmt.Fprintf(v.log, "versus: N=%d, every system converged %v after start\n", s.N, time.Since(t0).Round(time.Second))
 	return nil
+}
+
+// swimSetting describes memberlist's timers at probe interval probe.
+func swimSetting(probe time.Duration) string {
+	if probe == time.Second {
+		return "DefaultLANConfig(): probe every 1 s, 500 ms timeout, 3 indirect probes, gossip every 200 ms to 3"
+	}
+	return fmt.Sprintf("DefaultLANConfig() with every timer scaled by %g: probe every %v, %v timeout, 3 indirect probes, gossip every %v to 3, push-pull every %v",
+		probe.Seconds(), probe, probe/2, probe/5, 30*probe)
 }
 
 // hosts are the host indexes but skip (-1: all).
@@ -338,6 +384,7 @@ func (v *versus) starve(k int, d Duty, stop <-chan struct{}) error {
 
 // steady measures each system's cost over the steady window.
 func (v *versus) steady(r *VersusResult) error {
+	marks := v.marks()
 	before, err := v.sample()
 	if err != nil {
 		return err
@@ -368,6 +415,12 @@ func (v *versus) steady(r *VersusResult) error {
 	}
 	r.Load, err = LoadAverage()
 	fmt.Fprintf(v.log, "versus: steady state over %v: %+v, load %.1f\n", v.spec.Steady, r.Steady, r.Load)
+	// A system holds N when this fault-free window raised no alarm.
+	row := NoiseRow{What: fmt.Sprintf("no fault for %v", v.spec.Steady)}
+	for i, g := range v.groups {
+		row.Per = append(row.Per, alarms(g.Events(marks[i]), latest(g.Events(0)[:marks[i]]), g, 0, time.Now()))
+	}
+	r.Noise = append(r.Noise, row)
 	return err
 }
 
@@ -533,7 +586,7 @@ func (v *versus) settle() time.Duration {
 // allUp reports whether no member of any system holds another in alarm.
 func (v *versus) allUp() bool {
 	for _, g := range v.groups {
-		for _, st := range latest(g.Events(0)) {
+		for _, st := range g.Latest() {
 			if g.Alarm(st) {
 				return false
 			}

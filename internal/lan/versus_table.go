@@ -33,7 +33,7 @@ func VersusTables(r VersusResult) string {
 	for _, n := range r.Noise {
 		for i, z := range n.Per {
 			rr := "—"
-			if r.Systems[i] == "memberlist" {
+			if strings.HasPrefix(r.Systems[i], "memberlist") {
 				rr = fmt.Sprintf("%d / %d", z.Raised, z.Refuted)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n", n.What, r.Systems[i], z.Episodes,

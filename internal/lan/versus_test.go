@@ -1,6 +1,8 @@
 package lan
 
 import (
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,5 +67,38 @@ func TestParseCounters(t *testing.T) {
 	}
 	if _, err := parseCounters("table inet x {\n}\n"); err == nil {
 		t.Error("a listing without counters gave no error")
+	}
+}
+
+// TestVersusSpecCheck: a spec that cannot run is refused before any
+// namespace is built, with the reason.
+func TestVersusSpecCheck(t *testing.T) {
+	ok := VersusSpec{N: 4, SwimProbe: time.Second}
+	for _, tc := range []struct {
+		name string
+		edit func(*VersusSpec)
+		want string // "" for no error
+	}{
+		{"memberlist alone", func(*VersusSpec) {}, ""},
+		{"diagagent alone", func(s *VersusSpec) { s.SwimProbe, s.Settings = 0, []Setting{{Label: "d"}} }, ""},
+		{"steady only", func(s *VersusSpec) { s.Kinds = []string{"steady"} }, ""},
+		{"unknown kind", func(s *VersusSpec) { s.Kinds = []string{"crash", "partition"} }, `kind "partition"`},
+		{"no system", func(s *VersusSpec) { s.SwimProbe = 0 }, "no system"},
+		{"negative probe", func(s *VersusSpec) { s.SwimProbe = -time.Second }, "want positive"},
+		{"one member", func(s *VersusSpec) { s.N = 1 }, "1 members"},
+	} {
+		s := ok
+		tc.edit(&s)
+		err := s.check()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want one naming %q", tc.name, err, tc.want)
+		}
+	}
+	// Versus checks first: no root, no namespace, the same error.
+	if _, err := Versus(VersusSpec{N: 4}, io.Discard); err == nil || !strings.Contains(err.Error(), "no system") {
+		t.Errorf("Versus of no system: %v", err)
 	}
 }
