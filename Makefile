@@ -2,7 +2,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos versus clean
+.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
 
 all: build
 
@@ -45,12 +45,31 @@ chaos:
 
 # versus: memberlist and diagagent side by side on one LAN, one run per N in
 # VERSUS_N; each saves docs/versus/n<N>.json and rewrites docs/versus.md's
-# tables and plots (about 25 minutes per N). Root.
+# tables and plots (about 25 minutes per N). From N = 256 on, diagagent
+# needs more than 2 cores at a 1 s interval (make versus-hold): both systems
+# then run at VERSUS_SLOW. Root.
 VERSUS_N ?= 16 64 256
+VERSUS_SLOW ?= 4s
+VERSUS_FLAGS = -mode versus -algorithms vcube -test.timeout 500ms -test.retries 2 -test.ping_timeout 1s -test.ping_count 1
 versus:
 	for n in $(VERSUS_N); do \
-		./scripts/scenario.sh -mode versus -algorithms vcube -nodes $$n -test.timeout 500ms -test.retries 2 \
-			-test.ping_timeout 1s -test.ping_count 1 -loss 1,5 -soak 5m -versus.out docs -versus.doc || exit 1; \
+		iv=1s; if [ $$n -ge 256 ]; then iv=$(VERSUS_SLOW); fi; \
+		./scripts/scenario.sh $(VERSUS_FLAGS) -nodes $$n -versus.interval $$iv -versus.probe $$iv \
+			-loss 1,5 -soak 5m -versus.out docs -versus.doc || exit 1; \
+	done
+
+# versus-hold: whether each system alone holds N members at an interval: a
+# 2-minute fault-free window, no other system on the machine, its cost and
+# any false alarm. One run per system:N:interval of VERSUS_HOLD (system is
+# memberlist or fast, diagagent at memberlist's timing); each log and table
+# goes to docs/versus/hold/. Root.
+VERSUS_HOLD ?= memberlist:128:1s memberlist:256:1s fast:128:1s fast:256:1s fast:256:2s fast:256:4s
+versus-hold:
+	mkdir -p docs/versus/hold
+	for h in $(VERSUS_HOLD); do \
+		set -- $$(echo $$h | tr : ' '); out=docs/versus/hold/$$1-n$$2-$$3.md; \
+		./scripts/scenario.sh $(VERSUS_FLAGS) -nodes $$2 -versus.kinds steady -versus.systems $$1 \
+			-versus.interval $$3 -versus.probe $$3 >$$out 2>&1 || echo "lanrun failed: the system does not hold" >>$$out; \
 	done
 
 # compare: regenerates docs/compare.md and its plots from the simulator.
