@@ -94,7 +94,7 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "lanrun: versus N=%d; logs in %s\n", spec.N, spec.Dir)
 	stopWatch := context.AfterFunc(ctx, func() {
 		fmt.Fprintln(stderr, "lanrun: interrupted; sweeping the LAN")
-		_ = lan.SweepStale()
+		_ = lan.SweepOwn()
 		os.Exit(130)
 	})
 	defer stopWatch()

@@ -152,6 +152,18 @@ func (nw *Net) Close() error {
 // SweepStale deletes namespaces named by NamePrefix whose creating process
 // no longer exists, after killing whatever still runs inside them.
 func SweepStale() error {
+	return sweep(func(pid int) bool { return pid != os.Getpid() && syscall.Kill(pid, 0) != nil })
+}
+
+// SweepOwn deletes this process's namespaces and kills what runs in them:
+// the way out of a run interrupted in the middle, whose Net is not at hand.
+func SweepOwn() error {
+	return sweep(func(pid int) bool { return pid == os.Getpid() })
+}
+
+// sweep deletes the namespaces named by NamePrefix whose creating process's
+// PID is one of, after killing whatever still runs inside them.
+func sweep(of func(pid int) bool) error {
 	out, err := exec.Command("ip", "netns", "list").Output()
 	if err != nil {
 		return fmt.Errorf("lan: ip netns list: %w", err)
@@ -159,8 +171,12 @@ func SweepStale() error {
 	var errs []error
 	for _, l := range strings.Split(string(out), "\n") {
 		f := strings.Fields(l)
-		if len(f) == 0 || !strings.HasPrefix(f[0], NamePrefix) || ownerAlive(f[0]) {
+		if len(f) == 0 || !strings.HasPrefix(f[0], NamePrefix) {
 			continue
+		}
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(f[0], NamePrefix), "-", 2)[0])
+		if err != nil || !of(pid) {
+			continue // not named by a run, or not one to sweep
 		}
 		killInside(f[0])
 		if err := ip("netns", "del", f[0]); err != nil {
@@ -168,16 +184,6 @@ func SweepStale() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// ownerAlive reports whether the PID in a namespace name is a running process.
-func ownerAlive(ns string) bool {
-	rest := strings.TrimPrefix(ns, NamePrefix)
-	pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-	if err != nil {
-		return true // not ours to judge
-	}
-	return pid == os.Getpid() || syscall.Kill(pid, 0) == nil
 }
 
 // killInside kills, by PID, the processes a dead run left in namespace ns.

@@ -107,4 +107,17 @@ func TestSweepStaleRemovesDeadRuns(t *testing.T) {
 	if got := namespaces(t, mine.Prefix); len(got) != 2 {
 		t.Fatalf("the sweep touched this run's namespaces: %v", got)
 	}
+	// An interrupted run sweeps its own, and a dead run's are not its.
+	if err := ip("netns", "add", name); err != nil {
+		t.Fatal(err)
+	}
+	if err := SweepOwn(); err != nil {
+		t.Fatal(err)
+	}
+	if got := namespaces(t, mine.Prefix); len(got) != 0 {
+		t.Fatalf("SweepOwn left this run's namespaces: %v", got)
+	}
+	if got := namespaces(t, name); len(got) != 1 {
+		t.Fatalf("SweepOwn touched another run's namespace: %v", got)
+	}
 }
