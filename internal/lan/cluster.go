@@ -190,13 +190,7 @@ func (c *Cluster) Close() error {
 
 // close does the work of Close once.
 func (c *Cluster) close() error {
-	var errs []error
-	for k, p := range c.agents {
-		if p != nil {
-			errs = append(errs, p.Stop(5*time.Second))
-			c.agents[k] = nil
-		}
-	}
+	errs := []error{stopAll(c.agents, 5*time.Second)}
 	if c.printer != nil {
 		errs = append(errs, c.printer.Stop(5*time.Second))
 		c.printer = nil

@@ -84,16 +84,7 @@ func (s *Swim) Kill(k int) error {
 func (s *Swim) Proc(k int) *Proc { return s.procs[k] }
 
 // Close stops every member (SIGTERM: it shuts memberlist down).
-func (s *Swim) Close() error {
-	var err error
-	for k, p := range s.procs {
-		if p != nil {
-			err = p.Stop(5 * time.Second)
-			s.procs[k] = nil
-		}
-	}
-	return err
-}
+func (s *Swim) Close() error { return stopAll(s.procs, 5*time.Second) }
 
 // allHold reports whether, in now (Latest), each of n members' view of
 // every other member is want.
