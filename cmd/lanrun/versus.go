@@ -28,6 +28,7 @@ type versusOptions struct {
 	swim, out, kinds, systems  string
 	steady, freeze, cap, probe time.Duration
 	busy, fastInterval         time.Duration
+	wave                       int
 	writeDoc                   bool
 }
 
@@ -73,7 +74,7 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for _, sys := range strings.Split(o.vs.systems, ",") {
 		switch sys {
 		case "memberlist":
-			spec.SwimProbe = o.vs.probe
+			spec.SwimProbe, spec.SwimWave = o.vs.probe, o.vs.wave
 		case "fast":
 			label := "diagagent 1 s"
 			if o.vs.fastInterval != time.Second {

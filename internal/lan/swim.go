@@ -1,6 +1,7 @@
 package lan
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,7 @@ type Swim struct {
 	Bin   string        // the swimmember binary
 	Dir   string        // member<k+1>.log files
 	Probe time.Duration // probe interval, the other timers scaled with it; 0: DefaultLANConfig's 1 s
+	Wave  int           // StartAll starts this many members at a time; 0: all at once
 	procs []*Proc
 	*eventLog
 }
@@ -57,15 +59,23 @@ func (s *Swim) Start(k int) error {
 }
 
 // StartAll runs every member and waits until each holds every other alive.
+// With Wave > 0 it starts them Wave at a time, each wave once the members
+// before it agree, as a LAN that is switched on over minutes would; timeout
+// bounds the whole start.
 func (s *Swim) StartAll(timeout time.Duration) error {
-	for k := range s.procs {
-		if err := s.Start(k); err != nil {
-			return err
+	deadline := time.Now().Add(timeout)
+	wave := cmp.Or(s.Wave, len(s.procs))
+	for from := 0; from < len(s.procs); from += wave {
+		to := min(from+wave, len(s.procs))
+		for k := from; k < to; k++ {
+			if err := s.Start(k); err != nil {
+				return err
+			}
 		}
-	}
-	err := s.WaitLatest(timeout, func(now map[[2]int]string) bool { return allHold(now, len(s.procs), "alive") })
-	if err != nil {
-		return fmt.Errorf("lan: memberlist members do not all see each other alive: %w", err)
+		err := s.WaitLatest(time.Until(deadline), func(now map[[2]int]string) bool { return allHold(now, to, "alive") })
+		if err != nil {
+			return fmt.Errorf("lan: memberlist members 1 to %d do not all see each other alive: %w", to, err)
+		}
 	}
 	return nil
 }

@@ -71,6 +71,7 @@ type VersusSpec struct {
 	Dir              string // logs, one directory per system
 	DiagBin, SwimBin string
 	SwimProbe        time.Duration // memberlist's probe interval, its timers scaled with it; 0: no memberlist
+	SwimWave         int           // memberlist members started at a time (Swim.Wave); 0: all at once
 	Algorithm        string
 	Settings         []Setting
 	Steady           time.Duration // the window cost is measured over
@@ -176,6 +177,8 @@ func (s VersusSpec) check() error {
 		return errors.New("lan: versus of no system: want memberlist (SwimProbe) or a diagagent setting")
 	case s.SwimProbe < 0:
 		return fmt.Errorf("lan: memberlist probe interval %v: want positive, or 0 for no memberlist", s.SwimProbe)
+	case s.SwimWave < 0:
+		return fmt.Errorf("lan: memberlist start waves of %d: want positive, or 0 for all at once", s.SwimWave)
 	}
 	return nil
 }
@@ -215,7 +218,7 @@ func (v *versus) start(r *VersusResult) error {
 		if err != nil {
 			return err
 		}
-		sw.Probe = s.SwimProbe
+		sw.Probe, sw.Wave = s.SwimProbe, s.SwimWave
 		v.swim = sw
 		v.groups = append(v.groups, sw)
 		ports = append(ports, []int{SwimPort})

@@ -86,6 +86,7 @@ func TestVersusSpecCheck(t *testing.T) {
 		{"no system", func(s *VersusSpec) { s.SwimProbe = 0 }, "no system"},
 		{"negative probe", func(s *VersusSpec) { s.SwimProbe = -time.Second }, "want positive"},
 		{"one member", func(s *VersusSpec) { s.N = 1 }, "1 members"},
+		{"negative wave", func(s *VersusSpec) { s.SwimWave = -8 }, "waves of -8"},
 	} {
 		s := ok
 		tc.edit(&s)
