@@ -70,6 +70,7 @@ type Daemon struct {
 	how     []mib.Source
 	changed []uint32     // nodeLastChange, hundredths of a second since start
 	held    []mib.Status // what the state file held per node, until the first verdict on it
+	told    map[int]bool // peers whose partial verdict's likely cause was logged, until they test otherwise
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
@@ -106,7 +107,7 @@ func New(o Options) (*Daemon, error) {
 	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
-		held: append([]mib.Status(nil), o.State.Statuses...), savedSeq: o.State.LastSeq}
+		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -225,6 +226,7 @@ func (d *Daemon) interval(ctx context.Context) {
 			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.targets[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
 		}
 	}
+	d.explain(probes)
 	d.learnStation(rep.Station)
 	d.record(rep)
 	if d.observe != nil {

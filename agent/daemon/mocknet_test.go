@@ -6,9 +6,13 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -161,7 +165,7 @@ func (p mockProber) Probe(_ context.Context, t probe.Target) probe.Result {
 	case !p.m.reach(p.self, id) || p.m.state[id] == mib.StatusFaulty:
 		return probe.Result{Status: mib.StatusFaulty}
 	case b == nil:
-		return probe.Result{Status: mib.StatusPartial}
+		return probe.Result{Status: mib.StatusPartial, SNMPErr: errMockNoAnswer}
 	}
 	return probe.Result{Status: mib.StatusFaultFree}
 }
@@ -330,5 +334,54 @@ func TestMockNetNotificationScope(t *testing.T) {
 				t.Errorf("scope detected: %d agents notified, %d of them tested node 3", notified, testers)
 			}
 		})
+	}
+}
+
+// TestMockNetExplainsPartialOnce: a tester logs why it holds a peer partial
+// once, not every interval, and again when the peer comes back and fails
+// anew.
+func TestMockNetExplainsPartialOnce(t *testing.T) {
+	m := newMockNet(t, 4, config.AlgorithmVCube, config.ScopeDetected)
+	logger, hook := logtest.NewNullLogger()
+	for id, d := range m.agents {
+		d.log = logger.WithField("self", id)
+	}
+	told := func() map[any]int {
+		per := map[any]int{}
+		for _, e := range hook.AllEntries() {
+			if e.Message == "peer held partial" && e.Level == logrus.InfoLevel {
+				if e.Data["node"] != 3 || !strings.Contains(e.Data["cause"].(string), "answers ping but not SNMP") {
+					t.Fatalf("entry %v, want node 3 and its likely cause", e.Data)
+				}
+				per[e.Data["self"]]++
+			}
+		}
+		return per
+	}
+	bound := hiadsd.LatencyBound(hiadsd.VCube, 4) + 1
+	m.until(2*bound, "start-up", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+	m.stop(2, false)
+	m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, mib.StatusPartial, 2) })
+	for range 2 * bound {
+		m.round()
+	}
+	first := told()
+	if len(first) == 0 {
+		t.Fatal("no tester said why node 3 is partial")
+	}
+	for self, n := range first {
+		if n != 1 {
+			t.Fatalf("agent %v logged node 3's cause %d times in one episode, want once", self, n)
+		}
+	}
+	m.start(2)
+	m.until(2*bound, "node 3 back", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+	m.stop(2, false)
+	m.until(bound, "node 3 partial again", func() bool { return m.everyone(2, mib.StatusPartial, 2) })
+	again := told()
+	for self := range first {
+		if again[self] != 2 {
+			t.Errorf("agent %v: %d causes logged over two episodes, want 2", self, again[self])
+		}
 	}
 }

@@ -2,7 +2,10 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"sync"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -42,6 +45,32 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 	}
 	wg.Wait()
 	return res
+}
+
+// explain logs, once per peer until a test of it finds anything else, why
+// this agent holds it partial: a verdict the operator acts on, whose
+// likely cause is otherwise only in the probe's error.
+func (d *Daemon) explain(probes map[int]probe.Result) {
+	for id, r := range probes {
+		if r.Status != mib.StatusPartial {
+			delete(d.told, id)
+			continue
+		}
+		if d.told[id] {
+			continue
+		}
+		d.told[id] = true
+		cause := "it answers ping but not SNMP: its agent is not running, or it drops our requests " +
+			"(a community it does not accept, a v3 user it does not know, or a firewall)"
+		switch {
+		case errors.Is(r.SNMPErr, probe.ErrLoopStalled):
+			cause = "its SNMP agent answers, but its diagnosis loop is stalled (hiADSDisUP is 0)"
+		case errors.Is(r.SNMPErr, probe.ErrUnexpectedValue), errors.Is(r.SNMPErr, probe.ErrMalformedReply):
+			cause = "it answers ping and SNMP, but not as a diagagent does: is it a device to mark tested_only?"
+		}
+		d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(), "cause": cause}).
+			WithError(r.SNMPErr).Info("peer held partial")
+	}
 }
 
 // fetch reads a peer's station and its rows for ranges: the first range in
