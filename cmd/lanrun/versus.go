@@ -29,7 +29,7 @@ type versusOptions struct {
 	steady, freeze, cap, probe time.Duration
 	busy, fastInterval         time.Duration
 	wave                       int
-	writeDoc                   bool
+	writeDoc, apart            bool
 }
 
 // The markers in docs/versus.md between which -mode versus writes its tables.
@@ -69,7 +69,7 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		SwimBin: o.vs.swim, Algorithm: strings.Split(o.algos, ",")[0],
 		Steady: o.vs.steady, Freeze: o.vs.freeze, Cap: o.vs.cap, Soak: o.soakFor, Losses: losses, Busy: o.vs.busy,
 		Duties: []lan.Duty{{Stop: 95 * time.Millisecond, Period: 100 * time.Millisecond}, {Stop: 1900 * time.Millisecond, Period: 2 * time.Second}},
-		Kinds:  kinds, Startup: cmp.Or(o.startup, 3*time.Minute),
+		Kinds:  kinds, Startup: cmp.Or(o.startup, 3*time.Minute), Apart: o.vs.apart,
 	}
 	for _, sys := range strings.Split(o.vs.systems, ",") {
 		switch sys {

@@ -12,8 +12,9 @@
 // 002's 37-node schedule (PaperSchedule), Soak counts false suspicions under
 // packet loss, Chaos runs random faults under loss checking every
 // invariant, Versus runs memberlist members (Swim, cmd/swimmember) beside
-// diagagent clusters sharing one LAN (NewClusterOn) through the same faults,
-// counting each system's traffic with nftables (Count), and Table,
+// diagagent clusters sharing one LAN (NewClusterOn) through the same faults
+// (or each alone, one after the other: VersusSpec.Apart), counting each
+// system's traffic with nftables (Count), and Table,
 // SoakTable, ChaosTable and VersusTables format them for cmd/lanrun, which
 // scripts/scenario.sh runs. Close removes everything Build made, and Build
 // first removes what dead runs left behind.

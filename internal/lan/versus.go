@@ -83,6 +83,10 @@ type VersusSpec struct {
 	Duties           []Duty
 	Kinds            []string // of versusKinds; empty: all
 	Startup          time.Duration
+	// Apart runs each system in a phase of its own, one after the other,
+	// each on a fresh LAN with the whole machine, and merges the results:
+	// for an N at which the systems together starve the machine.
+	Apart bool
 }
 
 // Knowledge is how long the fault-free members took to learn one event.
@@ -119,6 +123,7 @@ type Noise struct {
 type VersusResult struct {
 	N        int
 	Date     string
+	Apart    bool // each system ran alone, one after the other (VersusSpec.Apart)
 	Systems  []string
 	Settings []string // how each system ran
 	Load     float64  // one-minute load average at the end of the steady window
@@ -147,6 +152,9 @@ func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
 	if err := spec.check(); err != nil {
 		return r, err
 	}
+	if spec.Apart {
+		return versusApart(spec, log)
+	}
 	nw, err := Build("vs", spec.N+1) // the last host is the stations'
 	if err != nil {
 		return r, err
@@ -158,6 +166,64 @@ func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
 	}
 	err = v.run(&r)
 	return r, err
+}
+
+// versusApart runs each system of spec alone, in order, and merges them.
+func versusApart(spec VersusSpec, log io.Writer) (VersusResult, error) {
+	var phases []VersusSpec
+	if spec.SwimProbe > 0 {
+		p := spec
+		p.Settings = nil
+		phases = append(phases, p)
+	}
+	for _, st := range spec.Settings {
+		p := spec
+		p.SwimProbe, p.Settings = 0, []Setting{st}
+		phases = append(phases, p)
+	}
+	var rs []VersusResult
+	for k, p := range phases {
+		p.Apart, p.Dir = false, filepath.Join(spec.Dir, fmt.Sprintf("phase-%d", k+1))
+		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+			return mergeVersus(rs), err
+		}
+		fmt.Fprintf(log, "versus: N=%d phase %d of %d alone\n", spec.N, k+1, len(phases))
+		r, err := Versus(p, log)
+		if err != nil {
+			return mergeVersus(rs), fmt.Errorf("phase %d of %d: %w", k+1, len(phases), err)
+		}
+		rs = append(rs, r)
+	}
+	return mergeVersus(rs), nil
+}
+
+// mergeVersus puts runs of the same schedule side by side, one system
+// after another: the rows of each event and stretch line up, since the
+// schedule is the same; the load is the highest, and ICMP adds up.
+func mergeVersus(rs []VersusResult) VersusResult {
+	if len(rs) == 0 {
+		return VersusResult{}
+	}
+	m := VersusResult{N: rs[0].N, Date: rs[0].Date, Apart: true, Events: slices.Clone(rs[0].Events), Noise: slices.Clone(rs[0].Noise)}
+	for i, r := range rs {
+		m.Systems = append(m.Systems, r.Systems...)
+		m.Settings = append(m.Settings, r.Settings...)
+		m.Steady = append(m.Steady, r.Steady...)
+		m.Load = max(m.Load, r.Load)
+		m.ICMP += r.ICMP
+		if i == 0 {
+			continue
+		}
+		m.Events = m.Events[:min(len(m.Events), len(r.Events))]
+		for k := range m.Events {
+			m.Events[k].Per = append(slices.Clone(m.Events[k].Per), r.Events[k].Per...)
+		}
+		m.Noise = m.Noise[:min(len(m.Noise), len(r.Noise))]
+		for k := range m.Noise {
+			m.Noise[k].Per = append(slices.Clone(m.Noise[k].Per), r.Noise[k].Per...)
+		}
+	}
+	return m
 }
 
 // versusKinds are the parts of a run; the steady window always runs.

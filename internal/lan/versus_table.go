@@ -11,6 +11,9 @@ import (
 func VersusTables(r VersusResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#### N = %d (%s)\n\n", r.N, r.Date)
+	if r.Apart {
+		b.WriteString("Each system ran alone, one after the other, each on a fresh LAN; the load is the highest of the phases.\n\n")
+	}
 	for i, s := range r.Systems {
 		fmt.Fprintf(&b, "- **%s**: %s\n", s, r.Settings[i])
 	}

@@ -2,6 +2,7 @@ package lan
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,38 @@ func TestVersusSpecCheck(t *testing.T) {
 	// Versus checks first: no root, no namespace, the same error.
 	if _, err := Versus(VersusSpec{N: 4}, io.Discard); err == nil || !strings.Contains(err.Error(), "no system") {
 		t.Errorf("Versus of no system: %v", err)
+	}
+}
+
+// TestMergeVersus: phases run apart line up system by system, row by row.
+func TestMergeVersus(t *testing.T) {
+	kn := func(s time.Duration) Knowledge { return Knowledge{First: s, Median: s, Last: s, Knew: 3, Of: 3} }
+	a := VersusResult{N: 4, Date: "d", Systems: []string{"memberlist"}, Settings: []string{"ml"}, Load: 2, ICMP: 0,
+		Steady: []Cost{{BytesPerSec: 170}},
+		Events: []EventRow{{Event: "crash", Host: 3, Per: []Knowledge{kn(6 * time.Second)}},
+			{Event: "crash repaired", Host: 3, Per: []Knowledge{kn(time.Second)}}},
+		Noise: []NoiseRow{{What: "no fault", Per: []Noise{{Episodes: 0}}}}}
+	b := VersusResult{N: 4, Date: "e", Systems: []string{"diagagent 4s"}, Settings: []string{"dg"}, Load: 5, ICMP: 0.5,
+		Steady: []Cost{{BytesPerSec: 4000}},
+		Events: []EventRow{{Event: "crash", Host: 3, Per: []Knowledge{kn(2 * time.Second)}}}, // its run ended early
+		Noise:  []NoiseRow{{What: "no fault", Per: []Noise{{Episodes: 7}}}}}
+	m := mergeVersus([]VersusResult{a, b})
+	if !slices.Equal(m.Systems, []string{"memberlist", "diagagent 4s"}) || len(m.Steady) != 2 || m.Steady[1].BytesPerSec != 4000 {
+		t.Fatalf("systems %v, steady %v", m.Systems, m.Steady)
+	}
+	if !m.Apart || !strings.Contains(VersusTables(m), "Each system ran alone") {
+		t.Error("the merged tables do not say the systems ran apart")
+	}
+	if m.Load != 5 || m.ICMP != 0.5 || m.Date != "d" {
+		t.Errorf("load %v, ICMP %v, date %q: want the highest, the sum and the first", m.Load, m.ICMP, m.Date)
+	}
+	if len(m.Events) != 1 || len(m.Events[0].Per) != 2 || m.Events[0].Per[1].Last != 2*time.Second {
+		t.Errorf("events %+v: want the one row both ran, per system", m.Events)
+	}
+	if len(m.Noise) != 1 || m.Noise[0].Per[1].Episodes != 7 {
+		t.Errorf("noise %+v", m.Noise)
+	}
+	if len(a.Events[0].Per) != 1 {
+		t.Errorf("merging changed the first phase's rows: %+v", a.Events[0])
 	}
 }
