@@ -385,3 +385,28 @@ func TestMockNetExplainsPartialOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainCauses: each kind of partial verdict gets its own likely cause,
+// and a tested-only device is never told to become one.
+func TestExplainCauses(t *testing.T) {
+	logger, hook := logtest.NewNullLogger()
+	addr := netip.MustParseAddr("192.0.2.1")
+	d := &Daemon{log: logrus.NewEntry(logger), told: map[int]bool{},
+		targets: []probe.Target{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}
+	d.explain(map[int]probe.Result{
+		0: {Status: mib.StatusPartial, SNMPErr: errMockNoAnswer},
+		1: {Status: mib.StatusPartial, SNMPErr: probe.ErrLoopStalled},
+		2: {Status: mib.StatusPartial, SNMPErr: probe.ErrUnexpectedValue},
+		3: {Status: mib.StatusPartial, SNMPErr: probe.ErrUnexpectedValue},
+	})
+	want := map[any]string{1: "answers ping but not SNMP", 2: "loop is stalled", 3: "mark tested_only", 4: "object it is tested by"}
+	for _, e := range hook.AllEntries() {
+		if !strings.Contains(e.Data["cause"].(string), want[e.Data["node"]]) {
+			t.Errorf("node %v: cause %q, want one saying %q", e.Data["node"], e.Data["cause"], want[e.Data["node"]])
+		}
+		delete(want, e.Data["node"])
+	}
+	if len(want) != 0 {
+		t.Errorf("no cause logged for %v", want)
+	}
+}

@@ -65,7 +65,10 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 		switch {
 		case errors.Is(r.SNMPErr, probe.ErrLoopStalled):
 			cause = "its SNMP agent answers, but its diagnosis loop is stalled (hiADSDisUP is 0)"
-		case errors.Is(r.SNMPErr, probe.ErrUnexpectedValue), errors.Is(r.SNMPErr, probe.ErrMalformedReply):
+		case !errors.Is(r.SNMPErr, probe.ErrUnexpectedValue) && !errors.Is(r.SNMPErr, probe.ErrMalformedReply):
+		case d.targets[id].TestedOnly:
+			cause = "it answers ping and SNMP, but not with a value of the object it is tested by (its oid)"
+		default:
 			cause = "it answers ping and SNMP, but not as a diagagent does: is it a device to mark tested_only?"
 		}
 		d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(), "cause": cause}).
