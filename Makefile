@@ -49,7 +49,9 @@ chaos:
 # together starve 2 cores at start-up (docs/versus.md, "N = 256"): each then
 # runs alone, one after the other (-versus.apart, about 2 hours), diagagent's
 # comparable setting at 4 s, the shortest interval at which it held 256
-# alone, with longer waits for start-up and for each event. Root.
+# alone, with longer waits for start-up and for each event; a system that
+# does not start or finish there is named in the tables, and the others
+# still run. Root.
 VERSUS_N ?= 16 64 256
 VERSUS_FLAGS = -mode versus -algorithms vcube -test.timeout 500ms -test.retries 2 -test.ping_timeout 1s -test.ping_count 1
 versus:

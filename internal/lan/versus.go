@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -131,6 +132,9 @@ type VersusResult struct {
 	ICMP     float64 // ICMP packets per second per host in the steady window (diagagent's fall-back)
 	Events   []EventRow
 	Noise    []NoiseRow
+	// Failed names each phase of an apart run that did not finish, and
+	// why: the systems it would have added are absent from the tables.
+	Failed []string
 }
 
 // EventRow is one fault or repair, per system.
@@ -182,29 +186,46 @@ func versusApart(spec VersusSpec, log io.Writer) (VersusResult, error) {
 		phases = append(phases, p)
 	}
 	var rs []VersusResult
+	var failed []string
 	for k, p := range phases {
 		p.Apart, p.Dir = false, filepath.Join(spec.Dir, fmt.Sprintf("phase-%d", k+1))
 		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
-			return mergeVersus(rs), err
+			return mergeVersus(rs, failed), err
 		}
 		fmt.Fprintf(log, "versus: N=%d phase %d of %d alone\n", spec.N, k+1, len(phases))
 		r, err := Versus(p, log)
 		if err != nil {
-			return mergeVersus(rs), fmt.Errorf("phase %d of %d: %w", k+1, len(phases), err)
+			// A system that cannot start or finish at this N is a
+			// result; the phases after it still run.
+			fmt.Fprintf(log, "versus: N=%d phase %d of %d failed: %v\n", spec.N, k+1, len(phases), err)
+			failed = append(failed, fmt.Sprintf("%s: %v", phaseName(p), err))
+			continue
 		}
 		rs = append(rs, r)
 	}
-	return mergeVersus(rs), nil
+	if len(rs) == 0 {
+		return VersusResult{N: spec.N, Failed: failed}, fmt.Errorf("every phase failed: %s", strings.Join(failed, "; "))
+	}
+	return mergeVersus(rs, failed), nil
+}
+
+// phaseName is the one system a phase of an apart run holds.
+func phaseName(p VersusSpec) string {
+	if p.SwimProbe > 0 {
+		return fmt.Sprintf("memberlist, probe every %v", p.SwimProbe)
+	}
+	return p.Settings[0].Label
 }
 
 // mergeVersus puts runs of the same schedule side by side, one system
 // after another: the rows of each event and stretch line up, since the
 // schedule is the same; the load is the highest, and ICMP adds up.
-func mergeVersus(rs []VersusResult) VersusResult {
+func mergeVersus(rs []VersusResult, failed []string) VersusResult {
 	if len(rs) == 0 {
-		return VersusResult{}
+		return VersusResult{Failed: failed}
 	}
-	m := VersusResult{N: rs[0].N, Date: rs[0].Date, Apart: true, Events: slices.Clone(rs[0].Events), Noise: slices.Clone(rs[0].Noise)}
+	m := VersusResult{N: rs[0].N, Date: rs[0].Date, Apart: true, Events: slices.Clone(rs[0].Events), Noise: slices.Clone(rs[0].Noise),
+		Failed: failed}
 	for i, r := range rs {
 		m.Systems = append(m.Systems, r.Systems...)
 		m.Settings = append(m.Settings, r.Settings...)

@@ -14,6 +14,9 @@ func VersusTables(r VersusResult) string {
 	if r.Apart {
 		b.WriteString("Each system ran alone, one after the other, each on a fresh LAN; the load is the highest of the phases.\n\n")
 	}
+	for _, f := range r.Failed {
+		fmt.Fprintf(&b, "- **did not finish**, so absent from the tables: %s\n", f)
+	}
 	for i, s := range r.Systems {
 		fmt.Fprintf(&b, "- **%s**: %s\n", s, r.Settings[i])
 	}

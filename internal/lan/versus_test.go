@@ -117,12 +117,15 @@ func TestMergeVersus(t *testing.T) {
 		Steady: []Cost{{BytesPerSec: 4000}},
 		Events: []EventRow{{Event: "crash", Host: 3, Per: []Knowledge{kn(2 * time.Second)}}}, // its run ended early
 		Noise:  []NoiseRow{{What: "no fault", Per: []Noise{{Episodes: 7}}}}}
-	m := mergeVersus([]VersusResult{a, b})
+	m := mergeVersus([]VersusResult{a, b}, []string{"diagagent defaults: did not converge"})
 	if !slices.Equal(m.Systems, []string{"memberlist", "diagagent 4s"}) || len(m.Steady) != 2 || m.Steady[1].BytesPerSec != 4000 {
 		t.Fatalf("systems %v, steady %v", m.Systems, m.Steady)
 	}
 	if !m.Apart || !strings.Contains(VersusTables(m), "Each system ran alone") {
 		t.Error("the merged tables do not say the systems ran apart")
+	}
+	if !strings.Contains(VersusTables(m), "did not finish**, so absent from the tables: diagagent defaults: did not converge") {
+		t.Error("the merged tables do not name the phase that failed")
 	}
 	if m.Load != 5 || m.ICMP != 0.5 || m.Date != "d" {
 		t.Errorf("load %v, ICMP %v, date %q: want the highest, the sum and the first", m.Load, m.ICMP, m.Date)
