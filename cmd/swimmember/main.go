@@ -13,8 +13,8 @@
 // their NodeID. Joins and deaths come from memberlist's event delegate.
 // Suspicions memberlist reports to no delegate, and Members() leaves its
 // Node.State unset, so every -poll the member reads memberlist's own node
-// table (the unexported nodes, under its nodeLock) by reflection: a
-// suspicion shorter than the poll can be missed. Two lines come from memberlist's own log: "suspicion raised" when
+// table (the unexported nodes, under its nodeLock) at offsets found by
+// reflection once: a suspicion shorter than the poll can be missed. Two lines come from memberlist's own log: "suspicion raised" when
 // this member's probe of a node failed and it starts a suspicion, and
 // "suspicion refuted" when it hears that it is itself suspected or dead.
 package main
@@ -63,7 +63,7 @@ func main() {
 // run starts the member, joins, watches and leaves nothing behind on SIGTERM.
 func run(id int, bind string, port int, join string, poll, probe time.Duration) error {
 	out := &printer{self: id, w: os.Stdout}
-	v := &view{out: out, states: map[int]string{}}
+	v := &view{out: out, states: map[int]string{}, polled: map[string]memberlist.NodeStateType{}}
 	cfg := memberlist.DefaultLANConfig()
 	scale(cfg, probe)
 	cfg.Name = strconv.Itoa(id)
@@ -98,7 +98,7 @@ func run(id int, bind string, port int, join string, poll, probe time.Duration) 
 		case <-sig:
 			return m.Shutdown()
 		case <-tick.C:
-			v.poll(t.states(m))
+			v.poll(t, m)
 		}
 	}
 }
@@ -133,6 +133,7 @@ type view struct {
 	out    *printer
 	mu     sync.Mutex
 	states map[int]string
+	polled map[string]memberlist.NodeStateType // the table as the last poll read it; the poll's alone
 }
 
 // set records node's new state and prints it when it changed.
@@ -168,10 +169,17 @@ func (v *view) NotifyLeave(n *memberlist.Node) {
 // NotifyUpdate is called when a node's metadata changes; there is none here.
 func (v *view) NotifyUpdate(*memberlist.Node) {}
 
-// poll turns memberlist's node table into suspect and alive lines; dead
-// and left come from the delegate, and a node back from them from NotifyJoin.
-func (v *view) poll(states map[int]memberlist.NodeStateType) {
-	for id, st := range states {
+// poll turns changes in memberlist's node table into suspect and alive
+// lines; dead and left come from the delegate, and a node back from them
+// from NotifyJoin. Only a state that moved since the last poll costs more
+// than a comparison.
+func (v *view) poll(t *table, m *memberlist.Memberlist) {
+	t.read(m, func(name string, st memberlist.NodeStateType) {
+		if last, ok := v.polled[name]; ok && last == st {
+			return
+		}
+		v.polled[name] = st
+		id := nodeID(name)
 		switch st {
 		case memberlist.StateSuspect:
 			v.set(id, "suspect")
@@ -183,48 +191,63 @@ func (v *view) poll(states map[int]memberlist.NodeStateType) {
 				v.set(id, "alive")
 			}
 		}
-	}
+	})
 }
 
-// states reads the state of every node memberlist knows from its unexported
-// table, holding its read lock as memberlist's own readers do. The fields
-// are found by name once (table); a poll then costs about what a
-// Members() call does.
-func (t *table) states(m *memberlist.Memberlist) map[int]memberlist.NodeStateType {
-	ml := reflect.ValueOf(m).Elem()
-	lock := (*sync.RWMutex)(unsafe.Pointer(ml.Field(t.lock).UnsafeAddr()))
+// read calls f with the name and state of every node memberlist knows,
+// from its unexported table, holding its read lock as memberlist's own
+// readers do. The fields' offsets are found by name once (findTable), so a
+// poll reads memory and allocates nothing: 256 members polling every
+// 100 ms must not cost the machine what memberlist itself costs.
+func (t *table) read(m *memberlist.Memberlist, f func(name string, st memberlist.NodeStateType)) {
+	base := unsafe.Pointer(m)
+	lock := (*sync.RWMutex)(unsafe.Add(base, t.lock))
 	lock.RLock()
 	defer lock.RUnlock()
-	nodes := ml.Field(t.nodes)
-	out := make(map[int]memberlist.NodeStateType, nodes.Len())
-	for k := range nodes.Len() {
-		ns := nodes.Index(k).Elem()
-		out[nodeID(ns.FieldByIndex(t.name).String())] = memberlist.NodeStateType(ns.Field(t.state).Int())
+	for _, n := range *(*[]unsafe.Pointer)(unsafe.Add(base, t.nodes)) {
+		f(*(*string)(unsafe.Add(n, t.name)), *(*memberlist.NodeStateType)(unsafe.Add(n, t.state)))
 	}
-	return out
 }
 
-// table is where memberlist keeps its node table: the field indexes of
-// Memberlist.nodeLock and .nodes, and of nodeState's Name and State.
-type table struct {
-	lock, nodes, state int
-	name               []int
-}
+// table is where memberlist keeps its node table: the byte offsets of
+// Memberlist.nodeLock and .nodes (a []*nodeState), and of nodeState's Name
+// and State.
+type table struct{ lock, nodes, name, state uintptr }
 
-// findTable looks the fields up by name, once.
+// findTable looks the fields up by name, once, and checks their types, so
+// a memberlist release that moves them fails here, not in a poll.
 func findTable() (*table, error) {
-	ml, ok1 := reflect.TypeFor[memberlist.Memberlist]().FieldByName("nodeLock")
-	nodes, ok2 := reflect.TypeFor[memberlist.Memberlist]().FieldByName("nodes")
-	if !ok1 || !ok2 || nodes.Type.Kind() != reflect.Slice {
+	mt := reflect.TypeFor[memberlist.Memberlist]()
+	lock, ok1 := mt.FieldByName("nodeLock")
+	nodes, ok2 := mt.FieldByName("nodes")
+	if !ok1 || !ok2 || lock.Type != reflect.TypeFor[sync.RWMutex]() || nodes.Type.Kind() != reflect.Slice ||
+		nodes.Type.Elem().Kind() != reflect.Pointer || len(lock.Index) != 1 || len(nodes.Index) != 1 {
 		return nil, fmt.Errorf("memberlist.Memberlist has no nodeLock and nodes slice: the suspicion poll needs updating")
 	}
 	ns := nodes.Type.Elem().Elem()
 	name, ok3 := ns.FieldByName("Name")
 	state, ok4 := ns.FieldByName("State")
-	if !ok3 || !ok4 {
+	nameOff, ok5 := offset(ns, name.Index)
+	stateOff, ok6 := offset(ns, state.Index)
+	if !ok3 || !ok4 || !ok5 || !ok6 || name.Type.Kind() != reflect.String || state.Type != reflect.TypeFor[memberlist.NodeStateType]() {
 		return nil, fmt.Errorf("memberlist's nodeState has no Name and State: the suspicion poll needs updating")
 	}
-	return &table{lock: ml.Index[0], nodes: nodes.Index[0], state: state.Index[0], name: name.Index}, nil
+	return &table{lock: lock.Offset, nodes: nodes.Offset, name: nameOff, state: stateOff}, nil
+}
+
+// offset is the byte offset of the field at index in t, through embedded
+// structs held by value; false if the path goes through anything else.
+func offset(t reflect.Type, index []int) (uintptr, bool) {
+	var off uintptr
+	for _, i := range index {
+		if t.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f := t.Field(i)
+		off += f.Offset
+		t = f.Type
+	}
+	return off, true
 }
 
 // nodeID reads a member's name, which is its NodeID.
