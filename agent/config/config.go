@@ -48,6 +48,10 @@ type SNMP struct {
 	EngineID string `mapstructure:"engine_id" doc:"snmpEngineID in hex, 5 to 32 octets; empty lets the agent choose"`
 	// MaxWorkers bounds how many requests the responder handles at once.
 	MaxWorkers int `mapstructure:"max_workers" doc:"requests the responder handles at once"`
+	// Contact is sysContact.0, as snmpd.conf's syscontact.
+	Contact string `mapstructure:"sys_contact" doc:"sysContact.0: who looks after this host (as snmpd.conf's syscontact)"`
+	// Location is sysLocation.0, as snmpd.conf's syslocation.
+	Location string `mapstructure:"sys_location" doc:"sysLocation.0: where this host is (as snmpd.conf's syslocation)"`
 }
 
 // Communities are the SNMPv2c community strings; an empty string disables that access.

@@ -43,18 +43,21 @@ type Flags struct {
 	Path string
 	// Check is -config.check: validate the configuration and exit.
 	Check bool
+	// Version is -version: print the build's version and exit.
+	Version bool
 }
 
 // DefaultPath is the configuration file read when -config is not given.
 const DefaultPath = "/etc/diagagent/diagagent.yaml"
 
-// RegisterFlags adds -config, -config.check and one string flag per key (named like the
+// RegisterFlags adds -config, -config.check, -version and one string flag per key (named like the
 // key, e.g. -snmp.listen) to fs; Load applies the key flags that were set. Give it a
 // FlagSet of its own: in a test binary flag.CommandLine already has -test.timeout.
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.Path, "config", DefaultPath, "YAML configuration `file`")
 	fs.BoolVar(&f.Check, "config.check", false, "validate the configuration and exit")
+	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	for _, k := range Keys() {
 		if k.FileOnly {
 			continue

@@ -26,6 +26,8 @@ func (s SNMP) validate(m *mistakes, v3User string) {
 	if s.MaxWorkers < 1 || s.MaxWorkers > 1024 {
 		m.add("snmp.max_workers", "%d is out of range; use 1..1024", s.MaxWorkers)
 	}
+	displayString(m, "snmp.sys_contact", s.Contact)
+	displayString(m, "snmp.sys_location", s.Location)
 	names := map[string]int{}
 	for i, u := range s.Users {
 		key := fmt.Sprintf("snmp.users[%d]", i)
@@ -119,5 +121,20 @@ func validateUser(c Credentials, m *mistakes, key string) {
 		m.add(key+".priv_passphrase", "is set while priv_protocol is none; remove it or choose aes")
 	case !priv.None && len(c.PrivPassphrase) < 8:
 		m.add(key+".priv_passphrase", "has %d characters; use 8 at least", len(c.PrivPassphrase))
+	}
+}
+
+// displayString checks a value served as a DisplayString (RFC 2579): at
+// most 255 printable ASCII characters.
+func displayString(m *mistakes, key, s string) {
+	if len(s) > 255 {
+		m.add(key, "has %d characters; a DisplayString holds at most 255", len(s))
+		return
+	}
+	for _, r := range s {
+		if r < ' ' || r > '~' {
+			m.add(key, "%q has a character that is not printable ASCII (%U); a DisplayString holds ASCII only", s, r)
+			return
+		}
 	}
 }

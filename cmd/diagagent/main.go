@@ -22,14 +22,15 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/internal/version"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Environ(), os.Stderr))
+	os.Exit(run(os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
 
 // run is main with its inputs explicit; it returns the exit status.
-func run(args, env []string, stderr io.Writer) int {
+func run(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := config.RegisterFlags(fs)
@@ -38,6 +39,10 @@ func run(args, env []string, stderr io.Writer) int {
 			return 0
 		}
 		return 2
+	}
+	if flags.Version {
+		fmt.Fprintln(stdout, version.Get())
+		return 0
 	}
 	cfg, err := config.Load(flags.Path, env, fs)
 	if err != nil {
@@ -65,7 +70,7 @@ func run(args, env []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	f := logrus.Fields{"snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
+	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
 	if w := a.WebAddr(); w != nil {
 		f["web"] = "http://" + w.String() + "/"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestConfigCheckRefusesUnwritableStateDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		var stderr bytes.Buffer
-		code := run([]string{"-config", conf, "-config.check"}, nil, &stderr)
+		code := run([]string{"-config", conf, "-config.check"}, nil, io.Discard, &stderr)
 		msg := stderr.String()
 		if code != c.code {
 			t.Fatalf("state_dir %s: exit %d, want %d: %s", c.stateDir, code, c.code, msg)
@@ -36,5 +37,18 @@ func TestConfigCheckRefusesUnwritableStateDir(t *testing.T) {
 		if c.code != 0 && (!strings.HasPrefix(msg, "state_dir: ") || strings.Count(msg, "\n") != 1) {
 			t.Fatalf("state_dir %s: %q, want one line naming state_dir", c.stateDir, msg)
 		}
+	}
+}
+
+// TestVersion: -version prints one line naming the build and reads no
+// configuration (the default file need not exist).
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-version", "-config", filepath.Join(t.TempDir(), "absent.yaml")}, nil, &stdout, &stderr)
+	if code != 0 || stderr.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.HasPrefix(out, "diagagent ") || !strings.Contains(out, "(revision ") || strings.Count(out, "\n") != 1 {
+		t.Errorf("-version printed %q", out)
 	}
 }
