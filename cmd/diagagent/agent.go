@@ -16,6 +16,7 @@ import (
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/agent/web"
+	"github.com/diagagent/diagagent/internal/version"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -212,6 +213,8 @@ func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, b
 	if n := cfg.Nodes[id]; n.Name != "" {
 		r.SysName = n.Name
 	}
+	r.SysDescr = sysDescr(version.Get(), cfg.Algorithm)
+	r.SysContact, r.SysLocation = cfg.SNMP.Contact, cfg.SNMP.Location
 	r.FaultInjection = cfg.FaultInjection
 	r.OnSetNMS = setNMS
 	r.Log = log
@@ -255,4 +258,14 @@ func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, l
 		return nil, fmt.Errorf("traps: %w", err)
 	}
 	return n, nil
+}
+
+// algorithmNames are the configured algorithms as the papers name them.
+var algorithmNames = map[string]string{config.AlgorithmHiADSD: "Hi-ADSD", config.AlgorithmVCube: "vCube",
+	config.AlgorithmVRing: "vRing", config.AlgorithmBruteForce: "brute force"}
+
+// sysDescr names the build and the diagnosis algorithm actually running,
+// as a manager's system walk shows it.
+func sysDescr(v version.Info, algorithm string) string {
+	return fmt.Sprintf("diagagent %s: distributed fault-management agent, %s diagnosis", v.Version, algorithmNames[algorithm])
 }
