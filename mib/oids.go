@@ -71,6 +71,10 @@ const (
 	DiagNodeStatusChange = DiagNotificationPrefix + ".1"
 	// DiagNMSChange is the notification sent when the station changes.
 	DiagNMSChange = DiagNotificationPrefix + ".2"
+	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
+	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
+	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
+	AuthenticationFailure = ".1.3.6.1.6.3.1.1.5.5"
 
 	// DiagConformance is the conformance branch.
 	DiagConformance = DiagnosisMIB + ".3"

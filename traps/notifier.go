@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/diagagent/diagagent/mib"
@@ -26,6 +28,8 @@ type Notifier struct {
 	cfg   Config
 	log   *logrus.Entry
 	stats counters
+
+	lastAuthFailure atomic.Int64 // when the last authenticationFailure was queued, UnixNano
 
 	mu       sync.Mutex
 	queue    []*entry
@@ -87,6 +91,26 @@ func (n *Notifier) NodeStatusChange(e mib.Event) error {
 	return n.enqueue(statusChange(e))
 }
 
+// ColdStart queues a coldStart notification: the agent has (re)started.
+func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
+
+// authFailureGap is the least time between two authenticationFailure
+// notifications: a flood of bad packets must not become a flood of
+// notifications (the SNMP counters still count every one).
+const authFailureGap = time.Second
+
+// AuthenticationFailure queues an authenticationFailure notification about a
+// message from src, unless one was queued less than authFailureGap ago; it
+// never blocks, so the responder may call it as it serves.
+func (n *Notifier) AuthenticationFailure(src netip.Addr) error {
+	now := time.Now().UnixNano()
+	last := n.lastAuthFailure.Load()
+	if now-last < int64(authFailureGap) || !n.lastAuthFailure.CompareAndSwap(last, now) {
+		return nil
+	}
+	return n.enqueue(authenticationFailure(src))
+}
+
 // NMSChange queues a diagNMSChange notification.
 func (n *Notifier) NMSChange(c NMSChange) error {
 	if err := c.Validate(); err != nil {
@@ -115,7 +139,7 @@ func (n *Notifier) enqueue(note notification) error {
 		if victim == nil { // a station change into a queue of node-status notifications
 			n.stats.dropped.Add(1)
 			n.mu.Unlock()
-			n.log.WithField("notification", note.label).Warn("notification queue full of node-status notifications, dropped the station change")
+			n.log.WithField("notification", note.label).Warn("notification queue full of node-status notifications, dropped this one")
 			return nil
 		}
 		n.removeLocked(victim)
@@ -135,17 +159,18 @@ func (n *Notifier) enqueue(note notification) error {
 }
 
 // victimLocked chooses what a full queue drops to take note: the oldest
-// station change if there is one, so that station changes (a flood of SETs of
-// nmsID) never push a node's fault out of the queue; else the oldest
-// notification when note is a node-status one, and nil (drop note itself)
-// when it is a station change. n.mu must be held.
+// notification that is not a node's status change (a station change, a
+// coldStart, an authenticationFailure) if there is one, so that a flood of
+// them (SETs of nmsID, bad packets) never pushes a node's fault out of the
+// queue; else the oldest notification when note is a node-status one, and
+// nil (drop note itself) when it is not. n.mu must be held.
 func (n *Notifier) victimLocked(note notification) *entry {
 	for _, e := range n.queue {
-		if e.note.oid == mib.DiagNMSChange {
+		if e.note.oid != mib.DiagNodeStatusChange {
 			return e
 		}
 	}
-	if note.oid == mib.DiagNMSChange {
+	if note.oid != mib.DiagNodeStatusChange {
 		return nil
 	}
 	return n.queue[0]

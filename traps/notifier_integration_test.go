@@ -251,3 +251,31 @@ func receivedBy(t *testing.T, node string, stations ...*trapd) *trapd {
 	t.Fatalf("no station received the notification about node %s", node)
 	return nil
 }
+
+// TestStandardNotificationsDelivered: coldStart and authenticationFailure
+// reach snmptrapd as SNMPv2-MIB's notifications in SNMPv2c, and in SNMPv1
+// as generic traps 0 and 4 of the agent's sysObjectID (the DIAGNOSIS-MIB
+// root), which snmptrapd prints as the enterprise and the generic number.
+func TestStandardNotificationsDelivered(t *testing.T) {
+	for _, c := range []struct {
+		kind       Kind
+		cold, auth string
+	}{
+		{TrapV2c, "snmpTrapOID.0 = OID: SNMPv2-MIB::coldStart", "snmpTrapOID.0 = OID: SNMPv2-MIB::authenticationFailure"},
+		{TrapV1, "SNMP v1, community public\tDIAGNOSIS-MIB::diagnosisMIB\t0\t\tgeneric 0", "SNMP v1, community public\tDIAGNOSIS-MIB::diagnosisMIB\t0\t\tgeneric 4"},
+	} {
+		d := startTrapd(t, openTrapd)
+		n := newNotifier(t, testConfig(c.kind, Station{Addr: d.addr, Usable: true}))
+		if err := n.ColdStart(); err != nil {
+			t.Fatal(err)
+		}
+		d.expect(t, c.cold)
+		if err := n.AuthenticationFailure(netip.MustParseAddr("192.0.2.66")); err != nil {
+			t.Fatal(err)
+		}
+		d.expect(t, c.auth)
+		if s := closeAndStats(t, n); s != (Stats{Sent: 2}) {
+			t.Errorf("%v: stats %+v, want two sent", c.kind, s)
+		}
+	}
+}

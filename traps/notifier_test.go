@@ -198,3 +198,44 @@ func TestStationChangesNeverPushOutFaults(t *testing.T) {
 		t.Fatalf("queue after the flood: %q, want the four node-status notifications", kept)
 	}
 }
+
+// TestAuthenticationFailuresAreSpaced: a flood of bad packets queues one
+// authenticationFailure per authFailureGap, and none of them pushes a
+// node's status change out of a full queue.
+func TestAuthenticationFailuresAreSpaced(t *testing.T) {
+	hole := newBlackhole(t)
+	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg.QueueSize = 2
+	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour // the first inform waits: the queue only fills
+	n := newNotifier(t, cfg)
+	for seq := uint32(1); seq <= 2; seq++ {
+		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := netip.MustParseAddr("192.0.2.66")
+	for range 1000 {
+		if err := n.AuthenticationFailure(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := n.Stats().Dropped; d != 1 {
+		t.Errorf("1,000 failures within the gap dropped %d notifications, want the one queued", d)
+	}
+	n.lastAuthFailure.Add(-int64(authFailureGap)) // as if the gap had passed
+	if err := n.AuthenticationFailure(src); err != nil {
+		t.Fatal(err)
+	}
+	n.mu.Lock()
+	var kept []string
+	for _, e := range n.queue {
+		kept = append(kept, e.note.label)
+	}
+	n.mu.Unlock()
+	if want := []string{"diagNodeStatusChange seq=1 node=4", "diagNodeStatusChange seq=2 node=4"}; !slices.Equal(kept, want) {
+		t.Fatalf("queue: %q, want the two node-status notifications", kept)
+	}
+	if d := n.Stats().Dropped; d != 2 {
+		t.Errorf("dropped %d, want 2: one per gap", d)
+	}
+}

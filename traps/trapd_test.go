@@ -16,8 +16,9 @@ import (
 // outputWait bounds how long a notification may take to show in snmptrapd's output.
 const outputWait = 10 * time.Second
 
-// trapdFormat prints one line per notification: security, v1 enterprise and specific, varbinds.
-const trapdFormat = "NOTIFY %P\t%N\t%q\t%v\n"
+// trapdFormat prints one line per notification: security, v1 enterprise
+// and specific, varbinds, and last the v1 generic trap.
+const trapdFormat = "NOTIFY %P\t%N\t%q\t%v\tgeneric %w\n"
 
 // trapd is a net-snmp snmptrapd the test started on 127.0.0.1, printing names
 // from the DIAGNOSIS-MIB; expect reads its notifications in order.

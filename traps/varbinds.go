@@ -3,16 +3,23 @@ package traps
 import (
 	"encoding/binary"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
 )
 
-// SNMPv1 trap fields for DIAGNOSIS-MIB notifications (RFC 3584, section 3.2).
+// SNMPv1 trap fields (RFC 3584, section 3.2): the DIAGNOSIS-MIB's
+// notifications are enterprise-specific; coldStart and
+// authenticationFailure are generic traps 0 and 4 of the agent's
+// sysObjectID, the DIAGNOSIS-MIB root.
 const (
 	v1Enterprise      = mib.DiagNotifications
+	v1SysObjectID     = ".1.3.6.1.4.1.200"
 	v1GenericSpecific = 6
+	v1ColdStart       = 0
+	v1AuthFailure     = 4
 	specificStatus    = 1
 	specificNMS       = 2
 )
@@ -20,7 +27,8 @@ const (
 // notification is a queued message: what to send, not yet where or when.
 type notification struct {
 	oid      string           // the NOTIFICATION-TYPE
-	specific int              // its last arc, the v1 specific-trap
+	generic  int              // the v1 generic-trap: v1GenericSpecific unless a standard trap
+	specific int              // the v1 specific-trap: its last arc, 0 for a standard trap
 	vars     []gosnmp.SnmpPDU // the varbinds after sysUpTime.0 and snmpTrapOID.0
 	label    string           // a short description for logs
 }
@@ -30,6 +38,7 @@ func statusChange(e mib.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
 	return notification{
 		oid:      mib.DiagNodeStatusChange,
+		generic:  v1GenericSpecific,
 		specific: specificStatus,
 		label:    fmt.Sprintf("diagNodeStatusChange seq=%d node=%d", e.Seq, e.NodeID),
 		vars: []gosnmp.SnmpPDU{
@@ -49,6 +58,7 @@ func statusChange(e mib.Event) notification {
 func nmsChange(c NMSChange) notification {
 	return notification{
 		oid:      mib.DiagNMSChange,
+		generic:  v1GenericSpecific,
 		specific: specificNMS,
 		label:    fmt.Sprintf("diagNMSChange station=%v counter=%d", c.Station, c.Counter),
 		vars: []gosnmp.SnmpPDU{
@@ -56,6 +66,17 @@ func nmsChange(c NMSChange) notification {
 			{Name: mib.NMSIDCounter0, Type: gosnmp.Gauge32, Value: uint(c.Counter)},
 		},
 	}
+}
+
+// coldStart builds the coldStart notification an agent sends when it starts.
+func coldStart() notification {
+	return notification{oid: mib.ColdStart, generic: v1ColdStart, label: "coldStart"}
+}
+
+// authenticationFailure builds the notification of a message that failed
+// authentication; src is for the log only, as RFC 3418 defines no varbind.
+func authenticationFailure(src netip.Addr) notification {
+	return notification{oid: mib.AuthenticationFailure, generic: v1AuthFailure, label: "authenticationFailure from " + src.String()}
 }
 
 // v2Vars returns the full SNMPv2 varbind list: sysUpTime.0, snmpTrapOID.0, then the objects.
@@ -71,11 +92,15 @@ func (n notification) v2Vars(uptime uint32) []gosnmp.SnmpPDU {
 // trap returns the gosnmp trap for this notification in the given kind.
 func (n notification) trap(kind Kind, uptime uint32, agent string) gosnmp.SnmpTrap {
 	if kind == TrapV1 {
+		enterprise := v1Enterprise
+		if n.generic != v1GenericSpecific {
+			enterprise = v1SysObjectID
+		}
 		return gosnmp.SnmpTrap{
 			Variables:    n.vars,
-			Enterprise:   v1Enterprise,
+			Enterprise:   enterprise,
 			AgentAddress: agent,
-			GenericTrap:  v1GenericSpecific,
+			GenericTrap:  n.generic,
 			SpecificTrap: n.specific,
 			Timestamp:    uint(uptime),
 		}

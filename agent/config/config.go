@@ -135,6 +135,8 @@ type Traps struct {
 	Retries int `mapstructure:"retries" doc:"times an unacknowledged inform is sent again"`
 	// Queue bounds the informs waiting to be sent; the oldest is dropped when full.
 	Queue int `mapstructure:"queue" doc:"informs waiting to be sent; the oldest is dropped when full"`
+	// AuthFailure sends authenticationFailure for requests that fail authentication.
+	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 }
 
 // Web configures the HTTP status page.

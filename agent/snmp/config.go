@@ -57,6 +57,10 @@ type Config struct {
 	// OnSetNMS is called with the new station when a manager sets nmsID; its error
 	// fails the SET (commitFailed). Nil makes nmsID read-only.
 	OnSetNMS func(netip.Addr) error
+	// OnAuthFailure, when set, is called (on the serving goroutine, so it
+	// must not block) with the source of each message that fails
+	// authentication, and snmpEnableAuthenTraps reads enabled(1).
+	OnAuthFailure func(src netip.Addr)
 	// Now is the clock (sysUpTime, engine time, fault injection); nil means time.Now.
 	Now func() time.Time
 	// Log receives per-packet debug records and worker errors; nil discards them.

@@ -43,7 +43,7 @@ func (r *Responder) handleWith(ws *workspace, b []byte, src netip.Addr) []byte {
 	case gosnmp.Version1, gosnmp.Version2c:
 		return r.handleCommunity(ws, b, src, now)
 	case gosnmp.Version3:
-		return r.handleV3(ws, b, verEnd, now)
+		return r.handleV3(ws, b, verEnd, src, now)
 	}
 	r.stats.inc(cInBadVersions)
 	return nil
@@ -81,10 +81,12 @@ func (r *Responder) handleCommunity(ws *workspace, b []byte, src netip.Addr, now
 	case c == nil:
 		r.stats.inc(cInBadCommunityNames)
 		r.debug(src, "snmp: unknown community")
+		r.authFailure(src)
 		return nil
 	case !c.allows(src):
 		r.stats.inc(cInBadCommunityUses)
 		r.debug(src, "snmp: community not allowed from this source")
+		r.authFailure(src)
 		return nil
 	case p.version == gosnmp.Version1 && p.typ == gosnmp.GetBulkRequest:
 		r.stats.inc(cInASNParseErrs) // RFC 3584 section 4.1: no GetBulk in SNMPv1
@@ -157,4 +159,13 @@ func decode(b []byte, sp *gosnmp.UsmSecurityParameters) (p *gosnmp.SnmpPacket, e
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	return p, nil
+}
+
+// authFailure tells Config.OnAuthFailure, if set, that a message from src
+// failed authentication: an unknown community, a community used from a
+// source it is not allowed from, an unknown SNMPv3 user or a wrong digest.
+func (r *Responder) authFailure(src netip.Addr) {
+	if r.cfg.OnAuthFailure != nil {
+		r.cfg.OnAuthFailure(src)
+	}
 }

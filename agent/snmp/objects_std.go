@@ -9,6 +9,7 @@ const (
 	oidTargetObject = ".1.3.6.1.6.3.12.1"   // snmpTargetObjects (RFC 3413)
 	oidUsmStats     = ".1.3.6.1.6.3.15.1.1" // usmStats (RFC 3414)
 	sysServices     = 72                    // application (7) and end-to-end (4) layers
+	authenTrapsOn   = 1                     // snmpEnableAuthenTraps: enabled(1)
 	authenTrapsOff  = 2                     // snmpEnableAuthenTraps: disabled(2)
 	oidDiagnosisMIB = ".1.3.6.1.4.1.200"    // sysObjectID: the DIAGNOSIS-MIB root
 )
@@ -43,7 +44,7 @@ func stdNodes(r *Responder) []node {
 		nodes = append(nodes, counterScalar(r, snmp.Child(sub), c))
 	}
 	nodes = append(nodes,
-		newScalar(snmp.Child(30), constant(integer(authenTrapsOff))),
+		newScalar(snmp.Child(30), constant(integer(authenTraps(r.cfg.OnAuthFailure != nil)))),
 		newScalar(snmp.Child(32), constant(counter32(0))), // snmpProxyDrops: no proxy
 	)
 	return append(nodes, v3Nodes(r)...)
@@ -75,4 +76,12 @@ func v3Nodes(r *Responder) []node {
 // counterScalar serves one of the responder's counters as a Counter32.
 func counterScalar(r *Responder, oid OID, c counter) *scalar {
 	return newScalar(oid, func(*view) value { return counter32(r.stats.get(c)) })
+}
+
+// authenTraps is snmpEnableAuthenTraps for whether they are sent.
+func authenTraps(on bool) int {
+	if on {
+		return authenTrapsOn
+	}
+	return authenTrapsOff
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
@@ -114,7 +115,7 @@ func (r *Responder) inTimeWindow(h *v3Header, now time.Time) bool {
 
 // handleV3 runs an SNMPv3 message through the USM checks of RFC 3414
 // section 3.2 and, when they pass, through the PDU operations.
-func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, now time.Time) []byte {
+func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, src netip.Addr, now time.Time) []byte {
 	h, err := parseV3Header(b, verEnd)
 	if err != nil {
 		r.stats.inc(cInASNParseErrs)
@@ -133,10 +134,14 @@ func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, now time.Time)
 	u := r.users[string(h.user)]
 	switch {
 	case u == nil:
+		if len(h.user) > 0 {
+			r.authFailure(src)
+		}
 		return r.report(h, h.plainRequestID(b), cUnknownUserNames, nil, now)
 	case h.level() > u.level:
 		return r.report(h, h.plainRequestID(b), cUnsupportedSecLevels, nil, now)
 	case h.level() >= gosnmp.AuthNoPriv && !u.authentic(b, h):
+		r.authFailure(src)
 		return r.report(h, h.plainRequestID(b), cWrongDigests, nil, now)
 	case h.level() >= gosnmp.AuthNoPriv && !r.inTimeWindow(h, now):
 		return r.report(h, h.plainRequestID(b), cNotInTimeWindows, u, now)

@@ -72,7 +72,11 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		a.notifier.Close()
 		return nil, err
 	}
-	if a.responder, err = snmp.NewResponder(responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)); err != nil {
+	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)
+	if cfg.Traps.AuthFailure {
+		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
+	}
+	if a.responder, err = snmp.NewResponder(rc); err != nil {
 		a.notifier.Close()
 		return nil, fmt.Errorf("snmp: %w", err)
 	}
@@ -149,9 +153,12 @@ func (a *agent) WebAddr() net.Addr {
 	return a.webLn.Addr()
 }
 
-// run serves SNMP and runs the diagnosis loop until ctx ends, then stops the
-// responder, drains the notification queue for a moment and saves the state.
+// run sends coldStart, serves SNMP and runs the diagnosis loop until ctx
+// ends, then stops the responder, drains the notification queue for a moment and saves the state.
 func (a *agent) run(ctx context.Context) error {
+	if err := a.notifier.ColdStart(); err != nil {
+		a.log.WithError(err).Warn("coldStart not sent")
+	}
 	served := make(chan error, 1)
 	go func() { served <- a.responder.Serve(a.conn) }()
 	webDone := make(chan error, 1)

@@ -69,7 +69,9 @@ type clusterSpec struct {
 	printer  string // tested-only node address:port, community "printers"
 	informs  bool
 	stations []string
-	web      bool // serve the page on auto:PORT, a TCP port free on every address
+	web      bool   // serve the page on auto:PORT, a TCP port free on every address
+	traps    string // more keys of the traps section, one "key: value" per line
+	snmp     string // more keys of the snmp section, one "key: value" per line
 }
 
 // newCluster writes the shared configuration; start launches the agents.
@@ -79,7 +81,7 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	c.port = freePortOnAll(t, s.agents)
 	var b strings.Builder
 	fmt.Fprintf(&b, "algorithm: %s\ninterval: %s\n", s.algo, testInterval)
-	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n")
+	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n%s", indent(s.snmp))
 	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: 1\n", testTimeout, testRetries, pingTimeout)
 	fmt.Fprintf(&b, "nodes:\n")
 	for k := 0; k < s.agents; k++ {
@@ -97,6 +99,7 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	if len(s.stations) > 0 {
 		fmt.Fprintf(&b, "  fallbacks: [%s]\n", strings.Join(s.stations, ", "))
 	}
+	b.WriteString(indent(s.traps))
 	webListen := ""
 	if s.web {
 		c.webPort = freeTCPPortOnAll(t, s.agents)
@@ -113,6 +116,17 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	c.logs = make([]string, s.agents)
 	t.Cleanup(c.stopAll)
 	return c
+}
+
+// indent puts each line of keys in a section, two spaces in.
+func indent(keys string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(keys), "\n") {
+		if l != "" {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // freePortOnAll finds a UDP port free on 127.0.0.1 .. 127.0.0.n.

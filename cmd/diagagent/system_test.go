@@ -1,0 +1,61 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/internal/netsnmptest"
+	"github.com/diagagent/diagagent/internal/version"
+)
+
+// notifyWait bounds the wait for a notification that is sent at once.
+const notifyWait = 10 * time.Second
+
+// TestWhatAnSNMPAgentSays is what a net-snmp user takes for granted of any
+// agent: a coldStart when it starts, an authenticationFailure for a wrong
+// community when traps.auth_failure asks for it (as snmpd's
+// authtrapenable), and a system group that names the build, the algorithm
+// running, the contact and the location from the configuration.
+func TestWhatAnSNMPAgentSays(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	station := fmt.Sprintf("127.0.0.100:%d", port)
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: station, traps: "auth_failure: true",
+		snmp: "sys_contact: \"noc@example.net, ext 4711\"\nsys_location: \"Building 2, room 101\""})
+	c.start(0)
+	isCold := func(l string) bool {
+		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, ".1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.6.3.1.1.5.1")
+	}
+	if _, err := trapd.Wait(notifyWait, 0, isCold); err != nil {
+		t.Fatalf("the station got no coldStart: %v", err)
+	}
+	want := map[string]string{
+		".1.3.6.1.2.1.1.1.0":   fmt.Sprintf("diagagent %s: distributed fault-management agent, vCube diagnosis", version.Get().Version),
+		".1.3.6.1.2.1.1.4.0":   "noc@example.net, ext 4711",
+		".1.3.6.1.2.1.1.6.0":   "Building 2, room 101",
+		".1.3.6.1.2.1.11.30.0": "1",
+	}
+	for oid, w := range want {
+		out, err := c.snmp("snmpget", 0, "-Oqv", oid)
+		if got := strings.Trim(strings.TrimSpace(out), `"`); err != nil || got != w {
+			t.Errorf("%s = %q (%v), want %q", oid, got, err, w)
+		}
+	}
+	from := len(trapd.All())
+	cmd := exec.Command(netsnmptest.Binary(t, "snmpget"), "-v2c", "-c", "not-the-community", "-t", "0.5", "-r", "0", c.addr(0), ".1.3.6.1.2.1.1.5.0")
+	cmd.Env = netsnmptest.Env(c.dir)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("a wrong community was answered:\n%s", out)
+	}
+	isAuth := func(l string) bool {
+		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, ".1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.6.3.1.1.5.5")
+	}
+	if _, err := trapd.Wait(notifyWait, from, isAuth); err != nil {
+		t.Fatalf("the station got no authenticationFailure: %v", err)
+	}
+}
