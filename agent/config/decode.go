@@ -76,6 +76,11 @@ func toText(to reflect.Type, data any) (any, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return out.Elem().Interface(), nil
 	}
+	if to == reflect.TypeFor[netip.AddrPort]() { // a station: a bare address means snmptrapd's port
+		if a, err := netip.ParseAddr(s); err == nil {
+			return netip.AddrPortFrom(a, TrapPort), nil
+		}
+	}
 	if err := out.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
 		return nil, &hookError{fmt.Sprintf("%q is not %s; %s", s, noun(to), hint(to))}
 	}
@@ -133,7 +138,7 @@ func hint(t reflect.Type) string {
 	case t == reflect.TypeFor[netip.Addr]():
 		return "write it as a.b.c.d (host names are not resolved)"
 	case t == reflect.TypeFor[netip.AddrPort]():
-		return "write it as a.b.c.d:port"
+		return "write it as a.b.c.d or a.b.c.d:port"
 	case t == reflect.TypeFor[netip.Prefix]():
 		return "write it as a.b.c.d/n"
 	case t.Kind() == reflect.Slice:

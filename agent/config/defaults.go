@@ -44,6 +44,9 @@ const (
 // DefaultPort is the UDP port of a node whose entry gives none.
 const DefaultPort = 161
 
+// TrapPort is the UDP port of a station given without one (snmptrapd's).
+const TrapPort = 162
+
 // SysUpTimeOID is the object a tested-only node is tested with unless its entry names another.
 const SysUpTimeOID = ".1.3.6.1.2.1.1.3.0"
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -159,5 +160,26 @@ func TestV3UserLeavesAgentsWithoutCommunity(t *testing.T) {
 		if n.Community != want[k] {
 			t.Errorf("nodes[%d].community = %q, want %q", k, n.Community, want[k])
 		}
+	}
+}
+
+// TestStationWithoutPort: a station written as a bare address, in the file,
+// a variable or a flag, is snmptrapd's port 162; a port given is kept.
+func TestStationWithoutPort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.yaml")
+	if err := os.WriteFile(path, []byte(minimal+"traps: {nms: 192.0.2.100, fallbacks: [192.0.2.101, '192.0.2.102:1162']}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []netip.AddrPort{netip.MustParseAddrPort("192.0.2.101:162"), netip.MustParseAddrPort("192.0.2.102:1162")}
+	if c.Traps.NMS != netip.MustParseAddrPort("192.0.2.100:162") || !slices.Equal(c.Traps.Fallbacks, want) {
+		t.Errorf("nms %v, fallbacks %v", c.Traps.NMS, c.Traps.Fallbacks)
+	}
+	c, err = Load(path, []string{"DIAG_TRAPS_NMS=192.0.2.200"}, nil)
+	if err != nil || c.Traps.NMS != netip.MustParseAddrPort("192.0.2.200:162") {
+		t.Errorf("from the environment: nms %v, %v", c.Traps.NMS, err)
 	}
 }

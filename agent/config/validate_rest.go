@@ -48,7 +48,7 @@ func (t Traps) validate(m *mistakes) {
 // validateStation checks a station address: an IPv4 host and a non-zero port.
 func validateStation(m *mistakes, key string, s netip.AddrPort) {
 	if !s.Addr().Is4() || !isHost(s.Addr()) || s.Port() == 0 {
-		m.add(key, "%s is not a station address; write it as a.b.c.d:port, such as 192.0.2.100:162", s)
+		m.add(key, "%s is not a station address; write it as a.b.c.d or a.b.c.d:port, such as 192.0.2.100 or 192.0.2.100:1162", s)
 	}
 }
 

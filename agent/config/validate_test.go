@@ -88,7 +88,7 @@ func mistakeCases() []mistakeCase {
 		{name: "no ping", yaml: minimal + "test: {ping_count: 0}\n", key: "test.ping_count", want: ErrBadValue, hint: "1..100"},
 		{name: "unknown notification kind", yaml: minimal + "traps: {kind: email}\n", key: "traps.kind", want: ErrBadValue, hint: "trap, inform or v3inform"},
 		{name: "unknown scope", yaml: minimal + "traps: {scope: some}\n", key: "traps.scope", want: ErrBadValue, hint: "detected or all"},
-		{name: "station without port", yaml: minimal + "traps: {nms: 192.0.2.100}\n", key: "traps.nms", want: ErrBadValue, hint: "a.b.c.d:port"},
+		{name: "station at port 0", yaml: minimal + "traps: {nms: '192.0.2.100:0'}\n", key: "traps.nms", want: ErrBadValue, hint: "a.b.c.d:port"},
 		{name: "bad fall-back", yaml: minimal + "traps: {fallbacks: [192.0.2.100:162, '0.0.0.0:162']}\n", key: "traps.fallbacks[1]", want: ErrBadValue, hint: "a.b.c.d:port"},
 		{name: "v3 inform without user", yaml: minimal + "traps: {kind: v3inform}\n", key: "traps.v3", want: ErrBadValue, hint: "station's user"},
 		{name: "v3 inform short passphrase", yaml: minimal + "traps: {kind: v3inform, v3: {name: nms, auth_protocol: sha, auth_passphrase: x}}\n", key: "traps.v3.auth_passphrase", want: ErrBadValue, hint: "8 at least"},
