@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -83,7 +84,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	listen := cfg.SNMPListen(id)
 	if a.conn, err = net.ListenPacket("udp4", listen.String()); err != nil {
 		a.notifier.Close()
-		return nil, fmt.Errorf("snmp.listen: cannot bind %s: %w", listen, err)
+		return nil, bindError("snmp.listen", "udp", listen.String(), err)
 	}
 	if err := a.openWeb(cfg, id, metrics); err != nil {
 		a.conn.Close()
@@ -136,7 +137,7 @@ func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
 		return err
 	}
 	if a.webLn, err = net.Listen("tcp4", addr.String()); err != nil {
-		return fmt.Errorf("web.listen: cannot bind %s: %w", addr, err)
+		return bindError("web.listen", "tcp", addr.String(), err)
 	}
 	a.web = srv
 	return nil
@@ -275,4 +276,21 @@ var algorithmNames = map[string]string{config.AlgorithmHiADSD: "Hi-ADSD", config
 // as a manager's system walk shows it.
 func sysDescr(v version.Info, algorithm string) string {
 	return fmt.Sprintf("diagagent %s: distributed fault-management agent, %s diagnosis", v.Version, algorithmNames[algorithm])
+}
+
+// bindError says what to do about a socket the agent could not bind: a
+// port below 1024 without privilege names the capability to grant, a port
+// in use names what most likely holds it and the keys that move the agent.
+func bindError(key, network, addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("%s: cannot bind %s/%s: permission denied; a port below 1024 needs root or CAP_NET_BIND_SERVICE "+
+			"(the package's unit grants it; by hand: setcap cap_net_bind_service,cap_net_raw+ep on the binary), or serve a port above 1023", key, network, addr)
+	case errors.Is(err, syscall.EADDRINUSE) && key == "snmp.listen":
+		return fmt.Errorf("%s: cannot bind %s/%s: already in use, most likely by the host's snmpd; "+
+			"serve another port (this node's port in nodes and snmp.listen: auto, such as 1161) or stop snmpd", key, network, addr)
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("%s: cannot bind %s/%s: already in use; choose another port or leave %s empty", key, network, addr, key)
+	}
+	return fmt.Errorf("%s: cannot bind %s/%s: %w", key, network, addr, err)
 }

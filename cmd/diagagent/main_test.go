@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -50,5 +52,30 @@ func TestVersion(t *testing.T) {
 	}
 	if out := stdout.String(); !strings.HasPrefix(out, "diagagent ") || !strings.Contains(out, "(revision ") || strings.Count(out, "\n") != 1 {
 		t.Errorf("-version printed %q", out)
+	}
+}
+
+// TestBindErrorSaysWhatToDo: the two ways a bind fails on a workstation
+// each name their fix; any other error is passed on with the key.
+func TestBindErrorSaysWhatToDo(t *testing.T) {
+	wrap := func(errno syscall.Errno) error {
+		return &net.OpError{Op: "listen", Net: "udp4", Err: os.NewSyscallError("bind", errno)}
+	}
+	for _, c := range []struct {
+		key  string
+		err  error
+		want []string
+	}{
+		{"snmp.listen", wrap(syscall.EACCES), []string{"snmp.listen: cannot bind udp/0.0.0.0:161", "CAP_NET_BIND_SERVICE", "setcap"}},
+		{"snmp.listen", wrap(syscall.EADDRINUSE), []string{"already in use", "snmpd", "1161"}},
+		{"web.listen", wrap(syscall.EADDRINUSE), []string{"web.listen: cannot bind", "leave web.listen empty"}},
+		{"snmp.listen", wrap(syscall.EADDRNOTAVAIL), []string{"snmp.listen: cannot bind", "cannot assign requested address"}},
+	} {
+		msg := bindError(c.key, "udp", "0.0.0.0:161", c.err).Error()
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%v: %q lacks %q", c.err, msg, w)
+			}
+		}
 	}
 }

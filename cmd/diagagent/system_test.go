@@ -3,8 +3,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +62,33 @@ func TestWhatAnSNMPAgentSays(t *testing.T) {
 	}
 	if _, err := trapd.Wait(notifyWait, from, isAuth); err != nil {
 		t.Fatalf("the station got no authenticationFailure: %v", err)
+	}
+}
+
+// TestPortTakenSaysWhatToDo: an agent whose SNMP port is held (here by a
+// socket of the test, on a workstation by snmpd) exits with one line that
+// names the key, the port and the way out.
+func TestPortTakenSaysWhatToDo(t *testing.T) {
+	held, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	port := held.LocalAddr().(*net.UDPAddr).Port
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "d.yaml")
+	yaml := fmt.Sprintf("id: 0\nsnmp: {listen: auto}\nnodes: [{address: 127.0.0.1, port: %d}, {address: 127.0.0.2, port: %d}]\n"+
+		"web: {listen: \"\"}\nstate_dir: %s\n", port, port, filepath.Join(dir, "state"))
+	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"-config", conf}, nil, io.Discard, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, stderr.String())
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, fmt.Sprintf("snmp.listen: cannot bind udp/127.0.0.1:%d: already in use, most likely by the host's snmpd", port)) ||
+		strings.Count(msg, "\n") != 1 {
+		t.Errorf("the agent said %q", msg)
 	}
 }
