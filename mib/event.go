@@ -24,6 +24,8 @@ func (e Event) Validate() error {
 		return fmt.Errorf("%w: How must be direct or learned, got %v", ErrInvalidEvent, e.How)
 	case e.Detector > MaxNodeID:
 		return fmt.Errorf("%w: Detector %d is outside 0..%d", ErrInvalidEvent, e.Detector, MaxNodeID)
+	case e.Source > MaxNodeID:
+		return fmt.Errorf("%w: Source %d is outside 0..%d", ErrInvalidEvent, e.Source, MaxNodeID)
 	}
 	return nil
 }

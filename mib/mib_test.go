@@ -39,6 +39,7 @@ var objects = map[string]string{
 	"diagEventTime":          DiagEventTime,
 	"diagEventHowLearned":    DiagEventHowLearned,
 	"diagEventDetector":      DiagEventDetector,
+	"diagEventSource":        DiagEventSource,
 	"diagNotifications":      DiagNotifications,
 	"diagNotificationPrefix": DiagNotificationPrefix,
 	"diagNodeStatusChange":   DiagNodeStatusChange,

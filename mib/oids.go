@@ -62,6 +62,8 @@ const (
 	DiagEventHowLearned = DiagEventEntry + ".7"
 	// DiagEventDetector is the NodeID of the direct tester, 0 if unknown.
 	DiagEventDetector = DiagEventEntry + ".8"
+	// DiagEventSource is the NodeID of the agent a learned event was read from, 0 if tested.
+	DiagEventSource = DiagEventEntry + ".9"
 
 	// DiagNotifications is the branch of the notifications.
 	DiagNotifications = DiagnosisMIB + ".2"
@@ -145,6 +147,7 @@ const (
 	ColEventTime       = 6
 	ColEventHowLearned = 7
 	ColEventDetector   = 8
+	ColEventSource     = 9
 )
 
 // TruthValue values (SNMPv2-TC).

@@ -60,6 +60,9 @@ type Event struct {
 	How Source
 	// Detector is diagEventDetector, the NodeID of the direct tester or 0.
 	Detector uint32
+	// Source is diagEventSource, the NodeID of the agent a learned event
+	// was read from, 0 for a tested one.
+	Source uint32 `json:",omitempty"`
 }
 
 // LastSeq returns diagLastEventSeq: the newest event's sequence number, or 0.

@@ -42,6 +42,7 @@ func statusFragments(seq string) []string {
 		"DIAGNOSIS-MIB::diagEventCounter." + seq + " = Gauge32: 9",
 		"DIAGNOSIS-MIB::diagEventHowLearned." + seq + " = INTEGER: direct(1)",
 		"DIAGNOSIS-MIB::diagEventDetector." + seq + " = INTEGER: 3",
+		"DIAGNOSIS-MIB::diagEventSource." + seq + " = INTEGER: 0",
 		"DIAGNOSIS-MIB::diagEventTime." + seq + " = STRING: 2026-11-21,6:30:15.0",
 	}
 }

@@ -49,6 +49,7 @@ func statusChange(e mib.Event) notification {
 			{Name: cell(mib.ColEventCounter), Type: gosnmp.Gauge32, Value: uint(e.Counter)},
 			{Name: cell(mib.ColEventHowLearned), Type: gosnmp.Integer, Value: int(e.How)},
 			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: int(e.Detector)},
+			{Name: cell(mib.ColEventSource), Type: gosnmp.Integer, Value: int(e.Source)},
 			{Name: cell(mib.ColEventTime), Type: gosnmp.OctetString, Value: dateAndTime(e.Time)},
 		},
 	}

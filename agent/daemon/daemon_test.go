@@ -167,6 +167,16 @@ func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
 			if got := d.Snapshot().Nodes[3]; got.Status != mib.StatusFaulty || got.How != mib.SourceLearned || got.Counter != 2 {
 				t.Fatalf("node 4 row: %+v", got)
 			}
+			// The event names the agent it was read from (diagEventSource), not a tester.
+			var ev *mib.Event
+			for _, e := range d.Snapshot().Events {
+				if e.NodeID == 4 {
+					ev = &e
+				}
+			}
+			if ev == nil || ev.How != mib.SourceLearned || ev.Source != 2 || ev.Detector != 0 {
+				t.Fatalf("node 4's event: %+v, want learned from node 2", ev)
+			}
 			want := 0
 			if scope == config.ScopeAll {
 				want = 1

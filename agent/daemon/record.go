@@ -32,6 +32,8 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
 			ev.Detector = uint32(d.id + 1)
+		} else {
+			ev.Source = uint32(u.From + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
 		d.unsaved = append(d.unsaved, unsavedEvent{ev, u})

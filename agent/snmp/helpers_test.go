@@ -96,7 +96,7 @@ func testSnapshot() *mib.Snapshot {
 			{ID: 3, Addr: netip.MustParseAddr("127.0.0.3"), Status: mib.StatusPartial, Counter: 1, TestedOnly: true, How: mib.SourceDirect},
 		},
 		Events: []mib.Event{
-			{Seq: 7, NodeID: 2, Status: mib.StatusFaulty, Prev: mib.StatusFaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3},
+			{Seq: 7, NodeID: 2, Status: mib.StatusFaulty, Prev: mib.StatusFaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},
 			{Seq: 8, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
 		},
 		Up:         true,

@@ -37,6 +37,7 @@ func TestWalkWithTheMIBLoaded(t *testing.T) {
 		"DIAGNOSIS-MIB::nmsID.0 = IpAddress: 127.0.0.9",
 		"DIAGNOSIS-MIB::diagEventTime.7 = STRING: 2026-11-21,6:0:0.0,+0:0",
 		"DIAGNOSIS-MIB::diagEventDetector.7 = INTEGER: 3",
+		"DIAGNOSIS-MIB::diagEventSource.7 = INTEGER: 2",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("walk lacks %q:\n%s", want, out)

@@ -68,6 +68,7 @@ func diagEventTable() *table {
 			{mib.ColEventTime, func(v *view, i int) value { return octets(dateAndTime(ev(v, i).Time)) }},
 			{mib.ColEventHowLearned, func(v *view, i int) value { return integer(int(ev(v, i).How)) }},
 			{mib.ColEventDetector, func(v *view, i int) value { return integer(int(ev(v, i).Detector)) }},
+			{mib.ColEventSource, func(v *view, i int) value { return integer(int(ev(v, i).Source)) }},
 		},
 	}
 }

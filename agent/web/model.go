@@ -51,6 +51,8 @@ type Event struct {
 	How     string    `json:"how"`
 	// Detector is the NodeID of the direct tester, 0 if it was learned.
 	Detector uint32 `json:"detector"`
+	// Source is the NodeID of the agent a learned event was read from, 0 if tested.
+	Source uint32 `json:"source"`
 }
 
 // Station is one notification receiver; InUse marks the one used now.
@@ -140,7 +142,7 @@ func events(rows []mib.Event, after uint32, limit int) []Event {
 			continue
 		}
 		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: r.Status.Name(), Prev: r.Prev.Name(),
-			Counter: r.Counter, Time: r.Time, How: r.How.String(), Detector: r.Detector})
+			Counter: r.Counter, Time: r.Time, How: r.How.String(), Detector: r.Detector, Source: r.Source})
 	}
 	if limit > 0 && len(out) > limit {
 		out = out[len(out)-limit:]

@@ -15,6 +15,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -72,6 +74,16 @@ func TestDashboardInChromium(t *testing.T) {
 	t.Logf("node 4 partial on agent 1's page %v after the fault (bound %v)", time.Since(start).Round(time.Millisecond), bound)
 	if !mustEval[bool](t, ctx, `window.noReload === true && document.body.dataset.mode === "live"`) {
 		t.Error("the page was reloaded or fell back to polling")
+	}
+	// Times carry the date and a zone; the event names the node it came
+	// from; the page says what partial means.
+	ev := mustEval[string](t, ctx, `(() => { const li = document.querySelector('#events li[data-node="4"]');
+		return li.querySelector("time").textContent + " | " + li.querySelector(".why").textContent; })()`)
+	if !regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+ \| .*(seen directly by node [1-8]|learned from node [1-8]) `).MatchString(ev) {
+		t.Errorf("node 4's event reads %q: want a dated, zoned time and the node it came from", ev)
+	}
+	if help := mustEval[string](t, ctx, `document.getElementById("status-help").textContent`); !strings.Contains(help, "answers ping but its agent does not") {
+		t.Errorf("the page does not explain partial: %q", help)
 	}
 	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
 		t.Errorf("page error: %s", e)

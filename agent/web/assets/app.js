@@ -23,9 +23,15 @@
     return e;
   }
 
-  function clock(iso) {
+  // stamp shows a time as the date, the time of day and the browser's
+  // time zone, so a time read off the page is never ambiguous.
+  const ZONE = new Intl.DateTimeFormat([], { timeZoneName: "short" });
+  function stamp(iso) {
     if (!iso) return "never";
-    return new Date(iso).toLocaleTimeString([], { hour12: false });
+    const d = new Date(iso), p = (n) => String(n).padStart(2, "0");
+    const zone = ZONE.formatToParts(d).find((x) => x.type === "timeZoneName");
+    return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " +
+      p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds()) + (zone ? " " + zone.value : "");
   }
 
   function label(n) {
@@ -37,7 +43,7 @@
     const self = st.self;
     $("self-name").textContent = "· " + label(self) + " · " + self.address;
     $("meta").textContent = st.algorithm + " · interval " + st.interval + " · " + st.nodes +
-      " nodes · started " + clock(st.started) + " · last event #" + st.lastEventSeq;
+      " nodes · started " + stamp(st.started) + " · last event #" + st.lastEventSeq;
     const up = $("up");
     up.dataset.up = st.up ? "yes" : "no";
     up.textContent = st.up ? "diagnosis loop up" : "diagnosis loop stalled";
@@ -76,7 +82,7 @@
       c[3].textContent = "";
       c[3].appendChild(html("span", "pill " + n.status, n.status));
       c[4].textContent = n.role;
-      c[5].textContent = clock(n.lastChange);
+      c[5].textContent = stamp(n.lastChange);
       c[5].title = n.lastChange || "";
       c[6].textContent = n.how;
       c[7].textContent = n.counter;
@@ -204,11 +210,12 @@
       li.dataset.seq = e.seq;
       li.dataset.node = e.node;
       li.dataset.status = e.status;
-      li.appendChild(html("time", "", clock(e.time))).title = e.time;
+      li.appendChild(html("time", "", stamp(e.time))).title = e.time;
       const what = html("span", "what", label(n) + " ");
       what.appendChild(html("span", "pill " + e.status, e.status));
       li.appendChild(what);
-      const why = e.detector ? "seen directly by node " + e.detector : "learned from another node";
+      const why = e.detector ? "seen directly by node " + e.detector :
+        e.source ? "learned from node " + e.source : "learned from another node";
       li.appendChild(html("span", "why", "#" + e.seq + " · was " + e.prev + " · " + why + " · counter " + e.counter));
       list.appendChild(li);
     }
