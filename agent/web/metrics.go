@@ -8,6 +8,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/version"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -51,7 +52,12 @@ func NewMetrics() *Metrics {
 	}
 	m.fetches.WithLabelValues("ok")
 	m.fetches.WithLabelValues("error")
-	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took, m.unsaved,
+	b := version.Get()
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "diagagent_build_info",
+		Help: "Always 1; its labels name the build running (version, VCS revision, Go version)."},
+		[]string{"version", "revision", "goversion"})
+	build.WithLabelValues(b.Version, b.Revision, b.GoVersion).Set(1)
+	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took, m.unsaved, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

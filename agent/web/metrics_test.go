@@ -14,6 +14,7 @@ import (
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/version"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -131,6 +132,10 @@ func TestMetricsWithoutStats(t *testing.T) {
 	}
 	if value(t, fams, "diagagent_node_status", "node", "4") != 0 {
 		t.Error("node 4 not fault-free")
+	}
+	b := version.Get()
+	if value(t, fams, "diagagent_build_info", "version", b.Version, "revision", b.Revision, "goversion", b.GoVersion) != 1 {
+		t.Error("diagagent_build_info does not name this build")
 	}
 }
 
