@@ -2,12 +2,36 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     := bin
 
-.PHONY: all build demo test unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
+# The version every build carries (diagagent -version, sysDescr, the
+# package): 0.1.0+git<commits>.<commit>, .dirty when the tree has changes.
+GIT_COUNT := $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+GIT_SHA   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY := $(shell git diff --quiet HEAD 2>/dev/null || echo .dirty)
+GIT_DATE  := $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null)
+VERSION   ?= 0.1.0+git$(GIT_COUNT).$(GIT_SHA)$(GIT_DIRTY)
+LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(VERSION) \
+	-X github.com/diagagent/diagagent/internal/version.Date=$(GIT_DATE)
+# nfpm builds the Debian package; run at a pinned release, it stays out of go.mod.
+NFPM      ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
+DEB_DIR   ?= $(BIN)
+
+.PHONY: all build deb demo test unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+
+# deb: the Debian package in $(DEB_DIR) (configs/deb): the static binary, the
+# hardened unit, the configuration as a conffile, the manual page generated
+# from the key table, the MIB where net-snmp looks. See README, "Deployment".
+deb:
+	rm -rf $(DEB_DIR)/deb-build && mkdir -p $(DEB_DIR)/deb-build
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(DEB_DIR)/deb-build/diagagent ./cmd/diagagent
+	sed 's|/usr/local/bin/diagagent|/usr/bin/diagagent|g' configs/diagagent.service >$(DEB_DIR)/deb-build/diagagent.service
+	$(DEB_DIR)/deb-build/diagagent -man | gzip -9n >$(DEB_DIR)/deb-build/diagagent.8.gz
+	sed -e 's|$${DEB_VERSION}|$(VERSION)|' -e 's|$${DEB_BUILD}|$(abspath $(DEB_DIR))/deb-build|' configs/deb/nfpm.yaml >$(DEB_DIR)/deb-build/nfpm.yaml
+	$(NFPM) package -f $(DEB_DIR)/deb-build/nfpm.yaml -p deb -t $(DEB_DIR)/
 
 # demo: the main job (an 8-node local cluster); see README.
 demo: build

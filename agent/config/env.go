@@ -45,6 +45,8 @@ type Flags struct {
 	Check bool
 	// Version is -version: print the build's version and exit.
 	Version bool
+	// Man is -man: print the manual page (roff) and exit.
+	Man bool
 }
 
 // DefaultPath is the configuration file read when -config is not given.
@@ -58,6 +60,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Path, "config", DefaultPath, "YAML configuration `file`")
 	fs.BoolVar(&f.Check, "config.check", false, "validate the configuration and exit")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.BoolVar(&f.Man, "man", false, "print the manual page diagagent(8) in roff and exit")
 	for _, k := range Keys() {
 		if k.FileOnly {
 			continue

@@ -44,6 +44,11 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version.Get())
 		return 0
 	}
+	if flags.Man {
+		v := version.Get()
+		fmt.Fprint(stdout, config.ManPage(v.Version, v.Date))
+		return 0
+	}
 	cfg, err := config.Load(flags.Path, env, fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -4,7 +4,8 @@
 // The version is the one the Go toolchain stamps from the module or its
 // VCS (a tag, or a pseudo-version for a commit), unless the build sets it:
 //
-//	go build -ldflags "-X github.com/diagagent/diagagent/internal/version.Version=1.2.0" ./cmd/diagagent
+//	go build -ldflags "-X github.com/diagagent/diagagent/internal/version.Version=1.2.0 \
+//		-X github.com/diagagent/diagagent/internal/version.Date=2026-11-23" ./cmd/diagagent
 package version
 
 import (
@@ -16,11 +17,16 @@ import (
 // Version overrides the stamped version when set at link time.
 var Version string
 
+// Date is the day of the source the build was made from (YYYY-MM-DD), set
+// at link time; the manual page carries it. Empty when not set.
+var Date string
+
 // Info is one build's identity.
 type Info struct {
 	Version   string // a release such as v1.2.0, a pseudo-version, or "devel"
 	Revision  string // the VCS commit, with "-dirty" if the tree was modified; "unknown" if not stamped
 	GoVersion string
+	Date      string // Date, or empty
 }
 
 // Get reads the build's identity.
@@ -58,6 +64,7 @@ func fromBuild(bi *debug.BuildInfo, ok bool) Info {
 	if Version != "" {
 		in.Version = Version
 	}
+	in.Date = Date
 	return in
 }
 

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ManPage renders diagagent(8) in roff (man macros) from the key table, so
+// the manual lists every key with its default, variable and flag exactly as
+// Keys describes them. version and date (YYYY-MM-DD) go in the title line.
+func ManPage(version, date string) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	w(`.TH DIAGAGENT 8 "%s" "diagagent %s" "System Administration"`, roff(date), roff(version))
+	w(".SH NAME")
+	w(`diagagent \- distributed fault\-management agent (Hi\-ADSD, vCube, DIAGNOSIS\-MIB)`)
+	w(".SH SYNOPSIS")
+	w(`.B diagagent`)
+	w(`[\fB\-config\fR \fIfile\fR] [\fB\-config.check\fR] [\fB\-version\fR] [\fB\-\fIkey\fR \fIvalue\fR]...`)
+	w(".SH DESCRIPTION")
+	w("One agent runs on every workstation of a LAN, all with the same node list.")
+	w("The agents test each other over SNMP, falling back to ICMP echo (a host that answers ping")
+	w("but not SNMP is partial), share what they learn with the Hi\\-ADSD or vCube diagnosis")
+	w("algorithm, and serve the view of every node in the DIAGNOSIS\\-MIB, so")
+	w(`.B snmpwalk`)
+	w("on any workstation shows the state of every node. Each new event goes to the management")
+	w("station as an SNMP notification. Devices that run no agent (printers) are tested only.")
+	w(".SH OPTIONS")
+	w(".TP")
+	w(`.BI \-config " file"`)
+	w(`The YAML configuration (default \fI%s\fR).`, roff(DefaultPath))
+	w(".TP")
+	w(`.B \-config.check`)
+	w("Validate the configuration and the state directory, print one line and exit: 0 when valid, 2 with one line naming the first wrong key.")
+	w(".TP")
+	w(`.B \-version`)
+	w("Print the version and exit.")
+	w(".TP")
+	w(`.BI \- key " value"`)
+	w("Set any key below that is not a list, e.g. \\fB\\-snmp.listen\\fR auto.")
+	w(".SH CONFIGURATION")
+	w("Each key is read from the file, then from its environment variable, then from its flag; the last one given wins.")
+	w("Lists (the node list, SNMPv3 users) come from the file only.")
+	for _, k := range Keys() {
+		w(".TP")
+		w(`.B %s`, roff(k.Name))
+		w("%s.", roff(k.Doc))
+		if k.FileOnly {
+			w("File only; each entry has:")
+			for _, f := range structFields(k.typ.Elem()) {
+				w(".RS")
+				w(".TP")
+				w(`.B %s`, roff(f.name))
+				w("%s", roff(f.doc))
+				w(".RE")
+			}
+			continue
+		}
+		def := "(empty)"
+		if k.Default != "" {
+			def = `\fB` + roff(k.Default) + `\fR`
+		}
+		w(`Default %s; variable \fB%s\fR, flag \fB\-%s\fR.`, def, roff(k.Env), roff(k.Name))
+	}
+	w(".SH SIGNALS")
+	w("SIGTERM and SIGINT stop the agent: it saves its state and sends the notifications still queued for a moment.")
+	w(".SH FILES")
+	w(".TP")
+	w(`.I %s`, roff(DefaultPath))
+	w("The configuration; it holds communities and pass phrases, keep it readable by root only.")
+	w(".TP")
+	w(".I /var/lib/diagagent")
+	w("The state that survives a restart (state_dir): event counters and table, the station, the SNMP engine ID and boots.")
+	w(".TP")
+	w(".I /usr/share/snmp/mibs/DIAGNOSIS\\-MIB.txt")
+	w("The MIB, where net\\-snmp's tools look.")
+	w(".SH EXAMPLES")
+	w(".nf")
+	w(`snmpwalk \-v2c \-c public \-m DIAGNOSIS\-MIB 192.0.2.1 diagnosisMIB`)
+	w(`diagagent \-config /etc/diagagent/diagagent.yaml \-config.check`)
+	w(".fi")
+	w(".SH SEE ALSO")
+	w(".BR snmpwalk (1),")
+	w(".BR snmptrapd (8),")
+	w(".BR snmpd (8)")
+	return b.String()
+}
+
+// roff escapes text for a man page: backslashes, and hyphens, which roff
+// would otherwise print as typographic dashes; a leading dot or quote would
+// start a request.
+func roff(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\e`)
+	s = strings.ReplaceAll(s, "-", `\-`)
+	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
+		s = `\&` + s
+	}
+	return s
+}
