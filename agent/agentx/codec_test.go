@@ -124,7 +124,7 @@ func TestLittleEndian(t *testing.T) {
 	b = binary.LittleEndian.AppendUint32(b, 8)  // transaction
 	b = binary.LittleEndian.AppendUint32(b, 9)  // packet
 	b = binary.LittleEndian.AppendUint32(b, 20) // payload: wrong, the range is 16 bytes
-	b = append(b, 2, 4, 0, 0)                  // start 1.3.6.1.4.1.200
+	b = append(b, 2, 4, 0, 0)                   // start 1.3.6.1.4.1.200
 	b = binary.LittleEndian.AppendUint32(b, 1)
 	b = binary.LittleEndian.AppendUint32(b, 200)
 	b = append(b, 0, 0, 0, 0) // no end
