@@ -47,6 +47,17 @@ func FreeUDPPort(t testing.TB, host string) int {
 	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
+// FreeTCPPort returns a TCP port that was free on host a moment ago.
+func FreeTCPPort(t testing.TB, host string) int {
+	t.Helper()
+	l, err := net.Listen("tcp4", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatalf("free TCP port on %s: %v", host, err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
 // Env is the environment for net-snmp programs: no MIBs loaded unless asked,
 // and persistent files kept in dir instead of /var/lib/snmp.
 func Env(dir string) []string {
