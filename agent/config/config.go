@@ -36,6 +36,10 @@ type Config struct {
 
 // SNMP configures the agent's SNMP responder.
 type SNMP struct {
+	// Mode is ModeStandalone (serve Listen) or ModeAgentX (through the host's snmpd).
+	Mode string `mapstructure:"mode" doc:"standalone: serve snmp.listen; agentx: serve the DIAGNOSIS-MIB through the host's snmpd (master agentx) at snmp.agentx"`
+	// AgentX is the master's socket: "unix:PATH" or "tcp:HOST:PORT", as snmpd.conf's agentXSocket.
+	AgentX string `mapstructure:"agentx" doc:"the AgentX master's socket, unix:PATH or tcp:HOST:PORT (snmpd.conf's agentXSocket)"`
 	// Listen is the UDP address served: "a.b.c.d:port", or ListenAuto for this node's entry in Nodes.
 	Listen string `mapstructure:"listen" doc:"UDP address to serve, a.b.c.d:port, or auto for this node's address and port in nodes"`
 	// Communities are the SNMPv2c community strings.

@@ -41,6 +41,12 @@ const (
 	AccessWrite = "write"
 )
 
+// The modes SNMP.Mode may name.
+const (
+	ModeStandalone = "standalone"
+	ModeAgentX     = "agentx"
+)
+
 // DefaultPort is the UDP port of a node whose entry gives none.
 const DefaultPort = 161
 
@@ -57,6 +63,8 @@ func Default() Config {
 		Algorithm: AlgorithmVCube,
 		Interval:  30 * time.Second,
 		SNMP: SNMP{
+			Mode:        ModeStandalone,
+			AgentX:      "unix:/var/agentx/master",
 			Listen:      "0.0.0.0:" + strconv.Itoa(DefaultPort),
 			Communities: Communities{Read: "public"},
 			Allow:       Allow{Read: everywhere(), Write: everywhere()},

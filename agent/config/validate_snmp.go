@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
 
@@ -12,7 +13,16 @@ import (
 // validate checks the responder's keys; v3User is test.v3_user, which may stand in
 // for an empty read community.
 func (s SNMP) validate(m *mistakes, v3User string) {
-	validateListen(m, "snmp.listen", s.Listen, false)
+	switch s.Mode {
+	case ModeStandalone:
+		validateListen(m, "snmp.listen", s.Listen, false)
+	case ModeAgentX:
+		if _, _, err := s.AgentXSocket(); err != nil {
+			m.add("snmp.agentx", "%v", err)
+		}
+	default:
+		m.add("snmp.mode", "%q is not a mode; use standalone or agentx", s.Mode)
+	}
 	if s.Communities.Read == "" && v3User == "" {
 		m.add("snmp.communities.read", "is empty while test.v3_user is unset, so peers could not test this node; set a community or test.v3_user")
 	}
@@ -137,4 +147,20 @@ func displayString(m *mistakes, key, s string) {
 			return
 		}
 	}
+}
+
+// AgentXSocket splits snmp.agentx into the network and address to dial:
+// "unix:/var/agentx/master" or "tcp:127.0.0.1:705", as net-snmp writes them.
+func (s SNMP) AgentXSocket() (network, address string, err error) {
+	network, address, ok := strings.Cut(s.AgentX, ":")
+	switch {
+	case !ok || address == "":
+	case network == "unix" && strings.HasPrefix(address, "/"):
+		return network, address, nil
+	case network == "tcp":
+		if _, port, err := net.SplitHostPort(address); err == nil && port != "" {
+			return network, address, nil
+		}
+	}
+	return "", "", fmt.Errorf("%q is not a master socket; write unix:/path (snmpd's default unix:/var/agentx/master) or tcp:host:port", s.AgentX)
 }

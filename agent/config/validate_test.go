@@ -70,6 +70,8 @@ func mistakeCases() []mistakeCase {
 		{name: "no read community, no v3", yaml: minimal + "snmp: {communities: {read: ''}}\n", key: "snmp.communities.read", want: ErrBadValue, hint: "test.v3_user"},
 		{name: "bad engine id", yaml: minimal + "snmp: {engine_id: 80zz}\n", key: "snmp.engine_id", want: ErrBadValue, hint: "hex digits"},
 		{name: "short engine id", yaml: minimal + "snmp: {engine_id: '8000'}\n", key: "snmp.engine_id", want: ErrBadValue, hint: "2 octets"},
+		{name: "unknown mode", yaml: minimal + "snmp: {mode: proxy}\n", key: "snmp.mode", want: ErrBadValue, hint: "standalone or agentx"},
+		{name: "bad master socket", yaml: minimal + "snmp: {mode: agentx, agentx: 'udp:localhost:705'}\n", key: "snmp.agentx", want: ErrBadValue, hint: "unix:/path"},
 		{name: "no workers", yaml: minimal + "snmp: {max_workers: 0}\n", key: "snmp.max_workers", want: ErrBadValue, hint: "1..1024"},
 		{name: "contact too long", yaml: minimal + "snmp: {sys_contact: " + strings.Repeat("a", 256) + "}\n", key: "snmp.sys_contact",
 			want: ErrBadValue, hint: "at most 255"},
@@ -188,4 +190,20 @@ func TestSeveralMistakes(t *testing.T) {
 // TestDefaultNeedsNodes checks that Default alone does not validate, and only for want of nodes.
 func TestDefaultNeedsNodes(t *testing.T) {
 	checkOneLine(t, Default().Validate(), "nodes", "list every node")
+}
+
+func TestAgentXSocket(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"unix:/var/agentx/master": {"unix", "/var/agentx/master"},
+		"tcp:127.0.0.1:705":       {"tcp", "127.0.0.1:705"},
+		"tcp:localhost:705":       {"tcp", "localhost:705"},
+		"unix:relative":           {},
+		"tcp:localhost":           {},
+		"/var/agentx/master":      {},
+	} {
+		n, a, err := SNMP{AgentX: in}.AgentXSocket()
+		if (err == nil) != (want[0] != "") || n != want[0] || a != want[1] {
+			t.Errorf("%q: %q %q %v, want %q", in, n, a, err, want)
+		}
+	}
 }

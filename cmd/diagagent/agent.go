@@ -12,6 +12,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -34,7 +35,8 @@ type agent struct {
 	daemon    *daemon.Daemon
 	responder *snmp.Responder
 	notifier  *traps.Notifier
-	web       *web.Server // nil when web.listen is empty
+	web       *web.Server       // nil when web.listen is empty
+	subagent  *agentx.Subagent // snmp.mode agentx: served through the host's snmpd, conn is nil
 	conn      net.PacketConn
 	webLn     net.Listener
 	log       *logrus.Entry
@@ -81,13 +83,22 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		a.notifier.Close()
 		return nil, fmt.Errorf("snmp: %w", err)
 	}
-	listen := cfg.SNMPListen(id)
-	if a.conn, err = net.ListenPacket("udp4", listen.String()); err != nil {
-		a.notifier.Close()
-		return nil, bindError("snmp.listen", "udp", listen.String(), err)
+	if cfg.SNMP.Mode == config.ModeAgentX {
+		if a.subagent, err = newSubagent(cfg, a.responder, log); err != nil {
+			a.notifier.Close()
+			return nil, err
+		}
+	} else {
+		listen := cfg.SNMPListen(id)
+		if a.conn, err = net.ListenPacket("udp4", listen.String()); err != nil {
+			a.notifier.Close()
+			return nil, bindError("snmp.listen", "udp", listen.String(), err)
+		}
 	}
 	if err := a.openWeb(cfg, id, metrics); err != nil {
-		a.conn.Close()
+		if a.conn != nil {
+			a.conn.Close()
+		}
 		a.notifier.Close()
 		return nil, err
 	}
@@ -143,8 +154,14 @@ func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
 	return nil
 }
 
-// Addr is the UDP address the responder serves.
-func (a *agent) Addr() net.Addr { return a.conn.LocalAddr() }
+// Serving says where the agent answers SNMP: its UDP address, or the
+// AgentX master it serves through.
+func (a *agent) Serving(cfg config.Config) string {
+	if a.subagent != nil {
+		return "agentx " + cfg.SNMP.AgentX
+	}
+	return a.conn.LocalAddr().String()
+}
 
 // WebAddr is the TCP address of the page, nil when web.listen is empty.
 func (a *agent) WebAddr() net.Addr {
@@ -161,7 +178,11 @@ func (a *agent) run(ctx context.Context) error {
 		a.log.WithError(err).Warn("coldStart not sent")
 	}
 	served := make(chan error, 1)
-	go func() { served <- a.responder.Serve(a.conn) }()
+	if a.subagent != nil {
+		go func() { served <- a.subagent.Run(ctx) }()
+	} else {
+		go func() { served <- a.responder.Serve(a.conn) }()
+	}
 	webDone := make(chan error, 1)
 	if a.web != nil {
 		go func() { webDone <- a.web.Serve(ctx, a.webLn) }()
@@ -287,10 +308,29 @@ func bindError(key, network, addr string, err error) error {
 		return fmt.Errorf("%s: cannot bind %s/%s: permission denied; a port below 1024 needs root or CAP_NET_BIND_SERVICE "+
 			"(the package's unit grants it; by hand: setcap cap_net_bind_service,cap_net_raw+ep on the binary), or serve a port above 1023", key, network, addr)
 	case errors.Is(err, syscall.EADDRINUSE) && key == "snmp.listen":
-		return fmt.Errorf("%s: cannot bind %s/%s: already in use, most likely by the host's snmpd; "+
-			"serve another port (this node's port in nodes and snmp.listen: auto, such as 1161) or stop snmpd", key, network, addr)
+		return fmt.Errorf("%s: cannot bind %s/%s: already in use, most likely by the host's snmpd; serve through it "+
+			"(snmp.mode: agentx, with master agentx in snmpd.conf) or serve another port (this node's port in nodes and snmp.listen: auto, such as 1161)", key, network, addr)
 	case errors.Is(err, syscall.EADDRINUSE):
 		return fmt.Errorf("%s: cannot bind %s/%s: already in use; choose another port or leave %s empty", key, network, addr, key)
 	}
 	return fmt.Errorf("%s: cannot bind %s/%s: %w", key, network, addr, err)
+}
+
+// newSubagent builds the AgentX session that serves the DIAGNOSIS-MIB through
+// the host's snmpd (snmp.mode agentx).
+func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agentx.Subagent, error) {
+	root, err := snmp.ParseOID(mib.DiagnosisMIB)
+	if err != nil {
+		return nil, err
+	}
+	ax := agentx.Default()
+	ax.Network, ax.Address, _ = cfg.SNMP.AgentXSocket()
+	ax.Subtree, ax.ID = agentx.OID(root), agentx.OID(root)
+	ax.Descr = sysDescr(version.Get(), cfg.Algorithm)
+	ax.Log = log
+	s, err := agentx.New(ax, r.AgentX(ax.Subtree))
+	if err != nil {
+		return nil, fmt.Errorf("snmp.agentx: %w", err)
+	}
+	return s, nil
 }

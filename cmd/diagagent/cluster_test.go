@@ -59,6 +59,7 @@ type cluster struct {
 	algo    string
 	printer string // "address:port" of the tested-only node, "" if none
 	webPort int    // TCP port of every agent's page (web.listen auto:PORT), 0 if none
+	masters []*netsnmptest.SNMPD // with clusterSpec.agentx: agent k's snmpd, at its address
 }
 
 // clusterSpec is what a test asks of a cluster.
@@ -72,6 +73,7 @@ type clusterSpec struct {
 	web      bool   // serve the page on auto:PORT, a TCP port free on every address
 	traps    string // more keys of the traps section, one "key: value" per line
 	snmp     string // more keys of the snmp section, one "key: value" per line
+	agentx   bool   // each agent serves through an snmpd of its own (master agentx) at its address
 }
 
 // newCluster writes the shared configuration; start launches the agents.
@@ -82,6 +84,9 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	var b strings.Builder
 	fmt.Fprintf(&b, "algorithm: %s\ninterval: %s\n", s.algo, testInterval)
 	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n%s", indent(s.snmp))
+	if s.agentx {
+		b.WriteString("  mode: agentx\n")
+	}
 	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: 1\n", testTimeout, testRetries, pingTimeout)
 	fmt.Fprintf(&b, "nodes:\n")
 	for k := 0; k < s.agents; k++ {
@@ -110,6 +115,13 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	c.conf = filepath.Join(c.dir, "cluster.yaml")
 	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if s.agentx {
+		for k := 0; k < s.agents; k++ {
+			c.masters = append(c.masters, netsnmptest.StartSNMPD(t, c.addr(k), "public", []string{
+				"master agentx", "agentXSocket unix:" + c.agentxSocket(k), "agentXTimeout 1", "agentXRetries 0",
+				"rocommunity public 127.0.0.0/8", "rwcommunity private 127.0.0.0/8"}))
+		}
 	}
 	c.procs = make([]*exec.Cmd, s.agents)
 	c.exited = make([]chan struct{}, s.agents)
@@ -181,6 +193,9 @@ func tcpFreeOn(port, n int) bool {
 	return true
 }
 
+// agentxSocket is where agent k's snmpd listens for its subagent.
+func (c *cluster) agentxSocket(k int) string { return filepath.Join(c.dir, fmt.Sprintf("agentx%d.sock", k)) }
+
 // addr is agent k's SNMP address (k is the 0-based id).
 func (c *cluster) addr(k int) string { return fmt.Sprintf("127.0.0.%d:%d", k+1, c.port) }
 
@@ -200,7 +215,11 @@ func (c *cluster) start(k int) {
 		c.t.Fatal(err)
 	}
 	defer logf.Close()
-	cmd := exec.Command(binPath, "-config", c.conf, "-id", strconv.Itoa(k))
+	args := []string{"-config", c.conf, "-id", strconv.Itoa(k)}
+	if c.masters != nil {
+		args = append(args, "-snmp.agentx", "unix:"+c.agentxSocket(k))
+	}
+	cmd := exec.Command(binPath, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start agent %d: %v", k, err)

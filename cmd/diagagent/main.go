@@ -75,7 +75,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Addr().String(), "algorithm": cfg.Algorithm,
+	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
 	if w := a.WebAddr(); w != nil {
 		f["web"] = "http://" + w.String() + "/"

@@ -67,7 +67,7 @@ func TestBindErrorSaysWhatToDo(t *testing.T) {
 		want []string
 	}{
 		{"snmp.listen", wrap(syscall.EACCES), []string{"snmp.listen: cannot bind udp/0.0.0.0:161", "CAP_NET_BIND_SERVICE", "setcap"}},
-		{"snmp.listen", wrap(syscall.EADDRINUSE), []string{"already in use", "snmpd", "1161"}},
+		{"snmp.listen", wrap(syscall.EADDRINUSE), []string{"already in use", "snmpd", "snmp.mode: agentx", "1161"}},
 		{"web.listen", wrap(syscall.EADDRINUSE), []string{"web.listen: cannot bind", "leave web.listen empty"}},
 		{"snmp.listen", wrap(syscall.EADDRNOTAVAIL), []string{"snmp.listen: cannot bind", "cannot assign requested address"}},
 	} {

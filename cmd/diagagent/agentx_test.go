@@ -1,0 +1,53 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/internal/netsnmptest"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// TestAgentXCluster runs 8 agents in AgentX mode, each under an snmpd of
+// its own (master agentx) at its address, as on 8 workstations: the agents
+// test each other through their snmpds and agree; a stopped agent leaves
+// its snmpd answering without the DIAGNOSIS-MIB, so it is partial
+// everywhere and the station hears of it; a SET of nmsID through one snmpd
+// reaches every agent; the restarted agent registers again.
+func TestAgentXCluster(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	station := fmt.Sprintf("127.0.0.100:%d", port)
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station, agentx: true})
+	c.startAll()
+	bound := latencyBound("vcube", 8)
+	took := c.waitFor("every agent holds every node fault-free", 2*bound, func() bool { return c.allFaultFree(8) })
+	t.Logf("8 agents in AgentX mode: every node fault-free everywhere after %v", took.Round(time.Millisecond))
+
+	c.stop(4, syscall.SIGTERM)
+	took = c.waitFor("every agent holds node 5 partial", bound, func() bool { return c.everyoneSees(5, 2) })
+	t.Logf("agent 5 stopped (its snmpd still up): partial everywhere after %v", took.Round(time.Millisecond))
+	if _, err := trapd.Wait(bound, 0, notificationAbout(5, 2)); err != nil {
+		t.Fatalf("station got no notification that node 5 is partial: %v", err)
+	}
+	if out, err := c.snmp("snmpset", 2, mib.NMSID0, "a", "127.0.0.101"); err != nil {
+		t.Fatalf("SET nmsID through agent 3's snmpd: %v: %s", err, out)
+	}
+	c.waitFor("every agent holds nmsID 127.0.0.101", bound, func() bool {
+		for _, k := range c.running() {
+			out, err := c.snmp("snmpget", k, "-Oqv", mib.NMSID0)
+			if err != nil || strings.TrimSpace(out) != "127.0.0.101" {
+				return false
+			}
+		}
+		return true
+	})
+	c.start(4)
+	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
+	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
+}
