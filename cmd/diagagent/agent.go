@@ -35,7 +35,7 @@ type agent struct {
 	daemon    *daemon.Daemon
 	responder *snmp.Responder
 	notifier  *traps.Notifier
-	web       *web.Server       // nil when web.listen is empty
+	web       *web.Server      // nil when web.listen is empty
 	subagent  *agentx.Subagent // snmp.mode agentx: served through the host's snmpd, conn is nil
 	conn      net.PacketConn
 	webLn     net.Listener

@@ -57,8 +57,8 @@ type cluster struct {
 	exited  []chan struct{}
 	logs    []string
 	algo    string
-	printer string // "address:port" of the tested-only node, "" if none
-	webPort int    // TCP port of every agent's page (web.listen auto:PORT), 0 if none
+	printer string               // "address:port" of the tested-only node, "" if none
+	webPort int                  // TCP port of every agent's page (web.listen auto:PORT), 0 if none
 	masters []*netsnmptest.SNMPD // with clusterSpec.agentx: agent k's snmpd, at its address
 }
 
@@ -194,7 +194,9 @@ func tcpFreeOn(port, n int) bool {
 }
 
 // agentxSocket is where agent k's snmpd listens for its subagent.
-func (c *cluster) agentxSocket(k int) string { return filepath.Join(c.dir, fmt.Sprintf("agentx%d.sock", k)) }
+func (c *cluster) agentxSocket(k int) string {
+	return filepath.Join(c.dir, fmt.Sprintf("agentx%d.sock", k))
+}
 
 // addr is agent k's SNMP address (k is the 0-based id).
 func (c *cluster) addr(k int) string { return fmt.Sprintf("127.0.0.%d:%d", k+1, c.port) }
