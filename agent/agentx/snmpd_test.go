@@ -39,6 +39,7 @@ func startMaster(t *testing.T, transport string) *master {
 	m.SNMPD = netsnmptest.StartSNMPD(t, addr, "public", []string{
 		"master agentx", "agentXSocket " + sock, "agentXTimeout 2", "agentXRetries 0",
 		"rocommunity public 127.0.0.1", "rwcommunity private 127.0.0.1",
+		"createUser mon SHA-256 authpass123 AES privpass123", "rouser mon priv .1.3.6.1.4.1.200",
 	})
 	return m
 }
@@ -102,6 +103,14 @@ func TestThroughSNMPD(t *testing.T) {
 			}, "\n")
 			if err != nil || walk != want {
 				t.Fatalf("snmpwalk through snmpd: %v\n%s\nwant\n%s", err, walk, want)
+			}
+			v3 := exec.Command(netsnmptest.Binary(t, "snmpwalk"), "-v3", "-u", "mon", "-l", "authPriv", "-a", "SHA-256",
+				"-A", "authpass123", "-x", "AES", "-X", "privpass123", "-t", "3", "-r", "0", "-On", m.Addr, ".1.3.6.1.4.1.200")
+			// The user's view ends at the subtree, and snmpwalk says so after the last object.
+			out, err := v3.CombinedOutput()
+			got, rest, _ := strings.Cut(strings.TrimSpace(string(out)), "\n.1.3.6.1.4.1.200.1.9.0 = No more variables left in this MIB View")
+			if err != nil || got != want || strings.Contains(rest, "\n") {
+				t.Errorf("snmpwalk -v3 through snmpd's user: %v\n%s", err, out)
 			}
 			bulk, err := m.tool(t, "snmpbulkget", "public", "-Cn1", "-Cr2", ".1.3.6.1.4.1.200.1.3", ".1.3.6.1.4.1.200.1.1.1.3")
 			wantBulk := ".1.3.6.1.4.1.200.1.3.0 = IpAddress: 127.0.0.9\n.1.3.6.1.4.1.200.1.1.1.3.1 = INTEGER: 0\n.1.3.6.1.4.1.200.1.1.1.3.2 = INTEGER: 2"
