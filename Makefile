@@ -15,7 +15,7 @@ LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(
 NFPM      ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
 DEB_DIR   ?= $(BIN)
 
-.PHONY: all build deb demo test unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
+.PHONY: all build deb demo test bench-agentx unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
 
 all: build
 
@@ -56,6 +56,11 @@ unit-env:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# bench-agentx: GET latency through snmpd and AgentX against the standalone
+# agent, interleaved on loopback; writes docs/bench-agentx.md. Root.
+bench-agentx:
+	./scripts/bench-agentx.sh
 
 # scenario: seed 002's 37-node experiment on a LAN of network namespaces (root).
 scenario:
