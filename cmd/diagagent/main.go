@@ -75,6 +75,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	go ignoreHangups(ctx, log)
 	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
 	if w := a.WebAddr(); w != nil {
@@ -114,4 +115,22 @@ func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
 		l.SetLevel(lvl)
 	}
 	return logrus.NewEntry(l)
+}
+
+// ignoreHangups keeps SIGHUP (what `systemctl reload` and a closed terminal
+// send) from ending the agent, as its default action would, silently and
+// for good under Restart=on-failure. The configuration is read at start
+// only, so each SIGHUP is logged with what to do instead.
+func ignoreHangups(ctx context.Context, log *logrus.Entry) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			log.Warn("SIGHUP: the configuration is read at start only; restart the agent to apply a changed file")
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,5 +91,28 @@ func TestPortTakenSaysWhatToDo(t *testing.T) {
 	if !strings.Contains(msg, fmt.Sprintf("snmp.listen: cannot bind udp/127.0.0.1:%d: already in use, most likely by the host's snmpd", port)) ||
 		strings.Count(msg, "\n") != 1 {
 		t.Errorf("the agent said %q", msg)
+	}
+}
+
+// TestHangupDoesNotStopTheAgent: SIGHUP (systemctl reload, a closed
+// terminal) ended the agent without a word; now it is logged and the agent
+// goes on answering.
+func TestHangupDoesNotStopTheAgent(t *testing.T) {
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:162"})
+	c.start(0)
+	if err := c.procs[0].Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFor("the agent logs the SIGHUP", notifyWait, func() bool {
+		b, _ := os.ReadFile(c.logs[0])
+		return strings.Contains(string(b), "SIGHUP: the configuration is read at start only")
+	})
+	select {
+	case <-c.exited[0]:
+		t.Fatal("the agent exited on SIGHUP")
+	default:
+	}
+	if _, err := c.statuses(0); err != nil {
+		t.Errorf("after SIGHUP the agent does not answer: %v", err)
 	}
 }
