@@ -64,6 +64,7 @@ func ManPage(version, date string) string {
 	}
 	w(".SH SIGNALS")
 	w("SIGTERM and SIGINT stop the agent: it saves its state and sends the notifications still queued for a moment.")
+	w("SIGHUP is logged and otherwise ignored: the configuration is read at start only.")
 	w(".SH FILES")
 	w(".TP")
 	w(`.I %s`, roff(DefaultPath))
