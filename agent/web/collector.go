@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/mib"
@@ -14,6 +15,7 @@ import (
 // descs are the descriptions of the metrics read at scrape time.
 type descs struct {
 	nodeStatus, nodes, up, lastSeq, notif, pending, snmpIn, snmpOut, snmpReq, snmpServed, snmpDrop, boots *prometheus.Desc
+	axUp, axSessions, axRequests                                                                          *prometheus.Desc
 }
 
 // newDescs describes the scrape-time metrics.
@@ -47,23 +49,30 @@ func newDescs() descs {
 		boots: prometheus.NewDesc("diagagent_snmp_engine_boots",
 			"snmpEngineBoots served; 2147483647 means latched (RFC 3414 2.2.2): it could not be saved, "+
 				"so every authenticated SNMPv3 request is refused until a restart with a writable state_dir.", nil, nil),
+		axUp: prometheus.NewDesc("diagagent_agentx_connected",
+			"1 while the AgentX session with the host's snmpd is open and the DIAGNOSIS-MIB registered (snmp.mode agentx).", nil, nil),
+		axSessions: prometheus.NewDesc("diagagent_agentx_sessions_total",
+			"AgentX sessions opened with the master since start; more than one means snmpd restarted or the session broke.", nil, nil),
+		axRequests: prometheus.NewDesc("diagagent_agentx_requests_total",
+			"Requests the master forwarded through AgentX and the agent answered.", nil, nil),
 	}
 }
 
 // collector reads the view and the responder's and notifier's own counters
 // at scrape time, so nothing is counted twice.
 type collector struct {
-	cfg   config.Config
-	src   Source
-	snmp  func() snmp.Stats
-	traps func() traps.Stats
-	d     descs
+	cfg    config.Config
+	src    Source
+	snmp   func() snmp.Stats
+	traps  func() traps.Stats
+	agentx func() agentx.State
+	d      descs
 }
 
 // Describe sends the descriptions of every metric Collect may send.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.nodeStatus, c.d.nodes, c.d.up, c.d.lastSeq, c.d.notif, c.d.pending,
-		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop, c.d.boots} {
+		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop, c.d.boots, c.d.axUp, c.d.axSessions, c.d.axRequests} {
 		ch <- d
 	}
 }
@@ -76,6 +85,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.snmp != nil {
 		c.collectSNMP(ch, c.snmp())
+	}
+	if c.agentx != nil {
+		s := c.agentx()
+		ch <- prometheus.MustNewConstMetric(c.d.axUp, prometheus.GaugeValue, bool01(s.Connected))
+		ch <- prometheus.MustNewConstMetric(c.d.axSessions, prometheus.CounterValue, float64(s.Sessions))
+		ch <- prometheus.MustNewConstMetric(c.d.axRequests, prometheus.CounterValue, float64(s.Requests))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/mib"
@@ -37,6 +38,9 @@ type Options struct {
 	// counters at scrape time; nil leaves those metrics out.
 	SNMPStats func() snmp.Stats
 	TrapStats func() traps.Stats
+	// AgentX reads the AgentX session's state (snmp.mode agentx); nil
+	// leaves the diagagent_agentx_* metrics out.
+	AgentX func() agentx.State
 	// Log receives the HTTP server's complaints (bad requests, broken
 	// connections) at warning level; nil discards them.
 	Log *logrus.Entry
@@ -77,7 +81,7 @@ func New(o Options) (*Server, error) {
 		l.SetLevel(logrus.PanicLevel)
 		s.log = logrus.NewEntry(l)
 	}
-	c := &collector{cfg: o.Config, src: o.Source, snmp: o.SNMPStats, traps: o.TrapStats, d: newDescs()}
+	c := &collector{cfg: o.Config, src: o.Source, snmp: o.SNMPStats, traps: o.TrapStats, agentx: o.AgentX, d: newDescs()}
 	if err := s.metrics.reg.Register(c); err != nil {
 		return nil, fmt.Errorf("web: metrics: %w", err)
 	}

@@ -142,8 +142,12 @@ func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
 	if !ok {
 		return nil
 	}
-	srv, err := web.New(web.Options{Config: cfg, ID: id, Source: a.daemon, Metrics: m,
-		SNMPStats: a.responder.Stats, TrapStats: a.notifier.Stats, Log: a.log})
+	o := web.Options{Config: cfg, ID: id, Source: a.daemon, Metrics: m,
+		SNMPStats: a.responder.Stats, TrapStats: a.notifier.Stats, Log: a.log}
+	if a.subagent != nil {
+		o.AgentX = a.subagent.State
+	}
+	srv, err := web.New(o)
 	if err != nil {
 		return err
 	}

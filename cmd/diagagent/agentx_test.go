@@ -23,7 +23,7 @@ func TestAgentXCluster(t *testing.T) {
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
-	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station, agentx: true})
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station, agentx: true, web: true})
 	c.startAll()
 	bound := latencyBound("vcube", 8)
 	took := c.waitFor("every agent holds every node fault-free", 2*bound, func() bool { return c.allFaultFree(8) })
@@ -50,4 +50,15 @@ func TestAgentXCluster(t *testing.T) {
 	c.start(4)
 	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
 	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
+
+	// Agent 3's snmpd restarts: the agent registers again, and its metrics say so.
+	c.masters[2].Stop()
+	c.masters[2].Start(t)
+	c.waitFor("agent 3 registered with its restarted snmpd", bound, func() bool {
+		fams := scrapeAgent(t, c.webURL(2))
+		return sample(fams, "diagagent_agentx_connected") == 1 && sample(fams, "diagagent_agentx_sessions_total") == 2
+	})
+	if _, err := c.statuses(2); err != nil {
+		t.Errorf("agent 3 through its restarted snmpd: %v", err)
+	}
 }
