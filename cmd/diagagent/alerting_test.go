@@ -38,10 +38,10 @@ func promtool(t *testing.T, dir string, args ...string) string {
 
 // TestAlertRules checks the alerting rules with promtool and runs their
 // unit tests: a crashed node, one cut-off agent that must not raise an
-// alert alone, a partial node, a stalled loop, dropped notifications and
-// an unwritable state_dir.
+// alert alone, a partial node, a stalled loop, a lost AgentX session,
+// dropped notifications and an unwritable state_dir.
 func TestAlertRules(t *testing.T) {
-	if out := promtool(t, ".", "check", "rules", rulesFile); !strings.Contains(out, "SUCCESS: 5 rules found") {
+	if out := promtool(t, ".", "check", "rules", rulesFile); !strings.Contains(out, "SUCCESS: 6 rules found") {
 		t.Errorf("promtool check rules: %s", out)
 	}
 	if out := promtool(t, filepath.Dir(rulesTestFile), "test", "rules", filepath.Base(rulesTestFile)); !strings.Contains(out, "SUCCESS") {
@@ -118,11 +118,13 @@ func exported(fams map[string]*dto.MetricFamily) map[string]bool {
 	return names
 }
 
-// TestRulesAndDashboardUseExportedMetrics scrapes a running agent and
-// checks that every diagagent_ metric the rules and the dashboard name is
-// one it exports, so a renamed metric cannot leave an alert that never fires.
+// TestRulesAndDashboardUseExportedMetrics scrapes a running agent (in
+// AgentX mode, which exports every metric the standalone agent does and
+// its session's) and checks that every diagagent_ metric the rules and the
+// dashboard name is one it exports, so a renamed metric cannot leave an
+// alert that never fires.
 func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
-	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:162", web: true})
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:162", web: true, agentx: true})
 	c.start(0)
 	c.waitFor("agent 1 serves /metrics", 10*time.Second, func() bool { return httpOK(c.webURL(0) + "metrics") })
 	names := exported(scrapeAgent(t, c.webURL(0)))
