@@ -32,7 +32,7 @@ func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
 		MaxOids:        gosnmp.MaxOids,
 		MaxRepetitions: uint32(p.cfg.MaxRepetitions),
 	}
-	if p.cfg.Source.IsValid() {
+	if sameFamily(p.cfg.Source, t.Addr) {
 		g.LocalAddr = netip.AddrPortFrom(p.cfg.Source.Unmap(), 0).String()
 	}
 	p.setSecurity(g, t)

@@ -5,9 +5,12 @@ package probe
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -128,5 +131,23 @@ func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
 	<-p.slots
 	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
 		t.Fatalf("after release: got %+v, want fault-free", res)
+	}
+}
+
+// TestProbeOverIPv6: a peer at an IPv6 address is tested over UDP6, and
+// once its agent stops, found partial by an ICMPv6 echo.
+func TestProbeOverIPv6(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "::1")
+	d := netsnmptest.StartSNMPD(t, fmt.Sprintf("[::1]:%d", port), "public",
+		[]string{"rocommunity6 public ::1", "dontLogTCPWrappersConnects yes", upLine("1")})
+	target := Target{Addr: netip.MustParseAddr("::1"), Port: uint16(port)}
+	p := newTestProber(t, nil)
+	if res := p.Probe(probeContext(t), target); res.Status != mib.StatusFaultFree || res.SNMPErr != nil {
+		t.Fatalf("over UDP6: got %+v, want fault-free", res)
+	}
+	d.Stop()
+	res := p.Probe(probeContext(t), target)
+	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
+		t.Fatalf("after stop: got %+v, want partial by ICMPv6 echo", res)
 	}
 }

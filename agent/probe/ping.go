@@ -41,14 +41,18 @@ func (ip *ICMPPinger) Ping(ctx context.Context, addr netip.Addr) (time.Duration,
 	if ip.Timeout <= 0 {
 		return 0, fmt.Errorf("%w: ICMPPinger.Timeout %s: want > 0", ErrConfig, ip.Timeout)
 	}
-	if !addr.Unmap().Is4() {
+	if (Target{Addr: addr}).check() != nil {
 		return 0, fmt.Errorf("ping %q: %w", addr, ErrBadTarget)
 	}
 	pg := probing.New(addr.Unmap().String())
 	pg.SetPrivileged(ip.Privileged)
-	pg.SetNetwork("ip4")
+	if addr.Unmap().Is4() {
+		pg.SetNetwork("ip4")
+	} else {
+		pg.SetNetwork("ip6") // ICMPv6 echo
+	}
 	pg.SetLogger(probing.NoopLogger{})
-	if ip.Source.IsValid() {
+	if sameFamily(ip.Source, addr) {
 		pg.Source = ip.Source.Unmap().String()
 	}
 	pg.Count = max(ip.Count, 1)

@@ -48,7 +48,7 @@ type Target struct {
 // Result is the outcome of one test of a peer.
 type Result struct {
 	// Status is fault-free, faulty or partial; unknown only when ctx ended
-	// first or the target has no IPv4 address.
+	// first or the target has no usable address.
 	Status mib.Status
 	// RTT is the round-trip time of the answer that decided (SNMP or ICMP),
 	// 0 when nothing answered.
@@ -61,12 +61,18 @@ type Result struct {
 	Duration time.Duration
 }
 
-// check rejects a target the prober cannot address.
+// check rejects a target the prober cannot address: it needs a unicast
+// IPv4 or IPv6 address (an IPv4-mapped one counts as IPv4).
 func (t Target) check() error {
-	if !t.Addr.Unmap().Is4() {
+	if a := t.Addr.Unmap(); !a.IsValid() || a.IsUnspecified() || a.IsMulticast() {
 		return fmt.Errorf("%w: got %q", ErrBadTarget, t.Addr)
 	}
 	return nil
+}
+
+// sameFamily reports whether source can send to addr: set, and of its family.
+func sameFamily(source, addr netip.Addr) bool {
+	return source.IsValid() && source.Unmap().Is4() == addr.Unmap().Is4()
 }
 
 // Prober tests peers as in seed 002 section 5.3: SNMP first, ICMP echo second.

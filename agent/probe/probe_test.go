@@ -82,9 +82,9 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	}
 }
 
-func TestProbeRejectsTargetWithoutIPv4(t *testing.T) {
+func TestProbeRejectsTargetWithoutAddress(t *testing.T) {
 	p := newTestProber(t, nil)
-	for _, a := range []netip.Addr{{}, netip.MustParseAddr("::1")} {
+	for _, a := range []netip.Addr{{}, netip.MustParseAddr("::"), netip.MustParseAddr("ff02::1"), netip.MustParseAddr("0.0.0.0")} {
 		res := p.Probe(probeContext(t), Target{Addr: a})
 		if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, ErrBadTarget) || res.PingErr != nil {
 			t.Errorf("%q: got %+v, want unknown with ErrBadTarget and no ping", a, res)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -36,10 +37,19 @@ func isExecutable(p string) bool {
 	return err == nil && st.Mode()&0o111 != 0
 }
 
-// FreeUDPPort returns a UDP port that was free on host a moment ago.
+// ToolAddr is how net-snmp's tools and snmpd.conf name the UDP address
+// host:port: as it is for IPv4, as udp6:[host]:port for IPv6.
+func ToolAddr(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil && strings.Contains(host, ":") {
+		return "udp6:" + addr
+	}
+	return "udp:" + addr
+}
+
+// FreeUDPPort returns a UDP port that was free on host (IPv4 or IPv6) a moment ago.
 func FreeUDPPort(t testing.TB, host string) int {
 	t.Helper()
-	c, err := net.ListenPacket("udp4", net.JoinHostPort(host, "0"))
+	c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatalf("free UDP port on %s: %v", host, err)
 	}

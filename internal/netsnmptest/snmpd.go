@@ -30,7 +30,7 @@ func StartSNMPD(t testing.TB, addr, community string, lines []string) *SNMPD {
 	t.Helper()
 	s := &SNMPD{Addr: addr, dir: t.TempDir()}
 	s.conf = filepath.Join(s.dir, "snmpd.conf")
-	conf := append([]string{"agentaddress udp:" + addr}, lines...)
+	conf := append([]string{"agentaddress " + ToolAddr(addr)}, lines...)
 	if err := os.WriteFile(s.conf, []byte(strings.Join(conf, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func (s *SNMPD) awaitAnswer(t testing.TB, community string) error {
 		default:
 		}
 		out, err := exec.Command(Binary(t, "snmpget"), "-v2c", "-c", community, "-t", "0.2", "-r", "0",
-			"-On", s.Addr, ".1.3.6.1.2.1.1.3.0").CombinedOutput()
+			"-On", ToolAddr(s.Addr), ".1.3.6.1.2.1.1.3.0").CombinedOutput()
 		if err == nil && bytes.Contains(out, []byte("Timeticks")) {
 			return nil
 		}
