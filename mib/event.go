@@ -16,8 +16,8 @@ func (e Event) Validate() error {
 		return fmt.Errorf("%w: Seq must be at least 1", ErrInvalidEvent)
 	case e.NodeID < 1 || e.NodeID > MaxNodeID:
 		return fmt.Errorf("%w: NodeID %d is outside 1..%d", ErrInvalidEvent, e.NodeID, MaxNodeID)
-	case !e.Addr.Is4():
-		return fmt.Errorf("%w: Addr %v is not an IPv4 address", ErrInvalidEvent, e.Addr)
+	case !e.Addr.IsValid():
+		return fmt.Errorf("%w: Addr is missing", ErrInvalidEvent)
 	case !e.Status.Valid() || !e.Prev.Valid():
 		return fmt.Errorf("%w: Status %v or Prev %v is not a DiagStatus", ErrInvalidEvent, e.Status, e.Prev)
 	case e.How != SourceDirect && e.How != SourceLearned:

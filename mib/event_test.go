@@ -19,12 +19,13 @@ func TestEventValidate(t *testing.T) {
 		{"Seq", func(e *Event) { e.Seq = 0 }},
 		{"NodeID", func(e *Event) { e.NodeID = 0 }},
 		{"NodeID", func(e *Event) { e.NodeID = MaxNodeID + 1 }},
-		{"Addr", func(e *Event) { e.Addr = netip.MustParseAddr("2001:db8::1") }},
+		{"", func(e *Event) { e.Addr = netip.MustParseAddr("2001:db8::1") }}, // IPv6 nodes have events too
 		{"Addr", func(e *Event) { e.Addr = netip.Addr{} }},
 		{"Status", func(e *Event) { e.Status = 7 }},
 		{"Prev", func(e *Event) { e.Prev = -1 }},
 		{"How", func(e *Event) { e.How = SourceNone }},
 		{"Detector", func(e *Event) { e.Detector = MaxNodeID + 1 }},
+		{"Source", func(e *Event) { e.Source = MaxNodeID + 1 }},
 	}
 	for _, c := range cases {
 		e := good

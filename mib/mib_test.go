@@ -23,6 +23,8 @@ var objects = map[string]string{
 	"nodeTestedOnly":         NodeTestedOnly,
 	"nodeLastChange":         NodeLastChange,
 	"nodeHowLearned":         NodeHowLearned,
+	"nodeAddrType":           NodeAddrType,
+	"nodeAddr":               NodeAddr,
 	"isTestedOnly":           IsTestedOnly,
 	"nmsID":                  NMSID,
 	"hiADSDisUP":             HiADSDisUP,

@@ -1,6 +1,9 @@
 package mib
 
-import "strconv"
+import (
+	"net/netip"
+	"strconv"
+)
 
 // Object identifiers of the DIAGNOSIS-MIB in the dotted form gosnmp uses
 // (leading dot). Scalars also have an instance constant ending in ".0".
@@ -28,6 +31,10 @@ const (
 	NodeLastChange = DiagTreeEntry + ".6"
 	// NodeHowLearned tells how this agent got the entry (see HowLearned).
 	NodeHowLearned = DiagTreeEntry + ".7"
+	// NodeAddrType is the InetAddressType of NodeAddr: ipv4 or ipv6.
+	NodeAddrType = DiagTreeEntry + ".8"
+	// NodeAddr is the node's address, IPv4 or IPv6 (RFC 4001 InetAddress).
+	NodeAddr = DiagTreeEntry + ".9"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -135,6 +142,8 @@ const (
 	ColNodeTestedOnly   = 5
 	ColNodeLastChange   = 6
 	ColNodeHowLearned   = 7
+	ColNodeAddrType     = 8
+	ColNodeAddr         = 9
 )
 
 // Column numbers of DiagEventEntry.
@@ -155,6 +164,23 @@ const (
 	TruthTrue  = 1
 	TruthFalse = 2
 )
+
+// InetAddressType values (RFC 4001) of nodeAddrType.
+const (
+	InetIPv4 = 1
+	InetIPv6 = 2
+)
+
+// InetAddress returns a's nodeAddrType and nodeAddr: IPv4 (an IPv4-mapped
+// address too) as 4 octets, IPv6 as 16.
+func InetAddress(a netip.Addr) (int, []byte) {
+	if a = a.Unmap(); a.Is4() {
+		b := a.As4()
+		return InetIPv4, b[:]
+	}
+	b := a.As16()
+	return InetIPv6, b[:]
+}
 
 // Limits from the MIB's SYNTAX clauses.
 const (

@@ -1,7 +1,9 @@
 package traps
 
 import (
+	"bytes"
 	"errors"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,24 @@ func TestDateAndTime(t *testing.T) {
 	want := []byte{0x07, 0xEA, 11, 21, 11, 5, 59, 7}
 	if got := dateAndTime(at); string(got) != string(want) {
 		t.Errorf("dateAndTime = % x, want % x (UTC)", got, want)
+	}
+}
+
+// TestStatusChangeOfAnIPv6Node: nodeAD keeps the paper's IpAddress (0.0.0.0
+// for an IPv6 node) and nodeAddrType/nodeAddr carry the address itself.
+func TestStatusChangeOfAnIPv6Node(t *testing.T) {
+	e := testEvent(5)
+	e.Addr = netip.MustParseAddr("2001:db8::4")
+	if err := e.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, vb := range statusChange(e).vars {
+		got[vb.Name] = vb.Value
+	}
+	want16 := netip.MustParseAddr("2001:db8::4").As16()
+	if got[mib.TreeCell(mib.ColNodeAD, 4)] != "0.0.0.0" || got[mib.TreeCell(mib.ColNodeAddrType, 4)] != mib.InetIPv6 ||
+		!bytes.Equal(got[mib.TreeCell(mib.ColNodeAddr, 4)].([]byte), want16[:]) {
+		t.Errorf("varbinds %v", got)
 	}
 }

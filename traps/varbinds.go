@@ -36,6 +36,7 @@ type notification struct {
 // statusChange builds the diagNodeStatusChange notification of an event.
 func statusChange(e mib.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
+	addrType, addrBytes := mib.InetAddress(e.Addr)
 	return notification{
 		oid:      mib.DiagNodeStatusChange,
 		generic:  v1GenericSpecific,
@@ -43,13 +44,15 @@ func statusChange(e mib.Event) notification {
 		label:    fmt.Sprintf("diagNodeStatusChange seq=%d node=%d", e.Seq, e.NodeID),
 		vars: []gosnmp.SnmpPDU{
 			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: int(e.NodeID)},
-			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: e.Addr.String()},
+			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: addr4(e.Addr)},
 			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: int(e.Status)},
 			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: int(e.Prev)},
 			{Name: cell(mib.ColEventCounter), Type: gosnmp.Gauge32, Value: uint(e.Counter)},
 			{Name: cell(mib.ColEventHowLearned), Type: gosnmp.Integer, Value: int(e.How)},
 			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: int(e.Detector)},
 			{Name: cell(mib.ColEventSource), Type: gosnmp.Integer, Value: int(e.Source)},
+			{Name: mib.TreeCell(mib.ColNodeAddrType, int(e.NodeID)), Type: gosnmp.Integer, Value: addrType},
+			{Name: mib.TreeCell(mib.ColNodeAddr, int(e.NodeID)), Type: gosnmp.OctetString, Value: addrBytes},
 			{Name: cell(mib.ColEventTime), Type: gosnmp.OctetString, Value: dateAndTime(e.Time)},
 		},
 	}
@@ -118,4 +121,13 @@ func dateAndTime(t time.Time) []byte {
 	b[4], b[5], b[6] = byte(t.Hour()), byte(t.Minute()), byte(t.Second())
 	b[7] = byte(t.Nanosecond() / int(100*time.Millisecond))
 	return b
+}
+
+// addr4 is nodeAD of an address: itself for IPv4, 0.0.0.0 for IPv6 (whose
+// address nodeAddr carries).
+func addr4(a netip.Addr) string {
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	return "0.0.0.0"
 }

@@ -4,6 +4,7 @@ package snmp
 
 import (
 	"context"
+	"net/netip"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,6 +17,11 @@ import (
 // type differs from the SYNTAX with "Wrong Type".
 func TestWalkWithTheMIBLoaded(t *testing.T) {
 	h := startHarness(t, nil)
+	snap := testSnapshot()
+	snap.Nodes[2].Addr = netip.MustParseAddr("2001:db8::3") // an IPv6 node: nodeAD 0.0.0.0, nodeAddr its address
+	if err := h.r.Publish(snap); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	dir := t.TempDir()
@@ -38,6 +44,11 @@ func TestWalkWithTheMIBLoaded(t *testing.T) {
 		"DIAGNOSIS-MIB::diagEventTime.7 = STRING: 2026-11-21,6:0:0.0,+0:0",
 		"DIAGNOSIS-MIB::diagEventDetector.7 = INTEGER: 3",
 		"DIAGNOSIS-MIB::diagEventSource.7 = INTEGER: 2",
+		"DIAGNOSIS-MIB::nodeAddrType.1 = INTEGER: ipv4(1)",
+		"DIAGNOSIS-MIB::nodeAddr.1 = Hex-STRING: 7F 00 00 01",
+		"DIAGNOSIS-MIB::nodeAD.3 = IpAddress: 0.0.0.0",
+		"DIAGNOSIS-MIB::nodeAddrType.3 = INTEGER: ipv6(2)",
+		"DIAGNOSIS-MIB::nodeAddr.3 = Hex-STRING: 20 01 0D B8 00 00 00 00 00 00 00 00 00 00 00 03",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("walk lacks %q:\n%s", want, out)

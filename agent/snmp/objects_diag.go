@@ -49,6 +49,8 @@ func diagTreeTable(r *Responder) *table {
 			{mib.ColNodeTestedOnly, func(v *view, i int) value { return integer(truth(row(v, i).TestedOnly)) }},
 			{mib.ColNodeLastChange, func(v *view, i int) value { return ticks(row(v, i).LastChange) }},
 			{mib.ColNodeHowLearned, func(v *view, i int) value { return integer(int(row(v, i).How)) }},
+			{mib.ColNodeAddrType, func(v *view, i int) value { t, _ := mib.InetAddress(row(v, i).Addr); return integer(t) }},
+			{mib.ColNodeAddr, func(v *view, i int) value { _, b := mib.InetAddress(row(v, i).Addr); return octets(b) }},
 		},
 	}
 }
