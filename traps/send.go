@@ -189,8 +189,8 @@ func (n *Notifier) client(t target, timeout time.Duration) *gosnmp.GoSNMP {
 		g.MsgFlags = n.cfg.User.MsgFlags()
 		g.SecurityParameters = n.usm(t)
 	}
-	if n.cfg.Source.IsValid() {
-		g.LocalAddr = netip.AddrPortFrom(n.cfg.Source.Unmap(), 0).String()
+	if dst, err := netip.ParseAddr(t.host); err == nil && n.cfg.Source.IsValid() && n.cfg.Source.Unmap().Is4() == dst.Unmap().Is4() {
+		g.LocalAddr = netip.AddrPortFrom(n.cfg.Source.Unmap(), 0).String() // only a source of the station's family
 	}
 	return g
 }

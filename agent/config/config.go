@@ -69,9 +69,9 @@ type Communities struct {
 // Allow lists the source networks a community is accepted from.
 type Allow struct {
 	// Read lists the networks the read community is accepted from.
-	Read []netip.Prefix `mapstructure:"read" doc:"networks (a.b.c.d/n) the read community is accepted from"`
+	Read []netip.Prefix `mapstructure:"read" doc:"networks (a.b.c.d/n or 2001:db8::/32) the read community is accepted from"`
 	// Write lists the networks the write community is accepted from.
-	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n) the write community is accepted from"`
+	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n or 2001:db8::/32) the write community is accepted from"`
 }
 
 // Credentials are one SNMPv3 (USM) user: mib.USMUser, the one type of a
@@ -88,8 +88,8 @@ type User struct {
 
 // Node is one entry of the shared node list.
 type Node struct {
-	// Address is the node's IPv4 address; host names are not resolved.
-	Address netip.Addr `mapstructure:"address" doc:"IPv4 address (host names are not resolved)"`
+	// Address is the node's IPv4 or IPv6 address; host names are not resolved.
+	Address netip.Addr `mapstructure:"address" doc:"IPv4 or IPv6 address (host names are not resolved)"`
 	// Port is the UDP port the node's SNMP agent answers on.
 	Port int `mapstructure:"port" doc:"UDP port of the node's SNMP agent (default 161)"`
 	// TestedOnly marks a device that runs no agent (a printer): tested, never a tester or a source.

@@ -119,7 +119,7 @@ func toBool(data any) (any, error) {
 func noun(t reflect.Type) string {
 	switch t {
 	case reflect.TypeFor[netip.Addr]():
-		return "an IPv4 address"
+		return "an IP address"
 	case reflect.TypeFor[netip.AddrPort]():
 		return "an address with a port"
 	case reflect.TypeFor[netip.Prefix]():
@@ -136,7 +136,7 @@ func hint(t reflect.Type) string {
 	case t == reflect.TypeFor[time.Duration]():
 		return "write a duration such as 30s, 1m30s or 500ms"
 	case t == reflect.TypeFor[netip.Addr]():
-		return "write it as a.b.c.d (host names are not resolved)"
+		return "write it as a.b.c.d or as an IPv6 address such as 2001:db8::1 (host names are not resolved)"
 	case t == reflect.TypeFor[netip.AddrPort]():
 		return "write it as a.b.c.d or a.b.c.d:port"
 	case t == reflect.TypeFor[netip.Prefix]():

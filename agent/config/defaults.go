@@ -93,7 +93,7 @@ func Default() Config {
 
 // everywhere is the allow list that accepts every IPv4 source.
 func everywhere() []netip.Prefix {
-	return []netip.Prefix{netip.PrefixFrom(netip.IPv4Unspecified(), 0)}
+	return []netip.Prefix{netip.PrefixFrom(netip.IPv4Unspecified(), 0), netip.PrefixFrom(netip.IPv6Unspecified(), 0)}
 }
 
 // StateDirFor returns StateDir with every "{id}" replaced by id, so that agents sharing

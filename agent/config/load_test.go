@@ -183,3 +183,17 @@ func TestStationWithoutPort(t *testing.T) {
 		t.Errorf("from the environment: nms %v, %v", c.Traps.NMS, err)
 	}
 }
+
+// TestIPv6FallbackStation: an IPv6 fall-back station, with or without a
+// port, is accepted; a bare one is snmptrapd's port 162.
+func TestIPv6FallbackStation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.yaml")
+	if err := os.WriteFile(path, []byte(minimal+"traps: {fallbacks: ['2001:db8::100', '[2001:db8::101]:1162']}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil, nil)
+	want := []netip.AddrPort{netip.MustParseAddrPort("[2001:db8::100]:162"), netip.MustParseAddrPort("[2001:db8::101]:1162")}
+	if err != nil || !slices.Equal(c.Traps.Fallbacks, want) {
+		t.Errorf("fallbacks %v, %v", c.Traps.Fallbacks, err)
+	}
+}

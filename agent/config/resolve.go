@@ -62,7 +62,7 @@ func addrList(as []netip.Addr) string {
 	return strings.Join(parts, ", ")
 }
 
-// LocalAddrs returns the IPv4 addresses of this host's interfaces.
+// LocalAddrs returns the IPv4 and IPv6 addresses of this host's interfaces.
 func LocalAddrs() ([]netip.Addr, error) {
 	addrs, err := net.InterfaceAddrs()
 	if err != nil {
@@ -71,7 +71,7 @@ func LocalAddrs() ([]netip.Addr, error) {
 	var out []netip.Addr
 	for _, a := range addrs {
 		if ipn, ok := a.(*net.IPNet); ok {
-			if ip, ok := netip.AddrFromSlice(ipn.IP); ok && ip.Unmap().Is4() {
+			if ip, ok := netip.AddrFromSlice(ipn.IP); ok {
 				out = append(out, ip.Unmap())
 			}
 		}

@@ -86,11 +86,13 @@ func (c Config) validateNodes(m *mistakes) {
 func (n Node) validate(m *mistakes, key string, skipTesterCommunity bool) {
 	switch {
 	case !n.Address.IsValid():
-		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d")
-	case !n.Address.Is4():
-		m.add(key+".address", "%s is not an IPv4 address; write it as a.b.c.d", n.Address)
+		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d or its IPv6 address")
+	case n.Address.Is4In6():
+		m.add(key+".address", "%s is an IPv4-mapped IPv6 address; write the IPv4 address %s", n.Address, n.Address.Unmap())
+	case n.Address.Is6() && (n.Address.IsLinkLocalUnicast() || n.Address.Zone() != ""):
+		m.add(key+".address", "%s is a link-local IPv6 address, which needs an interface; give the node's global or unique local address", n.Address)
 	case !isHost(n.Address):
-		m.add(key+".address", "%s is not a host address; give the node's own IPv4 address", n.Address)
+		m.add(key+".address", "%s is not a host address; give the node's own address", n.Address)
 	}
 	if n.Port < 1 || n.Port > 65535 {
 		m.add(key+".port", "%d is not a UDP port; use 1..65535 (161 is the SNMP port)", n.Port)

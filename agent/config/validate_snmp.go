@@ -67,12 +67,12 @@ func validateListen(m *mistakes, key, s string, optional bool) {
 		s = "0.0.0.0:" + port
 	}
 	ap, err := netip.ParseAddrPort(s)
-	if err != nil || !ap.Addr().Is4() || ap.Port() == 0 {
-		want := "a.b.c.d:port or auto"
+	if err != nil || ap.Port() == 0 {
+		want := "a.b.c.d:port, [2001:db8::1]:port or auto"
 		if optional {
-			want = "a.b.c.d:port or auto:port, or leave it empty for no page"
+			want = "a.b.c.d:port, [2001:db8::1]:port or auto:port, or leave it empty for no page"
 		}
-		m.add(key, "%q is not an IPv4 address with a port (1..65535); write %s", s, want)
+		m.add(key, "%q is not an address with a port (1..65535); write %s", s, want)
 	}
 }
 
@@ -89,8 +89,8 @@ func validatePrefixes(m *mistakes, key string, ps []netip.Prefix, used bool) {
 		m.add(key, "is empty, so nobody could use the community; list networks such as 0.0.0.0/0, or empty the community")
 	}
 	for i, p := range ps {
-		if !p.IsValid() || !p.Addr().Is4() {
-			m.add(fmt.Sprintf("%s[%d]", key, i), "%s is not an IPv4 network; write it as a.b.c.d/n", p)
+		if !p.IsValid() {
+			m.add(fmt.Sprintf("%s[%d]", key, i), "%s is not a network; write it as a.b.c.d/n or 2001:db8::/32", p)
 		}
 	}
 }

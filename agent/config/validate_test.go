@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"flag"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,8 @@ func mistakeCases() []mistakeCase {
 		{name: "value where a list goes", yaml: "nodes: 192.0.2.1\n", key: "nodes", want: ErrBadValue, hint: "write a list"},
 		{name: "address not IPv4", yaml: "nodes: [{address: 10.0.0.300}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "a.b.c.d"},
 		{name: "address is a host name", yaml: "nodes: [{address: printer.example}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "not resolved"},
-		{name: "address is IPv6", yaml: "nodes: [{address: '2001:db8::1'}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "a.b.c.d"},
+		{name: "address is link-local IPv6", yaml: "nodes: [{address: 'fe80::1'}, {address: '2001:db8::2'}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "global or unique local"},
+		{name: "address is IPv4-mapped", yaml: "nodes: [{address: '::ffff:192.0.2.1'}, {address: '2001:db8::2'}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "write the IPv4 address 192.0.2.1"},
 		{name: "address missing", yaml: "nodes: [{address: 192.0.2.1}, {port: 1161}]\n", key: "nodes[1].address", want: ErrBadValue, hint: "give the node's IPv4 address"},
 		{name: "address not a host", yaml: "nodes: [{address: 0.0.0.0}]\n", key: "nodes[0].address", want: ErrBadValue, hint: "not a host address"},
 		{name: "port zero", yaml: "nodes: [{address: 192.0.2.1, port: 0}]\n", key: "nodes[0].port", want: ErrBadValue, hint: "1..65535"},
@@ -63,9 +65,8 @@ func mistakeCases() []mistakeCase {
 		{name: "bad oid", yaml: minimal[:len(minimal)-2] + ", {address: 192.0.2.50, tested_only: true, oid: sysUpTime.0}]\n", key: "nodes[2].oid", want: ErrBadValue, hint: "numeric OID"},
 		{name: "empty node community", yaml: "nodes: [{address: 192.0.2.1}, {address: 192.0.2.50, tested_only: true, community: ''}]\n", key: "nodes[1].community", want: ErrBadValue, hint: "community the node answers to"},
 		{name: "bad CIDR", yaml: minimal + "snmp: {allow: {read: [10.0.0.0/33]}}\n", key: "snmp.allow.read[0]", want: ErrBadValue, hint: "a.b.c.d/n"},
-		{name: "IPv6 CIDR", yaml: minimal + "snmp: {allow: {write: ['2001:db8::/32']}, communities: {write: private}}\n", key: "snmp.allow.write[0]", want: ErrBadValue, hint: "not an IPv4 network"},
 		{name: "empty allow list in use", yaml: minimal + "snmp: {allow: {read: []}}\n", key: "snmp.allow.read", want: ErrBadValue, hint: "0.0.0.0/0"},
-		{name: "bad listen", yaml: minimal + "snmp: {listen: 'localhost:161'}\n", key: "snmp.listen", want: ErrBadValue, hint: "a.b.c.d:port or auto"},
+		{name: "bad listen", yaml: minimal + "snmp: {listen: 'localhost:161'}\n", key: "snmp.listen", want: ErrBadValue, hint: "[2001:db8::1]:port or auto"},
 		{name: "listen without port", yaml: minimal + "snmp: {listen: 0.0.0.0}\n", key: "snmp.listen", want: ErrBadValue, hint: "with a port"},
 		{name: "no read community, no v3", yaml: minimal + "snmp: {communities: {read: ''}}\n", key: "snmp.communities.read", want: ErrBadValue, hint: "test.v3_user"},
 		{name: "bad engine id", yaml: minimal + "snmp: {engine_id: 80zz}\n", key: "snmp.engine_id", want: ErrBadValue, hint: "hex digits"},
@@ -90,6 +91,7 @@ func mistakeCases() []mistakeCase {
 		{name: "no ping", yaml: minimal + "test: {ping_count: 0}\n", key: "test.ping_count", want: ErrBadValue, hint: "1..100"},
 		{name: "unknown notification kind", yaml: minimal + "traps: {kind: email}\n", key: "traps.kind", want: ErrBadValue, hint: "trap, inform or v3inform"},
 		{name: "unknown scope", yaml: minimal + "traps: {scope: some}\n", key: "traps.scope", want: ErrBadValue, hint: "detected or all"},
+		{name: "IPv6 primary station", yaml: minimal + "traps: {nms: '[2001:db8::100]:162'}\n", key: "traps.nms", want: ErrBadValue, hint: "list it in traps.fallbacks"},
 		{name: "station at port 0", yaml: minimal + "traps: {nms: '192.0.2.100:0'}\n", key: "traps.nms", want: ErrBadValue, hint: "a.b.c.d:port"},
 		{name: "bad fall-back", yaml: minimal + "traps: {fallbacks: [192.0.2.100:162, '0.0.0.0:162']}\n", key: "traps.fallbacks[1]", want: ErrBadValue, hint: "a.b.c.d:port"},
 		{name: "v3 inform without user", yaml: minimal + "traps: {kind: v3inform}\n", key: "traps.v3", want: ErrBadValue, hint: "station's user"},
@@ -205,5 +207,23 @@ func TestAgentXSocket(t *testing.T) {
 		if (err == nil) != (want[0] != "") || n != want[0] || a != want[1] {
 			t.Errorf("%q: %q %q %v, want %q", in, n, a, err, want)
 		}
+	}
+}
+
+// TestIPv6Nodes: a LAN of IPv6 addresses, with IPv6 networks allowed and an
+// IPv6 listen address, is a valid configuration.
+func TestIPv6Nodes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v6.yaml")
+	yaml := "nodes: [{address: '2001:db8::1'}, {address: 'fd00::2', port: 1161}, {address: 192.0.2.3}]\n" +
+		"snmp: {listen: '[::]:161', allow: {read: ['2001:db8::/32', 'fd00::/8', 0.0.0.0/0]}}\nweb: {listen: '[::1]:8161'}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes[1].Address != netip.MustParseAddr("fd00::2") || c.SNMPListen(1) != netip.MustParseAddrPort("[::]:161") {
+		t.Errorf("nodes %v, listen %v", c.Nodes, c.SNMPListen(1))
 	}
 }

@@ -90,7 +90,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		}
 	} else {
 		listen := cfg.SNMPListen(id)
-		if a.conn, err = net.ListenPacket("udp4", listen.String()); err != nil {
+		if a.conn, err = net.ListenPacket("udp", listen.String()); err != nil {
 			a.notifier.Close()
 			return nil, bindError("snmp.listen", "udp", listen.String(), err)
 		}
@@ -151,7 +151,7 @@ func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
 	if err != nil {
 		return err
 	}
-	if a.webLn, err = net.Listen("tcp4", addr.String()); err != nil {
+	if a.webLn, err = net.Listen("tcp", addr.String()); err != nil {
 		return bindError("web.listen", "tcp", addr.String(), err)
 	}
 	a.web = srv
@@ -282,7 +282,9 @@ func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, l
 	t.Timeout = cfg.Traps.Timeout
 	t.MaxAttempts = cfg.Traps.Retries + 1
 	t.Stations = func() []traps.Station { return daemon.Stations(cfg, board.Load()) }
-	t.AgentAddress = cfg.Nodes[id].Address.String()
+	if a := cfg.Nodes[id].Address; a.Is4() {
+		t.AgentAddress = a.String() // an IPv6 node's v1 traps keep traps.Default's 0.0.0.0
+	}
 	t.Source = source(cfg, id)
 	t.Uptime = func() uint32 { return uint32(time.Since(start) / (10 * time.Millisecond)) }
 	t.Log = log

@@ -38,7 +38,7 @@ func StartTrapd(t testing.TB, addr string, conf []string, args ...string) *Trapd
 	}
 	all := append([]string{"-f", "-Lo", "-C", "-c", confFile, "-n", "-F", TrapFormat}, args...)
 	d := &Trapd{Addr: addr, done: make(chan struct{})}
-	d.cmd = exec.Command(Binary(t, "snmptrapd"), append(all, "udp:"+addr)...)
+	d.cmd = exec.Command(Binary(t, "snmptrapd"), append(all, ToolAddr(addr))...)
 	d.cmd.Env = Env(dir)
 	out, err := d.cmd.StdoutPipe()
 	if err != nil {

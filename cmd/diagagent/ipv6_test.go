@@ -1,0 +1,107 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/internal/netsnmptest"
+)
+
+// TestIPv6Agents runs four agents at IPv6 addresses ([::1], one port each)
+// with an IPv6 station: they test each other over UDP6, a stopped agent is
+// found partial by ICMPv6 echo everywhere, and the station hears of it.
+func TestIPv6Agents(t *testing.T) {
+	dir := t.TempDir()
+	station := fmt.Sprintf("[::1]:%d", netsnmptest.FreeUDPPort(t, "::1"))
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	const n = 4
+	ports := make([]int, n)
+	var b strings.Builder
+	fmt.Fprintf(&b, "algorithm: vcube\ninterval: %s\nsnmp: {listen: auto, communities: {read: public, write: private}}\n", testInterval)
+	fmt.Fprintf(&b, "test: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\nnodes:\n", testTimeout, testRetries, pingTimeout)
+	for k := range ports {
+		ports[k] = netsnmptest.FreeUDPPort(t, "::1")
+		fmt.Fprintf(&b, "  - {address: '::1', port: %d}\n", ports[k])
+	}
+	fmt.Fprintf(&b, "traps: {fallbacks: ['%s'], timeout: 500ms, retries: 2}\nweb: {listen: ''}\nstate_dir: %s\n", station, filepath.Join(dir, "state{id}"))
+	conf := filepath.Join(dir, "v6.yaml")
+	if err := os.WriteFile(conf, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	procs := make([]*exec.Cmd, n)
+	t.Cleanup(func() {
+		if t.Failed() {
+			for k := range procs {
+				b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("agent%d.log", k)))
+				t.Logf("agent %d log:\n%s", k, b)
+			}
+		}
+	})
+	for k := range procs {
+		logf, err := os.Create(filepath.Join(dir, fmt.Sprintf("agent%d.log", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs[k] = exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		procs[k].Stdout, procs[k].Stderr = logf, logf
+		if err := procs[k].Start(); err != nil {
+			t.Fatal(err)
+		}
+		logf.Close()
+		p := procs[k]
+		t.Cleanup(func() { p.Process.Signal(syscall.SIGTERM); p.Wait() })
+	}
+	status := func(k, node int) string {
+		out, err := exec.Command(netsnmptest.Binary(t, "snmpget"), "-v2c", "-c", "public", "-t", "0.5", "-r", "1", "-Oqv",
+			fmt.Sprintf("udp6:[::1]:%d", ports[k]), fmt.Sprintf(".1.3.6.1.4.1.200.1.1.1.3.%d", node)).CombinedOutput()
+		if err != nil {
+			return "no answer"
+		}
+		return strings.TrimSpace(string(out))
+	}
+	everyone := func(node int, want string, skip int) bool {
+		for k := range procs {
+			if k != skip && status(k, node) != want {
+				return false
+			}
+		}
+		return true
+	}
+	bound := latencyBound("vcube", n)
+	waitUntil(t, "every node fault-free everywhere over IPv6", 2*bound, func() bool {
+		for node := 1; node <= n; node++ {
+			if !everyone(node, "0", -1) {
+				return false
+			}
+		}
+		return true
+	})
+	procs[2].Process.Signal(syscall.SIGTERM)
+	procs[2].Wait()
+	start := time.Now()
+	waitUntil(t, "node 3 partial everywhere (ICMPv6 echo)", bound, func() bool { return everyone(3, "2", 2) })
+	t.Logf("agent 3 stopped: partial at every IPv6 agent after %v", time.Since(start).Round(time.Millisecond))
+	if _, err := trapd.Wait(bound, 0, notificationAbout(3, 2)); err != nil {
+		t.Fatalf("the IPv6 station got no notification that node 3 is partial: %v", err)
+	}
+}
+
+// waitUntil polls cond every 100 ms until it holds, failing after timeout.
+func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
