@@ -32,6 +32,8 @@ type Config struct {
 	FaultInjection bool `mapstructure:"fault_injection" doc:"enable the fault-injection object (SET through a write community or user)"`
 	// Log configures the daemon's log lines.
 	Log Log `mapstructure:"log"`
+	// ResolveInterval is how often nodes given by host name are resolved again; 0 never.
+	ResolveInterval time.Duration `mapstructure:"resolve_interval" doc:"how often nodes given by host name are resolved again (a change is logged and followed); 0s: only at start"`
 }
 
 // SNMP configures the agent's SNMP responder.
@@ -88,8 +90,10 @@ type User struct {
 
 // Node is one entry of the shared node list.
 type Node struct {
-	// Address is the node's IPv4 or IPv6 address; host names are not resolved.
-	Address netip.Addr `mapstructure:"address" doc:"IPv4 or IPv6 address (host names are not resolved)"`
+	// Address is the node's IPv4 or IPv6 address; with Host, the one Host resolved to.
+	Address netip.Addr `mapstructure:"address" doc:"IPv4 or IPv6 address (or give host instead)"`
+	// Host is the node's host name, resolved at start and every resolve_interval.
+	Host string `mapstructure:"host" doc:"host name instead of address: resolved at start (IPv4 first) and again every resolve_interval"`
 	// Port is the UDP port the node's SNMP agent answers on.
 	Port int `mapstructure:"port" doc:"UDP port of the node's SNMP agent (default 161)"`
 	// TestedOnly marks a device that runs no agent (a printer): tested, never a tester or a source.

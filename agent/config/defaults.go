@@ -86,7 +86,8 @@ func Default() Config {
 			Queue:     256,
 		},
 		Web:      Web{Listen: "127.0.0.1:8161"},
-		StateDir: "/var/lib/diagagent",
+		StateDir:        "/var/lib/diagagent",
+		ResolveInterval: 5 * time.Minute,
 		Log:      Log{Level: "info", Format: "text"},
 	}
 }

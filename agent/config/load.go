@@ -54,6 +54,9 @@ func Parse(name string, data []byte, env []string, fs *flag.FlagSet) (Config, er
 		return Config{}, decodeMistakes(err)
 	}
 	fillNodeDefaults(&c, file)
+	if err := hostOrAddress(file); err != nil {
+		return c, err
+	}
 	return c, c.Validate()
 }
 
@@ -104,6 +107,20 @@ func fillNodeDefaults(c *Config, file map[string]any) {
 			n.OID = SysUpTimeOID
 		}
 	}
+}
+
+// hostOrAddress refuses a node entry of the file that gives both a host
+// name and an address.
+func hostOrAddress(file map[string]any) error {
+	items, _ := file["nodes"].([]any)
+	var m mistakes
+	for i, it := range items {
+		given, _ := asMap(it)
+		if hasKey(given, "host") && hasKey(given, "address") {
+			m.add(fmt.Sprintf("nodes[%d].host", i), "is given with address; give one of them")
+		}
+	}
+	return errors.Join(m...)
 }
 
 // hasKey reports whether m has key, ignoring case as viper does.

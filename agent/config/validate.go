@@ -30,13 +30,16 @@ func (c Config) Validate() error {
 	return errors.Join(m...)
 }
 
-// validateCore checks id, algorithm, interval and state_dir.
+// validateCore checks id, algorithm, interval, resolve_interval and state_dir.
 func (c Config) validateCore(m *mistakes) {
 	if !oneOf(c.Algorithm, AlgorithmHiADSD, AlgorithmVCube, AlgorithmVRing, AlgorithmBruteForce) {
 		m.add("algorithm", "%q is not an algorithm; use hiadsd, vcube, vring or bruteforce", c.Algorithm)
 	}
 	if c.Interval <= 0 {
 		m.add("interval", "%s is not a positive duration; write one such as 30s", c.Interval)
+	}
+	if c.ResolveInterval < 0 {
+		m.add("resolve_interval", "%s is negative; write a duration such as 5m, or 0s to resolve only at start", c.ResolveInterval)
 	}
 	if strings.TrimSpace(c.StateDir) == "" {
 		m.add("state_dir", "is empty; give a directory the agent may write, such as /var/lib/diagagent")
@@ -69,6 +72,9 @@ func (c Config) validateNodes(m *mistakes) {
 		if !n.TestedOnly {
 			testers++
 		}
+		if n.Host != "" && !n.Address.IsValid() {
+			continue // checked for repeats once resolved (Resolve)
+		}
 		ap := netip.AddrPortFrom(n.Address, uint16(n.Port))
 		if first, dup := seen[ap]; dup && n.Address.IsValid() {
 			m.add(key, "%s repeats nodes[%d]; list each address and port once", ap, first)
@@ -85,8 +91,12 @@ func (c Config) validateNodes(m *mistakes) {
 // community of a testing node to be reported elsewhere (SNMPv3 tests need none).
 func (n Node) validate(m *mistakes, key string, skipTesterCommunity bool) {
 	switch {
+	case n.Host != "":
+		if !validHostName(n.Host) {
+			m.add(key+".host", "%q is not a host name; write one such as ws-01 or ws-01.lan", n.Host)
+		}
 	case !n.Address.IsValid():
-		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d or its IPv6 address")
+		m.add(key+".address", "is missing; give the node's IPv4 address a.b.c.d, its IPv6 address, or its host name as host")
 	case n.Address.Is4In6():
 		m.add(key+".address", "%s is an IPv4-mapped IPv6 address; write the IPv4 address %s", n.Address, n.Address.Unmap())
 	case n.Address.Is6() && (n.Address.IsLinkLocalUnicast() || n.Address.Zone() != ""):
@@ -137,4 +147,23 @@ func oneOf(s string, allowed ...string) bool {
 		}
 	}
 	return false
+}
+
+// validHostName reports whether s is a DNS host name (RFC 1123 labels): at
+// most 253 characters of letters, digits, hyphens and dots.
+func validHostName(s string) bool {
+	if len(s) == 0 || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(s, "."), ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }

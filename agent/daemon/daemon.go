@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -74,10 +75,11 @@ type Daemon struct {
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
-	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core
-	savedSeq uint32          // the newest event sequence number on disk; later events are not served yet
-	unsaved  []unsavedEvent  // events recorded but not on disk, not yet notified
-	rows     []mib.NodeRow   // immutable once published
+	setNMS   *hiadsd.Station    // a station SET since the last interval began, for the core
+	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, applied at the next interval
+	savedSeq uint32             // the newest event sequence number on disk; later events are not served yet
+	unsaved  []unsavedEvent     // events recorded but not on disk, not yet notified
+	rows     []mib.NodeRow      // immutable once published
 	lastDone time.Time
 	cur      *mib.Snapshot
 	graph    [][]int
@@ -104,7 +106,8 @@ func New(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Daemon{cfg: o.Config, id: o.ID, log: o.Log, node: node, view: view, prober: o.Prober,
+	o.Config.Nodes = slices.Clone(o.Config.Nodes) // SetAddress changes the daemon's copy only
+	d := &Daemon{cfg: o.Config, id: o.ID, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
 		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq}
@@ -204,6 +207,7 @@ func (d *Daemon) staleAfter() time.Duration {
 func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
 	d.applyStation()
+	d.applyMoves()
 	m, err := d.node.Begin()
 	if err != nil {
 		d.log.WithError(err).Error("testing interval failed")
@@ -275,4 +279,38 @@ func (d *Daemon) Snapshot() *mib.Snapshot {
 func (d *Daemon) nmsAddrLocked() netip.Addr {
 	a, _ := netip.ParseAddr(d.st.NMS)
 	return a
+}
+
+// SetAddress tells the daemon that node id (given by host name) resolves
+// to a now; from the next interval on it is tested there and its row and
+// events carry the new address. Safe from any goroutine.
+func (d *Daemon) SetAddress(id int, a netip.Addr) {
+	if id < 0 || id >= len(d.cfg.Nodes) || !a.IsValid() {
+		return
+	}
+	d.mu.Lock()
+	d.moved[id] = a
+	d.mu.Unlock()
+}
+
+// applyMoves moves the nodes SetAddress reported, logging each change, and
+// publishes the rows with their new addresses.
+func (d *Daemon) applyMoves() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.moved) == 0 {
+		return
+	}
+	for id, a := range d.moved {
+		old := d.cfg.Nodes[id].Address
+		if old == a {
+			continue
+		}
+		d.cfg.Nodes[id].Address, d.targets[id].Addr = a, a
+		d.log.WithFields(logrus.Fields{"node": id + 1, "host": d.cfg.Nodes[id].Host, "old": old.String(), "new": a.String()}).
+			Warn("node address changed")
+	}
+	clear(d.moved)
+	d.rows = d.buildRows()
+	d.publishLocked()
 }

@@ -382,3 +382,31 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 		t.Fatalf("saved state: last seq %d, %v; want %d", st.LastSeq, err, last.Seq)
 	}
 }
+
+// TestSetAddressMovesANode: a node given by host name that resolves
+// elsewhere is tested at its new address from the next interval on, and its
+// row and events carry it; the caller's configuration is left alone.
+func TestSetAddressMovesANode(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg.Nodes[2].Host = "ws-03.lan"
+	lan, s := newFakeLAN(), &sink{}
+	moved := netip.MustParseAddr("2001:db8::3")
+	lan.status[moved] = mib.StatusPartial // at its new address the node's agent is down
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	if r := d.Snapshot().Nodes[2]; r.Status != mib.StatusFaultFree || r.Addr != addr(2) {
+		t.Fatalf("before the move: %+v", r)
+	}
+	d.SetAddress(2, moved)
+	d.interval(context.Background())
+	r := d.Snapshot().Nodes[2]
+	if r.Status != mib.StatusPartial || r.Addr != moved {
+		t.Fatalf("after the move: %+v, want partial at %v", r, moved)
+	}
+	if ev := s.events[len(s.events)-1]; ev.NodeID != 3 || ev.Addr != moved {
+		t.Errorf("the event names %v, want node 3 at %v", ev.Addr, moved)
+	}
+	if cfg.Nodes[2].Address != addr(2) {
+		t.Error("SetAddress changed the caller's configuration")
+	}
+}

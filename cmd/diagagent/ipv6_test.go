@@ -105,3 +105,39 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() boo
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestHostNames: nodes given by host name (localhost, which the system
+// resolves from /etc/hosts) are resolved at start, IPv4 first, and tested
+// there; -config.check resolves too.
+func TestHostNames(t *testing.T) {
+	dir := t.TempDir()
+	p1, p2 := netsnmptest.FreeUDPPort(t, "127.0.0.1"), netsnmptest.FreeUDPPort(t, "127.0.0.1")
+	conf := filepath.Join(dir, "names.yaml")
+	yaml := fmt.Sprintf("algorithm: vcube\ninterval: %s\nsnmp: {listen: auto}\ntest: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\n"+
+		"nodes: [{host: localhost, port: %d}, {host: localhost, port: %d}]\nweb: {listen: ''}\nstate_dir: %s\n",
+		testInterval, testTimeout, testRetries, pingTimeout, p1, p2, filepath.Join(dir, "state{id}"))
+	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(binPath, "-config", conf, "-id", "0", "-config.check").CombinedOutput(); err != nil {
+		t.Fatalf("-config.check: %v\n%s", err, out)
+	}
+	for k := range 2 {
+		cmd := exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	}
+	get := func(oid string) string {
+		out, _ := exec.Command(netsnmptest.Binary(t, "snmpget"), "-v2c", "-c", "public", "-t", "0.5", "-r", "1", "-Oqv",
+			fmt.Sprintf("127.0.0.1:%d", p1), oid).CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	waitUntil(t, "node 2, given as localhost, fault-free at node 1", 2*latencyBound("vcube", 2), func() bool {
+		return get(".1.3.6.1.4.1.200.1.1.1.3.2") == "0"
+	})
+	if a := get(".1.3.6.1.4.1.200.1.1.1.2.2"); a != "127.0.0.1" {
+		t.Errorf("nodeAD.2 = %q, want localhost's IPv4 address", a)
+	}
+}

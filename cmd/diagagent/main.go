@@ -54,6 +54,13 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	rctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
+	cfg, err = cfg.Resolve(rctx, lookupIP)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
 	id, err := resolveID(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -76,6 +83,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	go ignoreHangups(ctx, log)
+	go followHosts(ctx, cfg, lookupIP, a.daemon, log)
 	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
 	if w := a.WebAddr(); w != nil {

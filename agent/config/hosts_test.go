@@ -1,0 +1,54 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+// fakeLookup resolves from a table.
+func fakeLookup(table map[string][]netip.Addr) Lookup {
+	return func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := table[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
+}
+
+func TestResolveHosts(t *testing.T) {
+	lookup := fakeLookup(map[string][]netip.Addr{
+		"ws-01.lan": {netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.0.2.1")}, // IPv4 first
+		"ws-02.lan": {netip.MustParseAddr("2001:db8::2")},
+		"twin.lan":  {netip.MustParseAddr("192.0.2.1")},
+	})
+	c, err := Parse("t.yaml", []byte("nodes: [{host: ws-01.lan}, {host: ws-02.lan}, {address: 192.0.2.3}]\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve(context.Background(), lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Nodes[0].Address != netip.MustParseAddr("192.0.2.1") || r.Nodes[1].Address != netip.MustParseAddr("2001:db8::2") ||
+		r.Nodes[2].Address != netip.MustParseAddr("192.0.2.3") || c.Nodes[0].Address.IsValid() {
+		t.Errorf("resolved %v (the input must not change: %v)", r.Nodes, c.Nodes)
+	}
+	for yaml, want := range map[string]string{
+		"nodes: [{host: ws-01.lan}, {host: gone.lan}]\n":   "nodes[1].host: cannot resolve \"gone.lan\"",
+		"nodes: [{host: ws-01.lan}, {host: twin.lan}]\n":   "nodes[1]: 192.0.2.1:161 repeats nodes[0]",
+		"nodes: [{host: 'bad_name'}, {host: ws-02.lan}]\n": "nodes[0].host: \"bad_name\" is not a host name",
+		"nodes: [{host: ws-01.lan, address: 192.0.2.9}, {host: ws-02.lan}]\n": "nodes[0].host: is given with address",
+		"nodes: [{host: ws-01.lan}, {host: ws-02.lan}]\nresolve_interval: -1s\n": "resolve_interval: -1s is negative",
+	} {
+		c, err := Parse("t.yaml", []byte(yaml), nil, nil)
+		if err == nil {
+			_, err = c.Resolve(context.Background(), lookup)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}
