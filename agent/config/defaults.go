@@ -85,10 +85,10 @@ func Default() Config {
 			Retries:   3,
 			Queue:     256,
 		},
-		Web:      Web{Listen: "127.0.0.1:8161"},
+		Web:             Web{Listen: "127.0.0.1:8161"},
 		StateDir:        "/var/lib/diagagent",
 		ResolveInterval: 5 * time.Minute,
-		Log:      Log{Level: "info", Format: "text"},
+		Log:             Log{Level: "info", Format: "text"},
 	}
 }
 

@@ -37,10 +37,10 @@ func TestResolveHosts(t *testing.T) {
 		t.Errorf("resolved %v (the input must not change: %v)", r.Nodes, c.Nodes)
 	}
 	for yaml, want := range map[string]string{
-		"nodes: [{host: ws-01.lan}, {host: gone.lan}]\n":   "nodes[1].host: cannot resolve \"gone.lan\"",
-		"nodes: [{host: ws-01.lan}, {host: twin.lan}]\n":   "nodes[1]: 192.0.2.1:161 repeats nodes[0]",
-		"nodes: [{host: 'bad_name'}, {host: ws-02.lan}]\n": "nodes[0].host: \"bad_name\" is not a host name",
-		"nodes: [{host: ws-01.lan, address: 192.0.2.9}, {host: ws-02.lan}]\n": "nodes[0].host: is given with address",
+		"nodes: [{host: ws-01.lan}, {host: gone.lan}]\n":                         "nodes[1].host: cannot resolve \"gone.lan\"",
+		"nodes: [{host: ws-01.lan}, {host: twin.lan}]\n":                         "nodes[1]: 192.0.2.1:161 repeats nodes[0]",
+		"nodes: [{host: 'bad_name'}, {host: ws-02.lan}]\n":                       "nodes[0].host: \"bad_name\" is not a host name",
+		"nodes: [{host: ws-01.lan, address: 192.0.2.9}, {host: ws-02.lan}]\n":    "nodes[0].host: is given with address",
 		"nodes: [{host: ws-01.lan}, {host: ws-02.lan}]\nresolve_interval: -1s\n": "resolve_interval: -1s is negative",
 	} {
 		c, err := Parse("t.yaml", []byte(yaml), nil, nil)
