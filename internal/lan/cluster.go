@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
 // Spec is what a Cluster is made of and how its agents are tuned.
@@ -32,13 +34,19 @@ type Spec struct {
 	// Port is the agents' SNMP port (161 when 0) and TrapPort the station's
 	// (162 when 0): clusters sharing one LAN (NewClusterOn) differ in both.
 	Port, TrapPort int
+	// IPv6 builds the LAN with IPv6 addresses only (BuildV6); the station is
+	// then a fall-back, as nmsID cannot carry an IPv6 address.
+	IPv6 bool
 }
 
 // port is the agents' SNMP port.
 func (s Spec) port() int { return cmp.Or(s.Port, 161) }
 
-// AgentAddr is agent k's SNMP address, a.b.c.d:port.
-func (c *Cluster) AgentAddr(k int) string { return fmt.Sprintf("%s:%d", c.Net.Addrs[k], c.port()) }
+// AgentAddr is agent k's SNMP address as net-snmp's tools take it:
+// a.b.c.d:port, or udp6:[addr]:port on an IPv6 LAN.
+func (c *Cluster) AgentAddr(k int) string {
+	return netsnmptest.ToolAddr(netip.AddrPortFrom(c.Net.Addrs[k], uint16(c.port())).String())
+}
 
 // Cluster is a LAN with one diagagent per host, a printer and a station.
 type Cluster struct {
@@ -70,7 +78,11 @@ func NewCluster(s Spec) (*Cluster, error) {
 	if s.Printer {
 		hosts++
 	}
-	nw, err := Build(s.Tag, hosts)
+	build := Build
+	if s.IPv6 {
+		build = BuildV6
+	}
+	nw, err := build(s.Tag, hosts)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +118,8 @@ func (c *Cluster) setUp() error {
 	if err != nil {
 		return fmt.Errorf("lan: %w", err)
 	}
-	c.Station, err = StartStation(st, fmt.Sprintf("%s:%d", c.StationAddr(), cmp.Or(c.TrapPort, 162)), c.Dir, log)
+	addr := netip.AddrPortFrom(c.Net.Addrs[len(c.Net.Addrs)-1], uint16(cmp.Or(c.TrapPort, 162)))
+	c.Station, err = StartStation(st, addr.String(), c.Dir, log)
 	if err != nil {
 		return err
 	}
@@ -146,17 +159,21 @@ func (c *Cluster) writeConfig() error {
 		c.Timeout, c.Retries, c.PingTimeout, c.PingCount)
 	b.WriteString("nodes:\n")
 	for k := 0; k < c.Agents; k++ {
-		fmt.Fprintf(&b, "  - {address: %s, port: %d}\n", c.Net.Addrs[k], c.port())
+		fmt.Fprintf(&b, "  - {address: \"%s\", port: %d}\n", c.Net.Addrs[k], c.port())
 	}
 	if c.Printer {
-		fmt.Fprintf(&b, "  - {address: %s, port: 161, tested_only: true, community: printers, name: printer}\n",
+		fmt.Fprintf(&b, "  - {address: \"%s\", port: 161, tested_only: true, community: printers, name: printer}\n",
 			c.Net.Addrs[c.Agents])
 	}
 	kind := "kind: trap"
 	if c.Inform {
 		kind = "kind: inform, timeout: 1s, retries: 6"
 	}
-	fmt.Fprintf(&b, "traps: {nms: \"%s\", %s}\n", c.Station.Addr, kind)
+	if c.IPv6 {
+		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], %s}\n", c.Station.Addr, kind)
+	} else {
+		fmt.Fprintf(&b, "traps: {nms: \"%s\", %s}\n", c.Station.Addr, kind)
+	}
 	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
 		filepath.Join(c.Dir, "state{id}"))
 	c.conf = filepath.Join(c.Dir, "diagagent.yaml")

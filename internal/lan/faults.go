@@ -17,10 +17,17 @@ func (nw *Net) LinkDown(k int) error {
 }
 
 // LinkUp brings host k's interface back up (the repair of LinkDown) and
-// gives it back the neighbour entries the kernel removed with the link.
+// gives it back the neighbour entries the kernel removed with the link, and
+// on an IPv6 LAN its address, which Linux drops when a link goes down
+// (net.ipv6.conf.*.keep_addr_on_down is 0).
 func (nw *Net) LinkUp(k int) error {
 	if err := ip("-n", nw.Hosts[k], "link", "set", "eth0", "up"); err != nil {
 		return err
+	}
+	if nw.v6 {
+		if err := ip("-n", nw.Hosts[k], "addr", "replace", nw.Addrs[k].String()+"/64", "dev", "eth0", "nodad"); err != nil {
+			return err
+		}
 	}
 	return nw.knowNeighbors(k)
 }

@@ -67,3 +67,40 @@ func TestHiADSDLANLinkDown(t *testing.T) {
 	must(t, c.Agent(1).Thaw())
 	expect(t, c, "agent 2 thawed", mark, all, 2, 0)
 }
+
+// TestVCubeIPv6LAN is TestVCubeLANFaults on a LAN of IPv6 addresses only
+// (no host has an IPv4 address): the agents test each other over UDP6 and
+// ICMPv6 and notify an IPv6 station (a fall-back, as nmsID is IPv4).
+func TestVCubeIPv6LAN(t *testing.T) {
+	s := ciSpec(t, "v6", "vcube", 8, false)
+	s.IPv6 = true
+	c := startCluster(t, s)
+	for _, a := range c.Net.Addrs {
+		if !a.Is6() || a.Is4In6() {
+			t.Fatalf("host address %v on an IPv6-only LAN", a)
+		}
+	}
+	all := ids(c.Agents)
+
+	mark := c.Station.Mark()
+	must(t, c.Net.LinkDown(2))
+	expect(t, c, "IPv6: host 3 link down", mark, without(all, 2), 3, 1)
+	mark = c.Station.Mark()
+	must(t, c.Net.LinkUp(2))
+	expect(t, c, "IPv6: host 3 link up", mark, all, 3, 0)
+	settled(t, c, "IPv6: host 3 link up")
+
+	mark = c.Station.Mark()
+	must(t, c.StopAgent(4))
+	expect(t, c, "IPv6: agent 5 stopped", mark, without(all, 4), 5, 2)
+	mark = c.Station.Mark()
+	must(t, c.StartAgent(4))
+	expect(t, c, "IPv6: agent 5 restarted", mark, all, 5, 0)
+
+	mark = c.Station.Mark()
+	must(t, c.Agent(6).Freeze())
+	expect(t, c, "IPv6: agent 7 frozen (SIGSTOP)", mark, without(all, 6), 7, 2)
+	mark = c.Station.Mark()
+	must(t, c.Agent(6).Thaw())
+	expect(t, c, "IPv6: agent 7 thawed (SIGCONT)", mark, all, 7, 0)
+}

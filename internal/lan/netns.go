@@ -27,6 +27,7 @@ type Net struct {
 	Hosts  []string // host namespaces, in address order
 	Addrs  []netip.Addr
 	loss   map[int]int // host index -> loss in percent
+	v6     bool        // IPv6 addresses only (BuildV6)
 }
 
 // prefixLen is the length of the network every Net uses, 198.18.0.0/16; it
@@ -39,9 +40,22 @@ func HostAddr(k int) netip.Addr {
 	return netip.AddrFrom4([4]byte{198, 18, byte(v >> 8), byte(v)})
 }
 
+// HostAddr6 returns the address of host k on an IPv6 LAN (BuildV6): the
+// unique local fd00:c612::<k+1>/64 (c612 is 198.18 in hex).
+func HostAddr6(k int) netip.Addr {
+	v := uint32(k + 1)
+	return netip.AddrFrom16([16]byte{0: 0xfd, 2: 0xc6, 3: 0x12, 12: byte(v >> 24), 13: byte(v >> 16), 14: byte(v >> 8), 15: byte(v)})
+}
+
 // Build creates a switch and n hosts named <NamePrefix><pid>-<tag>-... and
 // brings every link up. On error it removes what it created.
-func Build(tag string, n int) (*Net, error) {
+func Build(tag string, n int) (*Net, error) { return build(tag, n, false) }
+
+// BuildV6 is Build for a LAN of IPv6 addresses only (HostAddr6): the hosts
+// have no IPv4 address at all.
+func BuildV6(tag string, n int) (*Net, error) { return build(tag, n, true) }
+
+func build(tag string, n int, v6 bool) (*Net, error) {
 	if os.Geteuid() != 0 {
 		return nil, ErrNotRoot
 	}
@@ -51,7 +65,7 @@ func Build(tag string, n int) (*Net, error) {
 	if err := SweepStale(); err != nil {
 		return nil, err
 	}
-	nw := &Net{Prefix: fmt.Sprintf("%s%d-%s", NamePrefix, os.Getpid(), tag), loss: map[int]int{}}
+	nw := &Net{Prefix: fmt.Sprintf("%s%d-%s", NamePrefix, os.Getpid(), tag), loss: map[int]int{}, v6: v6}
 	nw.Switch = nw.Prefix + "-sw"
 	if err := nw.build(n); err != nil {
 		nw.Close()
@@ -101,7 +115,7 @@ func (nw *Net) knowNeighbors(k int) error {
 	var b strings.Builder
 	for j := range nw.Hosts {
 		if j != k {
-			fmt.Fprintf(&b, "neigh replace %s lladdr %s dev eth0 nud permanent\n", HostAddr(j), HostMAC(j))
+			fmt.Fprintf(&b, "neigh replace %s lladdr %s dev eth0 nud permanent\n", nw.Addrs[j], HostMAC(j))
 		}
 	}
 	var out bytes.Buffer
@@ -120,13 +134,19 @@ func (nw *Net) addHost(k int) error {
 	if err := ip("netns", "add", ns); err != nil {
 		return err
 	}
-	nw.Hosts, nw.Addrs = append(nw.Hosts, ns), append(nw.Addrs, HostAddr(k))
+	addr := []string{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", HostAddr(k), prefixLen), "dev", "eth0"}
+	a := HostAddr(k)
+	if nw.v6 {
+		a = HostAddr6(k) // nodad: usable at once, no duplicate detection to wait for
+		addr = []string{"-n", ns, "addr", "add", a.String() + "/64", "dev", "eth0", "nodad"}
+	}
+	nw.Hosts, nw.Addrs = append(nw.Hosts, ns), append(nw.Addrs, a)
 	port := fmt.Sprintf("p%d", k)
 	steps := [][]string{
 		{"-n", nw.Switch, "link", "add", port, "type", "veth", "peer", "name", "eth0", "address", HostMAC(k), "netns", ns},
 		{"-n", nw.Switch, "link", "set", port, "master", "br0", "up"},
 		{"-n", ns, "link", "set", "lo", "up"},
-		{"-n", ns, "addr", "add", fmt.Sprintf("%s/%d", HostAddr(k), prefixLen), "dev", "eth0"},
+		addr,
 		{"-n", ns, "link", "set", "eth0", "up"},
 	}
 	for _, s := range steps {

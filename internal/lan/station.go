@@ -34,7 +34,7 @@ func StartStation(ns, addr, dir string, log io.Writer) (*Station, error) {
 		return nil, fmt.Errorf("lan: %w", err)
 	}
 	s.proc, err = Start(ns, log, s.Add, "env", "MIBS=", "SNMP_PERSISTENT_DIR="+filepath.Join(dir, "persist"),
-		bin, "-f", "-Lo", "-C", "-c", conf, "-n", "-On", "-F", netsnmptest.TrapFormat, "udp:"+addr)
+		bin, "-f", "-Lo", "-C", "-c", conf, "-n", "-On", "-F", netsnmptest.TrapFormat, netsnmptest.ToolAddr(addr))
 	if err != nil {
 		return nil, err
 	}
