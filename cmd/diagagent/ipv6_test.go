@@ -4,6 +4,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +38,7 @@ func TestIPv6Agents(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	web := fmt.Sprintf("[::1]:%d", netsnmptest.FreeTCPPort(t, "::1"))
 	procs := make([]*exec.Cmd, n)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -50,7 +53,11 @@ func TestIPv6Agents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		procs[k] = exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		args := []string{"-config", conf, "-id", fmt.Sprint(k)}
+		if k == 0 {
+			args = append(args, "-web.listen", web) // the page, over IPv6
+		}
+		procs[k] = exec.Command(binPath, args...)
 		procs[k].Stdout, procs[k].Stderr = logf, logf
 		if err := procs[k].Start(); err != nil {
 			t.Fatal(err)
@@ -84,6 +91,15 @@ func TestIPv6Agents(t *testing.T) {
 		}
 		return true
 	})
+	res, err := http.Get("http://" + web + "/api/v1/nodes")
+	if err != nil {
+		t.Fatalf("the page over IPv6: %v", err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), `"address":"::1"`) {
+		t.Errorf("GET http://%s/api/v1/nodes: %d %s", web, res.StatusCode, body)
+	}
 	procs[2].Process.Signal(syscall.SIGTERM)
 	procs[2].Wait()
 	start := time.Now()

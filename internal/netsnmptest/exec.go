@@ -57,10 +57,10 @@ func FreeUDPPort(t testing.TB, host string) int {
 	return c.LocalAddr().(*net.UDPAddr).Port
 }
 
-// FreeTCPPort returns a TCP port that was free on host a moment ago.
+// FreeTCPPort returns a TCP port that was free on host (IPv4 or IPv6) a moment ago.
 func FreeTCPPort(t testing.TB, host string) int {
 	t.Helper()
-	l, err := net.Listen("tcp4", net.JoinHostPort(host, "0"))
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatalf("free TCP port on %s: %v", host, err)
 	}
