@@ -167,16 +167,7 @@ func TestNoUsableStationDrops(t *testing.T) {
 // A full queue now drops station changes first, and a station change never
 // evicts a node-status notification.
 func TestStationChangesNeverPushOutFaults(t *testing.T) {
-	hole := newBlackhole(t)
-	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
-	cfg.QueueSize = 4
-	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour // the first inform waits: the queue only fills
-	n := newNotifier(t, cfg)
-	for seq := uint32(1); seq <= 2; seq++ {
-		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := fillingQueue(t, 4)
 	for k := range 1500 {
 		if err := n.NMSChange(NMSChange{Station: netip.AddrFrom4([4]byte{192, 0, 2, byte(k)}), Counter: uint32(k + 1)}); err != nil {
 			t.Fatal(err)
@@ -187,12 +178,7 @@ func TestStationChangesNeverPushOutFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	n.mu.Lock()
-	var kept []string
-	for _, e := range n.queue {
-		kept = append(kept, e.note.label)
-	}
-	n.mu.Unlock()
+	kept := queued(n)
 	want := []string{"diagNodeStatusChange seq=1 node=4", "diagNodeStatusChange seq=2 node=4",
 		"diagNodeStatusChange seq=3 node=4", "diagNodeStatusChange seq=4 node=4"}
 	if !slices.Equal(kept, want) {
@@ -204,16 +190,7 @@ func TestStationChangesNeverPushOutFaults(t *testing.T) {
 // authenticationFailure per authFailureGap, and none of them pushes a
 // node's status change out of a full queue.
 func TestAuthenticationFailuresAreSpaced(t *testing.T) {
-	hole := newBlackhole(t)
-	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
-	cfg.QueueSize = 2
-	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour // the first inform waits: the queue only fills
-	n := newNotifier(t, cfg)
-	for seq := uint32(1); seq <= 2; seq++ {
-		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n := fillingQueue(t, 2)
 	src := netip.MustParseAddr("192.0.2.66")
 	for range 1000 {
 		if err := n.AuthenticationFailure(src); err != nil {
@@ -227,16 +204,40 @@ func TestAuthenticationFailuresAreSpaced(t *testing.T) {
 	if err := n.AuthenticationFailure(src); err != nil {
 		t.Fatal(err)
 	}
-	n.mu.Lock()
-	var kept []string
-	for _, e := range n.queue {
-		kept = append(kept, e.note.label)
-	}
-	n.mu.Unlock()
+	kept := queued(n)
 	if want := []string{"diagNodeStatusChange seq=1 node=4", "diagNodeStatusChange seq=2 node=4"}; !slices.Equal(kept, want) {
 		t.Fatalf("queue: %q, want the two node-status notifications", kept)
 	}
 	if d := n.Stats().Dropped; d != 2 {
 		t.Errorf("dropped %d, want 2: one per gap", d)
 	}
+}
+
+// fillingQueue returns a notifier of informs to a station that never
+// answers, so the first inform waits an hour and the queue only fills, with
+// room for size and node-status notifications seq 1 and 2 already queued.
+func fillingQueue(t *testing.T, size int) *Notifier {
+	t.Helper()
+	hole := newBlackhole(t)
+	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg.QueueSize = size
+	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour
+	n := newNotifier(t, cfg)
+	for seq := uint32(1); seq <= 2; seq++ {
+		if err := n.NodeStatusChange(testEvent(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
+// queued lists the labels of what n's queue holds, oldest first.
+func queued(n *Notifier) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var kept []string
+	for _, e := range n.queue {
+		kept = append(kept, e.note.label)
+	}
+	return kept
 }

@@ -12,36 +12,43 @@ import (
 // stopped (partial), and each repair.
 func TestVCubeLANFaults(t *testing.T) {
 	c := startCluster(t, ciSpec(t, "vc", "vcube", 8, true))
-	all := ids(c.Agents)
+	agentFaults(t, c, "")
 
 	mark := c.Station.Mark()
+	must(t, c.StopPrinter())
+	expect(t, c, "printer's snmpd stopped", mark, ids(c.Agents), c.PrinterNode(), 2)
+	mark = c.Station.Mark()
+	must(t, c.StartPrinter())
+	expect(t, c, "printer's snmpd restarted", mark, ids(c.Agents), c.PrinterNode(), 0)
+}
+
+// agentFaults runs the faults of an agent's host and their repairs on c:
+// host 3's link down (faulty) and up, agent 5 stopped (partial) and
+// restarted, agent 7 frozen (partial) and thawed; what prefixes each line.
+func agentFaults(t *testing.T, c *Cluster, what string) {
+	t.Helper()
+	all := ids(c.Agents)
+	mark := c.Station.Mark()
 	must(t, c.Net.LinkDown(2))
-	expect(t, c, "host 3 link down", mark, without(all, 2), 3, 1)
+	expect(t, c, what+"host 3 link down", mark, without(all, 2), 3, 1)
 	mark = c.Station.Mark()
 	must(t, c.Net.LinkUp(2))
-	expect(t, c, "host 3 link up", mark, all, 3, 0)
-	settled(t, c, "host 3 link up")
+	expect(t, c, what+"host 3 link up", mark, all, 3, 0)
+	settled(t, c, what+"host 3 link up")
 
 	mark = c.Station.Mark()
 	must(t, c.StopAgent(4))
-	expect(t, c, "agent 5 stopped", mark, without(all, 4), 5, 2)
+	expect(t, c, what+"agent 5 stopped", mark, without(all, 4), 5, 2)
 	mark = c.Station.Mark()
 	must(t, c.StartAgent(4))
-	expect(t, c, "agent 5 restarted", mark, all, 5, 0)
+	expect(t, c, what+"agent 5 restarted", mark, all, 5, 0)
 
 	mark = c.Station.Mark()
 	must(t, c.Agent(6).Freeze())
-	expect(t, c, "agent 7 frozen (SIGSTOP)", mark, without(all, 6), 7, 2)
+	expect(t, c, what+"agent 7 frozen (SIGSTOP)", mark, without(all, 6), 7, 2)
 	mark = c.Station.Mark()
 	must(t, c.Agent(6).Thaw())
-	expect(t, c, "agent 7 thawed (SIGCONT)", mark, all, 7, 0)
-
-	mark = c.Station.Mark()
-	must(t, c.StopPrinter())
-	expect(t, c, "printer's snmpd stopped", mark, all, c.PrinterNode(), 2)
-	mark = c.Station.Mark()
-	must(t, c.StartPrinter())
-	expect(t, c, "printer's snmpd restarted", mark, all, c.PrinterNode(), 0)
+	expect(t, c, what+"agent 7 thawed (SIGCONT)", mark, all, 7, 0)
 }
 
 // TestHiADSDLANLinkDown checks Hi-ADSD (bound ceil(log2 N)^2 rounds) on the
@@ -80,27 +87,5 @@ func TestVCubeIPv6LAN(t *testing.T) {
 			t.Fatalf("host address %v on an IPv6-only LAN", a)
 		}
 	}
-	all := ids(c.Agents)
-
-	mark := c.Station.Mark()
-	must(t, c.Net.LinkDown(2))
-	expect(t, c, "IPv6: host 3 link down", mark, without(all, 2), 3, 1)
-	mark = c.Station.Mark()
-	must(t, c.Net.LinkUp(2))
-	expect(t, c, "IPv6: host 3 link up", mark, all, 3, 0)
-	settled(t, c, "IPv6: host 3 link up")
-
-	mark = c.Station.Mark()
-	must(t, c.StopAgent(4))
-	expect(t, c, "IPv6: agent 5 stopped", mark, without(all, 4), 5, 2)
-	mark = c.Station.Mark()
-	must(t, c.StartAgent(4))
-	expect(t, c, "IPv6: agent 5 restarted", mark, all, 5, 0)
-
-	mark = c.Station.Mark()
-	must(t, c.Agent(6).Freeze())
-	expect(t, c, "IPv6: agent 7 frozen (SIGSTOP)", mark, without(all, 6), 7, 2)
-	mark = c.Station.Mark()
-	must(t, c.Agent(6).Thaw())
-	expect(t, c, "IPv6: agent 7 thawed (SIGCONT)", mark, all, 7, 0)
+	agentFaults(t, c, "IPv6: ")
 }
