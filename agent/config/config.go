@@ -125,10 +125,10 @@ type Test struct {
 // Traps configures the notifications sent to the management station.
 type Traps struct {
 	// NMS is the initial station; the zero value means none until NMSid is set.
-	NMS netip.AddrPort `mapstructure:"nms" doc:"initial station, a.b.c.d or a.b.c.d:port (port 162 unless given); empty for none until NMSid is set"`
+	NMS Station `mapstructure:"nms" doc:"initial station: a.b.c.d or a host name (resolved at start to its IPv4 address), with :port (162 unless given); empty for none until NMSid is set"`
 	// Fallbacks are tried in order while the current station is diagnosed faulty or leaves
 	// informs unanswered (it need not be a node).
-	Fallbacks []netip.AddrPort `mapstructure:"fallbacks" doc:"stations (a.b.c.d or a.b.c.d:port, port 162 unless given) used in order while the current one is diagnosed faulty or leaves informs unanswered"`
+	Fallbacks []Station `mapstructure:"fallbacks" doc:"stations (IPv4, [IPv6] or host name, with :port, 162 unless given) used in order while the current one is diagnosed faulty or leaves informs unanswered"`
 	// Kind is KindTrap, KindInform or KindV3Inform.
 	Kind string `mapstructure:"kind" doc:"trap, inform or v3inform"`
 	// Scope is ScopeDetected (events this node detected) or ScopeAll (every event it learns).

@@ -76,11 +76,6 @@ func toText(to reflect.Type, data any) (any, error) {
 	if s = strings.TrimSpace(s); s == "" {
 		return out.Elem().Interface(), nil
 	}
-	if to == reflect.TypeFor[netip.AddrPort]() { // a station: a bare address means snmptrapd's port
-		if a, err := netip.ParseAddr(s); err == nil {
-			return netip.AddrPortFrom(a, TrapPort), nil
-		}
-	}
 	if err := out.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
 		return nil, &hookError{fmt.Sprintf("%q is not %s; %s", s, noun(to), hint(to))}
 	}
@@ -120,8 +115,8 @@ func noun(t reflect.Type) string {
 	switch t {
 	case reflect.TypeFor[netip.Addr]():
 		return "an IP address"
-	case reflect.TypeFor[netip.AddrPort]():
-		return "an address with a port"
+	case reflect.TypeFor[Station]():
+		return "a station"
 	case reflect.TypeFor[netip.Prefix]():
 		return "a network"
 	}
@@ -137,8 +132,8 @@ func hint(t reflect.Type) string {
 		return "write a duration such as 30s, 1m30s or 500ms"
 	case t == reflect.TypeFor[netip.Addr]():
 		return "write it as a.b.c.d or as an IPv6 address such as 2001:db8::1 (host names are not resolved)"
-	case t == reflect.TypeFor[netip.AddrPort]():
-		return "write it as a.b.c.d or a.b.c.d:port"
+	case t == reflect.TypeFor[Station]():
+		return "write it as a.b.c.d, [2001:db8::1] or a host name, with :port unless it is 162"
 	case t == reflect.TypeFor[netip.Prefix]():
 		return "write it as a.b.c.d/n"
 	case t.Kind() == reflect.Slice:

@@ -33,8 +33,10 @@ func LookupHost(ctx context.Context, lookup Lookup, host string) (netip.Addr, er
 }
 
 // Resolve returns c with every node given by host name at the address its
-// name resolves to now; a name that does not resolve, or two nodes at one
-// address and port, is one line naming the key.
+// name resolves to now, and traps.nms given by name at its IPv4 address; a
+// name that does not resolve, or two nodes at one address and port, is one
+// line naming the key. Fall-backs given by name are resolved at each
+// notification instead.
 func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 	c.Nodes = slices.Clone(c.Nodes)
 	m := &mistakes{}
@@ -49,6 +51,17 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 			continue
 		}
 		n.Address = a
+	}
+	if h := c.Traps.NMS.Host; h != "" {
+		a, err := LookupHost(ctx, lookup, h)
+		switch {
+		case err != nil:
+			m.add("traps.nms", "cannot resolve %q: %v; check the name, or give an address", h, err)
+		case !a.Is4():
+			m.add("traps.nms", "%q resolves to %s, and nmsID (an IpAddress) needs an IPv4 address; list it in traps.fallbacks", h, a)
+		default:
+			c.Traps.NMS.Addr = a
+		}
 	}
 	if err := errors.Join(*m...); err != nil {
 		return c, err

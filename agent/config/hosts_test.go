@@ -52,3 +52,38 @@ func TestResolveHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestStationNames: traps.nms given by name is resolved at start to its
+// IPv4 address (nmsID carries it); a fall-back given by name stays a name,
+// resolved at each notification.
+func TestStationNames(t *testing.T) {
+	lookup := fakeLookup(map[string][]netip.Addr{
+		"nms.lan":  {netip.MustParseAddr("2001:db8::9"), netip.MustParseAddr("192.0.2.9")},
+		"nms6.lan": {netip.MustParseAddr("2001:db8::10")},
+	})
+	c, err := Parse("t.yaml", []byte(minimal+"traps: {nms: 'nms.lan:1162', fallbacks: [backup.lan, '[2001:db8::11]']}\n"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Resolve(context.Background(), lookup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Traps.NMS != (Station{Host: "nms.lan", Addr: netip.MustParseAddr("192.0.2.9"), Port: 1162}) {
+		t.Errorf("nms %+v", r.Traps.NMS)
+	}
+	if got := []string{r.Traps.Fallbacks[0].String(), r.Traps.Fallbacks[1].String()}; got[0] != "backup.lan:162" || got[1] != "[2001:db8::11]:162" {
+		t.Errorf("fall-backs %q", got)
+	}
+	c, err = Parse("t.yaml", []byte(minimal+"traps: {nms: nms6.lan}\n"), nil, nil)
+	if err == nil {
+		_, err = c.Resolve(context.Background(), lookup)
+	}
+	if err == nil || !strings.Contains(err.Error(), "traps.nms: \"nms6.lan\" resolves to 2001:db8::10, and nmsID (an IpAddress) needs an IPv4 address") {
+		t.Errorf("an IPv6-only station name: %v", err)
+	}
+	if _, err := Parse("t.yaml", []byte(minimal+"traps: {fallbacks: ['bad_name:162']}\n"), nil, nil); err == nil ||
+		!strings.Contains(err.Error(), "traps.fallbacks") {
+		t.Errorf("a bad station name: %v", err)
+	}
+}

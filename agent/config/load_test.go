@@ -46,7 +46,7 @@ func TestEnvAndFlagLists(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantAllow := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.0/8")}
-	wantFall := []netip.AddrPort{netip.MustParseAddrPort("192.0.2.8:162"), netip.MustParseAddrPort("192.0.2.9:1162")}
+	wantFall := []Station{StationAt(netip.MustParseAddr("192.0.2.8"), 162), StationAt(netip.MustParseAddr("192.0.2.9"), 1162)}
 	if !reflect.DeepEqual(c.SNMP.Allow.Read, wantAllow) || !reflect.DeepEqual(c.Traps.Fallbacks, wantFall) {
 		t.Errorf("allow %v fallbacks %v, want %v %v", c.SNMP.Allow.Read, c.Traps.Fallbacks, wantAllow, wantFall)
 	}
@@ -174,12 +174,12 @@ func TestStationWithoutPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []netip.AddrPort{netip.MustParseAddrPort("192.0.2.101:162"), netip.MustParseAddrPort("192.0.2.102:1162")}
-	if c.Traps.NMS != netip.MustParseAddrPort("192.0.2.100:162") || !slices.Equal(c.Traps.Fallbacks, want) {
+	want := []Station{StationAt(netip.MustParseAddr("192.0.2.101"), 162), StationAt(netip.MustParseAddr("192.0.2.102"), 1162)}
+	if c.Traps.NMS != StationAt(netip.MustParseAddr("192.0.2.100"), 162) || !slices.Equal(c.Traps.Fallbacks, want) {
 		t.Errorf("nms %v, fallbacks %v", c.Traps.NMS, c.Traps.Fallbacks)
 	}
 	c, err = Load(path, []string{"DIAG_TRAPS_NMS=192.0.2.200"}, nil)
-	if err != nil || c.Traps.NMS != netip.MustParseAddrPort("192.0.2.200:162") {
+	if err != nil || c.Traps.NMS != StationAt(netip.MustParseAddr("192.0.2.200"), 162) {
 		t.Errorf("from the environment: nms %v, %v", c.Traps.NMS, err)
 	}
 }
@@ -192,7 +192,7 @@ func TestIPv6FallbackStation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := Load(path, nil, nil)
-	want := []netip.AddrPort{netip.MustParseAddrPort("[2001:db8::100]:162"), netip.MustParseAddrPort("[2001:db8::101]:1162")}
+	want := []Station{StationAt(netip.MustParseAddr("2001:db8::100"), 162), StationAt(netip.MustParseAddr("2001:db8::101"), 1162)}
 	if err != nil || !slices.Equal(c.Traps.Fallbacks, want) {
 		t.Errorf("fallbacks %v, %v", c.Traps.Fallbacks, err)
 	}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/netip"
 )
 
 // validate checks the test keys; snmp gives the users test.v3_user may name.
@@ -26,7 +25,7 @@ func (t Traps) validate(m *mistakes) {
 		m.add("traps.scope", "%q is not a scope; use detected or all", t.Scope)
 	}
 	switch {
-	case t.NMS.IsValid() && t.NMS.Addr().Is6() && !t.NMS.Addr().Is4In6():
+	case t.NMS.Addr.Is6() && !t.NMS.Addr.Is4In6():
 		m.add("traps.nms", "%s is an IPv6 station, which nmsID (an IpAddress) cannot carry; list it in traps.fallbacks "+
 			"and leave traps.nms empty", t.NMS)
 	case t.NMS.IsValid():
@@ -49,9 +48,10 @@ func (t Traps) validate(m *mistakes) {
 	inRange(m, "traps.queue", t.Queue, 1, 1<<16)
 }
 
-// validateStation checks a station address: a host and a non-zero port.
-func validateStation(m *mistakes, key string, s netip.AddrPort) {
-	if !isHost(s.Addr()) || s.Addr().Is4In6() || s.Port() == 0 {
+// validateStation checks a station: a host name or a host's address, and a
+// non-zero port.
+func validateStation(m *mistakes, key string, s Station) {
+	if (s.Host == "" && (!isHost(s.Addr) || s.Addr.Is4In6())) || s.Port == 0 {
 		m.add(key, "%s is not a station address; write it as a.b.c.d or a.b.c.d:port, such as 192.0.2.100 or 192.0.2.100:1162 "+
 			"(an IPv6 one as 2001:db8::100 or [2001:db8::100]:162)", s)
 	}

@@ -124,8 +124,8 @@ func New(o Options) (*Daemon, error) {
 	}
 	d.start = d.now()
 	d.lastDone = d.start // the loop counts as alive from its start
-	if d.st.NMS == "" && o.Config.Traps.NMS.IsValid() {
-		d.st.NMS = o.Config.Traps.NMS.Addr().String()
+	if d.st.NMS == "" && o.Config.Traps.NMS.Addr.IsValid() { // a name is resolved (config.Resolve) before New
+		d.st.NMS = o.Config.Traps.NMS.Addr.String()
 	}
 	node.Station = hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}
 	d.rows = d.buildRows()

@@ -98,7 +98,7 @@ func testConfig(t *testing.T, n int, algo, scope string) config.Config {
 	c := config.Default()
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
 	c.Traps.Scope = scope
-	c.Traps.NMS = netip.MustParseAddrPort("127.0.0.100:1162")
+	c.Traps.NMS = config.StationAt(netip.MustParseAddr("127.0.0.100"), 1162)
 	for k := 0; k < n; k++ {
 		c.Nodes = append(c.Nodes, config.Node{Address: addr(k), Port: 161})
 	}
@@ -233,8 +233,8 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 
 func TestFallbackStationWhenNMSFaulty(t *testing.T) {
 	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
-	cfg.Traps.NMS = netip.AddrPortFrom(addr(3), 162)
-	cfg.Traps.Fallbacks = []netip.AddrPort{netip.MustParseAddrPort("127.0.0.50:162")}
+	cfg.Traps.NMS = config.StationAt(addr(3), 162)
+	cfg.Traps.Fallbacks = []config.Station{config.StationAt(netip.MustParseAddr("127.0.0.50"), 162)}
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())

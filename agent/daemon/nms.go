@@ -96,8 +96,8 @@ func (d *Daemon) Stations() []traps.Station { return Stations(d.cfg, d.board.Loa
 // the next one.
 func Stations(cfg config.Config, s *mib.Snapshot) []traps.Station {
 	port := uint16(defaultTrapPort)
-	if cfg.Traps.NMS.IsValid() && cfg.Traps.NMS.Port() != 0 {
-		port = cfg.Traps.NMS.Port()
+	if cfg.Traps.NMS.IsValid() && cfg.Traps.NMS.Port != 0 {
+		port = cfg.Traps.NMS.Port
 	}
 	var out []traps.Station
 	usable := func(a netip.Addr) bool {
@@ -112,7 +112,9 @@ func Stations(cfg config.Config, s *mib.Snapshot) []traps.Station {
 		out = append(out, traps.Station{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
 	}
 	for _, f := range cfg.Traps.Fallbacks {
-		out = append(out, traps.Station{Addr: f.String(), Usable: usable(f.Addr())})
+		// A fall-back given by name is resolved at each send; only one given
+		// by address can be matched against the nodes' rows.
+		out = append(out, traps.Station{Addr: f.String(), Usable: !f.Addr.IsValid() || usable(f.Addr)})
 	}
 	return out
 }

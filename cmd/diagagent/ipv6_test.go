@@ -128,10 +128,12 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() boo
 func TestHostNames(t *testing.T) {
 	dir := t.TempDir()
 	p1, p2 := netsnmptest.FreeUDPPort(t, "127.0.0.1"), netsnmptest.FreeUDPPort(t, "127.0.0.1")
+	tp := netsnmptest.FreeUDPPort(t, "127.0.0.1")
+	trapd := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.1:%d", tp), nil, "-On")
 	conf := filepath.Join(dir, "names.yaml")
 	yaml := fmt.Sprintf("algorithm: vcube\ninterval: %s\nsnmp: {listen: auto}\ntest: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\n"+
-		"nodes: [{host: localhost, port: %d}, {host: localhost, port: %d}]\nweb: {listen: ''}\nstate_dir: %s\n",
-		testInterval, testTimeout, testRetries, pingTimeout, p1, p2, filepath.Join(dir, "state{id}"))
+		"nodes: [{host: localhost, port: %d}, {host: localhost, port: %d}]\ntraps: {nms: 'localhost:%d'}\nweb: {listen: ''}\nstate_dir: %s\n",
+		testInterval, testTimeout, testRetries, pingTimeout, p1, p2, tp, filepath.Join(dir, "state{id}"))
 	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -155,5 +157,13 @@ func TestHostNames(t *testing.T) {
 	})
 	if a := get(".1.3.6.1.4.1.200.1.1.1.2.2"); a != "127.0.0.1" {
 		t.Errorf("nodeAD.2 = %q, want localhost's IPv4 address", a)
+	}
+	// The station, given as localhost:port, is nmsID 127.0.0.1 and hears the coldStarts.
+	if a := get(".1.3.6.1.4.1.200.1.3.0"); a != "127.0.0.1" {
+		t.Errorf("nmsID.0 = %q, want the station's name resolved", a)
+	}
+	isCold := func(l string) bool { return strings.Contains(l, "OID: .1.3.6.1.6.3.1.1.5.1") }
+	if _, err := trapd.Wait(notifyWait, 0, isCold); err != nil {
+		t.Errorf("the station given by name got no coldStart: %v", err)
 	}
 }
