@@ -123,7 +123,7 @@ func New(o Options) (*Daemon, error) {
 		d.log = logrus.NewEntry(l)
 	}
 	d.start = d.now()
-	d.lastDone = d.start // the loop counts as alive from its start
+	d.lastDone = d.start                                     // the loop counts as alive from its start
 	if d.st.NMS == "" && o.Config.Traps.NMS.Addr.IsValid() { // a name is resolved (config.Resolve) before New
 		d.st.NMS = o.Config.Traps.NMS.Addr.String()
 	}
