@@ -123,8 +123,9 @@ func New(o Options) (*Daemon, error) {
 		d.log = logrus.NewEntry(l)
 	}
 	d.start = d.now()
-	d.lastDone = d.start                                     // the loop counts as alive from its start
-	if d.st.NMS == "" && o.Config.Traps.NMS.Addr.IsValid() { // a name is resolved (config.Resolve) before New
+	d.lastDone = d.start // the loop counts as alive from its start
+	// A station given by name was resolved (config.Resolve) before New.
+	if d.st.NMS == "" && o.Config.Traps.NMS.Addr.IsValid() {
 		d.st.NMS = o.Config.Traps.NMS.Addr.String()
 	}
 	node.Station = hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}
