@@ -44,7 +44,7 @@ test:
 	./scripts/test-deps.sh
 	$(GO) vet -tags integration $(PKGS)
 	$(GO) test -tags integration -count=1 -timeout 20m $(PKGS)
-	$(GO) test -count=1 -C cmd/swimmember . # its own module (memberlist stays out of go.mod)
+	$(GO) test -C cmd/swimmember -count=1 . # its own module (memberlist stays out of go.mod)
 
 # unit: the unit tests alone; they need no root and none of the test tools.
 unit:
