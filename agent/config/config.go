@@ -143,6 +143,9 @@ type Traps struct {
 	Retries int `mapstructure:"retries" doc:"times an unacknowledged inform is sent again"`
 	// Queue bounds the informs waiting to be sent; the oldest is dropped when full.
 	Queue int `mapstructure:"queue" doc:"informs waiting to be sent; the oldest is dropped when full"`
+	// StartupGrace holds back, for this long after start, a first verdict
+	// about a node this agent has never seen up; 0 notifies at once.
+	StartupGrace time.Duration `mapstructure:"startup_grace" doc:"after start, a first faulty or partial verdict about a node never seen up is notified only if it still holds after this long (agents started moments apart would report each other); 0s notifies at once"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 }

@@ -46,6 +46,9 @@ func (t Traps) validate(m *mistakes) {
 	positive(m, "traps.timeout", t.Timeout)
 	inRange(m, "traps.retries", t.Retries, 0, 10)
 	inRange(m, "traps.queue", t.Queue, 1, 1<<16)
+	if t.StartupGrace < 0 {
+		m.add("traps.startup_grace", "%s is negative; write a duration such as 30s, or 0s to notify at once", t.StartupGrace)
+	}
 }
 
 // validateStation checks a station: a host name or a host's address, and a

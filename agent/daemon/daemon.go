@@ -73,6 +73,8 @@ type Daemon struct {
 	held    []mib.Status // what the state file held per node, until the first verdict on it
 	told    map[int]bool // peers whose partial verdict's likely cause was logged, until they test otherwise
 
+	grace grace // first verdicts held back during start-up
+
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
 	setNMS   *hiadsd.Station    // a station SET since the last interval began, for the core
@@ -110,7 +112,8 @@ func New(o Options) (*Daemon, error) {
 	d := &Daemon{cfg: o.Config, id: o.ID, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
-		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq}
+		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
+		grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -209,6 +212,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
 	d.applyStation()
 	d.applyMoves()
+	defer d.endGrace()
 	m, err := d.node.Begin()
 	if err != nil {
 		d.log.WithError(err).Error("testing interval failed")

@@ -99,6 +99,7 @@ func testConfig(t *testing.T, n int, algo, scope string) config.Config {
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
 	c.Traps.Scope = scope
 	c.Traps.NMS = config.StationAt(netip.MustParseAddr("127.0.0.100"), 1162)
+	c.Traps.StartupGrace = 0 // these tests check what is notified at once; TestStartupGrace the grace
 	for k := 0; k < n; k++ {
 		c.Nodes = append(c.Nodes, config.Node{Address: addr(k), Port: 161})
 	}
@@ -408,5 +409,43 @@ func TestSetAddressMovesANode(t *testing.T) {
 	}
 	if cfg.Nodes[2].Address != addr(2) {
 		t.Error("SetAddress changed the caller's configuration")
+	}
+}
+
+// TestStartupGrace: within the start-up grace, a first verdict about a node
+// never seen up is recorded but not notified; retracted within the grace
+// it is never notified (nor its retraction); still holding when the grace
+// ends it is notified then; a node seen up that fails within the grace is
+// notified at once.
+func TestStartupGrace(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg.Traps.StartupGrace = 10 * time.Second
+	clock := &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)}
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(2)] = mib.StatusPartial // started later than this agent
+	lan.status[addr(3)] = mib.StatusPartial // really down
+	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+
+	d.interval(context.Background())
+	if len(s.events) != 0 || len(d.Snapshot().Events) != 3 {
+		t.Fatalf("first interval: %d notified (want none), %d recorded (want 3)", len(s.events), len(d.Snapshot().Events))
+	}
+	clock.advance(2 * time.Second)
+	delete(lan.status, addr(2)) // node 3's agent is up now: the first verdict is retracted
+	d.interval(context.Background())
+	if len(s.events) != 0 {
+		t.Fatalf("a retraction within the grace was notified: %+v", s.events)
+	}
+	clock.advance(time.Second)
+	lan.status[addr(1)] = mib.StatusFaulty // node 2 was seen up: its failure is news at once
+	d.interval(context.Background())
+	if len(s.events) != 1 || s.events[0].NodeID != 2 || s.events[0].Status != mib.StatusFaulty {
+		t.Fatalf("a node seen up failing within the grace: %+v", s.events)
+	}
+	clock.advance(10 * time.Second) // past the grace: node 4, partial all along, is notified once
+	d.interval(context.Background())
+	d.interval(context.Background())
+	if len(s.events) != 2 || s.events[1].NodeID != 4 || s.events[1].Status != mib.StatusPartial || s.events[1].Seq != 3 {
+		t.Fatalf("after the grace: %+v, want node 4 partial with its first event's sequence number 3", s.events)
 	}
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -154,6 +155,7 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 	if !u.IsDirect() {
 		f = f.WithField("from", u.From+1)
 	}
+	held := d.grace.hold(ev, u, d.now().Sub(d.start) < d.cfg.Traps.StartupGrace)
 	initial := u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
 	if initial {
 		f.Debug("node status learned")
@@ -161,6 +163,10 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 	}
 	f.Info("node status changed")
 	if d.notify == nil || (!u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
+		return
+	}
+	if held {
+		f.Debug("not notified yet: a first verdict about a node never seen up, within the start-up grace")
 		return
 	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {
@@ -215,4 +221,70 @@ func (d *Daemon) save() error {
 	}
 	d.log.WithError(err).Warn("cannot save state on the way out; no event is lost")
 	return nil
+}
+
+// grace holds back, during the start-up grace, the first faulty or partial
+// verdict about a node this agent has never seen up: agents started moments
+// apart test each other before the others listen, and every such verdict,
+// and its retraction, would be a notification. A held verdict that still
+// holds when the grace ends is notified then; one retracted within it is
+// never notified, and neither is its retraction. announce (from any
+// goroutine that saves) and the loop's endGrace share it.
+type grace struct {
+	mu     sync.Mutex
+	over   bool
+	seenUp []bool               // nodes this agent has held fault-free
+	held   map[int]unsavedEvent // node -> its held verdict
+}
+
+// hold notes u and reports whether its notification is held back: within
+// the grace, a first verdict about a node never seen up, or any later change
+// of a node whose verdict is held (a retraction, or a held fault that
+// changed kind, which stays held).
+func (g *grace) hold(ev mib.Event, u hiadsd.Update, within bool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	up := u.New.Status == hiadsd.FaultFree
+	seen := g.seenUp[u.ID]
+	if up {
+		g.seenUp[u.ID] = true
+	}
+	if g.over || !within {
+		return false
+	}
+	if _, ok := g.held[u.ID]; ok {
+		delete(g.held, u.ID)
+		if !up {
+			g.held[u.ID] = unsavedEvent{ev, u}
+		}
+		return true
+	}
+	if !seen && !up && u.Old.Status == hiadsd.Unknown {
+		g.held[u.ID] = unsavedEvent{ev, u}
+		return true
+	}
+	return false
+}
+
+// endGrace ends the grace once it has passed: each held verdict that the
+// view still holds is notified now, late but true.
+func (d *Daemon) endGrace() {
+	if d.grace.over || d.now().Sub(d.start) < d.cfg.Traps.StartupGrace {
+		return
+	}
+	d.grace.mu.Lock()
+	d.grace.over = true
+	held := d.grace.held
+	d.grace.held = nil
+	d.grace.mu.Unlock()
+	for id, e := range held {
+		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
+			continue
+		}
+		d.log.WithFields(logrus.Fields{"node": id + 1, "new": e.u.New.Status.String(), "seq": e.ev.Seq}).
+			Info("a first verdict held through the start-up grace still holds: notified")
+		if err := d.notify.NodeStatusChange(e.ev); err != nil {
+			d.log.WithError(err).Warn("notification not queued")
+		}
+	}
 }

@@ -61,9 +61,14 @@ func TestREADMEStation(t *testing.T) {
 		close(exited)
 	}()
 	t.Cleanup(func() { cmd.Process.Kill(); <-exited; cmd.Wait() })
+	// Traps are not acknowledged: the station must listen before the agent's coldStart.
+	if _, err := out.Wait(notifyWait, 0, exited, func(l string) bool { return strings.HasPrefix(l, "NET-SNMP version") }); err != nil {
+		t.Fatalf("the README's station did not start: %v\n%s", err, strings.Join(out.All(), "\n"))
+	}
 
-	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: station})
-	c.start(0) // agent 2 never starts: agent 1 finds it partial and says so
+	// No start-up grace: agent 2 never starts, and agent 1 says so at once.
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: station, traps: "startup_grace: 0s"})
+	c.start(0)
 	for _, want := range []string{"SNMPv2-MIB::snmpTrapOID.0 = OID: SNMPv2-MIB::coldStart",
 		"SNMPv2-MIB::snmpTrapOID.0 = OID: DIAGNOSIS-MIB::diagNodeStatusChange"} {
 		if _, err := out.Wait(notifyWait+latencyBound("vcube", 2), 0, exited, func(l string) bool { return strings.Contains(l, want) }); err != nil {

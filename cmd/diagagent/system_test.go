@@ -116,3 +116,31 @@ func TestHangupDoesNotStopTheAgent(t *testing.T) {
 		t.Errorf("after SIGHUP the agent does not answer: %v", err)
 	}
 }
+
+// TestAgentsStartedApartStayQuiet is issue 15's start-up case: eight agents
+// started 1 s apart test each other before the later ones listen, and
+// without the start-up grace each such first verdict, and its retraction,
+// reached the station. Now the station hears only their coldStarts; a real
+// fault after start-up is still notified.
+func TestAgentsStartedApartStayQuiet(t *testing.T) {
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	station := fmt.Sprintf("127.0.0.100:%d", port)
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: station})
+	for k := range 8 {
+		began := time.Now()
+		c.start(k)
+		time.Sleep(time.Second - time.Since(began))
+	}
+	c.waitFor("every agent holds every node fault-free", 2*latencyBound("vcube", 8), func() bool { return c.allFaultFree(8) })
+	isStatus := func(l string) bool { return strings.Contains(l, ".1.3.6.1.4.1.200.2.0.1") }
+	for _, l := range trapd.All() {
+		if isStatus(l) {
+			t.Errorf("a notification about an agent that was only starting: %s", l)
+		}
+	}
+	c.stop(3, syscall.SIGTERM) // a real fault: agent 4 was seen up by all
+	if _, err := trapd.Wait(latencyBound("vcube", 8), 0, notificationAbout(4, 2)); err != nil {
+		t.Fatalf("no notification of a real fault after start-up: %v", err)
+	}
+}
