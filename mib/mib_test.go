@@ -31,6 +31,7 @@ var objects = map[string]string{
 	"nmsIDCounter":           NMSIDCounter,
 	"diagFaultInject":        DiagFaultInject,
 	"diagLastEventSeq":       DiagLastEventSeq,
+	"diagNodeListHash":       DiagNodeListHash,
 	"diagEventTable":         DiagEventTable,
 	"diagEventEntry":         DiagEventEntry,
 	"diagEventSeq":           DiagEventSeq,

@@ -48,6 +48,8 @@ const (
 	DiagFaultInject = HiADSDGroup + ".6"
 	// DiagLastEventSeq is the sequence number of the newest event row.
 	DiagLastEventSeq = HiADSDGroup + ".7"
+	// DiagNodeListHash is the fingerprint of the node list the agent runs.
+	DiagNodeListHash = HiADSDGroup + ".9"
 
 	// DiagEventTable is the bounded table of status changes seen by this agent.
 	DiagEventTable = HiADSDGroup + ".8"
@@ -115,6 +117,8 @@ const (
 	DiagFaultInject0 = DiagFaultInject + ".0"
 	// DiagLastEventSeq0 is the instance of DiagLastEventSeq.
 	DiagLastEventSeq0 = DiagLastEventSeq + ".0"
+	// DiagNodeListHash0 is the instance of DiagNodeListHash.
+	DiagNodeListHash0 = DiagNodeListHash + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.

@@ -20,6 +20,10 @@ type Snapshot struct {
 	NMS netip.Addr
 	// NMSCounter is the event counter carried with NMS (nmsIDCounter).
 	NMSCounter uint32
+	// NodeListHash is diagNodeListHash, the fingerprint of the node list (8 octets).
+	NodeListHash []byte
+	// ListMismatch are the NodeIDs of the peers last read with another node list.
+	ListMismatch []uint32
 }
 
 // NodeRow is one diagTree row: what this agent believes about one node.

@@ -75,6 +75,9 @@ type Daemon struct {
 
 	grace grace // first verdicts held back during start-up
 
+	listHash []byte    // this agent's diagNodeListHash
+	lists    listCheck // peers last read with another node list
+
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
 	setNMS   *hiadsd.Station    // a station SET since the last interval began, for the core
@@ -113,7 +116,8 @@ func New(o Options) (*Daemon, error) {
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
 		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
-		grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}
+		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
+		listHash: o.Config.NodeListHash(), lists: listCheck{other: map[int]bool{}}}
 	if d.now == nil {
 		d.now = time.Now
 	}

@@ -1,11 +1,13 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +27,7 @@ type fakeLAN struct {
 	nms    map[netip.Addr]nmsAndCount // each peer's nmsID
 	probes map[netip.Addr]int         // probes received
 	fetch  map[netip.Addr]int         // row fetches received
+	lists  map[netip.Addr][]byte      // each peer's diagNodeListHash; none when absent
 }
 
 type nmsAndCount struct {
@@ -34,7 +37,8 @@ type nmsAndCount struct {
 
 func newFakeLAN() *fakeLAN {
 	return &fakeLAN{status: map[netip.Addr]mib.Status{}, rows: map[netip.Addr][]probe.Row{},
-		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{}}
+		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{},
+		lists: map[netip.Addr][]byte{}}
 }
 
 func (f *fakeLAN) Probe(_ context.Context, t probe.Target) probe.Result {
@@ -62,7 +66,7 @@ func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.nms[t.Addr]
-	return probe.Fetched{NMS: v.addr, NMSCounter: v.c, Rows: rows}, err
+	return probe.Fetched{NMS: v.addr, NMSCounter: v.c, NodeListHash: f.lists[t.Addr], Rows: rows}, err
 }
 
 // sink records what the daemon publishes and notifies.
@@ -447,5 +451,32 @@ func TestStartupGrace(t *testing.T) {
 	d.interval(context.Background())
 	if len(s.events) != 2 || s.events[1].NodeID != 4 || s.events[1].Status != mib.StatusPartial || s.events[1].Seq != 3 {
 		t.Fatalf("after the grace: %+v, want node 4 partial with its first event's sequence number 3", s.events)
+	}
+}
+
+// TestPeerWithAnotherNodeList: a peer whose diagNodeListHash differs from
+// this agent's is not a source of diagnostic information (its rows would
+// name other nodes), and the snapshot names it, until the lists agree.
+func TestPeerWithAnotherNodeList(t *testing.T) {
+	cfg := testConfig(t, 4, config.AlgorithmVRing, config.ScopeDetected)
+	lan, s := newFakeLAN(), &sink{}
+	// Node 0 tests node 1 (vRing) and would learn node 3's fault from it.
+	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: mib.StatusFaultFree}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
+	other := cfg
+	other.Nodes = append(slices.Clone(cfg.Nodes), config.Node{Address: netip.MustParseAddr("127.0.0.99"), Port: 161})
+	lan.lists[addr(1)] = other.NodeListHash()
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	snap := d.Snapshot()
+	if snap.Nodes[3].Status == mib.StatusFaulty || !slices.Equal(snap.ListMismatch, []uint32{2}) {
+		t.Fatalf("a peer with another list was a source: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
+	}
+	if !bytes.Equal(snap.NodeListHash, cfg.NodeListHash()) || len(snap.NodeListHash) != 8 {
+		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, cfg.NodeListHash())
+	}
+	lan.lists[addr(1)] = cfg.NodeListHash() // the lists agree again
+	d.interval(context.Background())
+	if snap := d.Snapshot(); snap.Nodes[3].Status != mib.StatusFaulty || len(snap.ListMismatch) != 0 {
+		t.Fatalf("after the lists agree: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
 	}
 }

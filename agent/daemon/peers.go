@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -37,7 +40,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				probes[op.Target] = r
 				mu.Unlock()
 			case hiadsd.OpFetch:
-				res[k] = d.fetch(ctx, t, op.Ranges)
+				res[k] = d.fetch(ctx, op.Target, op.Ranges)
 			default: // Hi-Comp's tasks need an executor the daemon does not run
 				res[k].Output = ^hiadsd.TaskOutput(op.Task)
 			}
@@ -78,7 +81,8 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 
 // fetch reads a peer's station and its rows for ranges: the first range in
 // the same GETBULK as the station, any other with a walk of its own.
-func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Range) hiadsd.Result {
+func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiadsd.Result {
+	t := d.targets[id]
 	var res hiadsd.Result
 	first := true
 	for _, r := range ranges {
@@ -90,6 +94,9 @@ func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Rang
 			f, err := d.prober.FetchDiagnosis(ctx, t, r.Lo+1, r.Hi)
 			if err != nil {
 				return hiadsd.Result{Err: err}
+			}
+			if err := d.checkList(id, f.NodeListHash); err != nil {
+				return hiadsd.Result{Err: err} // not a source while the lists differ
 			}
 			rows, first = f.Rows, false
 			if mib.StationAddr(f.NMS) {
@@ -107,4 +114,54 @@ func (d *Daemon) fetch(ctx context.Context, t probe.Target, ranges []hiadsd.Rang
 		}
 	}
 	return res
+}
+
+// ErrOtherNodeList is the fetch error of a peer that runs another node list:
+// its rows name other nodes, so it is not a source until the lists agree.
+var ErrOtherNodeList = errors.New("the peer runs another node list (diagNodeListHash differs)")
+
+// listCheck remembers the peers last read with another node list; fetches
+// run in parallel, so it has a lock of its own.
+type listCheck struct {
+	mu    sync.Mutex
+	other map[int]bool // core id -> its list differs
+}
+
+// peers lists the NodeIDs of the peers whose list differs, ascending.
+func (l *listCheck) peers() []uint32 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []uint32
+	for id := range l.other {
+		out = append(out, uint32(id+1))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkList compares a peer's fingerprint with this agent's: a difference
+// is logged once, until the lists agree again (logged too), and refuses the
+// peer as a source. A peer that serves no fingerprint is taken as it is.
+func (d *Daemon) checkList(id int, theirs []byte) error {
+	differs := theirs != nil && !bytes.Equal(theirs, d.listHash)
+	d.lists.mu.Lock()
+	was := d.lists.other[id]
+	if differs {
+		d.lists.other[id] = true
+	} else {
+		delete(d.lists.other, id)
+	}
+	d.lists.mu.Unlock()
+	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(),
+		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(theirs)})
+	switch {
+	case differs && !was:
+		f.Warn("peer runs another node list: not used as a source until the lists agree")
+	case !differs && was:
+		f.Info("peer's node list agrees again")
+	}
+	if differs {
+		return ErrOtherNodeList
+	}
+	return nil
 }

@@ -192,7 +192,8 @@ func (d *Daemon) publishLocked() {
 		evs = evs[:len(evs)-1]
 	}
 	s := &mib.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
-		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter}
+		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter,
+		NodeListHash: d.listHash, ListMismatch: d.lists.peers()}
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return

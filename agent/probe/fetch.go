@@ -84,15 +84,19 @@ func decodeRow(idx uint32, vbs []gosnmp.SnmpPDU) (Row, error) {
 type Fetched struct {
 	NMS        netip.Addr
 	NMSCounter uint32
-	Rows       []Row
+	// NodeListHash is the peer's diagNodeListHash; nil from a peer that
+	// serves none (an older agent).
+	NodeListHash []byte
+	Rows         []Row
 }
 
-// FetchDiagnosis reads a peer's station (nmsID.0 and nmsIDCounter.0) and its
-// rows lo..hi in the same walk: the first GETBULK carries both station objects
-// as non-repeaters, so the station costs no round trip of its own.
+// FetchDiagnosis reads a peer's station (nmsID.0 and nmsIDCounter.0), the
+// fingerprint of its node list (diagNodeListHash.0) and its rows lo..hi in
+// the same walk: the first GETBULK carries the three objects as
+// non-repeaters, so they cost no round trip of their own.
 func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetched, error) {
 	var f Fetched
-	pre := &nonRepeaters{oids: []string{mib.NMSID, mib.NMSIDCounter}, fn: func(vbs []gosnmp.SnmpPDU) error {
+	pre := &nonRepeaters{oids: []string{mib.NMSID, mib.NMSIDCounter, mib.DiagNodeListHash}, fn: func(vbs []gosnmp.SnmpPDU) error {
 		if !sameOID(vbs[0].Name, mib.NMSID0) || !sameOID(vbs[1].Name, mib.NMSIDCounter0) {
 			return fmt.Errorf("%w: station objects answered as %s and %s", ErrMalformedReply, vbs[0].Name, vbs[1].Name)
 		}
@@ -100,8 +104,17 @@ func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetc
 		if f.NMS, err = ipValue(vbs[0]); err != nil {
 			return err
 		}
-		f.NMSCounter, err = unsignedValue(vbs[1])
-		return err
+		if f.NMSCounter, err = unsignedValue(vbs[1]); err != nil {
+			return err
+		}
+		if sameOID(vbs[2].Name, mib.DiagNodeListHash0) { // else the peer serves no fingerprint
+			b, ok := vbs[2].Value.([]byte)
+			if vbs[2].Type != gosnmp.OctetString || !ok || len(b) != 8 {
+				return fmt.Errorf("%w: diagNodeListHash.0 is not 8 octets: %v", ErrMalformedReply, vbs[2].Value)
+			}
+			f.NodeListHash = b
+		}
+		return nil
 	}}
 	rows, err := p.fetchRows(ctx, t, lo, hi, pre)
 	f.Rows = rows

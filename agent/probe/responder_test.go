@@ -45,7 +45,7 @@ func startProbeResponder(t *testing.T, snap *mib.Snapshot) Target {
 // probeSnapshot is a view of n nodes with varied statuses and counters and
 // events with sequence numbers 5, 6, ... .
 func probeSnapshot(n, events int) *mib.Snapshot {
-	s := &mib.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}
+	s := &mib.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4, NodeListHash: make([]byte, 8)}
 	for i := 1; i <= n; i++ {
 		s.Nodes = append(s.Nodes, mib.NodeRow{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
 			Status: mib.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})

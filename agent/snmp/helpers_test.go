@@ -99,9 +99,10 @@ func testSnapshot() *mib.Snapshot {
 			{Seq: 7, NodeID: 2, Status: mib.StatusFaulty, Prev: mib.StatusFaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},
 			{Seq: 8, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
 		},
-		Up:         true,
-		NMS:        netip.MustParseAddr("127.0.0.9"),
-		NMSCounter: 4,
+		Up:           true,
+		NMS:          netip.MustParseAddr("127.0.0.9"),
+		NMSCounter:   4,
+		NodeListHash: []byte{0xd1, 0xa9, 0, 0, 0, 0, 0, 0x17},
 	}
 }
 

@@ -30,6 +30,7 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.NMSCounter) }),
 		inject,
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
+		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
 		diagEventTable(),
 	}
 }

@@ -16,6 +16,7 @@ import (
 type descs struct {
 	nodeStatus, nodes, up, lastSeq, notif, pending, snmpIn, snmpOut, snmpReq, snmpServed, snmpDrop, boots *prometheus.Desc
 	axUp, axSessions, axRequests                                                                          *prometheus.Desc
+	listsDiffer                                                                                           *prometheus.Desc
 }
 
 // newDescs describes the scrape-time metrics.
@@ -49,6 +50,8 @@ func newDescs() descs {
 		boots: prometheus.NewDesc("diagagent_snmp_engine_boots",
 			"snmpEngineBoots served; 2147483647 means latched (RFC 3414 2.2.2): it could not be saved, "+
 				"so every authenticated SNMPv3 request is refused until a restart with a writable state_dir.", nil, nil),
+		listsDiffer: prometheus.NewDesc("diagagent_node_lists_differing",
+			"Peers last read with another node list (diagNodeListHash): not used as sources until the lists agree.", nil, nil),
 		axUp: prometheus.NewDesc("diagagent_agentx_connected",
 			"1 while the AgentX session with the host's snmpd is open and the DIAGNOSIS-MIB registered (snmp.mode agentx).", nil, nil),
 		axSessions: prometheus.NewDesc("diagagent_agentx_sessions_total",
@@ -72,7 +75,7 @@ type collector struct {
 // Describe sends the descriptions of every metric Collect may send.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.d.nodeStatus, c.d.nodes, c.d.up, c.d.lastSeq, c.d.notif, c.d.pending,
-		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop, c.d.boots, c.d.axUp, c.d.axSessions, c.d.axRequests} {
+		c.d.snmpIn, c.d.snmpOut, c.d.snmpReq, c.d.snmpServed, c.d.snmpDrop, c.d.boots, c.d.axUp, c.d.axSessions, c.d.axRequests, c.d.listsDiffer} {
 		ch <- d
 	}
 }
@@ -119,6 +122,7 @@ func (c *collector) collectView(ch chan<- prometheus.Metric) {
 		seq = snap.Events[n-1].Seq
 	}
 	ch <- prometheus.MustNewConstMetric(c.d.lastSeq, prometheus.GaugeValue, float64(seq))
+	ch <- prometheus.MustNewConstMetric(c.d.listsDiffer, prometheus.GaugeValue, float64(len(snap.ListMismatch)))
 }
 
 // collectTraps sends the notifier's counters.

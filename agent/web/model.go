@@ -78,6 +78,8 @@ type Status struct {
 	NMSCounter   uint32         `json:"nmsCounter"`
 	Stations     []Station      `json:"stations"`
 	LastEventSeq uint32         `json:"lastEventSeq"`
+	// ListMismatch are the NodeIDs of the peers last read with another node list.
+	ListMismatch []uint32 `json:"listMismatch"`
 }
 
 // State is /api/v1/state and each message of /api/v1/stream: all the page shows.
@@ -171,6 +173,7 @@ func (s *Server) status(snap *mib.Snapshot, nodes []Node) Status {
 	if len(snap.Events) > 0 {
 		st.LastEventSeq = snap.Events[len(snap.Events)-1].Seq
 	}
+	st.ListMismatch = append([]uint32{}, snap.ListMismatch...)
 	return st
 }
 

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/internal/version"
 )
@@ -142,5 +144,64 @@ func TestAgentsStartedApartStayQuiet(t *testing.T) {
 	c.stop(3, syscall.SIGTERM) // a real fault: agent 4 was seen up by all
 	if _, err := trapd.Wait(latencyBound("vcube", 8), 0, notificationAbout(4, 2)); err != nil {
 		t.Fatalf("no notification of a real fault after start-up: %v", err)
+	}
+}
+
+// TestAgentsWithDifferentLists is issue 17's silent case: an agent whose
+// list had one more node held a node fault-free while the others said
+// faulty. Now each agent serves its list's fingerprint, and a peer that
+// runs another list is logged once, counted on /metrics and not used as a
+// source.
+func TestAgentsWithDifferentLists(t *testing.T) {
+	dir := t.TempDir()
+	port := netsnmptest.FreeUDPPort(t, "127.0.0.1")
+	web := netsnmptest.FreeTCPPort(t, "127.0.0.1")
+	write := func(name string, extra string) string {
+		yaml := fmt.Sprintf("algorithm: vcube\ninterval: %s\nsnmp: {listen: auto}\n"+
+			"test: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\n"+
+			"nodes: [{address: 127.0.0.1, port: %d}, {address: 127.0.0.2, port: %d}%s]\n"+
+			"web: {listen: ''}\nstate_dir: %s\n", testInterval, testTimeout, testRetries, pingTimeout, port, port, extra,
+			filepath.Join(dir, name+"{id}"))
+		path := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ours := write("ours", "")
+	theirs := write("theirs", fmt.Sprintf(", {address: 127.0.0.3, port: %d}", port)) // one node more
+	logf := filepath.Join(dir, "agent1.log")
+	out, err := os.Create(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	for k, conf := range []string{ours, theirs} {
+		cmd := exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		if k == 0 {
+			cmd.Args = append(cmd.Args, "-web.listen", fmt.Sprintf("127.0.0.1:%d", web))
+			cmd.Stdout, cmd.Stderr = out, out
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	}
+	waitUntil(t, "agent 1 logs that agent 2 runs another list", 2*latencyBound("vcube", 3), func() bool {
+		b, _ := os.ReadFile(logf)
+		return strings.Contains(string(b), "peer runs another node list")
+	})
+	page := fmt.Sprintf("http://127.0.0.1:%d/", web)
+	var fams map[string]*dto.MetricFamily
+	waitUntil(t, "agent 1 has run five more intervals", 10*latencyBound("vcube", 3), func() bool {
+		fams = scrapeAgent(t, page)
+		return sample(fams, "diagagent_intervals_total") >= 6
+	})
+	if v := sample(fams, "diagagent_node_lists_differing"); v != 1 {
+		t.Errorf("diagagent_node_lists_differing = %v, want 1", v)
+	}
+	b, _ := os.ReadFile(logf)
+	if n := strings.Count(string(b), "peer runs another node list"); n != 1 {
+		t.Errorf("the mismatch was logged %d times, want once", n)
 	}
 }

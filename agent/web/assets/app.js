@@ -43,7 +43,9 @@
     const self = st.self;
     $("self-name").textContent = "· " + label(self) + " · " + self.address;
     $("meta").textContent = st.algorithm + " · interval " + st.interval + " · " + st.nodes +
-      " nodes · started " + stamp(st.started) + " · last event #" + st.lastEventSeq;
+      " nodes · started " + stamp(st.started) + " · last event #" + st.lastEventSeq +
+      (st.listMismatch && st.listMismatch.length ? " · another node list at node " + st.listMismatch.join(", ") +
+        " (not used as a source)" : "");
     const up = $("up");
     up.dataset.up = st.up ? "yes" : "no";
     up.textContent = st.up ? "diagnosis loop up" : "diagnosis loop stalled";
