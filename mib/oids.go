@@ -82,6 +82,8 @@ const (
 	DiagNodeStatusChange = DiagNotificationPrefix + ".1"
 	// DiagNMSChange is the notification sent when the station changes.
 	DiagNMSChange = DiagNotificationPrefix + ".2"
+	// DiagNodeListMismatch is the notification sent when a peer runs another node list.
+	DiagNodeListMismatch = DiagNotificationPrefix + ".3"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.

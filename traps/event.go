@@ -10,6 +10,13 @@ import (
 // encoded; an event's own errors wrap mib.ErrInvalidEvent too.
 var ErrInvalidEvent = errors.New("invalid notification")
 
+// ListMismatch reports a peer that runs another node list.
+type ListMismatch struct {
+	Peer     uint32     // the peer's NodeID
+	PeerAddr netip.Addr // its address
+	Ours     []byte     // this agent's diagNodeListHash
+}
+
 // NMSChange reports that the agent adopted a new management station.
 type NMSChange struct {
 	// Station is the new value of nmsID (IPv4).

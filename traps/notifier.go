@@ -91,6 +91,14 @@ func (n *Notifier) NodeStatusChange(e mib.Event) error {
 	return n.enqueue(statusChange(e))
 }
 
+// NodeListMismatch queues a diagNodeListMismatch notification.
+func (n *Notifier) NodeListMismatch(m ListMismatch) error {
+	if m.Peer < 1 || m.Peer > mib.MaxNodeID || !m.PeerAddr.IsValid() || len(m.Ours) != 8 {
+		return fmt.Errorf("%w: list mismatch of peer %d at %v with a fingerprint of %d octets", ErrInvalidEvent, m.Peer, m.PeerAddr, len(m.Ours))
+	}
+	return n.enqueue(listMismatch(m))
+}
+
 // ColdStart queues a coldStart notification: the agent has (re)started.
 func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
 

@@ -3,6 +3,7 @@
 package traps
 
 import (
+	"errors"
 	"net/netip"
 	"strconv"
 	"sync/atomic"
@@ -278,4 +279,22 @@ func TestStandardNotificationsDelivered(t *testing.T) {
 			t.Errorf("%v: stats %+v, want two sent", c.kind, s)
 		}
 	}
+}
+
+// TestNodeListMismatchDelivered: diagNodeListMismatch reaches snmptrapd
+// with this agent's fingerprint and the peer's address by name.
+func TestNodeListMismatchDelivered(t *testing.T) {
+	d := startTrapd(t, openTrapd)
+	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: d.addr, Usable: true}))
+	m := ListMismatch{Peer: 3, PeerAddr: netip.MustParseAddr("10.1.2.3"), Ours: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
+	if err := n.NodeListMismatch(m); err != nil {
+		t.Fatal(err)
+	}
+	d.expect(t, "SNMPv2-MIB::snmpTrapOID.0 = OID: DIAGNOSIS-MIB::diagNodeListMismatch",
+		"DIAGNOSIS-MIB::diagNodeListHash.0 = Hex-STRING: 01 02 03 04 05 06 07 08",
+		"DIAGNOSIS-MIB::nodeAddrType.3 = INTEGER: ipv4(1)")
+	if err := n.NodeListMismatch(ListMismatch{Peer: 3, PeerAddr: m.PeerAddr, Ours: []byte{1}}); !errors.Is(err, ErrInvalidEvent) {
+		t.Errorf("a short fingerprint: %v, want ErrInvalidEvent", err)
+	}
+	closeAndStats(t, n)
 }

@@ -22,6 +22,7 @@ const (
 	v1AuthFailure     = 4
 	specificStatus    = 1
 	specificNMS       = 2
+	specificList      = 3
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -68,6 +69,23 @@ func nmsChange(c NMSChange) notification {
 		vars: []gosnmp.SnmpPDU{
 			{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: c.Station.String()},
 			{Name: mib.NMSIDCounter0, Type: gosnmp.Gauge32, Value: uint(c.Counter)},
+		},
+	}
+}
+
+// listMismatch builds the diagNodeListMismatch notification: this agent's
+// fingerprint, and the peer's address under its NodeID.
+func listMismatch(m ListMismatch) notification {
+	t, b := mib.InetAddress(m.PeerAddr)
+	return notification{
+		oid:      mib.DiagNodeListMismatch,
+		generic:  v1GenericSpecific,
+		specific: specificList,
+		label:    fmt.Sprintf("diagNodeListMismatch peer=%d", m.Peer),
+		vars: []gosnmp.SnmpPDU{
+			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: m.Ours},
+			{Name: mib.TreeCell(mib.ColNodeAddrType, int(m.Peer)), Type: gosnmp.Integer, Value: t},
+			{Name: mib.TreeCell(mib.ColNodeAddr, int(m.Peer)), Type: gosnmp.OctetString, Value: b},
 		},
 	}
 }

@@ -26,6 +26,7 @@ const maxEvents = 1024
 type Notifier interface {
 	NodeStatusChange(mib.Event) error
 	NMSChange(traps.NMSChange) error
+	NodeListMismatch(traps.ListMismatch) error
 }
 
 // Options are the parts a Daemon is built from; New checks them.

@@ -75,6 +75,7 @@ type sink struct {
 	b      mib.Board
 	events []mib.Event
 	nms    []traps.NMSChange
+	lists  []traps.ListMismatch
 }
 
 // board is where the daemon publishes.
@@ -84,6 +85,13 @@ func (s *sink) NodeStatusChange(e mib.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
+	return nil
+}
+
+func (s *sink) NodeListMismatch(m traps.ListMismatch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists = append(s.lists, m)
 	return nil
 }
 
@@ -470,6 +478,10 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	snap := d.Snapshot()
 	if snap.Nodes[3].Status == mib.StatusFaulty || !slices.Equal(snap.ListMismatch, []uint32{2}) {
 		t.Fatalf("a peer with another list was a source: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
+	}
+	d.interval(context.Background()) // still differing: notified once
+	if len(s.lists) != 1 || s.lists[0].Peer != 2 || s.lists[0].PeerAddr != addr(1) || !bytes.Equal(s.lists[0].Ours, cfg.NodeListHash()) {
+		t.Errorf("notifications %+v, want one about node 2", s.lists)
 	}
 	if !bytes.Equal(snap.NodeListHash, cfg.NodeListHash()) || len(snap.NodeListHash) != 8 {
 		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, cfg.NodeListHash())

@@ -13,6 +13,7 @@ import (
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
 )
 
 // Prober is what the daemon needs from the practical test of a peer (probe.Prober).
@@ -157,6 +158,12 @@ func (d *Daemon) checkList(id int, theirs []byte) error {
 	switch {
 	case differs && !was:
 		f.Warn("peer runs another node list: not used as a source until the lists agree")
+		if d.notify != nil {
+			m := traps.ListMismatch{Peer: uint32(id + 1), PeerAddr: d.targets[id].Addr, Ours: d.listHash}
+			if err := d.notify.NodeListMismatch(m); err != nil {
+				f.WithError(err).Warn("notification not queued")
+			}
+		}
 	case !differs && was:
 		f.Info("peer's node list agrees again")
 	}

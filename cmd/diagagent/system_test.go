@@ -151,17 +151,19 @@ func TestAgentsStartedApartStayQuiet(t *testing.T) {
 // list had one more node held a node fault-free while the others said
 // faulty. Now each agent serves its list's fingerprint, and a peer that
 // runs another list is logged once, counted on /metrics and not used as a
-// source.
+// source; the station gets one diagNodeListMismatch.
 func TestAgentsWithDifferentLists(t *testing.T) {
 	dir := t.TempDir()
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.1")
 	web := netsnmptest.FreeTCPPort(t, "127.0.0.1")
+	tp := netsnmptest.FreeUDPPort(t, "127.0.0.100")
+	trapd := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.100:%d", tp), nil, "-On")
 	write := func(name string, extra string) string {
 		yaml := fmt.Sprintf("algorithm: vcube\ninterval: %s\nsnmp: {listen: auto}\n"+
 			"test: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\n"+
 			"nodes: [{address: 127.0.0.1, port: %d}, {address: 127.0.0.2, port: %d}%s]\n"+
-			"web: {listen: ''}\nstate_dir: %s\n", testInterval, testTimeout, testRetries, pingTimeout, port, port, extra,
-			filepath.Join(dir, name+"{id}"))
+			"traps: {nms: '127.0.0.100:%d'}\nweb: {listen: ''}\nstate_dir: %s\n", testInterval, testTimeout, testRetries, pingTimeout,
+			port, port, extra, tp, filepath.Join(dir, name+"{id}"))
 		path := filepath.Join(dir, name+".yaml")
 		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
@@ -203,5 +205,20 @@ func TestAgentsWithDifferentLists(t *testing.T) {
 	b, _ := os.ReadFile(logf)
 	if n := strings.Count(string(b), "peer runs another node list"); n != 1 {
 		t.Errorf("the mismatch was logged %d times, want once", n)
+	}
+	isMismatch := func(l string) bool {
+		return strings.Contains(l, "OID: .1.3.6.1.4.1.200.2.0.3") && strings.Contains(l, "UDP: [127.0.0.1]")
+	}
+	if _, err := trapd.Wait(notifyWait, 0, isMismatch); err != nil {
+		t.Fatalf("the station got no diagNodeListMismatch from agent 1: %v", err)
+	}
+	n := 0
+	for _, l := range trapd.All() {
+		if isMismatch(l) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("agent 1 sent %d diagNodeListMismatch notifications, want one", n)
 	}
 }
