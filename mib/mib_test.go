@@ -47,6 +47,7 @@ var objects = map[string]string{
 	"diagNotificationPrefix": DiagNotificationPrefix,
 	"diagNodeStatusChange":   DiagNodeStatusChange,
 	"diagNMSChange":          DiagNMSChange,
+	"diagNodeListMismatch":   DiagNodeListMismatch,
 	"diagConformance":        DiagConformance,
 	"diagCompliances":        DiagCompliances,
 	"diagGroups":             DiagGroups,
