@@ -177,6 +177,16 @@ const (
 	InetIPv6 = 2
 )
 
+// NodeADOf is a's nodeAD, the paper's IpAddress column: a itself for IPv4
+// (an IPv4-mapped address too), 0.0.0.0 for IPv6, whose address nodeAddr
+// carries.
+func NodeADOf(a netip.Addr) netip.Addr {
+	if a = a.Unmap(); a.Is4() {
+		return a
+	}
+	return netip.IPv4Unspecified()
+}
+
 // InetAddress returns a's nodeAddrType and nodeAddr: IPv4 (an IPv4-mapped
 // address too) as 4 octets, IPv6 as 16.
 func InetAddress(a netip.Addr) (int, []byte) {

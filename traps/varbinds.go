@@ -45,7 +45,7 @@ func statusChange(e mib.Event) notification {
 		label:    fmt.Sprintf("diagNodeStatusChange seq=%d node=%d", e.Seq, e.NodeID),
 		vars: []gosnmp.SnmpPDU{
 			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: int(e.NodeID)},
-			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: addr4(e.Addr)},
+			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: mib.NodeADOf(e.Addr).String()},
 			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: int(e.Status)},
 			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: int(e.Prev)},
 			{Name: cell(mib.ColEventCounter), Type: gosnmp.Gauge32, Value: uint(e.Counter)},
@@ -139,13 +139,4 @@ func dateAndTime(t time.Time) []byte {
 	b[4], b[5], b[6] = byte(t.Hour()), byte(t.Minute()), byte(t.Second())
 	b[7] = byte(t.Nanosecond() / int(100*time.Millisecond))
 	return b
-}
-
-// addr4 is nodeAD of an address: itself for IPv4, 0.0.0.0 for IPv6 (whose
-// address nodeAddr carries).
-func addr4(a netip.Addr) string {
-	if a = a.Unmap(); a.Is4() {
-		return a.String()
-	}
-	return "0.0.0.0"
 }

@@ -38,7 +38,7 @@ func TestAgentXSetPhases(t *testing.T) {
 	h := r.AgentX(root)
 	nms := agentx.OID(mustOID(mib.NMSID0))
 	vb := func(a string) agentx.VarBind {
-		return agentx.VarBind{Type: agentx.IPAddress, Name: nms, Num: uint64(ipv4Num(netip.MustParseAddr(a)))}
+		return agentx.VarBind{Type: agentx.IPAddress, Name: nms, Num: ipAddr(netip.MustParseAddr(a)).num}
 	}
 
 	if e, i := h.TestSet(1, []agentx.VarBind{vb("192.0.2.9")}); e != agentx.NoError || i != 0 || len(set) != 0 {
@@ -69,10 +69,4 @@ func TestAgentXSetPhases(t *testing.T) {
 	if e, _ := h.CommitSet(99); e != agentx.CommitFailed {
 		t.Errorf("CommitSet of an unknown transaction: %d, want commitFailed", e)
 	}
-}
-
-// ipv4Num is an IPv4 address as the 32-bit number an IpAddress binding holds.
-func ipv4Num(a netip.Addr) uint32 {
-	b := a.As4()
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }

@@ -2,7 +2,6 @@ package snmp
 
 import (
 	"encoding/binary"
-	"net/netip"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -12,7 +11,7 @@ import (
 
 // diagNodes returns the DIAGNOSIS-MIB objects, read from the request's snapshot.
 func diagNodes(r *Responder) []node {
-	nms := newScalar(mustOID(mib.NMSID), func(v *view) value { return ipAddr(addr4(v.snap.NMS)) })
+	nms := newScalar(mustOID(mib.NMSID), func(v *view) value { return ipAddr(mib.NodeADOf(v.snap.NMS)) })
 	if r.cfg.OnSetNMS != nil {
 		nms.write = &writer{typ: gosnmp.IPAddress, mayFail: true, check: checkNMS, commit: r.commitNMS}
 	}
@@ -44,7 +43,7 @@ func diagTreeTable(r *Responder) *table {
 		key:   func(s *mib.Snapshot, i int) uint32 { return s.Nodes[i].ID },
 		cols: []column{
 			{mib.ColNodeID, func(v *view, i int) value { return integer(int(row(v, i).ID)) }},
-			{mib.ColNodeAD, func(v *view, i int) value { return ipAddr(addr4(row(v, i).Addr)) }},
+			{mib.ColNodeAD, func(v *view, i int) value { return ipAddr(mib.NodeADOf(row(v, i).Addr)) }},
 			{mib.ColNodeStatus, func(v *view, i int) value { return integer(int(row(v, i).Status)) }},
 			{mib.ColNodeEventCounter, func(v *view, i int) value { return gauge(row(v, i).Counter) }},
 			{mib.ColNodeTestedOnly, func(v *view, i int) value { return integer(truth(row(v, i).TestedOnly)) }},
@@ -90,14 +89,6 @@ func truth(b bool) int {
 		return mib.TruthTrue
 	}
 	return mib.TruthFalse
-}
-
-// addr4 returns the IPv4 form of an address; anything else reads as 0.0.0.0.
-func addr4(a netip.Addr) netip.Addr {
-	if a = a.Unmap(); !a.Is4() {
-		return netip.IPv4Unspecified()
-	}
-	return a
 }
 
 // dateAndTime encodes t as an 11-octet SNMPv2-TC DateAndTime in UTC.

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // value is one object instance's value. It is a plain struct rather than an
@@ -30,7 +32,7 @@ func objectID(o OID) value     { return value{typ: gosnmp.ObjectIdentifier, oid:
 
 // ipAddr holds an IPv4 address; anything else reads as 0.0.0.0.
 func ipAddr(a netip.Addr) value {
-	a4 := addr4(a).As4()
+	a4 := mib.NodeADOf(a).As4()
 	return value{typ: gosnmp.IPAddress, num: uint64(a4[0])<<24 | uint64(a4[1])<<16 | uint64(a4[2])<<8 | uint64(a4[3])}
 }
 
