@@ -347,6 +347,13 @@ func (c *cluster) allFaultFree(nodes int) bool {
 // waitFor polls cond until it holds or timeout passes, and returns how long it took.
 func (c *cluster) waitFor(what string, timeout time.Duration, cond func() bool) time.Duration {
 	c.t.Helper()
+	return waitUntil(c.t, what, timeout, cond)
+}
+
+// waitUntil checks cond every 100 ms until it holds and returns how long
+// that took, failing t after timeout.
+func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) time.Duration {
+	t.Helper()
 	start := time.Now()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -355,7 +362,7 @@ func (c *cluster) waitFor(what string, timeout time.Duration, cond func() bool) 
 		select {
 		case <-tick.C:
 		case <-deadline:
-			c.t.Fatalf("%s: not within %v", what, timeout)
+			t.Fatalf("%s: not within %v", what, timeout)
 		}
 	}
 	return time.Since(start)

@@ -110,18 +110,6 @@ func TestIPv6Agents(t *testing.T) {
 	}
 }
 
-// waitUntil polls cond every 100 ms until it holds, failing after timeout.
-func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 // TestHostNames: nodes given by host name (localhost, which the system
 // resolves from /etc/hosts) are resolved at start, IPv4 first, and tested
 // there; -config.check resolves too.
