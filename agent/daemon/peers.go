@@ -153,6 +153,12 @@ func (d *Daemon) checkList(id int, theirs []byte) error {
 		delete(d.lists.other, id)
 	}
 	d.lists.mu.Unlock()
+	if differs == was { // nothing to say: the common case of every fetch
+		if differs {
+			return ErrOtherNodeList
+		}
+		return nil
+	}
 	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(),
 		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(theirs)})
 	switch {
