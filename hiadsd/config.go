@@ -78,6 +78,11 @@ type Config struct {
 	// TestedOnly lists, in increasing order, the ids that are tested but never
 	// test and are never a source of information (printers, modems).
 	TestedOnly []int
+	// Removed lists, in increasing order, the ids taken out of the node list
+	// (Node.SetList): never tested, never a tester or a source, their entries
+	// kept as they were and never changed. An id is never given to another
+	// node, so ids keep their meaning from one list to the next.
+	Removed []int
 	// Recheck makes Hi-ADSD test again, once its cluster's source has answered,
 	// every node of that cluster it holds faulty or partial. The papers assume a
 	// test never errs; on a LAN one can (lost datagrams, a host whose own link was
@@ -102,6 +107,14 @@ func (c *Config) Validate() error {
 		}
 		if k > 0 && id <= c.TestedOnly[k-1] {
 			return fmt.Errorf("TestedOnly must be strictly increasing, %d follows %d: %w", id, c.TestedOnly[k-1], ErrBadConfig)
+		}
+	}
+	for k, id := range c.Removed {
+		if id < 0 || id >= c.N {
+			return fmt.Errorf("Removed[%d] = %d is outside 0..%d: %w", k, id, c.N-1, ErrBadConfig)
+		}
+		if k > 0 && id <= c.Removed[k-1] {
+			return fmt.Errorf("Removed must be strictly increasing, %d follows %d: %w", id, c.Removed[k-1], ErrBadConfig)
 		}
 	}
 	if len(c.TestedOnly) >= c.N {

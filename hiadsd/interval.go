@@ -32,8 +32,13 @@ func (iv *interval) wasTested(id int) bool {
 	return false
 }
 
-// test tests j, records the result and applies it to the view.
+// test tests j, records the result and applies it to the view. A removed
+// id is not tested: it answers as a faulty node would, so every algorithm
+// passes over it, and nothing is recorded.
 func (iv *interval) test(j int) Status {
+	if iv.node.Config.IsRemoved(j) {
+		return Faulty
+	}
 	got := iv.probe(j)
 	iv.record(j, got)
 	return got
@@ -109,10 +114,14 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		return 0, false
 	}
 	iv.learnStation(res.Station, j)
+	if iv.otherList(j, res.List) {
+		iv.report.Fetches[len(iv.report.Fetches)-1].Err = ErrOtherList
+		return 0, false
+	}
 	adopted := 0
 	for _, ie := range res.Entries {
 		id := ie.ID
-		if id == iv.node.ID || id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) {
+		if id == iv.node.ID || id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) || iv.node.Config.IsRemoved(id) {
 			continue
 		}
 		mine := iv.node.View.Get(id)

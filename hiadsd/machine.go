@@ -52,7 +52,11 @@ type Result struct {
 	// Station is the station the source of an OpFetch holds; the zero Station
 	// means it sent none.
 	Station Station
-	Err     error
+	// List is the version of the node list the source of an OpFetch runs;
+	// the zero ListVersion means it told none. A source running another
+	// list is not merged, and a newer one is reported (Report.Lists).
+	List ListVersion
+	Err  error
 	// Output is an OpTask's output.
 	Output uint64
 }
@@ -174,6 +178,9 @@ func (n *Node) ownMachine() *Interval {
 func (n *Node) BeginIn(m *Interval) (*Interval, error) {
 	if n.Config.IsTestedOnly(n.ID) {
 		return nil, fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
+	}
+	if n.Config.IsRemoved(n.ID) {
+		return nil, fmt.Errorf("node %d: %w", n.ID, ErrRemoved)
 	}
 	m.node = n
 	m.reset()
@@ -378,6 +385,7 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 	}
 	ex, _ := t.(Executor)
 	ss, _ := t.(StationSource)
+	ls, _ := t.(ListSource)
 	for !m.Done() {
 		ops := m.Ready()
 		res := slices.Grow(m.results[:0], len(ops))[:len(ops)]
@@ -394,6 +402,9 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 				res[k].Entries, res[k].Err = m.entries[lo:len(m.entries):len(m.entries)], err
 				if err == nil && ss != nil {
 					res[k].Station = ss.StationOf(op.Target)
+				}
+				if err == nil && ls != nil {
+					res[k].List = ls.ListOf(op.Target)
 				}
 			case OpTask:
 				if ex == nil {

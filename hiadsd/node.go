@@ -23,6 +23,10 @@ type Node struct {
 	// the view beside the nodes' own: every fetch carries the source's, and
 	// the newer one wins (Station.Newer). SetStation changes it here.
 	Station Station
+	// List is the version of the node list (Config) the node runs; the zero
+	// ListVersion for a caller that keeps none. Sources running another
+	// version are not merged (ListVersion); SetList changes it.
+	List ListVersion
 
 	machine *Interval // Begin's, reused from one interval to the next
 }
@@ -55,7 +59,7 @@ func (n *Node) isTester(id int) bool {
 	if id == n.ID {
 		return true
 	}
-	return !n.Config.IsTestedOnly(id) && n.View.Get(id).Status == FaultFree
+	return !n.Config.IsTestedOnly(id) && n.View.Get(id).Status == FaultFree && !n.Config.IsRemoved(id)
 }
 
 // level returns the Hi-ADSD level of the next interval, repairing a bad Next.

@@ -47,6 +47,10 @@ type Report struct {
 	Updates []Update
 	// Station lists the changes of the station learned from sources, in order.
 	Station []StationChange
+	// Lists lists the sources found running a newer node list, in order:
+	// the caller reads that list and hands it to Node.SetList before the
+	// next interval.
+	Lists []ListSeen
 	// Wasted counts the answers the interval was given but did not use: ops
 	// foreseen on an expectation that a real answer then overturned (Hi-ADSD
 	// tests a node held faulty and the next one at once; when the first is

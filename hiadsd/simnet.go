@@ -10,13 +10,15 @@ import (
 // simulator and the tests. Nodes start converged (every view holds everyone
 // fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
 type Network struct {
-	cfg   *Config
-	state []Status   // the truth: FaultFree, Faulty or Partial
-	nodes []*Node    // nil for tested-only nodes
-	views []Sparse   // the nodes' views, side by side for locality
-	buf   []IDEntry  // reused by every Fetch; Step reads it before the next call
-	rng   *rand.Rand // what faulty nodes answer to Hi-Comp's tasks
-	m     Interval   // the one interval machine Step lends each node in turn
+	cfg     *Config
+	state   []Status    // the truth: FaultFree, Faulty or Partial
+	nodes   []*Node     // nil for tested-only nodes
+	views   []Sparse    // the nodes' views, side by side for locality
+	buf     []IDEntry   // reused by every Fetch; Step reads it before the next call
+	rng     *rand.Rand  // what faulty nodes answer to Hi-Comp's tasks
+	m       Interval    // the one interval machine Step lends each node in turn
+	left    []bool      // nodes that ran a list removing them: they answer, but test no more
+	version ListVersion // the newest list made by Join or Leave
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -25,7 +27,7 @@ func NewNetwork(cfg *Config) (*Network, error) {
 		return nil, err
 	}
 	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]Sparse, cfg.N),
-		rng: rand.New(rand.NewPCG(1, 2))}
+		rng: rand.New(rand.NewPCG(1, 2)), left: make([]bool, cfg.N), version: ListVersion{Hash: listHash(cfg)}}
 	for id := range nw.state {
 		nw.state[id] = FaultFree
 		if !cfg.IsTestedOnly(id) {
@@ -37,16 +39,27 @@ func NewNetwork(cfg *Config) (*Network, error) {
 	return nw, nil
 }
 
-// boot gives node id a fresh view whose every entry is def.
+// boot gives node id a fresh view whose every entry is def, on the newest
+// list (Join, Leave), as an agent started from the file an operator wrote.
 func (nw *Network) boot(id int, def Entry) error {
-	nw.views[id] = *NewSparse(nw.cfg.N, def)
-	n, err := NewNode(nw.cfg, id, &nw.views[id])
+	var view *Sparse
+	if id < len(nw.views) {
+		nw.views[id] = *NewSparse(nw.cfg.N, def)
+		view = &nw.views[id]
+	} else {
+		view = NewSparse(nw.cfg.N, def)
+	}
+	n, err := NewNode(nw.cfg, id, view)
 	if err != nil {
 		return err
 	}
+	n.List = nw.version
 	nw.nodes[id] = n
 	return nil
 }
+
+// view returns node id's view.
+func (nw *Network) view(id int) *Sparse { return nw.nodes[id].View.(*Sparse) }
 
 // Step runs one testing interval of node id against the network, on the
 // network's one interval machine, so 65,536 nodes do not keep 65,536.
@@ -54,7 +67,11 @@ func (nw *Network) Step(id int) (Report, error) {
 	if nw.nodes[id] == nil {
 		return Report{}, fmt.Errorf("node %d: %w", id, ErrTestedOnly)
 	}
-	return nw.nodes[id].StepIn(nw.Tester(id), &nw.m)
+	rep, err := nw.nodes[id].StepIn(nw.Tester(id), &nw.m)
+	if err != nil {
+		return rep, err
+	}
+	return rep, nw.adopt(id, rep.Lists)
 }
 
 // Reseed restarts the random source of faulty nodes' task outputs from seed.
@@ -68,10 +85,10 @@ func (nw *Network) Node(id int) *Node { return nw.nodes[id] }
 
 // View returns node id's view, or nil for a tested-only node.
 func (nw *Network) View(id int) *Sparse {
-	if nw.nodes[id] == nil {
+	if id >= len(nw.nodes) || nw.nodes[id] == nil {
 		return nil
 	}
-	return &nw.views[id]
+	return nw.view(id)
 }
 
 // State returns the true status of node id.
@@ -79,7 +96,7 @@ func (nw *Network) State(id int) Status { return nw.state[id] }
 
 // Testing reports whether node id runs testing intervals now.
 func (nw *Network) Testing(id int) bool {
-	return nw.state[id] == FaultFree && nw.nodes[id] != nil
+	return id < len(nw.state) && nw.state[id] == FaultFree && nw.nodes[id] != nil && !nw.left[id]
 }
 
 // SetState changes the truth about node id. Faulty and Partial stop its
@@ -119,12 +136,12 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	if !p.nw.Testing(j) {
 		return nil, fmt.Errorf("node %d is %v: %w", j, p.nw.state[j], ErrNoAnswer)
 	}
-	src, out := &p.nw.views[j], p.nw.buf[:0]
-	if p.nw.views[p.self].Unknowns() == 0 {
+	src, out := p.nw.view(j), p.nw.buf[:0]
+	if p.nw.view(p.self).Unknowns() == 0 {
 		out = src.AppendStored(out, ranges)
 	} else {
 		for _, r := range ranges {
-			for id := r.Lo; id < r.Hi; id++ {
+			for id := r.Lo; id < min(r.Hi, src.Len()); id++ {
 				out = append(out, IDEntry{ID: id, Entry: src.Get(id)})
 			}
 		}

@@ -134,6 +134,23 @@ func (v *Sparse) rebase(def Entry) {
 	}
 }
 
+// extend makes the view cover n ids, the new ones Unknown (Node.SetList).
+func (v *Sparse) extend(n int) *Sparse {
+	if n <= v.n {
+		return v
+	}
+	if v.table == nil {
+		v.toTable()
+	}
+	for range n - v.n {
+		v.table = append(v.table, Entry{})
+		v.count(v.def, Entry{})
+	}
+	v.n = n
+	v.reshape()
+	return v
+}
+
 // toTable switches from the difference list to a full table.
 func (v *Sparse) toTable() {
 	table := make([]Entry, v.n)

@@ -57,6 +57,7 @@ func (n *Node) nonTesterHeads() []int {
 	var out []int
 	n.View.EachNotFaultFree(func(id int) { out = append(out, id) })
 	out = append(out, n.Config.TestedOnly...)
+	out = append(out, n.Config.Removed...)
 	if l := Levels(n.Config.N); l > 0 {
 		lo := n.ID >> (l - 1) << (l - 1)
 		for id := max(lo, n.Config.N); id < lo+1<<(l-1); id++ {

@@ -1,0 +1,125 @@
+package hiadsd
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ListVersion names the node list a node runs: Counter orders the changes
+// made to it (as the station's counter does, a change made at one node takes
+// the next counter there) and Hash fingerprints its content. Two nodes
+// exchange entries only while they run the same version, since an id means
+// the same node only under the same list.
+type ListVersion struct {
+	Counter uint32
+	Hash    uint64
+}
+
+// Known reports whether v names a list; the zero ListVersion is a source
+// that told none (an agent older than list versions).
+func (v ListVersion) Known() bool { return v.Hash != 0 }
+
+// Newer reports whether v supersedes old: the larger counter wins, and on
+// equal counters above 0 the larger hash, so two changes made at once at
+// two nodes settle on one list everywhere (the other change is lost, and
+// the node that made it says so). Lists at counter 0 are the files nodes
+// started from: two that differ are an operator's mistake no rule can
+// settle, so neither wins.
+func (v ListVersion) Newer(old ListVersion) bool {
+	if !v.Known() {
+		return false
+	}
+	if v.Counter != old.Counter {
+		return v.Counter > old.Counter
+	}
+	return v.Counter > 0 && v.Hash > old.Hash
+}
+
+// ListSeen is a node list, newer than the node's own, that a source runs.
+type ListSeen struct {
+	From int
+	List ListVersion
+}
+
+// ListSource is a Tester that also tells the list version a source runs;
+// Step gives it to every fetch.
+type ListSource interface {
+	ListOf(j int) ListVersion
+}
+
+// ErrOtherList is the FetchResult.Err of a source that runs another node
+// list: its entries are not merged (see ListVersion).
+var ErrOtherList = errors.New("the source runs another node list")
+
+// ErrRemoved is SetList's error when the new list removes the node itself.
+var ErrRemoved = errors.New("the node list removes this node")
+
+// otherList reports whether a source running v runs another list than this
+// node, and records a newer one in the report. A source or a node that
+// tells no version is taken as it is.
+func (iv *interval) otherList(j int, v ListVersion) bool {
+	mine := iv.node.List
+	if !v.Known() || !mine.Known() || v == mine {
+		return false
+	}
+	if v.Newer(mine) {
+		iv.report.Lists = append(iv.report.Lists, ListSeen{From: j, List: v})
+	}
+	return true
+}
+
+// SetList moves the node, between two intervals, to the node list cfg at
+// version v. Ids keep their meaning from one list to the next (a list only
+// grows, and a removed id stays removed, see Config.Removed), so what the
+// node knows of the nodes that stay is kept as it is; a new id starts
+// Unknown, and the node catches up (Node.CatchUp) so that what it reports
+// of the new nodes is not older news. It returns ErrRemoved, changing
+// nothing, when the new list removes the node itself.
+func (n *Node) SetList(cfg *Config, v ListVersion) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.N < n.Config.N {
+		return fmt.Errorf("the new list has %d ids, fewer than %d: ids are never taken back: %w", cfg.N, n.Config.N, ErrBadConfig)
+	}
+	for _, id := range n.Config.Removed {
+		if !cfg.IsRemoved(id) {
+			return fmt.Errorf("id %d was removed and comes back: %w", id, ErrBadConfig)
+		}
+	}
+	if cfg.IsRemoved(n.ID) {
+		return ErrRemoved
+	}
+	if cfg.N > n.Config.N {
+		view, err := Extend(n.View, cfg.N)
+		if err != nil {
+			return err
+		}
+		n.View = view
+		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
+	}
+	n.Config, n.List = cfg, v
+	return nil
+}
+
+// Extend returns view covering n ids: its own entries, then Unknown ones.
+// It knows the package's two views, Dense and *Sparse.
+func Extend(view View, n int) (View, error) {
+	switch v := view.(type) {
+	case Dense:
+		return append(v, make(Dense, n-len(v))...), nil
+	case *Sparse:
+		return v.extend(n), nil
+	}
+	return nil, fmt.Errorf("a view of type %T cannot grow: %w", view, ErrBadConfig)
+}
+
+// IsRemoved reports whether id was removed from the list.
+func (c *Config) IsRemoved(id int) bool {
+	if len(c.Removed) == 0 {
+		return false
+	}
+	_, found := slices.BinarySearch(c.Removed, id)
+	return found
+}
