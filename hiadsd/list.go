@@ -123,3 +123,9 @@ func (c *Config) IsRemoved(id int) bool {
 	_, found := slices.BinarySearch(c.Removed, id)
 	return found
 }
+
+// MembershipBound is the rounds a list change may take to reach every node
+// running algo on n ids: the new list spreads as an event does
+// (LatencyBound), then a node that joined is tested and spread as an event
+// again; one more round is the one the change falls in.
+func MembershipBound(algo Algorithm, n int) int { return 2*LatencyBound(algo, n) + 1 }

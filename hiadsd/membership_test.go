@@ -53,12 +53,6 @@ func settled(nw *Network) bool {
 	return true
 }
 
-// MembershipBound is the rounds a list change may take to settle: the new
-// list spreads as an event does (LatencyBound), and a node that joined is
-// then tested and spread as an event again; one more round is the one the
-// change falls in.
-func MembershipBound(algo Algorithm, n int) int { return 2*LatencyBound(algo, n) + 1 }
-
 // TestListChangesConverge joins and removes nodes at random, through random
 // nodes, in random systems, and checks that every testing node runs the
 // newest list and holds every member fault-free within MembershipBound rounds

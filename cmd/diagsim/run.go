@@ -99,7 +99,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	plotPath := fs.String("plot", "", "draw nodes diagnosed against tests to this PNG (or SVG, PDF) file")
 	var events eventList
-	fs.Var(&events, "event", `"fault|repair|partial|station NODE@TIME", repeatable; node ids are 0-based; station sets the management station at NODE`)
+	fs.Var(&events, "event", `"fault|repair|partial|station|join|leave NODE@TIME", repeatable; node ids are 0-based; station sets the management station at NODE, join adds a node (the next id) through NODE, leave removes NODE`)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -188,6 +188,9 @@ func writeText(w io.Writer, r sim.Result) error {
 	for _, ev := range r.Events {
 		fmt.Fprintf(&b, "  %s %d@%g: latency %d rounds, up to %d tests, complete %v\n",
 			ev.Kind, ev.Node, ev.Time, ev.LatencyRounds, ev.MaxTests, ev.Complete)
+		if ev.BoundRounds > 0 {
+			fmt.Fprintf(&b, "    node %d %s the list; bound %d rounds (hiadsd.MembershipBound)\n", *ev.Subject, map[string]string{"join": "joined", "leave": "left"}[ev.Kind], ev.BoundRounds)
+		}
 		fmt.Fprintf(&b, "    %4s %6s\n", "k", "nodes")
 		for _, kv := range ev.DiagnosedAfter {
 			fmt.Fprintf(&b, "    %4d %6d\n", kv[0], kv[1])

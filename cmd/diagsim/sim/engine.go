@@ -49,8 +49,14 @@ func newEngine(opt Options) (*engine, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}
 	nw.Reseed(opt.Seed)
+	size := opt.N // every id a node may have, joiners included
+	for _, ev := range opt.Events {
+		if ev.Kind == Join {
+			size++
+		}
+	}
 	e := &engine{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)), nw: nw,
-		gen: make([]uint32, opt.N), counts: make([]int32, opt.N), trackers: make([]*tracker, len(opt.Events))}
+		gen: make([]uint32, size), counts: make([]int32, size), trackers: make([]*tracker, len(opt.Events))}
 	for i, ev := range opt.Events {
 		e.agenda.push(item{at: ev.Time, node: ev.Node, event: i})
 	}
@@ -60,7 +66,7 @@ func newEngine(opt Options) (*engine, error) {
 			e.begin(id, 0, opt.Start)
 		}
 	}
-	e.global = newRounds(opt.N, nw.Testing)
+	e.global = newRounds(size, nw.Testing)
 	return e, nil
 }
 
@@ -129,12 +135,25 @@ func (e *engine) finished(limit int) bool {
 func (e *engine) apply(i int) error {
 	ev := e.opt.Events[i]
 	for _, t := range e.trackers {
-		if t != nil && (ev.Kind == StationSet) == (t.ev.Kind == StationSet) && (ev.Kind == StationSet || t.ev.Node == ev.Node) {
+		if t != nil && (ev.Kind == StationSet) == (t.ev.Kind == StationSet) && (ev.Kind == StationSet || t.subject == ev.Node) {
 			t.open = false // superseded before everyone saw it
 		}
 	}
 	var station hiadsd.Station
-	if ev.Kind == StationSet {
+	subject := ev.Node
+	switch ev.Kind {
+	case Join:
+		id, err := e.nw.Join(ev.Node)
+		if err != nil {
+			return fmt.Errorf("event %v: %w", ev, err)
+		}
+		subject = id
+		e.begin(id, e.now, e.opt.Start)
+	case Leave:
+		if err := e.nw.Leave(ev.Node, e.lowestOther(ev.Node)); err != nil {
+			return fmt.Errorf("event %v: %w", ev, err)
+		}
+	case StationSet:
 		if !e.nw.Testing(ev.Node) {
 			return fmt.Errorf("event %v: node %d is not testing, so no station can be set there: %w", ev, ev.Node, ErrBadEvent)
 		}
@@ -143,15 +162,17 @@ func (e *engine) apply(i int) error {
 			return fmt.Errorf("event %v: %w", ev, err)
 		}
 		station = ch.New
-	} else if err := e.nw.SetState(ev.Node, ev.Kind.Status()); err != nil {
-		return fmt.Errorf("event %v: %w", ev, err)
+	default:
+		if err := e.nw.SetState(ev.Node, ev.Kind.Status()); err != nil {
+			return fmt.Errorf("event %v: %w", ev, err)
+		}
 	}
 	if ev.Kind == Repair && e.nw.Testing(ev.Node) {
 		e.gen[ev.Node]++
 		e.begin(ev.Node, e.now, e.opt.Start)
 	}
 	e.pending--
-	e.trackers[i] = newTracker(ev, station, e.counts, e.nw)
+	e.trackers[i] = newTracker(ev, subject, station, e.counts, e.nw)
 	for _, t := range e.trackers {
 		if t != nil && t.open && t != e.trackers[i] {
 			t.recount(e.nw)
@@ -161,6 +182,17 @@ func (e *engine) apply(i int) error {
 		e.closeRound()
 	}
 	return nil
+}
+
+// lowestOther returns the lowest testing node other than id, the one a
+// leave event is made through.
+func (e *engine) lowestOther(id int) int {
+	for k := range e.counts {
+		if k != id && e.nw.Testing(k) {
+			return k
+		}
+	}
+	return -1
 }
 
 // interval runs the node's testing interval that ends now and schedules the next.
@@ -208,7 +240,11 @@ func (e *engine) result() Result {
 	}
 	for _, t := range e.trackers {
 		if t != nil {
-			r.Events = append(r.Events, t.result())
+			ev := t.result()
+			if t.ev.Kind == Join || t.ev.Kind == Leave {
+				ev.BoundRounds = hiadsd.MembershipBound(e.opt.Algorithm, e.nw.Config().N)
+			}
+			r.Events = append(r.Events, ev)
 		}
 	}
 	return r

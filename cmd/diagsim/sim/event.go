@@ -23,6 +23,8 @@ const (
 	Repair                   // the node comes back and restarts with an empty view
 	PartialFault             // the node answers ping but not the diagnosis test
 	StationSet               // the node's management station is set (an SNMP SET of nmsID there)
+	Join                     // a new node, with the next id, is added to the list through the node (a SET there)
+	Leave                    // the node is removed from the list through the lowest other testing node (a reload there)
 )
 
 // String returns the word used in -event and JSON.
@@ -34,6 +36,10 @@ func (k Kind) String() string {
 		return "repair"
 	case StationSet:
 		return "station"
+	case Join:
+		return "join"
+	case Leave:
+		return "leave"
 	default:
 		return "partial"
 	}
@@ -45,7 +51,7 @@ func (k Kind) Status() hiadsd.Status {
 	switch k {
 	case Fault:
 		return hiadsd.Faulty
-	case Repair, StationSet:
+	case Repair, StationSet, Join, Leave:
 		return hiadsd.FaultFree
 	default:
 		return hiadsd.Partial
@@ -65,13 +71,14 @@ func (e Event) Station(index int) netip.Addr {
 	return netip.AddrFrom4([4]byte{192, 0, 2, byte(index + 1)})
 }
 
-// ParseEvent reads "fault 5@100", "repair 5@1100", "partial 7@300" or
-// "station 3@500" (the station set at node 3).
+// ParseEvent reads "fault 5@100", "repair 5@1100", "partial 7@300",
+// "station 3@500" (the station set at node 3), "join 3@600" (a new node
+// added through node 3) or "leave 9@700" (node 9 removed).
 func ParseEvent(s string) (Event, error) {
 	word, rest, ok := strings.Cut(strings.TrimSpace(s), " ")
 	node, at, ok2 := strings.Cut(strings.TrimSpace(rest), "@")
 	if !ok || !ok2 {
-		return Event{}, fmt.Errorf("%q: want \"fault|repair|partial|station NODE@TIME\": %w", s, ErrBadEvent)
+		return Event{}, fmt.Errorf("%q: want \"fault|repair|partial|station|join|leave NODE@TIME\": %w", s, ErrBadEvent)
 	}
 	var e Event
 	switch word {
@@ -83,8 +90,12 @@ func ParseEvent(s string) (Event, error) {
 		e.Kind = PartialFault
 	case "station":
 		e.Kind = StationSet
+	case "join":
+		e.Kind = Join
+	case "leave":
+		e.Kind = Leave
 	default:
-		return Event{}, fmt.Errorf("%q: kind %q is not fault, repair, partial or station: %w", s, word, ErrBadEvent)
+		return Event{}, fmt.Errorf("%q: kind %q is not fault, repair, partial, station, join or leave: %w", s, word, ErrBadEvent)
 	}
 	id, err := strconv.Atoi(strings.TrimSpace(node))
 	if err != nil || id < 0 {

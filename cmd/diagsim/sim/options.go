@@ -92,13 +92,28 @@ func checkSchedule(n int, events []Event) error {
 	evs := slices.Clone(events)
 	slices.SortStableFunc(evs, func(a, b Event) int { return cmpFloat(a.Time, b.Time) })
 	state := make(map[int]hiadsd.Status)
+	left := make(map[int]bool)
 	for _, e := range evs {
 		if e.Node < 0 || e.Node >= n {
 			return fmt.Errorf("event %v: node outside 0..%d: %w", e, n-1, ErrBadEvent)
 		}
+		if left[e.Node] {
+			return fmt.Errorf("event %v: node %d has left: %w", e, e.Node, ErrBadEvent)
+		}
 		was, ok := state[e.Node]
 		if !ok {
 			was = hiadsd.FaultFree
+		}
+		switch e.Kind {
+		case Join:
+			if was != hiadsd.FaultFree {
+				return fmt.Errorf("event %v: node %d is %v then, so no node can join through it: %w", e, e.Node, was, ErrBadEvent)
+			}
+			n++ // the new node takes the next id
+			continue
+		case Leave:
+			left[e.Node] = true
+			continue
 		}
 		if e.Kind == StationSet {
 			if was != hiadsd.FaultFree {

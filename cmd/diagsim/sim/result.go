@@ -33,4 +33,8 @@ type EventResult struct {
 	// Complete is false if the run ended, or the node changed again, before
 	// every fault-free node diagnosed the event.
 	Complete bool `json:"complete"`
+	// Subject is the node a join added, or a leave removed; BoundRounds is
+	// then hiadsd.MembershipBound, the rounds the change may take.
+	Subject     *int `json:"subject,omitempty"`
+	BoundRounds int  `json:"bound_rounds,omitempty"`
 }
