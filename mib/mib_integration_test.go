@@ -108,15 +108,17 @@ func TestEnumerationsMatchGo(t *testing.T) {
 }
 
 // TestTreeAccess checks the access of every object in the -Tp tree: only nmsID
-// and diagFaultInject are writable and the event index is not readable.
+// and diagFaultInject are writable, the columns a manager creates a
+// diagTree row with are read-create, and the event index is not readable.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
-	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|----) \S+\s+(\w+)\(\d+\)`)
+	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|CR--|----) \S+\s+(\w+)\(\d+\)`)
 	got := map[string]string{}
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
-	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagEventSeq": "----"}
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagEventSeq": "----",
+		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--"}
 	columnsAndScalars := 0
 	for name, oid := range objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||

@@ -35,6 +35,10 @@ const (
 	NodeAddrType = DiagTreeEntry + ".8"
 	// NodeAddr is the node's address, IPv4 or IPv6 (RFC 4001 InetAddress).
 	NodeAddr = DiagTreeEntry + ".9"
+	// NodePort is the UDP port of the node's SNMP agent.
+	NodePort = DiagTreeEntry + ".10"
+	// NodeRowStatus is the row's RowStatus: createAndGo adds a node, destroy removes it.
+	NodeRowStatus = DiagTreeEntry + ".11"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -50,6 +54,10 @@ const (
 	DiagLastEventSeq = HiADSDGroup + ".7"
 	// DiagNodeListHash is the fingerprint of the node list the agent runs.
 	DiagNodeListHash = HiADSDGroup + ".9"
+	// DiagNodeListVersion is the version of the node list the agent runs.
+	DiagNodeListVersion = HiADSDGroup + ".10"
+	// DiagNodeListIDs is the number of node ids given so far, removed ones included.
+	DiagNodeListIDs = HiADSDGroup + ".11"
 
 	// DiagEventTable is the bounded table of status changes seen by this agent.
 	DiagEventTable = HiADSDGroup + ".8"
@@ -84,6 +92,8 @@ const (
 	DiagNMSChange = DiagNotificationPrefix + ".2"
 	// DiagNodeListMismatch is the notification sent when a peer runs another node list.
 	DiagNodeListMismatch = DiagNotificationPrefix + ".3"
+	// DiagNodeListChange is the notification sent for each node added to or removed from the list.
+	DiagNodeListChange = DiagNotificationPrefix + ".4"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -121,6 +131,10 @@ const (
 	DiagLastEventSeq0 = DiagLastEventSeq + ".0"
 	// DiagNodeListHash0 is the instance of DiagNodeListHash.
 	DiagNodeListHash0 = DiagNodeListHash + ".0"
+	// DiagNodeListVersion0 is the instance of DiagNodeListVersion.
+	DiagNodeListVersion0 = DiagNodeListVersion + ".0"
+	// DiagNodeListIDs0 is the instance of DiagNodeListIDs.
+	DiagNodeListIDs0 = DiagNodeListIDs + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.
@@ -150,6 +164,8 @@ const (
 	ColNodeHowLearned   = 7
 	ColNodeAddrType     = 8
 	ColNodeAddr         = 9
+	ColNodePort         = 10
+	ColNodeRowStatus    = 11
 )
 
 // Column numbers of DiagEventEntry.

@@ -1,0 +1,188 @@
+package nodelist
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// Member is one id of the list.
+type Member struct {
+	// Host is the host name the file gave, if any; learned lists carry none.
+	Host       string     `json:"host,omitempty"`
+	Addr       netip.Addr `json:"addr"`
+	Port       uint16     `json:"port"`
+	TestedOnly bool       `json:"tested_only,omitempty"`
+	// Removed marks an id taken out of the list: never tested, never given again.
+	Removed bool `json:"removed,omitempty"`
+}
+
+// List is a version of the node list.
+type List struct {
+	Version uint32   `json:"version"`
+	Hash    [8]byte  `json:"hash"`
+	Members []Member `json:"members"`
+}
+
+// Errors of the changes a manager asks for; the SNMP layer maps them to the
+// RFC 3416 error of the SET.
+var (
+	// ErrBadIndex: a new row's index must be the next id.
+	ErrBadIndex = errors.New("a new node takes the next id")
+	// ErrExists: the address and port are already a member.
+	ErrExists = errors.New("the address and port are already in the list")
+	// ErrNoMember: the id is not a member (never given, or removed).
+	ErrNoMember = errors.New("no such member")
+)
+
+// FromConfig returns the list of a configuration file, at version 0.
+func FromConfig(nodes []config.Node) List {
+	l := List{Members: make([]Member, len(nodes))}
+	for k, n := range nodes {
+		l.Members[k] = Member{Host: n.Host, Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly}
+	}
+	l.Seal()
+	return l
+}
+
+// Seal computes the fingerprint of the members: the first 8 octets of
+// SHA-256 over every id's host name (or address), port and tested-only
+// flag, or its removal, in id order. A list read from the file has the
+// fingerprint of the list as written, whatever the names resolve to.
+func (l *List) Seal() {
+	h := sha256.New()
+	for _, m := range l.Members {
+		id := m.Host
+		if id == "" {
+			id = m.Addr.String()
+		}
+		if m.Removed {
+			fmt.Fprintf(h, "%s|%d|removed\n", id, m.Port)
+			continue
+		}
+		fmt.Fprintf(h, "%s|%d|%t\n", id, m.Port, m.TestedOnly)
+	}
+	copy(l.Hash[:], h.Sum(nil))
+}
+
+// Core returns the version as the diagnosis core compares it.
+func (l List) Core() hiadsd.ListVersion {
+	return hiadsd.ListVersion{Counter: l.Version, Hash: binary.BigEndian.Uint64(l.Hash[:])}
+}
+
+// Config returns the core's configuration of the list.
+func (l List) Config(algo hiadsd.Algorithm) *hiadsd.Config {
+	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true}
+	for k, m := range l.Members {
+		switch {
+		case m.Removed:
+			c.Removed = append(c.Removed, k)
+		case m.TestedOnly:
+			c.TestedOnly = append(c.TestedOnly, k)
+		}
+	}
+	return c
+}
+
+// Find returns the id of the member at addr and port, or -1.
+func (l List) Find(addr netip.Addr, port uint16) int {
+	for k, m := range l.Members {
+		if !m.Removed && m.Addr == addr && m.Port == port {
+			return k
+		}
+	}
+	return -1
+}
+
+// Count returns how many ids are members (not removed).
+func (l List) Count() int {
+	c := 0
+	for _, m := range l.Members {
+		if !m.Removed {
+			c++
+		}
+	}
+	return c
+}
+
+// Add returns the list with m as member id, at the next version: id must
+// be the next id, and m's address and port not a member already.
+func (l List) Add(id int, m Member) (List, error) {
+	if id != len(l.Members) {
+		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrBadIndex, len(l.Members)+1)
+	}
+	if k := l.Find(m.Addr, m.Port); k >= 0 {
+		return l, fmt.Errorf("%s port %d is node %d: %w", m.Addr, m.Port, k+1, ErrExists)
+	}
+	m.Removed = false
+	next := List{Version: l.Version + 1, Members: append(l.Members[:len(l.Members):len(l.Members)], m)}
+	next.Seal()
+	return next, nil
+}
+
+// Remove returns the list with id removed, at the next version.
+func (l List) Remove(id int) (List, error) {
+	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
+		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
+	}
+	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...)}
+	next.Members[id].Removed = true
+	next.Seal()
+	return next, nil
+}
+
+// Apply returns the list that an edited file asks for, matched by address
+// and port, not by position: members the file no longer has are removed,
+// nodes it adds take the next ids in file order, and a member whose
+// tested-only flag changed is removed and added again (its id's meaning
+// would change). It reports whether anything changed; a change takes the
+// next version.
+func (l List) Apply(nodes []config.Node) (List, bool) {
+	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...)}
+	inFile := map[[2]any]bool{}
+	changed := false
+	for _, n := range nodes {
+		want := Member{Host: n.Host, Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly}
+		inFile[[2]any{want.Addr, want.Port}] = true
+		k := l.Find(want.Addr, want.Port)
+		if k >= 0 && l.Members[k].TestedOnly == want.TestedOnly {
+			continue
+		}
+		if k >= 0 {
+			next.Members[k].Removed = true
+		}
+		next.Members = append(next.Members, want)
+		changed = true
+	}
+	for k, m := range l.Members {
+		if !m.Removed && !inFile[[2]any{m.Addr, m.Port}] {
+			next.Members[k].Removed = true
+			changed = true
+		}
+	}
+	if !changed {
+		return l, false
+	}
+	next.Seal()
+	return next, true
+}
+
+// Diff lists what changed from old to l: ids added and ids removed.
+func (l List) Diff(old List) (added, removed []int) {
+	for k, m := range l.Members {
+		switch {
+		case k >= len(old.Members):
+			if !m.Removed {
+				added = append(added, k)
+			}
+		case m.Removed && !old.Members[k].Removed:
+			removed = append(removed, k)
+		}
+	}
+	return added, removed
+}
