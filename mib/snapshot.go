@@ -24,6 +24,9 @@ type Snapshot struct {
 	NodeListHash []byte
 	// ListMismatch are the NodeIDs of the peers last read with another node list.
 	ListMismatch []uint32
+	// ListVersion is diagNodeListVersion; ListIDs is diagNodeListIDs, the
+	// node ids given so far, removed ones included.
+	ListVersion, ListIDs uint32
 }
 
 // NodeRow is one diagTree row: what this agent believes about one node.
@@ -42,6 +45,8 @@ type NodeRow struct {
 	LastChange uint32
 	// How is nodeHowLearned.
 	How Source
+	// Port is nodePort, the UDP port of the node's agent.
+	Port uint16
 }
 
 // Event is one diagEventTable row: a status change this agent recorded.

@@ -57,6 +57,11 @@ type Config struct {
 	// OnSetNMS is called with the new station when a manager sets nmsID; its error
 	// fails the SET (commitFailed). Nil makes nmsID read-only.
 	OnSetNMS func(netip.Addr) error
+	// OnRowChange is called with a manager's change of the node list (a
+	// diagTree row created or destroyed); ErrRowNoCreation and
+	// ErrRowInconsistent choose the SET's error, any other error is
+	// commitFailed. Nil makes diagTree read-only.
+	OnRowChange func(RowChange) error
 	// OnAuthFailure, when set, is called (on the serving goroutine, so it
 	// must not block) with the source of each message that fails
 	// authentication, and snmpEnableAuthenTraps reads enabled(1).

@@ -30,6 +30,8 @@ func diagNodes(r *Responder) []node {
 		inject,
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
+		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),
+		newScalar(mustOID(mib.DiagNodeListIDs), func(v *view) value { return gauge(max(v.snap.ListIDs, uint32(len(v.snap.Nodes)))) }),
 		diagEventTable(),
 	}
 }
@@ -51,6 +53,8 @@ func diagTreeTable(r *Responder) *table {
 			{mib.ColNodeHowLearned, func(v *view, i int) value { return integer(int(row(v, i).How)) }},
 			{mib.ColNodeAddrType, func(v *view, i int) value { t, _ := mib.InetAddress(row(v, i).Addr); return integer(t) }},
 			{mib.ColNodeAddr, func(v *view, i int) value { _, b := mib.InetAddress(row(v, i).Addr); return octets(b) }},
+			{mib.ColNodePort, func(v *view, i int) value { return gauge(uint32(max(row(v, i).Port, 1))) }},
+			{mib.ColNodeRowStatus, func(v *view, i int) value { return integer(rowActive) }},
 		},
 	}
 }

@@ -31,7 +31,11 @@ func (r *Responder) answer(ws *workspace, req *request, now time.Time) []byte {
 	case p.typ == gosnmp.SetRequest:
 		r.stats.inc(cInSetRequests)
 		r.stats.add(cInTotalSetVars, len(p.vbs))
-		out = r.opSet(v, req)
+		if r.rowSet(p) {
+			out = r.opRowSet(req)
+		} else {
+			out = r.opSet(v, req)
+		}
 	default:
 		r.stats.inc(cUnknownPDUHandlers)
 		return nil

@@ -28,10 +28,12 @@ type Responder struct {
 	engineID []byte
 	users    map[string]*usmUser
 	tree     *tree
-	board    *mib.Board
-	stats    counters
-	fault    faultGate
-	salt     atomic.Uint64
+	// treeEntry is diagTreeEntry, under which a SET is a row change.
+	treeEntry OID
+	board     *mib.Board
+	stats     counters
+	fault     faultGate
+	salt      atomic.Uint64
 
 	mu     sync.Mutex
 	closed bool
@@ -74,6 +76,7 @@ func NewResponder(cfg Config) (*Responder, error) {
 	}
 	r.salt.Store(binary.BigEndian.Uint64(seed[:]))
 	r.tree = newTree(append(stdNodes(r), diagNodes(r)...))
+	r.treeEntry = mustOID(mib.DiagTreeEntry)
 	r.board = cfg.Board
 	if r.board == nil {
 		r.board = mib.NewBoard()

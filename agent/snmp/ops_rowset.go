@@ -1,0 +1,183 @@
+package snmp
+
+import (
+	"errors"
+	"net/netip"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// RowChange is a manager's change of the node list: a diagTree row created
+// (createAndGo) or destroyed, as one SetRequest asks for it.
+type RowChange struct {
+	// ID is the row's nodeID (the core id plus one).
+	ID uint32
+	// Destroy removes the node; otherwise the node Addr, Port and
+	// TestedOnly is added.
+	Destroy    bool
+	Addr       netip.Addr
+	Port       uint16
+	TestedOnly bool
+}
+
+// Errors OnRowChange returns to choose the SET's error status (RFC 3416):
+// anything else is commitFailed.
+var (
+	// ErrRowNoCreation: a row cannot be created at that index (noCreation).
+	ErrRowNoCreation = errors.New("no row can be created there")
+	// ErrRowInconsistent: the change contradicts the list (inconsistentValue).
+	ErrRowInconsistent = errors.New("the change contradicts the node list")
+)
+
+// RowStatus values of RFC 2579 that a manager writes.
+const (
+	rowActive      = 1
+	rowCreateAndGo = 4
+	rowDestroy     = 6
+)
+
+// rowSet reports whether a SetRequest's first varbind names a diagTree
+// column, in which case the whole request is one row change.
+func (r *Responder) rowSet(p *pdu) bool {
+	return r.cfg.OnRowChange != nil && len(p.vbs) > 0 && p.vbs[0].name.HasPrefix(r.treeEntry)
+}
+
+// opRowSet answers a SetRequest that creates or destroys one diagTree row:
+// every varbind must be a writable column of the same row, nodeRowStatus
+// must be among them, and a creation needs nodeAddrType and nodeAddr. The
+// daemon checks the change against its list (OnRowChange) before the
+// response, so an accepted change is queued for its next interval.
+func (r *Responder) opRowSet(req *request) outcome {
+	p := req.p
+	out := outcome{}
+	if !req.write {
+		if req.v3 == nil {
+			r.stats.inc(cInBadCommunityUses)
+		}
+		out.fail(p, gosnmp.NoAccess, 1)
+		return out
+	}
+	ch, st, at := r.parseRow(p.vbs)
+	if st == gosnmp.NoError {
+		if err := r.cfg.OnRowChange(ch); err != nil {
+			st, at = rowError(err), 1
+		}
+	}
+	if st != gosnmp.NoError {
+		out.fail(p, st, at)
+		return out
+	}
+	out.vars = p.vbs
+	return out
+}
+
+// parseRow reads the row change a request's varbinds ask for, or the
+// error status and 1-based index of the first varbind at fault.
+func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
+	var ch RowChange
+	var addrType, status int
+	var addr []byte
+	for i, vb := range vbs {
+		rest := vb.name[len(r.treeEntry):]
+		if !vb.name.HasPrefix(r.treeEntry) || len(rest) != 2 || (ch.ID != 0 && rest[1] != ch.ID) {
+			return ch, gosnmp.InconsistentName, i + 1
+		}
+		ch.ID = rest[1]
+		st := gosnmp.NoError
+		switch rest[0] {
+		case mib.ColNodeRowStatus:
+			st = wantType(vb.val, gosnmp.Integer)
+			status = vb.val.int()
+		case mib.ColNodeAddrType:
+			st = wantType(vb.val, gosnmp.Integer)
+			addrType = vb.val.int()
+		case mib.ColNodeAddr:
+			st = wantType(vb.val, gosnmp.OctetString)
+			addr = vb.val.octetString()
+		case mib.ColNodePort:
+			st = wantType(vb.val, gosnmp.Gauge32)
+			if n := vb.val.num; st == gosnmp.NoError && (n < 1 || n > 65535) {
+				st = gosnmp.WrongValue
+			}
+			ch.Port = uint16(vb.val.num)
+		case mib.ColNodeTestedOnly:
+			st = wantType(vb.val, gosnmp.Integer)
+			if t := vb.val.int(); st == gosnmp.NoError && t != mib.TruthTrue && t != mib.TruthFalse {
+				st = gosnmp.WrongValue
+			}
+			ch.TestedOnly = vb.val.int() == mib.TruthTrue
+		default:
+			st = gosnmp.NotWritable
+		}
+		if st != gosnmp.NoError {
+			return ch, st, i + 1
+		}
+	}
+	return r.finishRow(ch, status, addrType, addr, vbs)
+}
+
+// finishRow checks the row status and the address a change names.
+func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
+	at := indexOfColumn(vbs, r.treeEntry, mib.ColNodeRowStatus)
+	switch status {
+	case rowDestroy:
+		ch.Destroy = true
+		if len(vbs) > 1 {
+			return ch, gosnmp.InconsistentValue, 1
+		}
+		return ch, gosnmp.NoError, 0
+	case rowCreateAndGo:
+	case 0:
+		return ch, gosnmp.InconsistentName, 1 // no nodeRowStatus: columns of a row cannot be changed
+	default:
+		return ch, gosnmp.WrongValue, at
+	}
+	a, ok := netip.AddrFromSlice(addr)
+	switch {
+	case addr == nil || addrType == 0:
+		return ch, gosnmp.InconsistentValue, at
+	case !ok || (addrType == mib.InetIPv4 && !a.Is4()) || (addrType == mib.InetIPv6 && !a.Is6()) ||
+		(addrType != mib.InetIPv4 && addrType != mib.InetIPv6) || a.IsUnspecified():
+		return ch, gosnmp.WrongValue, indexOfColumn(vbs, r.treeEntry, mib.ColNodeAddr)
+	}
+	ch.Addr = a
+	if ch.Port == 0 {
+		ch.Port = 161
+	}
+	return ch, gosnmp.NoError, 0
+}
+
+// wantType is wrongType unless val has type typ (wrongLength for a value
+// whose length its type does not allow).
+func wantType(val value, typ gosnmp.Asn1BER) gosnmp.SNMPError {
+	switch {
+	case val.typ != typ:
+		return gosnmp.WrongType
+	case val.bad:
+		return gosnmp.WrongLength
+	}
+	return gosnmp.NoError
+}
+
+// indexOfColumn returns the 1-based index of the varbind naming col, or 1.
+func indexOfColumn(vbs []varbind, entry OID, col uint32) int {
+	for i, vb := range vbs {
+		if len(vb.name) > len(entry) && vb.name[len(entry)] == col {
+			return i + 1
+		}
+	}
+	return 1
+}
+
+// rowError maps the daemon's refusal to the SET's error status.
+func rowError(err error) gosnmp.SNMPError {
+	switch {
+	case errors.Is(err, ErrRowNoCreation):
+		return gosnmp.NoCreation
+	case errors.Is(err, ErrRowInconsistent):
+		return gosnmp.InconsistentValue
+	}
+	return gosnmp.CommitFailed
+}
