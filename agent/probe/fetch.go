@@ -87,7 +87,10 @@ type Fetched struct {
 	// NodeListHash is the peer's diagNodeListHash; nil from a peer that
 	// serves none (an older agent).
 	NodeListHash []byte
-	Rows         []Row
+	// ListVersion is the peer's diagNodeListVersion; 0 from a peer that
+	// serves none, whose list is the file it started from.
+	ListVersion uint32
+	Rows        []Row
 }
 
 // FetchDiagnosis reads a peer's station (nmsID.0 and nmsIDCounter.0), the
@@ -96,7 +99,7 @@ type Fetched struct {
 // non-repeaters, so they cost no round trip of their own.
 func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetched, error) {
 	var f Fetched
-	pre := &nonRepeaters{oids: []string{mib.NMSID, mib.NMSIDCounter, mib.DiagNodeListHash}, fn: func(vbs []gosnmp.SnmpPDU) error {
+	pre := &nonRepeaters{oids: []string{mib.NMSID, mib.NMSIDCounter, mib.DiagNodeListHash, mib.DiagNodeListVersion}, fn: func(vbs []gosnmp.SnmpPDU) error {
 		if !sameOID(vbs[0].Name, mib.NMSID0) || !sameOID(vbs[1].Name, mib.NMSIDCounter0) {
 			return fmt.Errorf("%w: station objects answered as %s and %s", ErrMalformedReply, vbs[0].Name, vbs[1].Name)
 		}
@@ -107,18 +110,30 @@ func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetc
 		if f.NMSCounter, err = unsignedValue(vbs[1]); err != nil {
 			return err
 		}
-		if sameOID(vbs[2].Name, mib.DiagNodeListHash0) { // else the peer serves no fingerprint
-			b, ok := vbs[2].Value.([]byte)
-			if vbs[2].Type != gosnmp.OctetString || !ok || len(b) != 8 {
-				return fmt.Errorf("%w: diagNodeListHash.0 is not 8 octets: %v", ErrMalformedReply, vbs[2].Value)
-			}
-			f.NodeListHash = b
-		}
-		return nil
+		f.NodeListHash, f.ListVersion, err = listFingerprint(vbs[2:])
+		return err
 	}}
 	rows, err := p.fetchRows(ctx, t, lo, hi, pre)
 	f.Rows = rows
 	return f, err
+}
+
+// listFingerprint reads the answers to diagNodeListHash and
+// diagNodeListVersion sent as non-repeaters: nil and 0 from a peer that
+// serves neither, a version only beside a fingerprint.
+func listFingerprint(vbs []gosnmp.SnmpPDU) ([]byte, uint32, error) {
+	if !sameOID(vbs[0].Name, mib.DiagNodeListHash0) {
+		return nil, 0, nil
+	}
+	b, ok := vbs[0].Value.([]byte)
+	if vbs[0].Type != gosnmp.OctetString || !ok || len(b) != 8 {
+		return nil, 0, fmt.Errorf("%w: diagNodeListHash.0 is not 8 octets: %v", ErrMalformedReply, vbs[0].Value)
+	}
+	if !sameOID(vbs[1].Name, mib.DiagNodeListVersion0) {
+		return b, 0, nil
+	}
+	v, err := unsignedValue(vbs[1])
+	return b, v, err
 }
 
 // columnIndex returns the single-arc index of name under column col.

@@ -73,7 +73,8 @@ func TestFetchAgainstOddReplies(t *testing.T) {
 }
 
 // TestFetchDiagnosisStation checks that the station and the node list's
-// fingerprint ride the first GETBULK of the rows as its three non-repeaters,
+// fingerprint and version ride the first GETBULK of the rows as its four
+// non-repeaters,
 // that a peer serving no fingerprint (the object after it is something else)
 // is read without one, and that a reply without the station, or with a value
 // of the wrong type, is refused.
@@ -83,6 +84,7 @@ func TestFetchDiagnosisStation(t *testing.T) {
 		{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: "192.0.2.9"},
 		{Name: mib.NMSIDCounter0, Type: gosnmp.Gauge32, Value: uint32(12)},
 		{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: hash},
+		{Name: mib.DiagNodeListVersion0, Type: gosnmp.Gauge32, Value: uint32(5)},
 	}
 	row := []gosnmp.SnmpPDU{
 		{Name: mib.TreeCell(mib.ColNodeStatus, 1), Type: gosnmp.Integer, Value: 2},
@@ -95,19 +97,25 @@ func TestFetchDiagnosisStation(t *testing.T) {
 	})
 	p := newTestProber(t, nil)
 	got, err := p.FetchDiagnosis(probeContext(t), f.target(), 1, 1)
-	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, NodeListHash: hash, Rows: []Row{{ID: 1, Status: mib.StatusPartial, Counter: 3}}}
-	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters.Load() != 3 {
-		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (3)", got, err, nonRepeaters.Load(), want)
+	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, NodeListHash: hash, ListVersion: 5, Rows: []Row{{ID: 1, Status: mib.StatusPartial, Counter: 3}}}
+	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters.Load() != 4 {
+		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (4)", got, err, nonRepeaters.Load(), want)
+	}
+	next := gosnmp.SnmpPDU{Name: ".1.3.6.1.6.3.10.2.1.1.0", Type: gosnmp.OctetString, Value: []byte("engine")} // snmpEngineID.0, what follows .1.9 there
+	noVersion := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		return append(append(station[:3:3], next), row...)
+	})
+	if got, err := p.FetchDiagnosis(probeContext(t), noVersion.target(), 1, 1); err != nil || !reflect.DeepEqual(got.NodeListHash, hash) || got.ListVersion != 0 {
+		t.Fatalf("a peer with a fingerprint and no version: %+v, %v", got, err)
 	}
 	older := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
-		next := gosnmp.SnmpPDU{Name: ".1.3.6.1.6.3.10.2.1.1.0", Type: gosnmp.OctetString, Value: []byte("engine")} // snmpEngineID.0, what follows .1.9 there
-		return append(append(station[:2:2], next), row...)
+		return append(append(station[:2:2], next, next), row...)
 	})
 	if got, err := p.FetchDiagnosis(probeContext(t), older.target(), 1, 1); err != nil || got.NodeListHash != nil || len(got.Rows) != 1 {
 		t.Fatalf("a peer without a fingerprint: %+v, %v", got, err)
 	}
 	badHash := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
-		return append(append(station[:2:2], gosnmp.SnmpPDU{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: []byte{1}}), row...)
+		return append(append(station[:2:2], gosnmp.SnmpPDU{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: []byte{1}}, station[3]), row...)
 	})
 	if _, err := p.FetchDiagnosis(probeContext(t), badHash.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
 		t.Fatalf("a fingerprint of 1 octet: got %v, want ErrMalformedReply", err)
@@ -117,12 +125,12 @@ func TestFetchDiagnosisStation(t *testing.T) {
 		t.Fatalf("one varbind: got %v, want ErrMalformedReply", err)
 	}
 	swapped := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
-		return append([]gosnmp.SnmpPDU{{Name: mib.NMSID0, Type: gosnmp.OctetString, Value: []byte("x")}, station[1], station[2]}, row...)
+		return append([]gosnmp.SnmpPDU{{Name: mib.NMSID0, Type: gosnmp.OctetString, Value: []byte("x")}, station[1], station[2], station[3]}, row...)
 	})
 	if _, err := p.FetchDiagnosis(probeContext(t), swapped.target(), 1, 1); !errors.Is(err, ErrUnexpectedValue) {
 		t.Fatalf("string nmsID: got %v, want ErrUnexpectedValue", err)
 	}
-	other := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return append(append(row[:2:2], station[2]), row...) })
+	other := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return append(append(row[:2:2], station[2], station[3]), row...) })
 	if _, err := p.FetchDiagnosis(probeContext(t), other.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
 		t.Fatalf("rows in place of the station: got %v, want ErrMalformedReply", err)
 	}

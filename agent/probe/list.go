@@ -1,0 +1,81 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// ListMember is one row of a peer's node list as FetchList reads it.
+type ListMember struct {
+	ID         uint32 // nodeID
+	Addr       netip.Addr
+	Port       uint16
+	TestedOnly bool
+}
+
+// List is a peer's node list: its version, fingerprint, the ids it has
+// given (diagNodeListIDs) and its rows; an id below IDs with no row was
+// removed.
+type List struct {
+	Version uint32
+	Hash    []byte
+	IDs     uint32
+	Members []ListMember
+}
+
+// FetchList reads a peer's node list: diagNodeListHash, diagNodeListVersion
+// and diagNodeListIDs as non-repeaters of the first GETBULK, then the
+// address, port and tested-only columns of every diagTree row.
+func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
+	var l List
+	pre := &nonRepeaters{oids: []string{mib.DiagNodeListHash, mib.DiagNodeListVersion, mib.DiagNodeListIDs}, fn: func(vbs []gosnmp.SnmpPDU) error {
+		var err error
+		if l.Hash, l.Version, err = listFingerprint(vbs); err != nil {
+			return err
+		}
+		if l.Hash == nil || !sameOID(vbs[2].Name, mib.DiagNodeListIDs0) {
+			return fmt.Errorf("%w: the peer serves no node list version", ErrMalformedReply)
+		}
+		l.IDs, err = unsignedValue(vbs[2])
+		return err
+	}}
+	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly}
+	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
+		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			m, err := decodeMember(idx, vbs)
+			if err != nil {
+				return true, err
+			}
+			l.Members = append(l.Members, m)
+			return false, nil
+		})
+	if err != nil {
+		return List{}, fmt.Errorf("read the node list of %s: %w", t.Addr, err)
+	}
+	return l, nil
+}
+
+// decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly) row.
+func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
+	m := ListMember{ID: idx}
+	b, ok := vbs[1].Value.([]byte)
+	a, ok2 := netip.AddrFromSlice(b)
+	if !ok || !ok2 {
+		return m, fmt.Errorf("%w: nodeAddr.%d is not an address: %v", ErrMalformedReply, idx, vbs[1].Value)
+	}
+	port, err := unsignedValue(vbs[2])
+	if err != nil || port < 1 || port > 65535 {
+		return m, fmt.Errorf("%w: nodePort.%d: %v", ErrMalformedReply, idx, vbs[2].Value)
+	}
+	to, ok := vbs[3].Value.(int)
+	if !ok || (to != mib.TruthTrue && to != mib.TruthFalse) {
+		return m, fmt.Errorf("%w: nodeTestedOnly.%d: %v", ErrMalformedReply, idx, vbs[3].Value)
+	}
+	m.Addr, m.Port, m.TestedOnly = a.Unmap(), uint16(port), to == mib.TruthTrue
+	return m, nil
+}
