@@ -17,6 +17,15 @@ type ListMismatch struct {
 	Ours     []byte     // this agent's diagNodeListHash
 }
 
+// ListChange reports a node added to or removed from the list at this agent.
+type ListChange struct {
+	Version uint32     // the new diagNodeListVersion
+	Hash    []byte     // the new diagNodeListHash
+	Node    uint32     // the NodeID added or removed
+	Addr    netip.Addr // its address
+	Removed bool       // destroy(6); otherwise createAndGo(4)
+}
+
 // NMSChange reports that the agent adopted a new management station.
 type NMSChange struct {
 	// Station is the new value of nmsID (IPv4).

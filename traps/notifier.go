@@ -99,6 +99,14 @@ func (n *Notifier) NodeListMismatch(m ListMismatch) error {
 	return n.enqueue(listMismatch(m))
 }
 
+// NodeListChange queues a diagNodeListChange notification.
+func (n *Notifier) NodeListChange(c ListChange) error {
+	if c.Node < 1 || c.Node > mib.MaxNodeID || !c.Addr.IsValid() || len(c.Hash) != 8 {
+		return fmt.Errorf("%w: list change of node %d at %v with a fingerprint of %d octets", ErrInvalidEvent, c.Node, c.Addr, len(c.Hash))
+	}
+	return n.enqueue(listChange(c))
+}
+
 // ColdStart queues a coldStart notification: the agent has (re)started.
 func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
 

@@ -15,14 +15,15 @@ import (
 // authenticationFailure are generic traps 0 and 4 of the agent's
 // sysObjectID, the DIAGNOSIS-MIB root.
 const (
-	v1Enterprise      = mib.DiagNotifications
-	v1SysObjectID     = ".1.3.6.1.4.1.200"
-	v1GenericSpecific = 6
-	v1ColdStart       = 0
-	v1AuthFailure     = 4
-	specificStatus    = 1
-	specificNMS       = 2
-	specificList      = 3
+	v1Enterprise       = mib.DiagNotifications
+	v1SysObjectID      = ".1.3.6.1.4.1.200"
+	v1GenericSpecific  = 6
+	v1ColdStart        = 0
+	v1AuthFailure      = 4
+	specificStatus     = 1
+	specificNMS        = 2
+	specificList       = 3
+	specificListChange = 4
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -86,6 +87,30 @@ func listMismatch(m ListMismatch) notification {
 			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: m.Ours},
 			{Name: mib.TreeCell(mib.ColNodeAddrType, int(m.Peer)), Type: gosnmp.Integer, Value: t},
 			{Name: mib.TreeCell(mib.ColNodeAddr, int(m.Peer)), Type: gosnmp.OctetString, Value: b},
+		},
+	}
+}
+
+// listChange builds the diagNodeListChange notification: the new version
+// and fingerprint, and the node's row status (createAndGo or destroy) and
+// address under its NodeID.
+func listChange(c ListChange) notification {
+	t, b := mib.InetAddress(c.Addr)
+	rs, what := 4, "added"
+	if c.Removed {
+		rs, what = 6, "removed"
+	}
+	return notification{
+		oid:      mib.DiagNodeListChange,
+		generic:  v1GenericSpecific,
+		specific: specificListChange,
+		label:    fmt.Sprintf("diagNodeListChange node=%d %s version=%d", c.Node, what, c.Version),
+		vars: []gosnmp.SnmpPDU{
+			{Name: mib.DiagNodeListVersion0, Type: gosnmp.Gauge32, Value: uint(c.Version)},
+			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: c.Hash},
+			{Name: mib.TreeCell(mib.ColNodeRowStatus, int(c.Node)), Type: gosnmp.Integer, Value: rs},
+			{Name: mib.TreeCell(mib.ColNodeAddrType, int(c.Node)), Type: gosnmp.Integer, Value: t},
+			{Name: mib.TreeCell(mib.ColNodeAddr, int(c.Node)), Type: gosnmp.OctetString, Value: b},
 		},
 	}
 }

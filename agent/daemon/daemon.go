@@ -2,17 +2,18 @@ package daemon
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -27,6 +28,7 @@ type Notifier interface {
 	NodeStatusChange(mib.Event) error
 	NMSChange(traps.NMSChange) error
 	NodeListMismatch(traps.ListMismatch) error
+	NodeListChange(traps.ListChange) error
 }
 
 // Options are the parts a Daemon is built from; New checks them.
@@ -76,12 +78,17 @@ type Daemon struct {
 
 	grace grace // first verdicts held back during start-up
 
-	listHash []byte    // this agent's diagNodeListHash
-	lists    listCheck // peers last read with another node list
+	listHash []byte        // this agent's diagNodeListHash
+	lists    listCheck     // peers last read with another node list
+	list     nodelist.List // the node list the core runs; owned by the loop
+	file     []config.Node // the file's nodes, for the names and communities of members
+	fileID   int           // this node's index in the file: the {id} of state_dir
+	removed  bool          // the list removed this agent's node: it no longer tests
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
 	setNMS   *hiadsd.Station    // a station SET since the last interval began, for the core
+	pending  *nodelist.List     // a list changed by SET or reload, for the next interval
 	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, applied at the next interval
 	savedSeq uint32             // the newest event sequence number on disk; later events are not served yet
 	unsaved  []unsavedEvent     // events recorded but not on disk, not yet notified
@@ -100,35 +107,55 @@ func New(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("algorithm: %w", err)
 	}
+	if o.Log == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.PanicLevel)
+		o.Log = logrus.NewEntry(l)
+	}
+	if o.ID < 0 || o.ID >= len(o.Config.Nodes) {
+		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", o.ID, len(o.Config.Nodes), hiadsd.ErrBadConfig)
+	}
+	list, edited := startList(o.Config.Nodes, o.State, o.Log)
+	self := o.Config.Nodes[o.ID]
+	id := list.Find(self.Address, uint16(self.Port))
+	if id < 0 {
+		return nil, fmt.Errorf("node %d (%s) is not in the node list this agent runs (version %d): it was removed; add it again through another agent, or start afresh (empty state_dir): %w",
+			o.ID+1, self.Address, list.Version, hiadsd.ErrRemoved)
+	}
+	file := o.Config.Nodes
+	o.Config.Nodes = nodesOf(list, o.Config) // SetAddress and list changes change the daemon's copy only
 	n := len(o.Config.Nodes)
-	core := &hiadsd.Config{N: n, Algorithm: algo, TestedOnly: testedOnly(o.Config), Recheck: true}
 	view := hiadsd.NewDense(n)
 	for k := range view {
 		if k < len(o.State.Counters) {
 			view[k].Counter = o.State.Counters[k]
 		}
 	}
-	node, err := hiadsd.NewNode(core, o.ID, view)
+	node, err := hiadsd.NewNode(list.Config(algo), id, view)
 	if err != nil {
 		return nil, err
 	}
-	o.Config.Nodes = slices.Clone(o.Config.Nodes) // SetAddress changes the daemon's copy only
-	d := &Daemon{cfg: o.Config, id: o.ID, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
+	node.List = list.Core()
+	o.State.List = &list
+	fromFile := nodelist.FromConfig(file)
+	o.State.FileHash = hex.EncodeToString(fromFile.Hash[:])
+	for len(o.State.Counters) < n {
+		o.State.Counters = append(o.State.Counters, 0)
+	}
+	d := &Daemon{cfg: o.Config, id: id, fileID: o.ID, file: file, list: list, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
 		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
 		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
-		listHash: o.Config.NodeListHash(), lists: listCheck{other: map[int]bool{}}}
+		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
+	if edited {
+		d.pending = &list // notified at the first interval, as a change made here
+	}
 	if d.now == nil {
 		d.now = time.Now
 	}
 	if d.rng == nil {
 		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(o.ID)))
-	}
-	if d.log == nil {
-		l := logrus.New()
-		l.SetLevel(logrus.PanicLevel)
-		d.log = logrus.NewEntry(l)
 	}
 	d.start = d.now()
 	d.lastDone = d.start // the loop counts as alive from its start
@@ -141,17 +168,6 @@ func New(o Options) (*Daemon, error) {
 	d.graph = d.testingGraph()
 	d.publishLocked()
 	return d, nil
-}
-
-// testedOnly lists the ids of tested-only nodes in increasing order.
-func testedOnly(c config.Config) []int {
-	var ids []int
-	for k, n := range c.Nodes {
-		if n.TestedOnly {
-			ids = append(ids, k)
-		}
-	}
-	return ids
 }
 
 // targets turns the node list into probe targets.
@@ -215,6 +231,13 @@ func (d *Daemon) staleAfter() time.Duration {
 // once, until the interval is done.
 func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
+	d.applyPending()
+	if d.removed { // answers as alive, so agents still on the old list do not suspect it
+		d.mu.Lock()
+		d.lastDone = d.now()
+		d.mu.Unlock()
+		return
+	}
 	d.applyStation()
 	d.applyMoves()
 	defer d.endGrace()
@@ -243,6 +266,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.explain(probes)
 	d.learnStation(rep.Station)
 	d.record(rep)
+	d.adoptList(ctx, rep.Lists)
 	if d.observe != nil {
 		d.mu.Lock()
 		unsaved := len(d.unsaved)

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -69,6 +70,10 @@ func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int
 	return probe.Fetched{NMS: v.addr, NMSCounter: v.c, NodeListHash: f.lists[t.Addr], Rows: rows}, err
 }
 
+func (f *fakeLAN) FetchList(context.Context, probe.Target) (probe.List, error) {
+	return probe.List{}, errors.New("fakeLAN: no node lists")
+}
+
 // sink records what the daemon publishes and notifies.
 type sink struct {
 	mu     sync.Mutex
@@ -76,6 +81,14 @@ type sink struct {
 	events []mib.Event
 	nms    []traps.NMSChange
 	lists  []traps.ListMismatch
+	change []traps.ListChange
+}
+
+func (s *sink) NodeListChange(c traps.ListChange) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.change = append(s.change, c)
+	return nil
 }
 
 // board is where the daemon publishes.

@@ -177,7 +177,20 @@ func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi i
 	}
 	s := b.Load()
 	rows, err := p.FetchRows(ctx, t, lo, hi)
-	return probe.Fetched{NMS: s.NMS, NMSCounter: s.NMSCounter, Rows: rows}, err
+	return probe.Fetched{NMS: s.NMS, NMSCounter: s.NMSCounter, NodeListHash: s.NodeListHash, ListVersion: s.ListVersion, Rows: rows}, err
+}
+
+func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return probe.List{}, errMockNoAnswer
+	}
+	s := b.Load()
+	l := probe.List{Version: s.ListVersion, Hash: s.NodeListHash, IDs: s.ListIDs}
+	for _, r := range s.Nodes {
+		l.Members = append(l.Members, probe.ListMember{ID: r.ID, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly})
+	}
+	return l, nil
 }
 
 func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]probe.Row, error) {

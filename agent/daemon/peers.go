@@ -1,8 +1,8 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"slices"
@@ -21,6 +21,7 @@ type Prober interface {
 	Probe(ctx context.Context, t probe.Target) probe.Result
 	FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error)
 	FetchRows(ctx context.Context, t probe.Target, lo, hi int) ([]probe.Row, error)
+	FetchList(ctx context.Context, t probe.Target) (probe.List, error)
 }
 
 // batch runs one batch of the core's ops at once (the prober bounds the
@@ -96,9 +97,7 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 			if err != nil {
 				return hiadsd.Result{Err: err}
 			}
-			if err := d.checkList(id, f.NodeListHash); err != nil {
-				return hiadsd.Result{Err: err} // not a source while the lists differ
-			}
+			res.List = d.checkList(id, f.NodeListHash, f.ListVersion)
 			rows, first = f.Rows, false
 			if mib.StationAddr(f.NMS) {
 				res.Station = hiadsd.Station{Addr: f.NMS, Counter: f.NMSCounter}
@@ -117,18 +116,30 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 	return res
 }
 
-// ErrOtherNodeList is the fetch error of a peer that runs another node list:
-// its rows name other nodes, so it is not a source until the lists agree.
-var ErrOtherNodeList = errors.New("the peer runs another node list (diagNodeListHash differs)")
-
-// listCheck remembers the peers last read with another node list; fetches
-// run in parallel, so it has a lock of its own.
+// listCheck remembers the peers last read with a list that conflicts with
+// this agent's; fetches run in parallel, so it has a lock of its own.
 type listCheck struct {
 	mu    sync.Mutex
-	other map[int]bool // core id -> its list differs
+	other map[int]bool // core id -> its list conflicts
+	held  map[int]bool // conflicts found within the start-up grace, not notified yet
 }
 
-// peers lists the NodeIDs of the peers whose list differs, ascending.
+// heldStill returns the held conflicts that still hold, and forgets them all.
+func (l *listCheck) heldStill() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []int
+	for id := range l.held {
+		if l.other[id] {
+			out = append(out, id)
+		}
+	}
+	l.held = nil
+	slices.Sort(out)
+	return out
+}
+
+// peers lists the NodeIDs of the peers whose list conflicts, ascending.
 func (l *listCheck) peers() []uint32 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -140,41 +151,59 @@ func (l *listCheck) peers() []uint32 {
 	return out
 }
 
-// checkList compares a peer's fingerprint with this agent's: a difference
-// is logged once, until the lists agree again (logged too), and refuses the
-// peer as a source. A peer that serves no fingerprint is taken as it is.
-func (d *Daemon) checkList(id int, theirs []byte) error {
-	differs := theirs != nil && !bytes.Equal(theirs, d.listHash)
+// checkList compares a peer's list version with this agent's and returns
+// it for the core, which merges nothing from a peer running another list
+// and reports a newer one (adoptList reads it). A peer running an older
+// version is lagging, as every agent does for a moment after a change; a
+// list that neither supersedes the other (two files that differ, both at
+// version 0) is a conflict no rule settles: logged once until it ends,
+// counted, shown and notified. A peer that serves no fingerprint is taken
+// as it is.
+func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersion {
+	if len(hash) != 8 {
+		return hiadsd.ListVersion{}
+	}
+	theirs := hiadsd.ListVersion{Counter: version, Hash: binary.BigEndian.Uint64(hash)}
+	mine := d.list.Core()
+	conflict := theirs != mine && !theirs.Newer(mine) && !mine.Newer(theirs)
 	d.lists.mu.Lock()
 	was := d.lists.other[id]
-	if differs {
+	if conflict {
 		d.lists.other[id] = true
 	} else {
 		delete(d.lists.other, id)
 	}
 	d.lists.mu.Unlock()
-	if differs == was { // nothing to say: the common case of every fetch
-		if differs {
-			return ErrOtherNodeList
-		}
-		return nil
+	if conflict == was { // nothing to say: the common case of every fetch
+		return theirs
 	}
-	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(),
-		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(theirs)})
-	switch {
-	case differs && !was:
-		f.Warn("peer runs another node list: not used as a source until the lists agree")
-		if d.notify != nil {
-			m := traps.ListMismatch{Peer: uint32(id + 1), PeerAddr: d.targets[id].Addr, Ours: d.listHash}
-			if err := d.notify.NodeListMismatch(m); err != nil {
-				f.WithError(err).Warn("notification not queued")
-			}
-		}
-	case !differs && was:
+	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(), "version": version,
+		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(hash)})
+	if !conflict {
 		f.Info("peer's node list agrees again")
+		return theirs
 	}
-	if differs {
-		return ErrOtherNodeList
+	f.Warn("peer runs another node list: not used as a source until the lists agree")
+	if d.now().Sub(d.start) < d.cfg.Traps.StartupGrace {
+		d.lists.mu.Lock()
+		if d.lists.held == nil {
+			d.lists.held = map[int]bool{}
+		}
+		d.lists.held[id] = true
+		d.lists.mu.Unlock()
+		return theirs // an agent started with a list still rolling out: notified at the grace's end if it lasts
 	}
-	return nil
+	d.notifyMismatch(id)
+	return theirs
+}
+
+// notifyMismatch sends diagNodeListMismatch about peer id.
+func (d *Daemon) notifyMismatch(id int) {
+	if d.notify == nil {
+		return
+	}
+	m := traps.ListMismatch{Peer: uint32(id + 1), PeerAddr: d.targets[id].Addr, Ours: d.listHash}
+	if err := d.notify.NodeListMismatch(m); err != nil {
+		d.log.WithError(err).Warn("notification not queued")
+	}
 }

@@ -69,7 +69,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 // interval's, a station change's, the last one on the way out), so whichever
 // succeeds first releases them.
 func (d *Daemon) persist(st State) error {
-	if err := SaveState(d.cfg.StateDirFor(d.id), st); err != nil {
+	if err := SaveState(d.cfg.StateDirFor(d.fileID), st); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -174,13 +174,17 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 	}
 }
 
-// buildRows makes the diagTree rows from the view; it runs on the loop goroutine.
+// buildRows makes the diagTree rows from the view, leaving out the nodes
+// removed from the list; it runs on the loop goroutine.
 func (d *Daemon) buildRows() []mib.NodeRow {
-	rows := make([]mib.NodeRow, len(d.view))
+	rows := make([]mib.NodeRow, 0, len(d.view))
 	for k, e := range d.view {
+		if d.list.Members[k].Removed {
+			continue
+		}
 		n := d.cfg.Nodes[k]
-		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.FromCore(e.Status),
-			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k]}
+		rows = append(rows, mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.FromCore(e.Status),
+			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k], Port: uint16(n.Port)})
 	}
 	return rows
 }
@@ -193,7 +197,7 @@ func (d *Daemon) publishLocked() {
 	}
 	s := &mib.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter,
-		NodeListHash: d.listHash, ListMismatch: d.lists.peers()}
+		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return
@@ -272,6 +276,9 @@ func (g *grace) hold(ev mib.Event, u hiadsd.Update, within bool) bool {
 func (d *Daemon) endGrace() {
 	if d.grace.over || d.now().Sub(d.start) < d.cfg.Traps.StartupGrace {
 		return
+	}
+	for _, peer := range d.lists.heldStill() { // a conflict that outlived the grace
+		d.notifyMismatch(peer)
 	}
 	d.grace.mu.Lock()
 	d.grace.over = true

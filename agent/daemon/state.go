@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -36,6 +37,12 @@ type State struct {
 	// can tell a first verdict that only restores what it held from news.
 	Statuses []mib.Status `json:"statuses,omitempty"`
 	EngineID []byte       `json:"engine_id,omitempty"`
+	// List is the node list the agent runs (its version, fingerprint and
+	// members, removed ones included), and FileHash the fingerprint of the
+	// file's list when it was last read: a restart keeps a list learned or
+	// changed since, and applies a file edited meanwhile as a change.
+	List     *nodelist.List `json:"list,omitempty"`
+	FileHash string         `json:"file_hash,omitempty"`
 }
 
 // CheckStateDir makes sure state can be saved under dir, for -config.check:
@@ -95,6 +102,9 @@ func LoadState(dir string, n int) (State, error) {
 	}
 	if st.Version != stateVersion {
 		return empty, fmt.Errorf("state_dir: %s: version %d: %w", path, st.Version, ErrStateVersion)
+	}
+	if st.List != nil {
+		n = len(st.List.Members) // the counters follow the list the agent runs, not the file
 	}
 	if st.Nodes != n || len(st.Counters) != n {
 		st.Nodes, st.Counters, st.Statuses = n, make([]uint32, n), nil

@@ -1,0 +1,275 @@
+package daemon
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// ErrRemoveSelf refuses a change that removes this agent's own node: it is
+// removed through another agent, which it then learns from.
+var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it through another agent")
+
+// startList chooses the list the agent starts with: its file's, unless the
+// state holds a list (learned or changed since) and the file is the one
+// last applied, in which case the state's list stands and a file that
+// differs from it is reported as older. A file edited while the agent was
+// down is applied to the state's list as a change (next version).
+func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, bool) {
+	fromFile := nodelist.FromConfig(file)
+	if st.List == nil {
+		return fromFile, false
+	}
+	running := *st.List
+	if st.FileHash == hex.EncodeToString(fromFile.Hash[:]) {
+		if running.Hash != fromFile.Hash {
+			log.WithFields(logrus.Fields{"running": running.Version, "file": hex.EncodeToString(fromFile.Hash[:])}).
+				Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
+		}
+		return running, false
+	}
+	next, changed := running.Apply(file)
+	if changed {
+		log.WithFields(logrus.Fields{"version": next.Version}).Info("the configuration file's node list was edited since the last run: applied as a change")
+	}
+	return next, changed
+}
+
+// nodesOf returns the list as configuration nodes, id by id: a member the
+// file names keeps the file's entry (name, host, community, oid); one
+// learned or added by SNMP gets the defaults the file would give it.
+func nodesOf(l nodelist.List, cfg config.Config) []config.Node {
+	out := make([]config.Node, len(l.Members))
+	for k, m := range l.Members {
+		for _, n := range cfg.Nodes {
+			if n.Address == m.Addr && uint16(n.Port) == m.Port {
+				out[k] = n
+			}
+		}
+		if out[k].Address.IsValid() {
+			out[k].TestedOnly = m.TestedOnly
+			continue
+		}
+		n := config.Node{Address: m.Addr, Port: int(m.Port), TestedOnly: m.TestedOnly}
+		if m.TestedOnly || cfg.Test.V3User == "" {
+			n.Community = cfg.SNMP.Communities.Read
+		}
+		if m.TestedOnly {
+			n.OID = config.SysUpTimeOID
+		}
+		out[k] = n
+	}
+	return out
+}
+
+// latestLocked is the list the next change applies to: the one queued, or
+// the running one.
+func (d *Daemon) latestLocked() nodelist.List {
+	if d.pending != nil {
+		return *d.pending
+	}
+	return d.list
+}
+
+// AddNode queues node id+1 (the next id) at addr and port: a manager's
+// createAndGo of its diagTree row. It runs from the next interval on.
+// Errors wrap nodelist.ErrBadIndex or nodelist.ErrExists.
+func (d *Daemon) AddNode(id int, m nodelist.Member) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	next, err := d.latestLocked().Add(id, m)
+	if err != nil {
+		return err
+	}
+	d.pending = &next
+	return nil
+}
+
+// RemoveNode queues the removal of node id: a manager's destroy of its
+// diagTree row. Errors wrap nodelist.ErrNoMember or ErrRemoveSelf.
+func (d *Daemon) RemoveNode(id int) error {
+	if id == d.id {
+		return ErrRemoveSelf
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	next, err := d.latestLocked().Remove(id)
+	if err != nil {
+		return err
+	}
+	d.pending = &next
+	return nil
+}
+
+// Reload queues the node list of an edited file (SIGHUP), matched by
+// address and port; it returns the version it will run, and false if the
+// file changes nothing.
+func (d *Daemon) Reload(nodes []config.Node) (uint32, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	base := d.latestLocked()
+	next, changed := base.Apply(nodes)
+	if !changed {
+		return base.Version, false, nil
+	}
+	if next.Members[d.id].Removed {
+		return base.Version, false, ErrRemoveSelf
+	}
+	d.file = nodes
+	d.pending = &next
+	return next.Version, true, nil
+}
+
+// applyPending switches to the list a SET or a reload queued, at the start
+// of an interval, and notifies the station of each node added or removed.
+func (d *Daemon) applyPending() {
+	d.mu.Lock()
+	next := d.pending
+	d.pending = nil
+	d.mu.Unlock()
+	if next != nil {
+		d.switchList(*next, hiadsd.Direct)
+	}
+}
+
+// adoptList reads the newest list the interval's sources run, and switches
+// to it if it is still newer than this agent's.
+func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
+	best := -1
+	for k, s := range seen {
+		if best < 0 || s.List.Newer(seen[best].List) {
+			best = k
+		}
+	}
+	if best < 0 {
+		return
+	}
+	from := seen[best].From
+	got, err := d.prober.FetchList(ctx, d.targets[from])
+	if err != nil {
+		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("cannot read a newer node list; trying again at the next interval")
+		return
+	}
+	l, err := d.learned(got)
+	if err != nil {
+		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("refused a peer's node list")
+		return
+	}
+	if l.Core().Newer(d.list.Core()) {
+		d.switchList(l, from)
+	}
+}
+
+// learned turns a peer's list as read into a List: an id below its count
+// with no row is removed (its old member kept, if this agent knew it).
+func (d *Daemon) learned(got probe.List) (nodelist.List, error) {
+	if int(got.IDs) < len(d.list.Members) || len(got.Hash) != 8 {
+		return nodelist.List{}, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(d.list.Members))
+	}
+	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs)}
+	copy(l.Hash[:], got.Hash)
+	for k := range l.Members {
+		l.Members[k].Removed = true
+		if k < len(d.list.Members) {
+			l.Members[k] = d.list.Members[k]
+			l.Members[k].Removed = true
+		}
+	}
+	for _, m := range got.Members {
+		if m.ID < 1 || m.ID > got.IDs {
+			return nodelist.List{}, fmt.Errorf("row %d outside the %d ids given", m.ID, got.IDs)
+		}
+		k := int(m.ID - 1)
+		host := ""
+		if k < len(d.list.Members) && d.list.Members[k].Addr == m.Addr {
+			host = d.list.Members[k].Host
+		}
+		l.Members[k] = nodelist.Member{Host: host, Addr: m.Addr, Port: m.Port, TestedOnly: m.TestedOnly}
+	}
+	return l, nil
+}
+
+// switchList moves the agent to l between two intervals: the core keeps
+// what it knows of the nodes that stay (ids keep their meaning), a new
+// node starts unknown, a removed one is no longer tested nor shown. from is
+// the peer it was learned from, or hiadsd.Direct for a change made here,
+// which is also notified to the station.
+func (d *Daemon) switchList(l nodelist.List, from int) {
+	old := d.list
+	err := d.node.SetList(l.Config(d.node.Config.Algorithm), l.Core())
+	if errors.Is(err, hiadsd.ErrRemoved) {
+		d.removed = true
+		d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped")
+	} else if err != nil {
+		d.log.WithError(err).Error("cannot switch to the new node list")
+		return
+	}
+	d.view = d.node.View.(hiadsd.Dense)
+	n := len(l.Members)
+	d.cfg.Nodes = nodesOf(l, config.Config{Nodes: d.file, Test: d.cfg.Test, SNMP: d.cfg.SNMP})
+	d.targets = targets(d.cfg)
+	for len(d.how) < n {
+		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)
+	}
+	added, removed := l.Diff(old)
+	d.mu.Lock()
+	d.moved = map[int]netip.Addr{} // a host name's move is for the list it was resolved in
+	d.mu.Unlock()
+	d.log.WithFields(logrus.Fields{"version": l.Version, "fingerprint": hex.EncodeToString(l.Hash[:]), "added": ids(added),
+		"removed": ids(removed), "from": from + 1, "nodes": l.Count()}).Info("node list changed")
+	d.mu.Lock()
+	d.list, d.listHash = l, l.Hash[:]
+	for len(d.st.Counters) < n {
+		d.st.Counters = append(d.st.Counters, 0)
+	}
+	d.st.Nodes, d.st.List = n, &l
+	d.rows = d.buildRows()
+	d.graph = d.testingGraph()
+	d.publishLocked()
+	st := d.stateLocked()
+	d.mu.Unlock()
+	if err := SaveState(d.cfg.StateDirFor(d.fileID), st); err != nil {
+		d.log.WithError(err).Error("cannot save the new node list")
+	}
+	if from == hiadsd.Direct {
+		d.notifyChanges(l, added, removed, old)
+	}
+}
+
+// notifyChanges sends diagNodeListChange for each node added or removed here.
+func (d *Daemon) notifyChanges(l nodelist.List, added, removed []int, old nodelist.List) {
+	if d.notify == nil {
+		return
+	}
+	send := func(id int, a netip.Addr, gone bool) {
+		c := traps.ListChange{Version: l.Version, Hash: l.Hash[:], Node: uint32(id + 1), Addr: a, Removed: gone}
+		if err := d.notify.NodeListChange(c); err != nil {
+			d.log.WithError(err).Warn("notification not queued")
+		}
+	}
+	for _, id := range added {
+		send(id, l.Members[id].Addr, false)
+	}
+	for _, id := range removed {
+		send(id, old.Members[id].Addr, true)
+	}
+}
+
+// ids turns core ids into NodeIDs for a log line.
+func ids(core []int) []int {
+	out := make([]int, len(core))
+	for k, id := range core {
+		out[k] = id + 1
+	}
+	return out
+}
