@@ -62,13 +62,17 @@ func newMockNet(t *testing.T, n int, algo, scope string) *mockNet {
 }
 
 // start runs host id's agent with what its state directory holds.
-func (m *mockNet) start(id int) {
-	st, err := LoadState(m.cfg.StateDirFor(id), len(m.cfg.Nodes))
+func (m *mockNet) start(id int) { m.startWith(id, m.cfg) }
+
+// startWith runs host id's agent from cfg, a host added with addHost
+// included.
+func (m *mockNet) startWith(id int, cfg config.Config) {
+	st, err := LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
 	if err != nil {
 		m.t.Fatal(err)
 	}
 	m.boards[id], m.sinks[id] = mib.NewBoard(), &sink{}
-	o := Options{Config: m.cfg, ID: id, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
+	o := Options{Config: cfg, ID: id, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
 		State: st, Now: m.clock.Now, Rand: rand.New(rand.NewPCG(uint64(id), 7))}
 	d, err := New(o)
 	if err != nil {

@@ -179,7 +179,7 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 func (d *Daemon) buildRows() []mib.NodeRow {
 	rows := make([]mib.NodeRow, 0, len(d.view))
 	for k, e := range d.view {
-		if d.list.Members[k].Removed {
+		if k < len(d.list.Members) && d.list.Members[k].Removed {
 			continue
 		}
 		n := d.cfg.Nodes[k]

@@ -1,0 +1,73 @@
+package nodelist
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+	"testing"
+
+	"github.com/diagagent/diagagent/agent/config"
+)
+
+func nodes(last ...int) []config.Node {
+	var out []config.Node
+	for _, b := range last {
+		out = append(out, config.Node{Address: netip.AddrFrom4([4]byte{10, 0, 0, byte(b)}), Port: 161})
+	}
+	return out
+}
+
+// TestChanges: ids only grow, a removed id is never given again, every
+// change takes the next version and a new fingerprint, and a file is
+// applied by address, not by position.
+func TestChanges(t *testing.T) {
+	l := FromConfig(nodes(1, 2, 3))
+	if l.Version != 0 || l.Count() != 3 {
+		t.Fatalf("FromConfig: version %d, %d members", l.Version, l.Count())
+	}
+	if _, err := l.Add(5, Member{Addr: netip.MustParseAddr("10.0.0.4"), Port: 161}); !errors.Is(err, ErrBadIndex) {
+		t.Errorf("add at a gap: %v, want ErrBadIndex", err)
+	}
+	if _, err := l.Add(3, Member{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161}); !errors.Is(err, ErrExists) {
+		t.Errorf("add a member twice: %v, want ErrExists", err)
+	}
+	added, err := l.Add(3, Member{Addr: netip.MustParseAddr("10.0.0.4"), Port: 161})
+	if err != nil || added.Version != 1 || added.Hash == l.Hash || added.Count() != 4 {
+		t.Fatalf("add: %+v, %v", added, err)
+	}
+	if added.Hash != FromConfig(nodes(1, 2, 3, 4)).Hash {
+		t.Error("a list with a node added differs from the file that lists it")
+	}
+	removed, err := added.Remove(1)
+	if err != nil || removed.Version != 2 || removed.Find(netip.MustParseAddr("10.0.0.2"), 161) >= 0 || len(removed.Members) != 4 {
+		t.Fatalf("remove: %+v, %v", removed, err)
+	}
+	if _, err := removed.Remove(1); !errors.Is(err, ErrNoMember) {
+		t.Errorf("remove twice: %v, want ErrNoMember", err)
+	}
+	// A file with node 1 gone, node 5 inserted first and 4 kept: by address.
+	applied, changed := removed.Apply(nodes(5, 3, 4))
+	if !changed || applied.Version != 3 {
+		t.Fatalf("Apply: changed %v, version %d", changed, applied.Version)
+	}
+	if got := applied.Find(netip.MustParseAddr("10.0.0.3"), 161); got != 2 {
+		t.Errorf("10.0.0.3 moved to id %d, want it to keep 2", got)
+	}
+	if got := applied.Find(netip.MustParseAddr("10.0.0.5"), 161); got != 4 {
+		t.Errorf("10.0.0.5 got id %d, want the next id 4", got)
+	}
+	if !applied.Members[0].Removed || !applied.Members[1].Removed {
+		t.Error("10.0.0.1 and 10.0.0.2 are not removed")
+	}
+	add, rem := applied.Diff(removed)
+	if !slices.Equal(add, []int{4}) || !slices.Equal(rem, []int{0}) {
+		t.Errorf("Diff = %v, %v; want [4], [0]", add, rem)
+	}
+	if same, changed := applied.Apply(nodes(3, 4, 5)); changed || same.Version != 3 {
+		t.Errorf("the same members in another order: changed %v, version %d", changed, same.Version)
+	}
+	c := applied.Config(0)
+	if c.N != 5 || !slices.Equal(c.Removed, []int{0, 1}) {
+		t.Errorf("core config: N %d, removed %v", c.N, c.Removed)
+	}
+}
