@@ -216,7 +216,10 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 	}
 	d.view = d.node.View.(hiadsd.Dense)
 	n := len(l.Members)
-	d.cfg.Nodes = nodesOf(l, config.Config{Nodes: d.file, Test: d.cfg.Test, SNMP: d.cfg.SNMP})
+	d.mu.Lock()
+	file := d.file
+	d.mu.Unlock()
+	d.cfg.Nodes = nodesOf(l, config.Config{Nodes: file, Test: d.cfg.Test, SNMP: d.cfg.SNMP})
 	d.targets = targets(d.cfg)
 	for len(d.how) < n {
 		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)

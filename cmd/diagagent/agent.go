@@ -15,6 +15,7 @@ import (
 	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/agent/web"
@@ -76,6 +77,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)
+	rc.OnRowChange = rowChanger(a.daemon)
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
 	}
@@ -339,4 +341,29 @@ func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agen
 		return nil, fmt.Errorf("snmp.agentx: %w", err)
 	}
 	return s, nil
+}
+
+// rowChanger hands a manager's diagTree row change to the daemon, and maps
+// its refusals to the SET's errors: a row at another index than the next
+// is noCreation; an address already listed, a row that is not a member,
+// or this agent's own row is inconsistentValue.
+func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
+	return func(ch snmp.RowChange) error {
+		id := int(ch.ID) - 1
+		var err error
+		if ch.Destroy {
+			err = d.RemoveNode(id)
+		} else {
+			err = d.AddNode(id, nodelist.Member{Addr: ch.Addr, Port: ch.Port, TestedOnly: ch.TestedOnly})
+		}
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, nodelist.ErrBadIndex):
+			return fmt.Errorf("%w: %w", snmp.ErrRowNoCreation, err)
+		case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf):
+			return fmt.Errorf("%w: %w", snmp.ErrRowInconsistent, err)
+		}
+		return err
+	}
 }

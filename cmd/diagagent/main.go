@@ -82,7 +82,14 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	go ignoreHangups(ctx, log)
+	reread := func(ctx context.Context) (config.Config, error) {
+		c, err := config.Load(flags.Path, env, fs)
+		if err != nil {
+			return c, err
+		}
+		return c.Resolve(ctx, lookupIP)
+	}
+	go reloadOnHangup(ctx, reread, a.daemon, log)
 	go followHosts(ctx, cfg, lookupIP, a.daemon, log)
 	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
@@ -125,11 +132,13 @@ func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
 	return logrus.NewEntry(l)
 }
 
-// ignoreHangups keeps SIGHUP (what `systemctl reload` and a closed terminal
-// send) from ending the agent, as its default action would, silently and
-// for good under Restart=on-failure. The configuration is read at start
-// only, so each SIGHUP is logged with what to do instead.
-func ignoreHangups(ctx context.Context, log *logrus.Entry) {
+// reloadOnHangup reloads the node list on SIGHUP (what `systemctl reload`
+// sends, through the unit's ExecReload): the file is read and checked
+// again, and its node list, matched by address, becomes the next version
+// of the list at the next interval, carried to every agent by the
+// diagnosis. A file that does not load is reported and changes nothing; the
+// other keys are read at start only, and a change to them is reported.
+func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Config, error), d *daemon.Daemon, log *logrus.Entry) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -138,7 +147,22 @@ func ignoreHangups(ctx context.Context, log *logrus.Entry) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			log.Warn("SIGHUP: the configuration is read at start only; restart the agent to apply a changed file")
+		}
+		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+		cfg, err := reread(rctx)
+		cancel()
+		if err != nil {
+			log.WithError(err).Error("SIGHUP: the configuration does not load; nothing changed")
+			continue
+		}
+		v, changed, err := d.Reload(cfg.Nodes)
+		switch {
+		case err != nil:
+			log.WithError(err).Error("SIGHUP: the node list was not changed")
+		case changed:
+			log.WithField("version", v).Info("SIGHUP: the node list changes at the next interval; other keys are read at start only")
+		default:
+			log.WithField("version", v).Info("SIGHUP: the node list is unchanged; other keys are read at start only")
 		}
 	}
 }
