@@ -12,12 +12,16 @@ import (
 
 // StartAgent runs diagagent for id k (0-based) in host k's namespace; its
 // JSON log goes to agent<k+1>.log and its status changes to Events.
-func (c *Cluster) StartAgent(k int) error {
+func (c *Cluster) StartAgent(k int) error { return c.StartAgentWith(k, c.conf) }
+
+// StartAgentWith is StartAgent from the configuration file conf, in which
+// host k is the k-th node (WriteConfig).
+func (c *Cluster) StartAgentWith(k int, conf string) error {
 	if c.agents[k] != nil {
 		return fmt.Errorf("lan: agent %d is already running", k+1)
 	}
 	p, err := StartLogged(c.Net.Hosts[k], filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)), c.record,
-		c.Bin, "-config", c.conf, "-id", strconv.Itoa(k))
+		c.Bin, "-config", conf, "-id", strconv.Itoa(k))
 	if err != nil {
 		return err
 	}

@@ -152,13 +152,21 @@ func (c *Cluster) PrinterNode() int {
 
 // writeConfig writes the one configuration file every agent reads.
 func (c *Cluster) writeConfig() error {
+	c.conf = filepath.Join(c.Dir, "diagagent.yaml")
+	return c.WriteConfig(c.conf, ids(c.Agents), 0)
+}
+
+// WriteConfig writes a configuration file to path that lists the agents
+// of hosts (0-based, in that order) and the printer, with the start-up
+// grace given: a host that joins a running LAN starts from such a file.
+func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "algorithm: %s\ninterval: %s\n", c.Algorithm, c.Interval)
 	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n")
 	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: %d\n",
 		c.Timeout, c.Retries, c.PingTimeout, c.PingCount)
 	b.WriteString("nodes:\n")
-	for k := 0; k < c.Agents; k++ {
+	for _, k := range hosts {
 		fmt.Fprintf(&b, "  - {address: \"%s\", port: %d}\n", c.Net.Addrs[k], c.port())
 	}
 	if c.Printer {
@@ -172,14 +180,13 @@ func (c *Cluster) writeConfig() error {
 	// No start-up grace: the harness counts every notification of every
 	// event an agent logs (chaos), and measures detection, not its filter.
 	if c.IPv6 {
-		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], startup_grace: 0s, %s}\n", c.Station.Addr, kind)
+		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
 	} else {
-		fmt.Fprintf(&b, "traps: {nms: \"%s\", startup_grace: 0s, %s}\n", c.Station.Addr, kind)
+		fmt.Fprintf(&b, "traps: {nms: \"%s\", startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
 	}
 	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
 		filepath.Join(c.Dir, "state{id}"))
-	c.conf = filepath.Join(c.Dir, "diagagent.yaml")
-	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("lan: write configuration: %w", err)
 	}
 	return nil
