@@ -130,7 +130,9 @@ func TestFetchDiagnosisStation(t *testing.T) {
 	if _, err := p.FetchDiagnosis(probeContext(t), swapped.target(), 1, 1); !errors.Is(err, ErrUnexpectedValue) {
 		t.Fatalf("string nmsID: got %v, want ErrUnexpectedValue", err)
 	}
-	other := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return append(append(row[:2:2], station[2], station[3]), row...) })
+	other := startFakePeer(t, func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		return append(append(row[:2:2], station[2], station[3]), row...)
+	})
 	if _, err := p.FetchDiagnosis(probeContext(t), other.target(), 1, 1); !errors.Is(err, ErrMalformedReply) {
 		t.Fatalf("rows in place of the station: got %v, want ErrMalformedReply", err)
 	}
