@@ -43,6 +43,23 @@ func ciSpec(t *testing.T, tag, algo string, agents int, printer bool) Spec {
 // holds every node fault-free; the LAN is removed when the test ends.
 func startCluster(t *testing.T, s Spec) *Cluster {
 	t.Helper()
+	c := buildCluster(t, s)
+	if err := c.StartAgents(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	took, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(ids(c.Agents), nodeIDs(c.Nodes()), 0) })
+	if err != nil {
+		t.Fatalf("every agent holds every node fault-free: %v", err)
+	}
+	t.Logf("%s, %d nodes: all fault-free everywhere %v after start; round %v, bound %v",
+		s.Algorithm, c.Nodes(), took.Round(time.Millisecond), c.RoundTime(), c.Bound())
+	return c
+}
+
+// buildCluster builds the LAN, with no agent running; the LAN is removed,
+// and the logs shown if the test failed, when the test ends.
+func buildCluster(t *testing.T, s Spec) *Cluster {
+	t.Helper()
 	c, err := NewCluster(s)
 	if err != nil {
 		t.Fatalf("build the LAN (the test needs root for network namespaces): %v", err)
@@ -55,15 +72,6 @@ func startCluster(t *testing.T, s Spec) *Cluster {
 			logTail(t, s.Dir)
 		}
 	})
-	if err := c.StartAgents(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	took, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(ids(c.Agents), nodeIDs(c.Nodes()), 0) })
-	if err != nil {
-		t.Fatalf("every agent holds every node fault-free: %v", err)
-	}
-	t.Logf("%s, %d nodes: all fault-free everywhere %v after start; round %v, bound %v",
-		s.Algorithm, c.Nodes(), took.Round(time.Millisecond), c.RoundTime(), c.Bound())
 	return c
 }
 

@@ -23,18 +23,7 @@ import (
 // per change, and no agent notifies or logs any suspicion.
 func TestMembershipLAN(t *testing.T) {
 	s := ciSpec(t, "mb", "vcube", 9, false)
-	c, err := NewCluster(s)
-	if err != nil {
-		t.Fatalf("build the LAN (the test needs root for network namespaces): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("clean up the LAN: %v", err)
-		}
-		if t.Failed() {
-			logTail(t, s.Dir)
-		}
-	})
+	c := buildCluster(t, s)
 	eight := ids(8)
 	must(t, c.WriteConfig(c.conf, eight, 0))
 	for _, k := range eight {
