@@ -20,6 +20,14 @@
 // for every entry in its first Levels(N) intervals (Node.CatchUp), so its
 // event counters reach the system's before it reports a change.
 //
+// The node list is an input too (list.go): a Node runs one ListVersion of
+// its Config, merges nothing from a source that runs another, reports a
+// newer one (Report.Lists), and moves to it between intervals with
+// Node.SetList. Ids only grow and a removed id (Config.Removed) is never
+// tested nor given again, so what a node knows stays valid across the
+// switch. The Network's Join and Leave drive the same code in the
+// simulator.
+//
 // The package never opens a socket, starts a goroutine, sleeps or reads the
 // wall clock: time is whatever the caller's loop makes it. The daemon drives
 // the machine from its ticker, running each batch over SNMP in parallel; the
