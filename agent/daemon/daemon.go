@@ -148,9 +148,7 @@ func New(o Options) (*Daemon, error) {
 		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
 		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
 		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
-	if edited {
-		d.pending = &list // notified at the first interval, as a change made here
-	}
+	d.pending = edited
 	if d.now == nil {
 		d.now = time.Now
 	}

@@ -24,11 +24,12 @@ var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it
 // state holds a list (learned or changed since) and the file is the one
 // last applied, in which case the state's list stands and a file that
 // differs from it is reported as older. A file edited while the agent was
-// down is applied to the state's list as a change (next version).
-func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, bool) {
+// down is returned as next, a change of the state's list (next version)
+// made at the first interval and notified as any change made here.
+func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, *nodelist.List) {
 	fromFile := nodelist.FromConfig(file)
 	if st.List == nil {
-		return fromFile, false
+		return fromFile, nil
 	}
 	running := *st.List
 	if st.FileHash == hex.EncodeToString(fromFile.Hash[:]) {
@@ -36,13 +37,14 @@ func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, 
 			log.WithFields(logrus.Fields{"running": running.Version, "file": hex.EncodeToString(fromFile.Hash[:])}).
 				Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
 		}
-		return running, false
+		return running, nil
 	}
-	next, changed := running.Apply(file)
-	if changed {
-		log.WithFields(logrus.Fields{"version": next.Version}).Info("the configuration file's node list was edited since the last run: applied as a change")
+	edited, changed := running.Apply(file)
+	if !changed {
+		return running, nil
 	}
-	return next, changed
+	log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
+	return running, &edited
 }
 
 // nodesOf returns the list as configuration nodes, id by id: a member the

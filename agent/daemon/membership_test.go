@@ -64,7 +64,8 @@ func (m *mockNet) changes(id int) []traps.ListChange {
 // agent within hiadsd.MembershipBound rounds, the new node is held up
 // everywhere and the removed one leaves every table, the agent where each
 // change was made notifies it once, and nobody suspects anybody. An agent
-// restarted with the file it started from keeps the list it learned.
+// restarted with the file it started from keeps the list it learned; one
+// whose file was edited while it was down makes that edit the next change.
 func TestMockNetJoinAndLeave(t *testing.T) {
 	m := newMockNet(t, 8, config.AlgorithmVCube, config.ScopeDetected)
 	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
@@ -128,5 +129,21 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	m.start(3)
 	if got := m.agents[3].list.Version; got != 2 || rowOf(m.agents[3].Snapshot(), 9) == nil || rowOf(m.agents[3].Snapshot(), 6) != nil {
 		t.Errorf("agent 4 restarted on list version %d, want 2 (with node 9, without node 6)", got)
+	}
+
+	m.stop(3, false) // its file edited while it was down: a change made there at its first interval
+	edited := cfg
+	edited.Nodes = slices.Delete(slices.Clone(file), 6, 7) // node 8 (host 7) goes too
+	m.startWith(3, edited)
+	m.until(bound, "every agent runs version 3", func() bool {
+		for id, d := range m.agents {
+			if id != 5 && id != 7 && d.list.Version != 3 {
+				return false
+			}
+		}
+		return true
+	})
+	if got := m.changes(3); len(got) != 1 || got[0].Node != 8 || !got[0].Removed || got[0].Version != 3 {
+		t.Errorf("agent 4 notified %+v, want node 8 removed at version 3", got)
 	}
 }
