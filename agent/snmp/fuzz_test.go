@@ -26,9 +26,22 @@ func FuzzHandle(f *testing.F) {
 	clock := &fakeClock{t: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)}
 	cfg := testConfig(clock)
 	cfg.OnSetNMS = func(netip.Addr) error { return nil }
+	cfg.OnRowChange = func(RowChange) error { return nil }
 	cfg.FaultInjection = false // a fuzzed SET must not silence the rest of the run
 	r, err := NewResponder(cfg)
 	if err != nil {
+		f.Fatal(err)
+	}
+	rowSet := &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: rwCommunity, PDUType: gosnmp.SetRequest, RequestID: 7,
+		Variables: []gosnmp.SnmpPDU{
+			{Name: mib.TreeCell(mib.ColNodeAddrType, 4), Type: gosnmp.Integer, Value: 1},
+			{Name: mib.TreeCell(mib.ColNodeAddr, 4), Type: gosnmp.OctetString, Value: []byte{10, 0, 0, 9}},
+			{Name: mib.TreeCell(mib.ColNodePort, 4), Type: gosnmp.Gauge32, Value: uint(161)},
+			{Name: mib.TreeCell(mib.ColNodeRowStatus, 4), Type: gosnmp.Integer, Value: 4},
+		}}
+	if b, err := rowSet.MarshalMsg(); err == nil { // a row change, for the fuzzer to start from
+		f.Add(b)
+	} else {
 		f.Fatal(err)
 	}
 	if err := r.Publish(testSnapshot()); err != nil {
