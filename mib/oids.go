@@ -187,6 +187,13 @@ const (
 	TruthFalse = 2
 )
 
+// RowStatus values (SNMPv2-TC) that nodeRowStatus reads or a manager writes.
+const (
+	RowActive      = 1
+	RowCreateAndGo = 4
+	RowDestroy     = 6
+)
+
 // InetAddressType values (RFC 4001) of nodeAddrType.
 const (
 	InetIPv4 = 1

@@ -96,9 +96,9 @@ func listMismatch(m ListMismatch) notification {
 // address under its NodeID.
 func listChange(c ListChange) notification {
 	t, b := mib.InetAddress(c.Addr)
-	rs, what := 4, "added"
+	rs, what := mib.RowCreateAndGo, "added"
 	if c.Removed {
-		rs, what = 6, "removed"
+		rs, what = mib.RowDestroy, "removed"
 	}
 	return notification{
 		oid:      mib.DiagNodeListChange,

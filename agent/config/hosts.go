@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -68,21 +67,4 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 		return c, err
 	}
 	return c, c.Validate()
-}
-
-// NodeListHash is the fingerprint of the node list (diagNodeListHash): the
-// first 8 octets of SHA-256 over every node's host name (or address as
-// written), port and tested-only flag, in list order. Two agents with the
-// same list as written get the same fingerprint, whatever the names
-// resolve to.
-func (c Config) NodeListHash() []byte {
-	h := sha256.New()
-	for _, n := range c.Nodes {
-		id := n.Host
-		if id == "" {
-			id = n.Address.String()
-		}
-		fmt.Fprintf(h, "%s|%d|%t\n", id, n.Port, n.TestedOnly)
-	}
-	return h.Sum(nil)[:8]
 }

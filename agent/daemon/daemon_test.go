@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -485,7 +486,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: mib.StatusFaultFree}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
 	other := cfg
 	other.Nodes = append(slices.Clone(cfg.Nodes), config.Node{Address: netip.MustParseAddr("127.0.0.99"), Port: 161})
-	lan.lists[addr(1)] = other.NodeListHash()
+	lan.lists[addr(1)] = fingerprint(other)
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
 	snap := d.Snapshot()
@@ -493,15 +494,21 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 		t.Fatalf("a peer with another list was a source: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
 	}
 	d.interval(context.Background()) // still differing: notified once
-	if len(s.lists) != 1 || s.lists[0].Peer != 2 || s.lists[0].PeerAddr != addr(1) || !bytes.Equal(s.lists[0].Ours, cfg.NodeListHash()) {
+	if len(s.lists) != 1 || s.lists[0].Peer != 2 || s.lists[0].PeerAddr != addr(1) || !bytes.Equal(s.lists[0].Ours, fingerprint(cfg)) {
 		t.Errorf("notifications %+v, want one about node 2", s.lists)
 	}
-	if !bytes.Equal(snap.NodeListHash, cfg.NodeListHash()) || len(snap.NodeListHash) != 8 {
-		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, cfg.NodeListHash())
+	if !bytes.Equal(snap.NodeListHash, fingerprint(cfg)) || len(snap.NodeListHash) != 8 {
+		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, fingerprint(cfg))
 	}
-	lan.lists[addr(1)] = cfg.NodeListHash() // the lists agree again
+	lan.lists[addr(1)] = fingerprint(cfg) // the lists agree again
 	d.interval(context.Background())
 	if snap := d.Snapshot(); snap.Nodes[3].Status != mib.StatusFaulty || len(snap.ListMismatch) != 0 {
 		t.Fatalf("after the lists agree: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
 	}
+}
+
+// fingerprint is the diagNodeListHash of cfg's list as written.
+func fingerprint(cfg config.Config) []byte {
+	l := nodelist.FromConfig(cfg.Nodes)
+	return l.Hash[:]
 }

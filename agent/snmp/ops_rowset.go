@@ -31,13 +31,6 @@ var (
 	ErrRowInconsistent = errors.New("the change contradicts the node list")
 )
 
-// RowStatus values of RFC 2579 that a manager writes.
-const (
-	rowActive      = 1
-	rowCreateAndGo = 4
-	rowDestroy     = 6
-)
-
 // rowSet reports whether a SetRequest's first varbind names a diagTree
 // column, in which case the whole request is one row change.
 func (r *Responder) rowSet(p *pdu) bool {
@@ -122,13 +115,13 @@ func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 	at := indexOfColumn(vbs, r.treeEntry, mib.ColNodeRowStatus)
 	switch status {
-	case rowDestroy:
+	case mib.RowDestroy:
 		ch.Destroy = true
 		if len(vbs) > 1 {
 			return ch, gosnmp.InconsistentValue, 1
 		}
 		return ch, gosnmp.NoError, 0
-	case rowCreateAndGo:
+	case mib.RowCreateAndGo:
 	case 0:
 		return ch, gosnmp.InconsistentName, 1 // no nodeRowStatus: columns of a row cannot be changed
 	default:
