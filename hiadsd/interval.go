@@ -8,11 +8,19 @@ type interval struct {
 	passed  []Range          // clusters tested through without a source; every fetch asks for them too
 	dispute []int            // ids a source held at another status with no newer counter (see Config.Recheck)
 	changes []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
+	merges  []mergedFetch    // the fetches this pass merged at a digest, remembered if the pass is the interval
 	used    int              // answers this pass took
 	// expecting is set once a test or task of this pass has no real answer:
 	// what follows rests on expected verdicts, so no fetch is asked for.
 	expecting bool
 	report    Report
+}
+
+// mergedFetch is one fetch merged whole at a digest (Node.remember).
+type mergedFetch struct {
+	from   int
+	digest uint64
+	ranges []Range
 }
 
 // manyTests is the number of tests past which membership uses a map.
@@ -86,6 +94,9 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 	if !ok {
 		return false
 	}
+	if iv.report.Fetches[len(iv.report.Fetches)-1].Skipped {
+		return true
+	}
 	if copyAll {
 		iv.report.Units += iv.copied(ranges)
 	} else {
@@ -108,6 +119,11 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		// counter that loses every tie (see catchUp).
 		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
 	}
+	d := iv.digestOf(j)
+	if keep == nil && iv.node.skippable(j, d, ranges) {
+		iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Skipped: true})
+		return 0, true
+	}
 	res := iv.read(j, ranges)
 	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(res.Entries), Err: res.Err})
 	if res.Err != nil {
@@ -117,6 +133,9 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 	if iv.otherList(j, res.List) {
 		iv.report.Fetches[len(iv.report.Fetches)-1].Err = ErrOtherList
 		return 0, false
+	}
+	if keep == nil && d != 0 {
+		iv.merges = append(iv.merges, mergedFetch{from: j, digest: d, ranges: ranges})
 	}
 	adopted := 0
 	for _, ie := range res.Entries {

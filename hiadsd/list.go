@@ -100,6 +100,7 @@ func (n *Node) SetList(cfg *Config, v ListVersion) error {
 		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
 	}
 	n.Config, n.List = cfg, v
+	n.merged = nil // the digests were of sources on the old list
 	return nil
 }
 

@@ -45,6 +45,12 @@ type Op struct {
 type Result struct {
 	// Status is an OpTest's verdict: FaultFree, Faulty or Partial.
 	Status Status
+	// Digest is, for an OpTest that found the target fault-free, a digest
+	// of what a fetch of it would read now (its entries, station and node
+	// list), as it changes whenever any of them does; 0 means it told none.
+	// A fetch from a source whose digest is the one it was last merged at
+	// is skipped (digest.go).
+	Digest uint64
 	// Entries are an OpFetch's entries; the source may leave out entries that
 	// cannot be newer than the caller's (defaults). Err non-nil means the
 	// source gave no information.
@@ -91,7 +97,7 @@ type Interval struct {
 		next, catchUp int
 		station       Station
 	}
-	tests    answers[int, Status]
+	tests    answers[int, testAnswer]
 	fetches  []fetchAnswer
 	tasks    answers[taskKey, uint64]
 	need     []Op
@@ -104,6 +110,12 @@ type Interval struct {
 	results  []Result // Step's buffer
 	scratch  interval // the pass's state, reused from pass to pass
 	targets  []int    // vCube's targets: the view each pass starts from is the same
+}
+
+// testAnswer is the answer to one test.
+type testAnswer struct {
+	status Status
+	digest uint64
 }
 
 // taskKey names one comparison task sent to one node.
@@ -219,7 +231,7 @@ func (m *Interval) Advance(res []Result) error {
 	for k, op := range m.need {
 		switch op.Kind {
 		case OpTest:
-			m.tests.put(op.Target, res[k].Status)
+			m.tests.put(op.Target, testAnswer{status: res[k].Status, digest: res[k].Digest})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
 		case OpTask:
@@ -244,7 +256,7 @@ func (m *Interval) pass() {
 	m.need = m.need[:0]
 	iv := &m.scratch
 	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0],
-		changes: iv.changes[:0], report: Report{Node: n.ID,
+		changes: iv.changes[:0], merges: iv.merges[:0], report: Report{Node: n.ID,
 			Tests: m.spare.Tests[:0], Fetches: m.spare.Fetches[:0], Updates: m.spare.Updates[:0]}}
 	m.spare = Report{}
 	iv.run()
@@ -253,6 +265,9 @@ func (m *Interval) pass() {
 		m.restore()
 		m.spare = iv.report
 		return
+	}
+	for _, f := range iv.merges {
+		n.remember(f.from, f.digest, f.ranges)
 	}
 	n.CatchUp = max(m.start.catchUp-1, 0)
 	iv.report.Wasted = m.answered - iv.used
@@ -326,9 +341,9 @@ func (iv *interval) expect(j int) Status {
 
 // probe returns the verdict of a test of j, real or expected.
 func (iv *interval) probe(j int) Status {
-	if st, ok := iv.m.tests.get(j); ok {
+	if a, ok := iv.m.tests.get(j); ok {
 		iv.used++
-		return st
+		return a.status
 	}
 	iv.m.ask(Op{Kind: OpTest, Target: j})
 	iv.expecting = true
@@ -386,6 +401,7 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 	ex, _ := t.(Executor)
 	ss, _ := t.(StationSource)
 	ls, _ := t.(ListSource)
+	ds, _ := t.(DigestSource)
 	for !m.Done() {
 		ops := m.Ready()
 		res := slices.Grow(m.results[:0], len(ops))[:len(ops)]
@@ -395,6 +411,9 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 			switch op.Kind {
 			case OpTest:
 				res[k].Status = t.Test(op.Target)
+				if ds != nil && res[k].Status == FaultFree {
+					res[k].Digest = ds.DigestOf(op.Target)
+				}
 			case OpFetch:
 				got, err := t.Fetch(op.Target, op.Ranges)
 				lo := len(m.entries)

@@ -29,6 +29,7 @@ type Node struct {
 	List ListVersion
 
 	machine *Interval // Begin's, reused from one interval to the next
+	merged  []merged  // the last sources merged at a digest, oldest first (digest.go)
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

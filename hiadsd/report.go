@@ -12,6 +12,10 @@ type FetchResult struct {
 	Ranges   []Range
 	Received int   // entries the source returned
 	Err      error // non-nil: the source gave nothing
+	// Skipped is set when the test of the source brought the digest it was
+	// last merged at, for these ids: the fetch would bring nothing new, and
+	// was not made.
+	Skipped bool
 }
 
 // Update is a status change in the tester's view.

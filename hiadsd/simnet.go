@@ -19,6 +19,7 @@ type Network struct {
 	m       Interval    // the one interval machine Step lends each node in turn
 	left    []bool      // nodes that ran a list removing them: they answer, but test no more
 	version ListVersion // the newest list made by Join or Leave
+	digests bool        // tests bring the tested node's digest (SetDigests)
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -148,6 +149,29 @@ func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	}
 	p.nw.buf = out
 	return out, nil
+}
+
+// SetDigests makes every test of a fault-free node bring its digest, so a
+// fetch that would bring nothing new is skipped (digest.go), as the daemon's
+// tests do; off, every fetch is made, as in the papers.
+func (nw *Network) SetDigests(on bool) { nw.digests = on }
+
+// DigestOf returns a digest of what a fetch of node j reads: its view's
+// entries, its station and its list; 0 unless SetDigests is on.
+func (p probe) DigestOf(j int) uint64 {
+	n := p.nw.nodes[j]
+	if !p.nw.digests || n == nil {
+		return 0
+	}
+	st := n.Station
+	a := st.Addr.As16()
+	d := p.nw.view(j).Digest()
+	d = d*31 + entryMix(int(a[12])<<24|int(a[13])<<16|int(a[14])<<8|int(a[15]), Entry{Counter: st.Counter})
+	d = d*31 + entryMix(int(n.List.Hash>>32), Entry{Counter: n.List.Counter}) ^ n.List.Hash
+	if d == 0 {
+		d = 1 // 0 means none told
+	}
+	return d
 }
 
 // StationOf returns the station node j holds.

@@ -18,12 +18,18 @@ type Sparse struct {
 	table    []Entry   // the whole view, while it differs in many ids
 	stored   int       // ids whose entry differs from def
 	unknowns int       // ids whose status is Unknown
+	sum      uint64    // the digest: entryHash summed over every id
 }
 
 // NewSparse returns a view of n ids that all hold def; an all-unknown view
 // starts as a table, since it is about to learn every id.
 func NewSparse(n int, def Entry) *Sparse {
 	v := &Sparse{n: n, def: def}
+	if def != (Entry{Status: FaultFree}) {
+		for id := range n {
+			v.sum += entryHash(id, def)
+		}
+	}
 	if def.Status == Unknown {
 		v.unknowns = n
 		v.table = make([]Entry, n)
@@ -42,6 +48,11 @@ func (v *Sparse) Default() Entry { return v.def }
 
 // Unknowns returns how many ids the view still holds Unknown.
 func (v *Sparse) Unknowns() int { return v.unknowns }
+
+// Digest returns a digest of every id's entry, kept as entries change:
+// two views of the same ids hold the same entries when their digests are
+// equal (up to a 2^-64 chance), whatever their defaults and shapes.
+func (v *Sparse) Digest() uint64 { return v.sum }
 
 // Stored returns how many ids differ from the default.
 func (v *Sparse) Stored() int { return v.stored }
@@ -70,6 +81,7 @@ func (v *Sparse) Set(id int, e Entry) {
 		return
 	}
 	v.count(old, e)
+	v.sum += entryHash(id, e) - entryHash(id, old)
 	if v.table != nil {
 		v.table[id] = e
 	} else {
@@ -142,9 +154,10 @@ func (v *Sparse) extend(n int) *Sparse {
 	if v.table == nil {
 		v.toTable()
 	}
-	for range n - v.n {
+	for id := v.n; id < n; id++ {
 		v.table = append(v.table, Entry{})
 		v.count(v.def, Entry{})
+		v.sum += entryHash(id, Entry{})
 	}
 	v.n = n
 	v.reshape()

@@ -1,0 +1,119 @@
+package hiadsd
+
+// A test of a fault-free node may bring back a digest of what a fetch of
+// that node would read now: its entries, its station and its node list
+// (Result.Digest). The node remembers, for the last few sources it merged,
+// the digest it merged them at and the ids that fetch covered; a later fetch
+// from a source whose digest has not changed since, for ids inside those,
+// would bring nothing the node does not hold already (what it merged then,
+// it still holds or has newer), so the interval skips it
+// (FetchResult.Skipped). In a system where nothing changes a test is then
+// the only traffic: one GET instead of a GET and a walk of N rows.
+//
+// A digest of 0 means the source told none, and the fetch is made. A node
+// that catches up (Node.CatchUp) fetches everything whatever the digest
+// says, and one that changes its node list (SetList) forgets every digest.
+
+// DigestSource is a Tester that also tells the digest of a node's
+// fetchable state; Step gives it to every test that finds the node
+// fault-free.
+type DigestSource interface {
+	DigestOf(j int) uint64
+}
+
+// merged is what a node merged from one source: at which digest, and the
+// ids the fetches made at that digest covered.
+type merged struct {
+	from   int
+	digest uint64
+	cover  Range
+}
+
+// maxMerged bounds the sources a node remembers; the oldest is forgotten
+// first. vCube fetches from at most Levels(N) sources an interval.
+func maxMerged(n int) int { return 2*Levels(n) + 2 }
+
+// skippable reports whether a fetch of ranges from j, tested now with
+// digest d, would bring nothing new.
+func (n *Node) skippable(j int, d uint64, ranges []Range) bool {
+	if d == 0 || n.CatchUp > 0 {
+		return false
+	}
+	for _, m := range n.merged {
+		if m.from != j {
+			continue
+		}
+		if m.digest != d {
+			return false
+		}
+		for _, r := range ranges {
+			if r.Len() > 0 && (r.Lo < m.cover.Lo || r.Hi > m.cover.Hi) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// remember records that j was merged at digest d for ranges: the cover
+// grows while the digest stays and the ranges touch it, and starts anew
+// otherwise.
+func (n *Node) remember(j int, d uint64, ranges []Range) {
+	if d == 0 {
+		return
+	}
+	cover := Range{Lo: -1}
+	for _, r := range ranges {
+		switch {
+		case r.Len() == 0:
+		case cover.Lo < 0:
+			cover = r
+		case r.Lo <= cover.Hi && r.Hi >= cover.Lo:
+			cover = Range{Lo: min(cover.Lo, r.Lo), Hi: max(cover.Hi, r.Hi)}
+		}
+	}
+	if cover.Lo < 0 {
+		return
+	}
+	for k := range n.merged {
+		m := &n.merged[k]
+		if m.from != j {
+			continue
+		}
+		if m.digest == d && cover.Lo <= m.cover.Hi && cover.Hi >= m.cover.Lo {
+			cover = Range{Lo: min(cover.Lo, m.cover.Lo), Hi: max(cover.Hi, m.cover.Hi)}
+		}
+		n.merged = append(n.merged[:k], n.merged[k+1:]...)
+		break
+	}
+	if len(n.merged) >= maxMerged(n.Config.N) {
+		n.merged = append(n.merged[:0], n.merged[1:]...)
+	}
+	n.merged = append(n.merged, merged{from: j, digest: d, cover: cover})
+}
+
+// digestOf returns the digest the test of j in this interval brought, 0 if
+// j was not tested or told none.
+func (iv *interval) digestOf(j int) uint64 {
+	a, ok := iv.m.tests.get(j)
+	if !ok || a.status != FaultFree {
+		return 0
+	}
+	return a.digest
+}
+
+// entryMix is a 64-bit mix (splitmix64's finaliser) of one id's entry.
+func entryMix(id int, e Entry) uint64 {
+	x := uint64(id)<<35 ^ uint64(e.Status)<<32 ^ uint64(e.Counter)
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// entryHash is id's share of a Sparse view's digest: 0 for a fault-free
+// entry at counter 0, so a view of N such entries costs nothing to start.
+func entryHash(id int, e Entry) uint64 {
+	return entryMix(id, e) - entryMix(id, Entry{Status: FaultFree})
+}

@@ -1,0 +1,189 @@
+package hiadsd
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+// TestDigestsChangeNothing drives two networks through the same random
+// history of faults, repairs and station changes, one whose tests bring
+// digests and one whose do not, and checks after every round that every
+// node holds the same entries and station in both: a skipped fetch is one
+// that would have brought nothing new. It also checks that digests skip
+// fetches at all, and that the network with digests reads fewer entries.
+func TestDigestsChangeNothing(t *testing.T) {
+	for trial := 0; trial < 24; trial++ {
+		for _, algo := range Algorithms() {
+			if algo == BruteForce {
+				continue // fetches nothing
+			}
+			rng := trialRand(trial, algo)
+			n := 4 + rng.IntN(45)
+			cfg := &Config{N: n, Algorithm: algo, Recheck: trial%2 == 1}
+			t.Run(fmt.Sprintf("%v/n=%d/trial=%d/recheck=%v", algo, n, trial, cfg.Recheck), func(t *testing.T) {
+				checkDigestsChangeNothing(t, cfg, uint64(trial))
+			})
+		}
+	}
+}
+
+// twin is one of the two networks of TestDigestsChangeNothing with what
+// its fetches cost.
+type twin struct {
+	nw              *Network
+	rng             *rand.Rand
+	skipped, fetch  int
+	received, units int
+}
+
+func (tw *twin) round(t *testing.T) {
+	t.Helper()
+	for _, id := range tw.rng.Perm(tw.nw.Config().N) {
+		if !tw.nw.Testing(id) {
+			continue
+		}
+		rep, err := tw.nw.Step(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw.units += rep.Units
+		for _, f := range rep.Fetches {
+			if f.Skipped {
+				tw.skipped++
+			} else {
+				tw.fetch++
+				tw.received += f.Received
+			}
+		}
+	}
+}
+
+func checkDigestsChangeNothing(t *testing.T, cfg *Config, seed uint64) {
+	var tw [2]*twin
+	for k := range tw {
+		nw, err := NewNetwork(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw.SetDigests(k == 1)
+		tw[k] = &twin{nw: nw, rng: rand.New(rand.NewPCG(seed, 7))}
+	}
+	events := rand.New(rand.NewPCG(seed, 8))
+	ref := make(reference, cfg.N)
+	for id := range ref {
+		ref[id] = FaultFree
+	}
+	for ev := 0; ev < 10; ev++ {
+		if ev%3 == 2 {
+			at := events.IntN(cfg.N)
+			a := netip.AddrFrom4([4]byte{192, 0, 2, byte(ev)})
+			for _, w := range tw {
+				if w.nw.Testing(at) {
+					if _, err := w.nw.SetStation(at, a); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		} else {
+			id, st := randomEvent(ref, tw[0].nw, events)
+			ref[id] = st
+			for _, w := range tw {
+				if err := w.nw.SetState(id, st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for r := 0; r < LatencyBound(cfg.Algorithm, cfg.N)+2; r++ {
+			for _, w := range tw {
+				w.round(t)
+			}
+			sameViews(t, tw[0].nw, tw[1].nw, ev, r)
+		}
+	}
+	without, with := tw[0], tw[1]
+	if cfg.Algorithm == HiADSDTimestamps || cfg.Algorithm == HiComp {
+		if with.skipped != 0 {
+			t.Fatalf("%d fetches skipped; a fetch merged through a filter is never skipped", with.skipped)
+		}
+		return
+	}
+	if with.skipped == 0 || without.skipped != 0 {
+		t.Fatalf("skipped fetches: %d with digests, %d without; want some, and none", with.skipped, without.skipped)
+	}
+	if with.received >= without.received {
+		t.Fatalf("entries received: %d with digests, %d without; want fewer", with.received, without.received)
+	}
+}
+
+// sameViews fails unless every node of a and b holds the same entries and station.
+func sameViews(t *testing.T, a, b *Network, ev, r int) {
+	t.Helper()
+	for h := 0; h < a.Config().N; h++ {
+		if a.Testing(h) != b.Testing(h) {
+			t.Fatalf("event %d round %d: node %d testing %v without digests, %v with", ev, r, h, a.Testing(h), b.Testing(h))
+		}
+		if !a.Testing(h) {
+			continue
+		}
+		if sa, sb := a.Node(h).Station, b.Node(h).Station; sa != sb {
+			t.Fatalf("event %d round %d: node %d holds station %v without digests, %v with", ev, r, h, sa, sb)
+		}
+		for k := 0; k < a.Config().N; k++ {
+			if ea, eb := a.View(h).Get(k), b.View(h).Get(k); ea != eb {
+				t.Fatalf("event %d round %d: node %d holds %v for node %d without digests, %v with", ev, r, h, ea, k, eb)
+			}
+		}
+	}
+}
+
+// TestSparseDigest checks that a Sparse view's digest follows its entries,
+// not its shape: views that reach the same entries by other roads (another
+// default, a table, a grown view) have the same digest, and any change of
+// status or counter changes it.
+func TestSparseDigest(t *testing.T) {
+	a := NewSparse(40, Entry{Status: FaultFree})
+	b := NewSparse(40, Entry{}) // all unknown: a table, rebased once it knows every id
+	for id := range 40 {
+		b.Set(id, Entry{Status: FaultFree})
+	}
+	if a.Digest() != b.Digest() || a.Digest() != 0 {
+		t.Fatalf("digests %x and %x of two all-fault-free views; want both 0", a.Digest(), b.Digest())
+	}
+	seen := map[uint64]string{0: "fault-free"}
+	for _, c := range []struct {
+		id int
+		e  Entry
+	}{{3, Entry{Faulty, 1}}, {3, Entry{Partial, 1}}, {3, Entry{Partial, 2}}, {4, Entry{Partial, 2}}, {39, Entry{Unknown, 0}}} {
+		a.Set(c.id, c.e)
+		name := fmt.Sprint(c)
+		if was, ok := seen[a.Digest()]; ok {
+			t.Fatalf("after %s the digest is %x, as after %s", name, a.Digest(), was)
+		}
+		seen[a.Digest()] = name
+		b.Set(c.id, c.e)
+		if a.Digest() != b.Digest() {
+			t.Fatalf("after %s: digests %x and %x of equal views", name, a.Digest(), b.Digest())
+		}
+	}
+	for id := range 40 { // a turns into a table and back
+		a.Set(id, Entry{Faulty, 9})
+	}
+	for id := range 40 {
+		a.Set(id, b.Get(id))
+	}
+	if a.Digest() != b.Digest() {
+		t.Fatalf("after a round trip through a table: %x, want %x", a.Digest(), b.Digest())
+	}
+	grown := NewSparse(44, Entry{Status: FaultFree})
+	for id := range 40 {
+		grown.Set(id, b.Get(id))
+	}
+	for id := 40; id < 44; id++ {
+		grown.Set(id, Entry{})
+	}
+	if got := b.extend(44).Digest(); got != grown.Digest() {
+		t.Fatalf("extended view: %x, want %x", got, grown.Digest())
+	}
+}
