@@ -2,6 +2,7 @@ package mib
 
 import (
 	"bytes"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,7 @@ var objects = map[string]string{
 	"diagNodeListHash":       DiagNodeListHash,
 	"diagNodeListVersion":    DiagNodeListVersion,
 	"diagNodeListIDs":        DiagNodeListIDs,
+	"diagViewDigest":         DiagViewDigest,
 	"diagEventTable":         DiagEventTable,
 	"diagEventEntry":         DiagEventEntry,
 	"diagEventSeq":           DiagEventSeq,
@@ -174,5 +176,52 @@ func TestStatusStrings(t *testing.T) {
 	}
 	if SourceLearned.String() != "learned" || Source(7).String() != "Source(7)" {
 		t.Errorf("Source strings: %s %s", SourceLearned, Source(7))
+	}
+}
+
+// TestFetchDigest: the digest changes with every object a fetch reads (the
+// station, its counter, the list's fingerprint and version, each row's
+// status and counter, a row more) and with nothing else (how a row was
+// learned, when it changed, the events, hiADSDisUP).
+func TestFetchDigest(t *testing.T) {
+	base := func() *Snapshot {
+		s := &Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.1"), NMSCounter: 2, NodeListHash: []byte{1, 2, 3, 4, 5, 6, 7, 8}, ListVersion: 1}
+		for id := uint32(1); id <= 4; id++ {
+			s.Nodes = append(s.Nodes, NodeRow{ID: id, Status: StatusFaultFree, Counter: id})
+		}
+		return s
+	}
+	want := base().FetchDigest()
+	if want == 0 {
+		t.Fatal("digest 0, which a tester reads as none")
+	}
+	changes := map[string]func(*Snapshot){
+		"station":     func(s *Snapshot) { s.NMS = netip.MustParseAddr("192.0.2.2") },
+		"its counter": func(s *Snapshot) { s.NMSCounter++ },
+		"list hash":   func(s *Snapshot) { s.NodeListHash = []byte{1, 2, 3, 4, 5, 6, 7, 9} },
+		"version":     func(s *Snapshot) { s.ListVersion++ },
+		"a status":    func(s *Snapshot) { s.Nodes[2].Status = StatusPartial },
+		"a counter":   func(s *Snapshot) { s.Nodes[3].Counter++ },
+		"a row more":  func(s *Snapshot) { s.Nodes = append(s.Nodes, NodeRow{ID: 5}) },
+	}
+	for name, change := range changes {
+		s := base()
+		change(s)
+		if s.FetchDigest() == want {
+			t.Errorf("%s changed, the digest did not", name)
+		}
+	}
+	same := map[string]func(*Snapshot){
+		"how learned": func(s *Snapshot) { s.Nodes[1].How = SourceDirect },
+		"last change": func(s *Snapshot) { s.Nodes[1].LastChange = 99 },
+		"an event":    func(s *Snapshot) { s.Events = append(s.Events, Event{Seq: 1}) },
+		"up":          func(s *Snapshot) { s.Up = false },
+	}
+	for name, change := range same {
+		s := base()
+		change(s)
+		if s.FetchDigest() != want {
+			t.Errorf("%s changed the digest; a fetch does not read it", name)
+		}
 	}
 }

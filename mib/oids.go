@@ -58,6 +58,8 @@ const (
 	DiagNodeListVersion = HiADSDGroup + ".10"
 	// DiagNodeListIDs is the number of node ids given so far, removed ones included.
 	DiagNodeListIDs = HiADSDGroup + ".11"
+	// DiagViewDigest is a digest of what a fetch of this agent's diagnosis reads.
+	DiagViewDigest = HiADSDGroup + ".12"
 
 	// DiagEventTable is the bounded table of status changes seen by this agent.
 	DiagEventTable = HiADSDGroup + ".8"
@@ -135,6 +137,8 @@ const (
 	DiagNodeListVersion0 = DiagNodeListVersion + ".0"
 	// DiagNodeListIDs0 is the instance of DiagNodeListIDs.
 	DiagNodeListIDs0 = DiagNodeListIDs + ".0"
+	// DiagViewDigest0 is the instance of DiagViewDigest.
+	DiagViewDigest0 = DiagViewDigest + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.

@@ -1,6 +1,8 @@
 package mib
 
 import (
+	"encoding/binary"
+	"hash/fnv"
 	"net/netip"
 	"time"
 )
@@ -27,6 +29,33 @@ type Snapshot struct {
 	// ListVersion is diagNodeListVersion; ListIDs is diagNodeListIDs, the
 	// node ids given so far, removed ones included.
 	ListVersion, ListIDs uint32
+	// Digest is diagViewDigest: FetchDigest of this snapshot, which the
+	// publisher sets.
+	Digest uint64
+}
+
+// FetchDigest returns a digest of what a peer's fetch reads from s: the
+// station and its counter, the node list's fingerprint and version, and
+// every row's NodeID, status and event counter (FNV-1a, 64 bits). It never
+// returns 0, which a tester takes as no digest told.
+func (s *Snapshot) FetchDigest() uint64 {
+	h := fnv.New64a()
+	var b [16]byte
+	a := NodeADOf(s.NMS).As4()
+	copy(b[:4], a[:])
+	binary.BigEndian.PutUint32(b[4:], s.NMSCounter)
+	binary.BigEndian.PutUint32(b[8:], s.ListVersion)
+	binary.BigEndian.PutUint32(b[12:], uint32(len(s.Nodes)))
+	h.Write(b[:])
+	h.Write(s.NodeListHash)
+	for k := range s.Nodes {
+		r := &s.Nodes[k]
+		binary.BigEndian.PutUint32(b[:4], r.ID)
+		binary.BigEndian.PutUint32(b[4:8], uint32(r.Status))
+		binary.BigEndian.PutUint32(b[8:12], r.Counter)
+		h.Write(b[:12])
+	}
+	return max(h.Sum64(), 1)
 }
 
 // NodeRow is one diagTree row: what this agent believes about one node.

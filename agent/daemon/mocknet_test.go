@@ -36,6 +36,7 @@ type mockNet struct {
 	state  []mib.Status    // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
 	cut    map[[2]int]bool // pairs of hosts that cannot reach each other
 	probes map[[2]int]int  // tests made, by (tester, target)
+	reads  int             // fetches of a peer's diagnosis made
 }
 
 // mockClock is a settable clock shared by every daemon.
@@ -171,7 +172,7 @@ func (p mockProber) Probe(_ context.Context, t probe.Target) probe.Result {
 	case b == nil:
 		return probe.Result{Status: mib.StatusPartial, SNMPErr: errMockNoAnswer}
 	}
-	return probe.Result{Status: mib.StatusFaultFree}
+	return probe.Result{Status: mib.StatusFaultFree, Digest: b.Load().Digest}
 }
 
 func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
@@ -180,6 +181,9 @@ func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi i
 		return probe.Fetched{}, errMockNoAnswer
 	}
 	s := b.Load()
+	p.m.mu.Lock()
+	p.m.reads++
+	p.m.mu.Unlock()
 	rows, err := p.FetchRows(ctx, t, lo, hi)
 	return probe.Fetched{NMS: s.NMS, NMSCounter: s.NMSCounter, NodeListHash: s.NodeListHash, ListVersion: s.ListVersion, Rows: rows}, err
 }
@@ -426,4 +430,52 @@ func TestExplainCauses(t *testing.T) {
 	if len(want) != 0 {
 		t.Errorf("no cause logged for %v", want)
 	}
+}
+
+// TestMockNetSteadyStateReadsNothing: once 16 vCube agents agree (and the
+// Levels(N) intervals in which a started agent reads everything are over),
+// a round is tests alone, every one bringing the digest the tester last read that
+// peer's rows at; an agent stopped is read about again until every agent
+// holds it partial, and then the rounds are tests alone once more.
+func TestMockNetSteadyStateReadsNothing(t *testing.T) {
+	m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+	bound := hiadsd.LatencyBound(hiadsd.VCube, 16) + 1
+	settled := func() bool { // every node fault-free everywhere, and the start-up catch-up over
+		for k, d := range m.agents {
+			if !m.everyone(k, mib.StatusFaultFree, -1) || d.node.CatchUp > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	m.until(2*bound, "start-up", settled)
+	quiet := func(what string) {
+		t.Helper()
+		m.round() // the round in which the last change was read
+		m.mu.Lock()
+		reads, tests := m.reads, len(m.probes)
+		m.mu.Unlock()
+		for range 3 {
+			m.round()
+		}
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.reads != reads || len(m.probes) == 0 || tests == 0 {
+			t.Fatalf("%s: %d diagnoses read in 3 rounds of %d testers; want none", what, m.reads-reads, tests)
+		}
+	}
+	quiet("agreed at start")
+	m.mu.Lock()
+	before := m.reads
+	m.mu.Unlock()
+	m.stop(5, false)
+	r := m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, mib.StatusPartial, 5) })
+	m.mu.Lock()
+	read := m.reads - before
+	m.mu.Unlock()
+	if read == 0 {
+		t.Fatal("the stop reached every agent without a diagnosis read")
+	}
+	t.Logf("node 6 partial everywhere after %d rounds, %d diagnoses read", r, read)
+	quiet("agreed on the stop")
 }

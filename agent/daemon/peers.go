@@ -37,7 +37,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 			switch op.Kind {
 			case hiadsd.OpTest:
 				r := d.prober.Probe(ctx, t)
-				res[k].Status = r.Status.Core()
+				res[k].Status, res[k].Digest = r.Status.Core(), r.Digest
 				mu.Lock()
 				probes[op.Target] = r
 				mu.Unlock()

@@ -37,8 +37,9 @@ func FuzzProbeReplyDecoding(f *testing.F) {
 			_, err := decodeEvent(seq, vbs)
 			return false, err
 		})
-		if vb, err := singleValue(pkt, mib.HiADSDisUP0); err == nil {
+		if vb, err := firstValue(pkt, []string{mib.HiADSDisUP0, mib.DiagViewDigest0}); err == nil {
 			_ = upValue(vb)
+			_ = digestValue(pkt.Variables[1])
 		}
 		for _, vb := range pkt.Variables {
 			_, _ = ipValue(vb)

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -53,6 +54,10 @@ type Result struct {
 	// RTT is the round-trip time of the answer that decided (SNMP or ICMP),
 	// 0 when nothing answered.
 	RTT time.Duration
+	// Digest is the peer's diagViewDigest, read with hiADSDisUP by a test
+	// that found it fault-free; 0 from a peer that serves none (an older
+	// agent, a tested-only device) or a value not 8 octets long.
+	Digest uint64
 	// SNMPErr says why step 1 did not find the peer fault-free (nil if it did).
 	SNMPErr error
 	// PingErr says why step 2 found no echo (nil if it was not needed or answered).
@@ -126,10 +131,10 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 		return Result{Status: mib.StatusUnknown, SNMPErr: err}
 	}
 	defer p.release()
-	rtt, err := p.snmpStep(ctx, t)
+	rtt, digest, err := p.snmpStep(ctx, t)
 	switch {
 	case err == nil:
-		return Result{Status: mib.StatusFaultFree, RTT: rtt}
+		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest}
 	case errors.Is(err, ErrLoopStalled):
 		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err}
 	case ctx.Err() != nil:
@@ -147,43 +152,59 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 	return res
 }
 
-// snmpStep GETs hiADSDisUP.0 (or a tested-only node's object) and returns
-// nil only for a reply that makes the peer fault-free.
-func (p *Prober) snmpStep(ctx context.Context, t Target) (time.Duration, error) {
-	oid := mib.HiADSDisUP0
+// snmpStep GETs hiADSDisUP.0 and diagViewDigest.0 (or a tested-only node's
+// object) and returns a nil error only for a reply that makes the peer
+// fault-free, with the digest it served (0 if none).
+func (p *Prober) snmpStep(ctx context.Context, t Target) (time.Duration, uint64, error) {
+	oids := []string{mib.HiADSDisUP0, mib.DiagViewDigest0}
 	if t.TestedOnly {
-		oid = t.OID
-		if oid == "" {
-			oid = mib.SysUpTime0
+		oids = []string{t.OID}
+		if t.OID == "" {
+			oids[0] = mib.SysUpTime0
 		}
 	}
 	g, err := p.client(ctx, t)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer g.Conn.Close()
 	start := time.Now()
-	pkt, err := g.Get([]string{oid})
+	pkt, err := g.Get(oids)
 	rtt := time.Since(start)
 	if err != nil {
-		return 0, fmt.Errorf("get %s: %w", oid, err)
+		return 0, 0, fmt.Errorf("get %s: %w", oids[0], err)
 	}
-	vb, err := singleValue(pkt, oid)
+	vb, err := firstValue(pkt, oids)
 	if err != nil {
-		return rtt, err
+		return rtt, 0, err
 	}
 	if t.TestedOnly {
-		return rtt, nil
+		return rtt, 0, nil
 	}
-	return rtt, upValue(vb)
+	if err := upValue(vb); err != nil {
+		return rtt, 0, err
+	}
+	return rtt, digestValue(pkt.Variables[1]), nil
 }
 
-// singleValue returns the one varbind of a GET reply, rejecting errors and exceptions.
-func singleValue(pkt *gosnmp.SnmpPacket, oid string) (gosnmp.SnmpPDU, error) {
+// digestValue reads diagViewDigest: 8 octets, anything else (an older
+// agent's noSuchObject) is no digest.
+func digestValue(vb gosnmp.SnmpPDU) uint64 {
+	b, ok := vb.Value.([]byte)
+	if vb.Type != gosnmp.OctetString || !ok || len(b) != 8 || !sameOID(vb.Name, mib.DiagViewDigest0) {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+// firstValue returns the first varbind of a GET reply for oids, rejecting
+// errors, exceptions in the first, and replies not of the request's shape.
+func firstValue(pkt *gosnmp.SnmpPacket, oids []string) (gosnmp.SnmpPDU, error) {
+	oid := oids[0]
 	if pkt.Error != gosnmp.NoError {
 		return gosnmp.SnmpPDU{}, fmt.Errorf("%w: %s: error-status %v", ErrUnexpectedValue, oid, pkt.Error)
 	}
-	if len(pkt.Variables) != 1 || !sameOID(pkt.Variables[0].Name, oid) {
+	if len(pkt.Variables) != len(oids) || !sameOID(pkt.Variables[0].Name, oid) {
 		return gosnmp.SnmpPDU{}, fmt.Errorf("%w: get %s: %d varbinds", ErrMalformedReply, oid, len(pkt.Variables))
 	}
 	vb := pkt.Variables[0]

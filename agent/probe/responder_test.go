@@ -60,10 +60,12 @@ func probeSnapshot(n, events int) *mib.Snapshot {
 }
 
 func TestProbeAgainstResponder(t *testing.T) {
-	up := startProbeResponder(t, probeSnapshot(3, 0))
+	snap := probeSnapshot(3, 0)
+	snap.Digest = snap.FetchDigest()
+	up := startProbeResponder(t, snap)
 	p := newTestProber(t, nil)
-	if res := p.Probe(probeContext(t), up); res.Status != mib.StatusFaultFree || res.SNMPErr != nil {
-		t.Fatalf("loop up: got %+v, want fault-free", res)
+	if res := p.Probe(probeContext(t), up); res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.Digest != snap.Digest {
+		t.Fatalf("loop up: got %+v, want fault-free with digest %x", res, snap.Digest)
 	}
 	stalledSnap := probeSnapshot(3, 0)
 	stalledSnap.Up = false

@@ -32,6 +32,9 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
 		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),
 		newScalar(mustOID(mib.DiagNodeListIDs), func(v *view) value { return gauge(max(v.snap.ListIDs, uint32(len(v.snap.Nodes)))) }),
+		newScalar(mustOID(mib.DiagViewDigest), func(v *view) value {
+			return octets(binary.BigEndian.AppendUint64(nil, v.snap.Digest))
+		}),
 		diagEventTable(),
 	}
 }

@@ -1,0 +1,54 @@
+package probe
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// TestProbeReadsDigest: a test GETs hiADSDisUP.0 and diagViewDigest.0 in one
+// request; the digest is taken when it is 8 octets, and a peer that serves
+// none (an older agent: noSuchObject) or a malformed one is fault-free with
+// no digest, so its rows are read every time, as before.
+func TestProbeReadsDigest(t *testing.T) {
+	up := gosnmp.SnmpPDU{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")}
+	digest := func(typ gosnmp.Asn1BER, v any) gosnmp.SnmpPDU {
+		return gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: typ, Value: v}
+	}
+	cases := []struct {
+		name   string
+		vbs    []gosnmp.SnmpPDU
+		status mib.Status
+		digest uint64
+		err    error
+	}{
+		{"digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3, 4, 5, 6, 7, 8})}, mib.StatusFaultFree, 0x0102030405060708, nil},
+		{"older agent", []gosnmp.SnmpPDU{up, digest(gosnmp.NoSuchObject, nil)}, mib.StatusFaultFree, 0, nil},
+		{"short digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3})}, mib.StatusFaultFree, 0, nil},
+		{"digest as a gauge", []gosnmp.SnmpPDU{up, digest(gosnmp.Gauge32, uint32(7))}, mib.StatusFaultFree, 0, nil},
+		{"one varbind of two", []gosnmp.SnmpPDU{up}, mib.StatusFaulty, 0, ErrMalformedReply},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []string
+			f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+				for _, vb := range req.Variables {
+					asked = append(asked, vb.Name)
+				}
+				return c.vbs
+			})
+			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 100*time.Millisecond, 1 })
+			res := p.Probe(probeContext(t), f.target())
+			if res.Digest != c.digest || !errors.Is(res.SNMPErr, c.err) || (c.err == nil && res.Status != c.status) {
+				t.Fatalf("got %+v, want status %v, digest %x, error %v", res, c.status, c.digest, c.err)
+			}
+			if len(asked) < 2 || !sameOID(asked[0], mib.HiADSDisUP0) || !sameOID(asked[1], mib.DiagViewDigest0) {
+				t.Fatalf("the test asked for %v; want hiADSDisUP.0 and diagViewDigest.0", asked)
+			}
+		})
+	}
+}
