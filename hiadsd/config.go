@@ -91,6 +91,11 @@ type Config struct {
 	// retracts it and the nodes that test a node never hear about it themselves.
 	// The daemon sets it; the simulator leaves it off to reproduce the papers.
 	Recheck bool
+	// Push makes a node send what it found by its own tests down the vCube
+	// spanning tree rooted at itself (push.go, Report.Pushes) and pass on
+	// what it receives (Node.Receive). The daemon sets it; the simulator
+	// leaves it off to reproduce the papers, which only pull.
+	Push bool
 }
 
 // Validate names the first field that is wrong, or returns nil.

@@ -271,6 +271,7 @@ func (m *Interval) pass() {
 	}
 	n.CatchUp = max(m.start.catchUp-1, 0)
 	iv.report.Wasted = m.answered - iv.used
+	iv.report.Pushes = iv.pushes()
 	m.report, m.done = iv.report, true
 }
 

@@ -55,6 +55,10 @@ type Report struct {
 	// the caller reads that list and hands it to Node.SetList before the
 	// next interval.
 	Lists []ListSeen
+	// Pushes lists the messages to send now, with Config.Push: after an
+	// interval, the direct verdicts down this node's tree; after Receive,
+	// what it passes on. Safe to lose (pull still carries every event).
+	Pushes []Push
 	// Wasted counts the answers the interval was given but did not use: ops
 	// foreseen on an expectation that a real answer then overturned (Hi-ADSD
 	// tests a node held faulty and the next one at once; when the first is

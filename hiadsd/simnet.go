@@ -75,6 +75,16 @@ func (nw *Network) Step(id int) (Report, error) {
 	return rep, nw.adopt(id, rep.Lists)
 }
 
+// Deliver hands node from's push p to its receiver, which merges it and
+// returns what it passes on; a receiver that is not testing (down, or
+// left) drops it (ErrNoAnswer), as a datagram to a dead host is lost.
+func (nw *Network) Deliver(from int, p Push) (Report, error) {
+	if p.To < 0 || p.To >= len(nw.nodes) || !nw.Testing(p.To) {
+		return Report{}, fmt.Errorf("push to node %d: %w", p.To, ErrNoAnswer)
+	}
+	return nw.nodes[p.To].Receive(from, p, nw.nodes[from].List)
+}
+
 // Reseed restarts the random source of faulty nodes' task outputs from seed.
 func (nw *Network) Reseed(seed uint64) { nw.rng = rand.New(rand.NewPCG(seed, 2)) }
 

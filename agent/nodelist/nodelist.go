@@ -77,7 +77,7 @@ func (l List) Core() hiadsd.ListVersion {
 
 // Config returns the core's configuration of the list.
 func (l List) Config(algo hiadsd.Algorithm) *hiadsd.Config {
-	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true}
+	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true}
 	for k, m := range l.Members {
 		switch {
 		case m.Removed:

@@ -1,0 +1,106 @@
+package hiadsd
+
+import "fmt"
+
+// Pushes carry an event down the vCube spanning tree rooted at the node
+// that found it, so every node knows within about one interval instead of
+// the log2 N rounds pull takes (seed 002 section 2 on event-driven
+// Adaptive-DSD; the failure-detector papers' reliable broadcast over vCube's
+// trees). A node that sees a change by its own test sends the new entries
+// at once to the first node it holds fault-free in each of its clusters
+// c(i,s), s = 1..log2 N (Report.Pushes, with Config.Push); a node that
+// receives them for cluster s merges them by the counter rule (Receive) and
+// forwards them the same way in its own clusters 1..s-1, so they arrive in
+// at most log2 N hops, one message per node. Pushes are safe to lose, since
+// pull still guarantees the bound, and safe to repeat or replay: an entry
+// older than the one held is neither taken nor passed on.
+
+// Push is one message of the push: Entries for node To, which sits in
+// cluster Cluster of the sender's tree and forwards in its clusters
+// 1..Cluster-1.
+type Push struct {
+	To, Cluster int
+	Entries     []IDEntry
+}
+
+// pushTargets returns a push of entries to the first node this node holds
+// fault-free (a tester) in each of its clusters 1..maxCluster: the children
+// of its vCube spanning tree as its view sees it.
+func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
+	if len(entries) == 0 {
+		return nil
+	}
+	var out []Push
+	for s := 1; s <= maxCluster; s++ {
+		half := 1 << (s - 1)
+		p := n.ID ^ half
+		for k := 0; k < half; k++ {
+			if t := p ^ k; t < n.Config.N && n.isTester(t) {
+				out = append(out, Push{To: t, Cluster: s, Entries: entries})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// pushes returns the pushes of the interval's events: every id whose known
+// status this node changed by its own test (so with a new counter), with
+// the entry it holds now. A first verdict after Unknown (a restart) is no
+// event and is not pushed. Nothing when Config.Push is off.
+func (iv *interval) pushes() []Push {
+	if !iv.node.Config.Push {
+		return nil
+	}
+	var entries []IDEntry
+	for _, u := range iv.report.Updates {
+		if u.IsDirect() && u.Old.Status != Unknown && u.New.Status != Unknown {
+			entries = append(entries, IDEntry{ID: u.ID, Entry: iv.node.View.Get(u.ID)})
+		}
+	}
+	return iv.node.pushTargets(entries, Levels(iv.node.Config.N))
+}
+
+// Receive merges a push sent by node from while it ran node list v, between
+// two intervals, and returns what it did: the status changes it made
+// (Report.Updates, learned from from) and the pushes that pass the entries
+// on in this node's clusters below p.Cluster (Report.Pushes). An entry
+// about this node, about an id outside the list or removed from it, or of
+// status Unknown is dropped; one older than the entry held is neither taken
+// nor passed on, so a late or replayed push changes nothing and goes no
+// further; one equal to it is passed on, so a node that learned the event
+// by pull first still carries the push to its subtree. A push from a node
+// running another list is dropped whole (ErrOtherList), as a fetch is.
+func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
+	rep := Report{Node: n.ID}
+	switch {
+	case from < 0 || from >= n.Config.N || from == n.ID:
+		return rep, fmt.Errorf("push from node %d to node %d: %w", from, n.ID, ErrBadConfig)
+	case p.Cluster < 1 || p.Cluster > Levels(n.Config.N):
+		return rep, fmt.Errorf("push from node %d for cluster %d of %d: %w", from, p.Cluster, Levels(n.Config.N), ErrBadConfig)
+	case v.Known() && n.List.Known() && v != n.List:
+		return rep, fmt.Errorf("push from node %d: %w", from, ErrOtherList)
+	}
+	var pass []IDEntry
+	for _, ie := range p.Entries {
+		id := ie.ID
+		if id < 0 || id >= n.Config.N || id == n.ID || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown {
+			continue
+		}
+		mine := n.View.Get(id)
+		if mine.Newer(ie.Entry) {
+			continue // older news: a late or replayed push
+		}
+		if ie.Entry.Newer(mine) {
+			n.View.Set(id, ie.Entry)
+			if mine.Status != ie.Entry.Status {
+				rep.Updates = append(rep.Updates, Update{ID: id, Old: mine, New: ie.Entry, From: from})
+			}
+		}
+		pass = append(pass, ie)
+	}
+	if n.Config.Push {
+		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
+	}
+	return rep, nil
+}

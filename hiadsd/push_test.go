@@ -1,0 +1,229 @@
+package hiadsd
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// flood delivers pushes sent by from, and everything they cause to be
+// passed on, each lost with probability loss; it returns the deepest hop
+// reached and the messages sent.
+func flood(t *testing.T, nw *Network, from int, pushes []Push, loss float64, rng *rand.Rand) (hops, msgs int) {
+	t.Helper()
+	type hop struct {
+		from, depth int
+		p           Push
+	}
+	var queue []hop
+	for _, p := range pushes {
+		queue = append(queue, hop{from, 1, p})
+	}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		msgs++
+		if loss > 0 && rng.Float64() < loss {
+			continue
+		}
+		rep, err := nw.Deliver(h.from, h.p)
+		if errors.Is(err, ErrNoAnswer) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		hops = max(hops, h.depth)
+		for _, p := range rep.Pushes {
+			queue = append(queue, hop{h.p.To, h.depth + 1, p})
+		}
+	}
+	return hops, msgs
+}
+
+// pushRound steps every testing node once in a random order, flooding each
+// interval's pushes at once, and returns the deepest hop and the messages.
+func pushRound(t *testing.T, nw *Network, loss float64, rng *rand.Rand) (hops, msgs int) {
+	t.Helper()
+	for _, id := range rng.Perm(nw.Config().N) {
+		if !nw.Testing(id) {
+			continue
+		}
+		rep, err := nw.Step(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, m := flood(t, nw, id, rep.Pushes, loss, rng)
+		hops, msgs = max(hops, h), msgs+m
+	}
+	return hops, msgs
+}
+
+// TestPushReachesEveryNodeInOneRound: on vCube systems of 16 to 1,024 nodes,
+// some already faulty, a crash (and then its repair) is held by every
+// fault-free node at the end of the round in which a tester first sees
+// it, since vCube tests every node every round and the push needs no
+// round of its own; it travels at most log2 N hops. Without pushes the
+// same round leaves some node unaware.
+func TestPushReachesEveryNodeInOneRound(t *testing.T) {
+	for _, n := range []int{16, 64, 100, 256, 1024} {
+		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(n), 3))
+			for _, push := range []bool{true, false} {
+				nw, err := NewNetwork(&Config{N: n, Algorithm: VCube, Push: push})
+				if err != nil {
+					t.Fatal(err)
+				}
+				nw.SetDigests(true)
+				ref := make(reference, n)
+				for id := range ref {
+					ref[id] = FaultFree
+				}
+				for range n / 16 { // some nodes down for good, known everywhere
+					id := rng.IntN(n)
+					ref[id] = Faulty
+					if err := nw.SetState(id, Faulty); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for range 2 * Levels(n) {
+					pushRound(t, nw, 0, rng)
+				}
+				if h, k := ref.wrongViews(nw); h >= 0 {
+					t.Fatalf("before the crash node %d holds %v for node %d", h, nw.View(h).Get(k), k)
+				}
+				crash := rng.IntN(n)
+				for ref[crash] != FaultFree {
+					crash = rng.IntN(n)
+				}
+				for _, st := range []Status{Partial, FaultFree} {
+					ref[crash] = st
+					if err := nw.SetState(crash, st); err != nil {
+						t.Fatal(err)
+					}
+					hops, msgs := pushRound(t, nw, 0, rng)
+					h, k := ref.wrongViews(nw)
+					switch {
+					case push && h >= 0:
+						t.Fatalf("node %d -> %v: after one round node %d holds %v for node %d", crash, st, h, nw.View(h).Get(k), k)
+					case push && hops > Levels(n):
+						t.Fatalf("node %d -> %v: a push took %d hops, more than log2 N = %d", crash, st, hops, Levels(n))
+					case !push && h < 0 && st == Partial:
+						t.Fatalf("node %d -> %v: known everywhere after one round without pushes; the test shows nothing", crash, st)
+					case !push:
+						continue
+					}
+					t.Logf("node %d -> %v known everywhere after one round: %d hops, %d messages", crash, st, hops, msgs)
+					for range Levels(n) + 1 { // the restarted node catches up before the next event
+						pushRound(t, nw, 0, rng)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPushesLostKeepTheBound runs random histories with pushes on and half
+// of them lost (and digests on, as the daemon runs): every fault-free node
+// still holds the truth within the pull's LatencyBound, for every
+// algorithm; pushes only make it sooner.
+func TestPushesLostKeepTheBound(t *testing.T) {
+	for trial := 0; trial < 16; trial++ {
+		for _, algo := range Algorithms() {
+			rng := trialRand(trial, algo)
+			n := 4 + rng.IntN(45)
+			cfg := &Config{N: n, Algorithm: algo, Push: true, Recheck: trial%2 == 1}
+			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
+				nw, ref := newHistory(t, cfg)
+				nw.SetDigests(true)
+				bound := LatencyBound(algo, n)
+				for ev := 0; ev < 8; ev++ {
+					id, st := happen(t, ref, nw, rng)
+					for rounds := 0; ; rounds++ {
+						h, k := ref.wrongViews(nw)
+						if h < 0 {
+							break
+						}
+						if rounds == bound {
+							t.Fatalf("event %d (node %d -> %v): after %d rounds node %d holds %v for node %d", ev, id, st, rounds, h, nw.View(h).Get(k), k)
+						}
+						pushRound(t, nw, 0.5, rng)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestReceive checks the rules a push is merged by: a newer entry is taken
+// and passed on below the cluster it came for, an equal one passed on only,
+// an older one (late or replayed) neither; entries about the receiver, of
+// status Unknown or outside the list are dropped; a push from another list
+// or for a cluster that does not exist is refused.
+func TestReceive(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Push: true}
+	view := NewDense(16)
+	for id := range view {
+		view[id] = Entry{Status: FaultFree, Counter: 2}
+	}
+	n, err := NewNode(cfg, 0, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.List = ListVersion{Counter: 1, Hash: 7}
+	rep, err := n.Receive(8, Push{To: 0, Cluster: 4, Entries: []IDEntry{
+		{ID: 5, Entry: Entry{Status: Faulty, Counter: 3}},    // newer: taken, passed on
+		{ID: 6, Entry: Entry{Status: FaultFree, Counter: 2}}, // equal: passed on
+		{ID: 7, Entry: Entry{Status: Faulty, Counter: 1}},    // older: dropped
+		{ID: 0, Entry: Entry{Status: Faulty, Counter: 9}},    // about the receiver
+		{ID: 9, Entry: Entry{Status: Unknown, Counter: 9}},   // unknown
+		{ID: 16, Entry: Entry{Status: Faulty, Counter: 9}},   // outside
+	}}, n.List)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != 5 || rep.Updates[0].From != 8 || n.View.Get(5) != (Entry{Faulty, 3}) {
+		t.Fatalf("updates %+v, entry 5 now %v; want node 5 faulty at 3, learned from 8", rep.Updates, n.View.Get(5))
+	}
+	if n.View.Get(0).Status != FaultFree || n.View.Get(7) != (Entry{FaultFree, 2}) || n.View.Get(9).Status != FaultFree {
+		t.Fatalf("a dropped entry changed the view: %v %v %v", n.View.Get(0), n.View.Get(7), n.View.Get(9))
+	}
+	// Node 0's clusters 1..3 are {1}, {2,3}, {4..7}; node 5 is now faulty, 4 is first anyway.
+	want := map[int]int{1: 1, 2: 2, 4: 3}
+	if len(rep.Pushes) != len(want) {
+		t.Fatalf("passed on %+v; want one push to each of %v", rep.Pushes, want)
+	}
+	for _, p := range rep.Pushes {
+		if want[p.To] != p.Cluster || len(p.Entries) != 2 || p.Entries[0].ID != 5 || p.Entries[1].ID != 6 {
+			t.Fatalf("passed on %+v; want entries 5 and 6 to nodes %v (node: cluster)", p, want)
+		}
+	}
+	// A replay of the older news after a newer event changes nothing and goes nowhere.
+	n.View.Set(5, Entry{Status: FaultFree, Counter: 4})
+	if rep, err := n.Receive(8, Push{To: 0, Cluster: 4, Entries: []IDEntry{{ID: 5, Entry: Entry{Faulty, 3}}}}, n.List); err != nil || len(rep.Updates) > 0 || len(rep.Pushes) > 0 || n.View.Get(5) != (Entry{FaultFree, 4}) {
+		t.Fatalf("replay: %+v, %v, entry %v; want nothing done", rep, err, n.View.Get(5))
+	}
+	// Cluster 1 is a leaf of the tree: taken, passed on nowhere.
+	if rep, err := n.Receive(1, Push{To: 0, Cluster: 1, Entries: []IDEntry{{ID: 3, Entry: Entry{Partial, 3}}}}, n.List); err != nil || len(rep.Updates) != 1 || len(rep.Pushes) > 0 {
+		t.Fatalf("leaf: %+v, %v; want one update and nothing passed on", rep, err)
+	}
+	for name, c := range map[string]struct {
+		from, cluster int
+		v             ListVersion
+		err           error
+	}{
+		"other list":   {8, 4, ListVersion{Counter: 2, Hash: 1}, ErrOtherList},
+		"cluster 5":    {8, 5, n.List, ErrBadConfig},
+		"cluster 0":    {8, 0, n.List, ErrBadConfig},
+		"from itself":  {0, 1, n.List, ErrBadConfig},
+		"from outside": {16, 1, n.List, ErrBadConfig},
+	} {
+		if _, err := n.Receive(c.from, Push{To: 0, Cluster: c.cluster, Entries: []IDEntry{{ID: 3, Entry: Entry{Faulty, 9}}}}, c.v); !errors.Is(err, c.err) {
+			t.Errorf("%s: error %v, want %v", name, err, c.err)
+		}
+	}
+	if n.View.Get(3) != (Entry{Partial, 3}) {
+		t.Fatalf("a refused push changed entry 3 to %v", n.View.Get(3))
+	}
+}
