@@ -38,6 +38,7 @@ var objects = map[string]string{
 	"diagNodeListVersion":    DiagNodeListVersion,
 	"diagNodeListIDs":        DiagNodeListIDs,
 	"diagViewDigest":         DiagViewDigest,
+	"diagPush":               DiagPush,
 	"diagEventTable":         DiagEventTable,
 	"diagEventEntry":         DiagEventEntry,
 	"diagEventSeq":           DiagEventSeq,

@@ -60,6 +60,8 @@ const (
 	DiagNodeListIDs = HiADSDGroup + ".11"
 	// DiagViewDigest is a digest of what a fetch of this agent's diagnosis reads.
 	DiagViewDigest = HiADSDGroup + ".12"
+	// DiagPush is written by a peer to push rows down the vCube tree (Push).
+	DiagPush = HiADSDGroup + ".13"
 
 	// DiagEventTable is the bounded table of status changes seen by this agent.
 	DiagEventTable = HiADSDGroup + ".8"
@@ -139,6 +141,8 @@ const (
 	DiagNodeListIDs0 = DiagNodeListIDs + ".0"
 	// DiagViewDigest0 is the instance of DiagViewDigest.
 	DiagViewDigest0 = DiagViewDigest + ".0"
+	// DiagPush0 is the instance of DiagPush.
+	DiagPush0 = DiagPush + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.

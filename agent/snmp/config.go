@@ -57,6 +57,9 @@ type Config struct {
 	// OnSetNMS is called with the new station when a manager sets nmsID; its error
 	// fails the SET (commitFailed). Nil makes nmsID read-only.
 	OnSetNMS func(netip.Addr) error
+	// OnPush is called with each push a peer writes to diagPush; nil makes
+	// diagPush read-only. Its error makes the SET commitFailed.
+	OnPush func(mib.Push) error
 	// OnRowChange is called with a manager's change of the node list (a
 	// diagTree row created or destroyed); ErrRowNoCreation and
 	// ErrRowInconsistent choose the SET's error, any other error is

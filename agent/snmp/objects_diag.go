@@ -2,6 +2,7 @@ package snmp
 
 import (
 	"encoding/binary"
+	"errors"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -21,6 +22,10 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.FaultInjection {
 		inject.write = &writer{typ: gosnmp.Integer, check: checkInject, commit: r.commitInject}
 	}
+	push := newScalar(mustOID(mib.DiagPush), func(*view) value { return octets(nil) })
+	if r.cfg.OnPush != nil {
+		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, check: checkPush, commit: r.commitPush}
+	}
 	return []node{
 		diagTreeTable(r),
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
@@ -35,6 +40,7 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.DiagViewDigest), func(v *view) value {
 			return octets(binary.BigEndian.AppendUint64(nil, v.snap.Digest))
 		}),
+		push,
 		diagEventTable(),
 	}
 }
@@ -126,6 +132,28 @@ func checkNMS(_ *view, val value) gosnmp.SNMPError {
 // commitNMS hands the new station to the daemon.
 func (r *Responder) commitNMS(_ *view, val value) error {
 	return r.cfg.OnSetNMS(val.addr())
+}
+
+// checkPush accepts a value ParsePush decodes: wrongLength for a length
+// no push has, wrongValue for a bad field.
+func checkPush(_ *view, val value) gosnmp.SNMPError {
+	_, err := mib.ParsePush(val.raw)
+	switch {
+	case errors.Is(err, mib.ErrPushLength):
+		return gosnmp.WrongLength
+	case err != nil:
+		return gosnmp.WrongValue
+	}
+	return gosnmp.NoError
+}
+
+// commitPush hands the push to the daemon.
+func (r *Responder) commitPush(_ *view, val value) error {
+	p, err := mib.ParsePush(val.raw)
+	if err != nil {
+		return err
+	}
+	return r.cfg.OnPush(p)
 }
 
 // checkInject accepts 0..MaxFaultInjectSeconds.
