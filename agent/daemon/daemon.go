@@ -76,7 +76,9 @@ type Daemon struct {
 	held    []mib.Status // what the state file held per node, until the first verdict on it
 	told    map[int]bool // peers whose partial verdict's likely cause was logged, until they test otherwise
 
-	grace grace // first verdicts held back during start-up
+	grace  grace   // first verdicts held back during start-up
+	push   pushing // pushes received, waiting for the loop, and sent
+	pushes bool    // pushes are sent (the prober can write)
 
 	listHash []byte        // this agent's diagNodeListHash
 	lists    listCheck     // peers last read with another node list
@@ -149,6 +151,10 @@ func New(o Options) (*Daemon, error) {
 		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
 		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
 	d.pending = edited
+	d.push.in = make(chan mib.Push, pushQueue)
+	if d.pushes = o.Prober.CanPush(); !d.pushes {
+		o.Log.Info("no write community or v3 user: events are not pushed to peers, they learn them by reading this agent")
+	}
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -188,14 +194,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer func() { <-wd }()
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
+	defer d.push.sends.Wait()
 	for {
 		select {
 		case <-ctx.Done():
 			return d.save()
+		case p := <-d.push.in: // between intervals: merged at once
+			d.takePush(ctx, p)
+			continue
 		case <-timer.C:
 		}
 		began := d.now()
 		d.interval(ctx)
+		d.takePushes(ctx) // those that came during the interval
 		timer.Reset(max(d.nextDelay()-d.now().Sub(began), 0))
 	}
 }
@@ -264,6 +275,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.explain(probes)
 	d.learnStation(rep.Station)
 	d.record(rep)
+	d.sendPushes(ctx, rep.Pushes)
 	d.adoptList(ctx, rep.Lists)
 	if d.observe != nil {
 		d.mu.Lock()

@@ -75,6 +75,10 @@ func (f *fakeLAN) FetchList(context.Context, probe.Target) (probe.List, error) {
 	return probe.List{}, errors.New("fakeLAN: no node lists")
 }
 
+func (f *fakeLAN) CanPush() bool { return false }
+
+func (f *fakeLAN) Push(context.Context, probe.Target, []byte) error { return probe.ErrNoWriteAccess }
+
 // sink records what the daemon publishes and notifies.
 type sink struct {
 	mu     sync.Mutex

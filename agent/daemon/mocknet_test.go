@@ -37,6 +37,8 @@ type mockNet struct {
 	cut    map[[2]int]bool // pairs of hosts that cannot reach each other
 	probes map[[2]int]int  // tests made, by (tester, target)
 	reads  int             // fetches of a peer's diagnosis made
+	pushes int             // pushes written to a running agent
+	noPush bool            // pushes are not delivered (the round is pull alone)
 }
 
 // mockClock is a settable clock shared by every daemon.
@@ -108,9 +110,43 @@ func (m *mockNet) round() {
 		m.mu.Unlock()
 		if d != nil {
 			d.interval(context.Background())
+			m.settlePushes()
 		}
 	}
 	m.clock.advance(m.cfg.Interval)
+}
+
+// settlePushes waits for every push sent and has every agent take what it
+// received, until none is left: a push travels in no time, between two
+// agents' intervals. With noPush the pushes are thrown away instead.
+func (m *mockNet) settlePushes() {
+	for {
+		m.mu.Lock()
+		agents := slices.Clone(m.agents)
+		m.mu.Unlock()
+		busy := false
+		for _, d := range agents {
+			if d != nil {
+				d.push.sends.Wait()
+			}
+		}
+		for _, d := range agents {
+			if d == nil || len(d.push.in) == 0 {
+				continue
+			}
+			busy = true
+			if m.noPush {
+				for len(d.push.in) > 0 {
+					<-d.push.in
+				}
+				continue
+			}
+			d.takePushes(context.Background())
+		}
+		if !busy {
+			return
+		}
+	}
 }
 
 // until runs rounds until ok holds or limit rounds have passed, and returns
@@ -199,6 +235,25 @@ func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, er
 		l.Members = append(l.Members, probe.ListMember{ID: r.ID, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly})
 	}
 	return l, nil
+}
+
+func (p mockProber) CanPush() bool { return true }
+
+// Push hands the push to the agent behind t, as its responder would.
+func (p mockProber) Push(_ context.Context, t probe.Target, value []byte) error {
+	id, b := p.answering(t)
+	if b == nil {
+		return errMockNoAnswer
+	}
+	push, err := mib.ParsePush(value)
+	if err != nil {
+		return err
+	}
+	p.m.mu.Lock()
+	d := p.m.agents[id]
+	p.m.pushes++
+	p.m.mu.Unlock()
+	return d.Receive(push)
 }
 
 func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]probe.Row, error) {
@@ -478,4 +533,59 @@ func TestMockNetSteadyStateReadsNothing(t *testing.T) {
 	}
 	t.Logf("node 6 partial everywhere after %d rounds, %d diagnoses read", r, read)
 	quiet("agreed on the stop")
+}
+
+// TestMockNetPushKnowsInOneRound: on 16 vCube agents, an agent stopped
+// (and then restarted) is held partial (then fault-free) by every other
+// agent at the end of the round in which a tester first sees it: the
+// tester pushes it down its tree, and agents that already ran their
+// interval in that round take it between intervals. The learned rows name
+// the agent they were pushed by. With the pushes thrown away, the same
+// round leaves some agent unaware.
+func TestMockNetPushKnowsInOneRound(t *testing.T) {
+	for _, push := range []bool{true, false} {
+		m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+		m.noPush = !push
+		m.until(12, "start-up", func() bool {
+			for k, d := range m.agents {
+				if !m.everyone(k, mib.StatusFaultFree, -1) || d.node.CatchUp > 0 {
+					return false
+				}
+			}
+			return true
+		})
+		m.stop(5, false)
+		m.round()
+		if known := m.everyone(5, mib.StatusPartial, 5); known != push {
+			t.Fatalf("pushes %v: after one round every agent holds node 6 partial: %v", push, known)
+		}
+		if !push {
+			continue
+		}
+		m.mu.Lock()
+		pushed := m.pushes
+		m.mu.Unlock()
+		learned := 0
+		for id, d := range m.agents {
+			if d == nil {
+				continue
+			}
+			row := d.Snapshot().Nodes[5]
+			if row.How == mib.SourceLearned {
+				learned++
+				if ev := d.Snapshot().Events; len(ev) == 0 || ev[len(ev)-1].NodeID != 6 || ev[len(ev)-1].Source == 0 || ev[len(ev)-1].Source == uint32(id+1) {
+					t.Fatalf("agent %d: newest event %+v; want node 6, learned from another agent", id+1, ev)
+				}
+			}
+		}
+		if learned == 0 || pushed == 0 || pushed > 3*16 {
+			t.Fatalf("%d agents learned the stop, %d pushes written; want some, and at most a few per agent", learned, pushed)
+		}
+		t.Logf("node 6 partial everywhere after one round; %d agents learned it, %d pushes written", learned, pushed)
+		m.start(5)
+		m.round()
+		if !m.everyone(5, mib.StatusFaultFree, -1) {
+			t.Fatal("after one round some agent does not hold the restarted node 6 fault-free")
+		}
+	}
 }

@@ -22,6 +22,10 @@ type Prober interface {
 	FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error)
 	FetchRows(ctx context.Context, t probe.Target, lo, hi int) ([]probe.Row, error)
 	FetchList(ctx context.Context, t probe.Target) (probe.List, error)
+	// Push writes a mib.MarshalPush to the peer's diagPush.
+	Push(ctx context.Context, t probe.Target, value []byte) error
+	// CanPush reports whether it has credentials to write with.
+	CanPush() bool
 }
 
 // batch runs one batch of the core's ops at once (the prober bounds the

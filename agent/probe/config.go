@@ -27,6 +27,9 @@ type Config struct {
 	MaxRepetitions int
 	// Community is the SNMPv2c community used for testing nodes when V3 is nil.
 	Community string
+	// WriteCommunity is the SNMPv2c community pushes are written with when
+	// V3 is nil (the peers' snmp.communities.write); empty sends no pushes.
+	WriteCommunity string
 	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
 	V3 *config.Credentials
 	// Source is the address tests and fetches leave from (SNMP and ICMP), so

@@ -78,6 +78,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	}
 	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)
 	rc.OnRowChange = rowChanger(a.daemon)
+	rc.OnPush = a.daemon.Receive
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
 	}
@@ -208,7 +209,7 @@ func (a *agent) run(ctx context.Context) error {
 // newProber builds the prober from the test section.
 func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, error) {
 	p := probe.Default()
-	p.Test, p.Community = cfg.Test, cfg.SNMP.Communities.Read
+	p.Test, p.Community, p.WriteCommunity = cfg.Test, cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
 	p.Source = source(cfg, id)
 	if err := probe.CheckICMP(); err != nil {
 		if probe.CheckUnprivilegedICMP() != nil {

@@ -1,0 +1,104 @@
+package daemon
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"sync"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// ErrPushQueueFull is Receive's error when pushes arrive faster than the
+// loop takes them; the peer's SET fails and the event comes by pull.
+var ErrPushQueueFull = errors.New("daemon: push queue full")
+
+// pushQueue is how many received pushes wait for the loop.
+const pushQueue = 256
+
+// pushing is the daemon's side of pushes (hiadsd push.go): those peers
+// write wait in in until the loop takes them, between intervals; those it
+// sends run in the background, counted in sends so a test can wait for them.
+type pushing struct {
+	in    chan mib.Push
+	sends sync.WaitGroup
+}
+
+// Receive queues a push a peer wrote to diagPush for the loop, which
+// merges it between two intervals (at once when idle) and passes it on.
+// Safe from any goroutine (the responder's).
+func (d *Daemon) Receive(p mib.Push) error {
+	select {
+	case d.push.in <- p:
+		return nil
+	default:
+		return ErrPushQueueFull
+	}
+}
+
+// takePushes merges every queued push, without waiting for more.
+func (d *Daemon) takePushes(ctx context.Context) {
+	for {
+		select {
+		case p := <-d.push.in:
+			d.takePush(ctx, p)
+		default:
+			return
+		}
+	}
+}
+
+// takePush merges one push into the core's view, records what changed as
+// learned events, and passes it on down this agent's part of the tree.
+func (d *Daemon) takePush(ctx context.Context, p mib.Push) {
+	if d.removed {
+		return
+	}
+	hp := hiadsd.Push{To: d.id, Cluster: int(p.Cluster)}
+	for _, e := range p.Entries {
+		hp.Entries = append(hp.Entries, hiadsd.IDEntry{ID: int(e.NodeID) - 1, Entry: hiadsd.Entry{Status: e.Status.Core(), Counter: e.Counter}})
+	}
+	v := hiadsd.ListVersion{Counter: p.ListVersion, Hash: binary.BigEndian.Uint64(p.ListHash[:])}
+	rep, err := d.node.Receive(int(p.From)-1, hp, v)
+	if err != nil {
+		d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
+		return
+	}
+	d.record(rep)
+	d.sendPushes(ctx, rep.Pushes)
+}
+
+// sendPushes writes each push to its receiver in the background, in
+// datagrams of at most mib.MaxPushEntries rows; a push that fails is only
+// logged, since pull still carries the event.
+func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
+	if len(pushes) == 0 || !d.pushes {
+		return
+	}
+	l := d.list
+	for _, p := range pushes {
+		m := mib.Push{From: uint32(d.id + 1), Cluster: uint8(p.Cluster), ListVersion: l.Version, ListHash: l.Hash}
+		for _, e := range p.Entries {
+			m.Entries = append(m.Entries, mib.PushEntry{NodeID: uint32(e.ID + 1), Status: mib.FromCore(e.Entry.Status), Counter: e.Entry.Counter})
+		}
+		for len(m.Entries) > 0 {
+			part := m
+			part.Entries = m.Entries[:min(len(m.Entries), mib.MaxPushEntries)]
+			m.Entries = m.Entries[len(part.Entries):]
+			b, err := mib.MarshalPush(part)
+			if err != nil {
+				d.log.WithError(err).Error("cannot encode a push")
+				break
+			}
+			t := d.targets[p.To]
+			d.push.sends.Go(func() {
+				if err := d.prober.Push(ctx, t, b); err != nil {
+					d.log.WithFields(logrus.Fields{"to": p.To + 1, "address": t.Addr.String()}).WithError(err).Debug("push not taken")
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+// ErrNoWriteAccess is Push's error when the prober has no credentials to
+// write with: no v3 user and no write community.
+var ErrNoWriteAccess = errors.New("probe: no write community or v3 user to push with")
+
+// CanPush reports whether the prober has credentials to write pushes with.
+func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity != "" }
+
+// Push writes value (a mib.MarshalPush) to diagPush.0 of the agent at t,
+// with the write community or the v3 user tests use; it fails unless the
+// peer took it.
+func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
+	if !p.CanPush() {
+		return ErrNoWriteAccess
+	}
+	if err := p.acquire(ctx); err != nil {
+		return err
+	}
+	defer p.release()
+	t.Community = "" // pushes go to agents, never to a device's own community
+	if p.cfg.V3 == nil {
+		t.Community = p.cfg.WriteCommunity
+	}
+	g, err := p.client(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer g.Conn.Close()
+	pkt, err := g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
+	if err != nil {
+		return fmt.Errorf("push to %s: %w", t.Addr, err)
+	}
+	if pkt.Error != gosnmp.NoError {
+		return fmt.Errorf("push to %s: %w: error-status %v", t.Addr, ErrUnexpectedValue, pkt.Error)
+	}
+	return nil
+}
