@@ -107,8 +107,8 @@ func TestEnumerationsMatchGo(t *testing.T) {
 	}
 }
 
-// TestTreeAccess checks the access of every object in the -Tp tree: only nmsID
-// and diagFaultInject are writable, the columns a manager creates a
+// TestTreeAccess checks the access of every object in the -Tp tree: only nmsID,
+// diagFaultInject and diagPush are writable, the columns a manager creates a
 // diagTree row with are read-create, and the event index is not readable.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
@@ -117,7 +117,7 @@ func TestTreeAccess(t *testing.T) {
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
-	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagEventSeq": "----",
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagEventSeq": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--"}
 	columnsAndScalars := 0
 	for name, oid := range objects {

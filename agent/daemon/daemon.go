@@ -152,9 +152,7 @@ func New(o Options) (*Daemon, error) {
 		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
 	d.pending = edited
 	d.push.in = make(chan mib.Push, pushQueue)
-	if d.pushes = o.Prober.CanPush(); !d.pushes {
-		o.Log.Info("no write community or v3 user: events are not pushed to peers, they learn them by reading this agent")
-	}
+	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
 		d.now = time.Now
 	}
@@ -189,6 +187,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.mu.Lock()
 	d.publishLocked()
 	d.mu.Unlock()
+	if !d.pushes {
+		d.log.Info("no write community or v3 user: events are not pushed to peers, they learn them by reading this agent")
+	}
 	wd := make(chan struct{})
 	go d.watchdog(ctx, wd)
 	defer func() { <-wd }()
