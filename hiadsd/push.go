@@ -32,13 +32,8 @@ func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 	}
 	var out []Push
 	for s := 1; s <= maxCluster; s++ {
-		half := 1 << (s - 1)
-		p := n.ID ^ half
-		for k := 0; k < half; k++ {
-			if t := p ^ k; t < n.Config.N && n.isTester(t) {
-				out = append(out, Push{To: t, Cluster: s, Entries: entries})
-				break
-			}
+		if t := n.firstTester(n.ID, s); t >= 0 {
+			out = append(out, Push{To: t, Cluster: s, Entries: entries})
 		}
 	}
 	return out

@@ -19,9 +19,10 @@ var ErrPushQueueFull = errors.New("daemon: push queue full")
 // pushQueue is how many received pushes wait for the loop.
 const pushQueue = 256
 
-// pushing is the daemon's side of pushes (hiadsd push.go): those peers
-// write wait in in until the loop takes them, between intervals; those it
-// sends run in the background, counted in sends so a test can wait for them.
+// pushing is the daemon's side of pushes (hiadsd push.go): the pushes
+// peers write wait in the channel in until the loop takes them, between
+// intervals; the ones this agent sends run in the background, counted in
+// sends so that Run, and a test, can wait for them.
 type pushing struct {
 	in    chan mib.Push
 	sends sync.WaitGroup
