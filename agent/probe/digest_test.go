@@ -52,3 +52,29 @@ func TestProbeReadsDigest(t *testing.T) {
 		})
 	}
 }
+
+// TestTestExchangeSize measures, with gosnmp's encoder, the octets one test
+// of an agent puts on the wire (SNMPv2c, community public, IPv4 and UDP
+// headers included): the figure docs/push.md's arithmetic and the README
+// use. Run with -v to print it.
+func TestTestExchangeSize(t *testing.T) {
+	vbs := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.Null}, {Name: mib.DiagViewDigest0, Type: gosnmp.Null}}
+	req := &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: "public", PDUType: gosnmp.GetRequest, RequestID: 123456789, Variables: vbs}
+	resp := *req
+	resp.PDUType = gosnmp.GetResponse
+	resp.Variables = []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	const ipUDP = 20 + 8
+	size := func(p *gosnmp.SnmpPacket) int {
+		b, err := p.MarshalMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b) + ipUDP
+	}
+	q, r := size(req), size(&resp)
+	t.Logf("a test exchange: request %d + response %d = %d octets", q, r, q+r)
+	if q != 89 || r != 98 {
+		t.Fatalf("request %d, response %d octets; docs/push.md and the README say 89 and 98: re-measure them", q, r)
+	}
+}
