@@ -108,8 +108,12 @@ type Node struct {
 
 // Test configures how this node tests its peers (DESIGN.md section 3).
 type Test struct {
-	// Timeout bounds the wait for each SNMP reply.
-	Timeout time.Duration `mapstructure:"timeout" doc:"wait for each SNMP reply"`
+	// TimeoutMin and Timeout are the floor and ceiling of the wait for each
+	// SNMP reply of a test, which is SRTT + 4·RTTVAR of the peer's measured
+	// round trips in between (the ceiling before any); a faulty or partial
+	// verdict is re-tested at once waiting the ceiling before it is announced.
+	TimeoutMin time.Duration `mapstructure:"timeout_min" doc:"floor of the wait for each SNMP reply of a test, which follows the peer's measured round trip (SRTT + 4·RTTVAR)"`
+	Timeout    time.Duration `mapstructure:"timeout" doc:"ceiling of the wait for each SNMP reply of a test; the wait of every reply of a re-test (a faulty or partial verdict is tested again at once before it is announced), a fetch and a push"`
 	// Retries is how many times an unanswered SNMP request is sent again.
 	Retries int `mapstructure:"retries" doc:"times an unanswered SNMP request is sent again"`
 	// PingTimeout bounds the whole ICMP echo check that tells partial from faulty.

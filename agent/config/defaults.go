@@ -71,8 +71,9 @@ func Default() Config {
 			MaxWorkers:  4,
 		},
 		Test: Test{
+			TimeoutMin:  50 * time.Millisecond,
 			Timeout:     time.Second,
-			Retries:     2,
+			Retries:     3,
 			PingTimeout: 2 * time.Second,
 			PingCount:   2,
 			Concurrency: 8,

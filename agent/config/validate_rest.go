@@ -7,6 +7,10 @@ import (
 // validate checks the test keys; snmp gives the users test.v3_user may name.
 func (t Test) validate(m *mistakes, snmp SNMP) {
 	positive(m, "test.timeout", t.Timeout)
+	positive(m, "test.timeout_min", t.TimeoutMin)
+	if t.TimeoutMin > t.Timeout && t.Timeout > 0 {
+		m.add("test.timeout_min", "%s is above test.timeout %s; the floor of the wait must not exceed its ceiling", t.TimeoutMin, t.Timeout)
+	}
 	positive(m, "test.ping_timeout", t.PingTimeout)
 	inRange(m, "test.retries", t.Retries, 0, 10)
 	inRange(m, "test.ping_count", t.PingCount, 1, 100)

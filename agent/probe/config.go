@@ -14,8 +14,9 @@ var ErrConfig = errors.New("probe: invalid prober config")
 
 // Config configures a Prober: how hard to try SNMP, then ping, and as whom.
 type Config struct {
-	// Test is the file's test section as it was loaded: Timeout (the wait for
-	// one SNMP reply before a retry), Retries (retransmissions, so one lost
+	// Test is the file's test section as it was loaded: TimeoutMin and
+	// Timeout (the floor and ceiling of the wait for one SNMP reply before a
+	// retry, which follows each peer's measured round trip), Retries (retransmissions, so one lost
 	// datagram never makes a node faulty), PingTimeout and PingCount (the ICMP
 	// echo step; one reply suffices), Concurrency (probes and fetches in
 	// flight, one UDP socket each). Its V3User is resolved into V3.
@@ -41,7 +42,7 @@ type Config struct {
 // Default returns a configuration usable on a LAN with community "public".
 func Default() Config {
 	return Config{
-		Test:           config.Test{Timeout: time.Second, Retries: 2, PingTimeout: time.Second, PingCount: 3, Concurrency: 16},
+		Test:           config.Test{TimeoutMin: 50 * time.Millisecond, Timeout: time.Second, Retries: 2, PingTimeout: time.Second, PingCount: 3, Concurrency: 16},
 		PingPrivileged: true,
 		MaxRepetitions: 64,
 		Community:      "public",
@@ -53,8 +54,8 @@ func Default() Config {
 // prober's own preconditions (a zero Concurrency would block every probe).
 func (c Config) Validate() error {
 	switch {
-	case c.Timeout <= 0:
-		return fmt.Errorf("%w: Timeout %s: want > 0", ErrConfig, c.Timeout)
+	case c.TimeoutMin <= 0 || c.TimeoutMin > c.Timeout:
+		return fmt.Errorf("%w: TimeoutMin %s: want > 0 and <= Timeout %s", ErrConfig, c.TimeoutMin, c.Timeout)
 	case c.Retries < 0:
 		return fmt.Errorf("%w: Retries %d: want >= 0", ErrConfig, c.Retries)
 	case c.PingTimeout <= 0:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -62,6 +63,15 @@ type Result struct {
 	SNMPErr error
 	// PingErr says why step 2 found no echo (nil if it was not needed or answered).
 	PingErr error
+	// Wait is how long the test waited for each SNMP reply: the peer's
+	// round-trip timeout, or the ceiling for a re-test.
+	Wait time.Duration
+	// Retested says a first test found the peer faulty or partial where the
+	// previous verdict said otherwise, and this is the verdict of a second
+	// test made at once with the longest wait (test.timeout): a suspicion
+	// that the peer refutes by answering it. Suspected is the first verdict.
+	Retested  bool
+	Suspected mib.Status
 	// Duration is the whole probe, waiting for a concurrency slot included.
 	Duration time.Duration
 }
@@ -75,6 +85,11 @@ func (t Target) check() error {
 	return nil
 }
 
+// key names the peer in the Prober's book.
+func (t Target) key() netip.AddrPort {
+	return netip.AddrPortFrom(t.Addr.Unmap(), t.Port)
+}
+
 // sameFamily reports whether source can send to addr: set, and of its family.
 func sameFamily(source, addr netip.Addr) bool {
 	return source.IsValid() && source.Unmap().Is4() == addr.Unmap().Is4()
@@ -86,6 +101,7 @@ type Prober struct {
 	cfg    Config
 	pinger Pinger
 	slots  chan struct{}
+	book   peerBook
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo
@@ -122,7 +138,8 @@ func (p *Prober) Probe(ctx context.Context, t Target) Result {
 	return res
 }
 
-// probe runs the two steps inside one concurrency slot.
+// probe runs one test inside one concurrency slot, and a second at once
+// when the first would announce a fault the previous verdict did not hold.
 func (p *Prober) probe(ctx context.Context, t Target) Result {
 	if err := t.check(); err != nil {
 		return Result{Status: mib.StatusUnknown, SNMPErr: err}
@@ -131,17 +148,55 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 		return Result{Status: mib.StatusUnknown, SNMPErr: err}
 	}
 	defer p.release()
-	rtt, digest, err := p.snmpStep(ctx, t)
+	key := t.key()
+	was := p.book.get(key)
+	res := p.test(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout))
+	if suspect(res.Status, was.last) {
+		first := res.Status
+		res = p.test(ctx, t, p.cfg.Timeout)
+		res.Retested, res.Suspected = true, first
+	}
+	if res.Status != mib.StatusUnknown {
+		p.book.update(key, func(s *peerState) { s.last = res.Status })
+	}
+	return res
+}
+
+// suspect reports whether a verdict must be re-tested before it is
+// returned: faulty or partial where the last verdict was something else.
+func suspect(now, last mib.Status) bool {
+	return (now == mib.StatusFaulty || now == mib.StatusPartial) && now != last
+}
+
+// test is one test: SNMP with wait for each reply, and the ICMP echo
+// check started beside the SNMP retries once the first request goes
+// unanswered, so a silent peer costs the longer of the two, not the sum.
+func (p *Prober) test(ctx context.Context, t Target, wait time.Duration) Result {
+	pctx, stop := context.WithCancel(ctx)
+	ping := &sidePing{done: make(chan struct{})}
+	defer ping.cancel(stop)
+	step := func() { ping.start(pctx, p.pinger, t.Addr) }
+	rtt, resent, digest, err := p.snmpStep(ctx, t, wait, step)
+	if rtt > 0 { // a reply came, whatever it said
+		p.book.update(t.key(), func(s *peerState) {
+			if resent == 0 {
+				s.rtt.sample(rtt)
+			} else {
+				s.rtt.ambiguous()
+			}
+		})
+	}
 	switch {
 	case err == nil:
-		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest}
+		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Wait: wait}
 	case errors.Is(err, ErrLoopStalled):
-		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err}
+		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err, Wait: wait}
 	case ctx.Err() != nil:
-		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+		return Result{Status: mib.StatusUnknown, SNMPErr: err, Wait: wait}
 	}
-	res := Result{Status: mib.StatusPartial, SNMPErr: err}
-	res.RTT, res.PingErr = p.pinger.Ping(ctx, t.Addr)
+	res := Result{Status: mib.StatusPartial, SNMPErr: err, Wait: wait}
+	step() // a refused request ends SNMP before any retry
+	res.RTT, res.PingErr = ping.wait()
 	switch {
 	case res.PingErr == nil:
 	case ctx.Err() != nil:
@@ -152,10 +207,47 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 	return res
 }
 
+// sidePing is the echo check of one test, started at most once.
+type sidePing struct {
+	once    sync.Once
+	started bool
+	done    chan struct{}
+	rtt     time.Duration
+	err     error
+}
+
+// start pings addr in the background, the first time only.
+func (s *sidePing) start(ctx context.Context, p Pinger, addr netip.Addr) {
+	s.once.Do(func() {
+		s.started = true
+		go func() {
+			defer close(s.done)
+			s.rtt, s.err = p.Ping(ctx, addr)
+		}()
+	})
+}
+
+// wait returns the ping's outcome once it has ended.
+func (s *sidePing) wait() (time.Duration, error) {
+	<-s.done
+	return s.rtt, s.err
+}
+
+// cancel stops a ping still running and waits for it to end.
+func (s *sidePing) cancel(stop context.CancelFunc) {
+	stop()
+	s.once.Do(func() {}) // none starts after this
+	if s.started {
+		<-s.done
+	}
+}
+
 // snmpStep GETs hiADSDisUP.0 and diagViewDigest.0 (or a tested-only node's
-// object) and returns a nil error only for a reply that makes the peer
-// fault-free, with the digest it served (0 if none).
-func (p *Prober) snmpStep(ctx context.Context, t Target) (time.Duration, uint64, error) {
+// object), waiting wait for each reply and calling retry before each
+// retransmission. It returns the round trip, how many requests were resent,
+// the digest served (0 if none) and a nil error only for a reply that
+// makes the peer fault-free.
+func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, retry func()) (time.Duration, int, uint64, error) {
 	oids := []string{mib.HiADSDisUP0, mib.DiagViewDigest0}
 	if t.TestedOnly {
 		oids = []string{t.OID}
@@ -165,26 +257,29 @@ func (p *Prober) snmpStep(ctx context.Context, t Target) (time.Duration, uint64,
 	}
 	g, err := p.client(ctx, t)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer g.Conn.Close()
+	resent := 0
+	g.Timeout = wait
+	g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }
 	start := time.Now()
 	pkt, err := g.Get(oids)
 	rtt := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("get %s: %w", oids[0], err)
+		return 0, resent, 0, fmt.Errorf("get %s: %w", oids[0], err)
 	}
 	vb, err := firstValue(pkt, oids)
 	if err != nil {
-		return rtt, 0, err
+		return rtt, resent, 0, err
 	}
 	if t.TestedOnly {
-		return rtt, 0, nil
+		return rtt, resent, 0, nil
 	}
 	if err := upValue(vb); err != nil {
-		return rtt, 0, err
+		return rtt, resent, 0, err
 	}
-	return rtt, digestValue(pkt.Variables[1]), nil
+	return rtt, resent, digestValue(pkt.Variables[1]), nil
 }
 
 // digestValue reads diagViewDigest: 8 octets, anything else (an older

@@ -41,7 +41,11 @@ func (g *gatePinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, err
 }
 
 func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
-	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)} // nobody listens
+	const n = 6
+	var dead [n]Target // ports nobody listens on, one per probe: each has its own last verdict
+	for i := range dead {
+		dead[i] = Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)}
+	}
 	cfg := Default()
 	cfg.Timeout, cfg.Retries, cfg.Concurrency = 200*time.Millisecond, 0, 2
 	g := &gatePinger{entered: make(chan struct{}), release: make(chan error)}
@@ -49,33 +53,28 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 6
-	results := make(chan Result, n)
-	for range n {
-		go func() { results <- p.Probe(probeContext(t), dead) }()
-	}
-	for i := range n {
-		select {
-		case <-g.entered:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("ping %d never started", i)
+	// Every first test calls for a re-test (the verdict differs from the last),
+	// so each probe pings twice: round 1 answers every echo, round 2 none.
+	for round, answer := range []error{nil, ErrNoEchoReply} {
+		want := []mib.Status{mib.StatusPartial, mib.StatusFaulty}[round]
+		results := make(chan Result, n)
+		for i := range n {
+			go func() { results <- p.Probe(probeContext(t), dead[i]) }()
 		}
-		var answer error
-		if i%2 == 1 {
-			answer = ErrNoEchoReply
+		for i := range 2 * n {
+			select {
+			case <-g.entered:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: ping %d never started", round, i)
+			}
+			g.release <- answer
 		}
-		g.release <- answer
-	}
-	counts := map[mib.Status]int{}
-	for range n {
-		res := <-results
-		counts[res.Status]++
-		if res.SNMPErr == nil {
-			t.Errorf("got %+v, want an SNMP error from a port nobody listens on", res)
+		for range n {
+			res := <-results
+			if res.Status != want || res.SNMPErr == nil || !res.Retested || res.Suspected != want {
+				t.Errorf("round %d: got %+v, want %v after a re-test, with an SNMP error from a port nobody listens on", round, res, want)
+			}
 		}
-	}
-	if counts[mib.StatusPartial] != n/2 || counts[mib.StatusFaulty] != n/2 {
-		t.Fatalf("statuses %v: want %d partial (echo) and %d faulty (no echo)", counts, n/2, n/2)
 	}
 	if peak := g.peak.Load(); peak > 2 {
 		t.Fatalf("%d pings in flight with Concurrency 2", peak)
@@ -104,6 +103,7 @@ func TestProbeConfigValidate(t *testing.T) {
 		edit  func(*Config)
 	}{
 		{"Timeout", func(c *Config) { c.Timeout = 0 }},
+		{"TimeoutMin", func(c *Config) { c.TimeoutMin = 2 * c.Timeout }},
 		{"Retries", func(c *Config) { c.Retries = -1 }},
 		{"PingTimeout", func(c *Config) { c.PingTimeout = -time.Second }},
 		{"PingCount", func(c *Config) { c.PingCount = 0 }},

@@ -20,6 +20,8 @@ type Metrics struct {
 	testTime  prometheus.Histogram
 	entries   prometheus.Counter
 	fetches   *prometheus.CounterVec
+	retests   *prometheus.CounterVec
+	wait      prometheus.Histogram
 	intervals prometheus.Counter
 	took      prometheus.Histogram
 	unsaved   prometheus.Gauge
@@ -38,7 +40,12 @@ func NewMetrics() *Metrics {
 		entries: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_entries_received_total",
 			Help: "Diagnostic units (one node's entry) this agent took from the nodes it tested."}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_fetches_total",
-			Help: "Reads of a tested node's diagnostic information, by result (ok, error)."}, []string{"result"}),
+			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
+		retests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_retests_total",
+			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed)."}, []string{"outcome"}),
+		wait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_test_wait_seconds",
+			Help:    "Wait for each SNMP reply of a test: the peer's SRTT + 4·RTTVAR within test.timeout_min and test.timeout.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}),
 		intervals: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_intervals_total",
 			Help: "Testing intervals (this agent's share of a testing round) completed."}),
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
@@ -52,12 +59,15 @@ func NewMetrics() *Metrics {
 	}
 	m.fetches.WithLabelValues("ok")
 	m.fetches.WithLabelValues("error")
+	m.fetches.WithLabelValues("skipped")
+	m.retests.WithLabelValues("refuted")
+	m.retests.WithLabelValues("confirmed")
 	b := version.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "diagagent_build_info",
 		Help: "Always 1; its labels name the build running (version, VCS revision, Go version)."},
 		[]string{"version", "revision", "goversion"})
 	build.WithLabelValues(b.Version, b.Revision, b.GoVersion).Set(1)
-	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.intervals, m.took, m.unsaved, build,
+	m.reg.MustRegister(m.tests, m.testTime, m.entries, m.fetches, m.retests, m.wait, m.intervals, m.took, m.unsaved, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -73,11 +83,24 @@ func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result
 	for _, p := range probes {
 		m.tests.WithLabelValues(p.Status.Name()).Inc()
 		m.testTime.Observe(p.Duration.Seconds())
+		if p.Wait > 0 && !p.Retested {
+			m.wait.Observe(p.Wait.Seconds())
+		}
+		switch {
+		case !p.Retested:
+		case p.Status == mib.StatusFaultFree:
+			m.retests.WithLabelValues("refuted").Inc()
+		default:
+			m.retests.WithLabelValues("confirmed").Inc()
+		}
 	}
 	for _, f := range rep.Fetches {
-		if f.Err != nil {
+		switch {
+		case f.Err != nil:
 			m.fetches.WithLabelValues("error").Inc()
-		} else {
+		case f.Skipped:
+			m.fetches.WithLabelValues("skipped").Inc()
+		default:
 			m.fetches.WithLabelValues("ok").Inc()
 		}
 	}

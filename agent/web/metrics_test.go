@@ -70,9 +70,11 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		OutGetResponses: 36, InBadCommunityNames: 2, FaultDrops: 3, UnknownUserNames: 1, EngineBoots: snmp.LatchedBoots}
 	tr := traps.Stats{Sent: 5, Acknowledged: 3, Retried: 1, Failed: 2, Dropped: 1, Pending: 1}
 	s, _ := newTestServer(t, Options{SNMPStats: func() snmp.Stats { return st }, TrapStats: func() traps.Stats { return tr }})
-	rep := hiadsd.Report{Units: 3, Fetches: []hiadsd.FetchResult{{From: 1, Received: 3}, {From: 2, Err: errors.New("timeout")}}}
-	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond},
-		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond}, 3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond}}
+	rep := hiadsd.Report{Units: 3, Fetches: []hiadsd.FetchResult{{From: 1, Received: 3}, {From: 2, Err: errors.New("timeout")},
+		{From: 3, Skipped: true}}}
+	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond, Wait: 50 * time.Millisecond},
+		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusPartial},
+		3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusFaulty}}
 	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond, 0)
 	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond, 2)
 	fams := scrape(t, s)
@@ -93,6 +95,11 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		{"diagagent_test_duration_seconds", nil, 3},
 		{"diagagent_entries_received_total", nil, 3},
 		{"diagagent_fetches_total", []string{"result", "error"}, 1},
+		{"diagagent_fetches_total", []string{"result", "skipped"}, 1},
+		{"diagagent_fetches_total", []string{"result", "ok"}, 1},
+		{"diagagent_retests_total", []string{"outcome", "refuted"}, 1},
+		{"diagagent_retests_total", []string{"outcome", "confirmed"}, 1},
+		{"diagagent_test_wait_seconds", nil, 1},
 		{"diagagent_intervals_total", nil, 2},
 		{"diagagent_interval_duration_seconds", nil, 2},
 		{"diagagent_notifications_total", []string{"result", "sent"}, 5},

@@ -1,0 +1,188 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
+)
+
+func TestRTTFollowsRFC6298(t *testing.T) {
+	const floor, ceiling = 10 * time.Millisecond, time.Second
+	var r rtt
+	if got := r.timeout(floor, ceiling); got != ceiling {
+		t.Fatalf("before any sample: %s, want the ceiling", got)
+	}
+	r.sample(20 * time.Millisecond) // SRTT = R, RTTVAR = R/2
+	if r.srtt != 20*time.Millisecond || r.rttvar != 10*time.Millisecond || r.timeout(floor, ceiling) != 60*time.Millisecond {
+		t.Fatalf("first sample: srtt %s rttvar %s timeout %s, want 20ms 10ms 60ms", r.srtt, r.rttvar, r.timeout(floor, ceiling))
+	}
+	r.sample(36 * time.Millisecond) // RTTVAR = 3/4·10 + 1/4·16 = 11.5, SRTT = 7/8·20 + 1/8·36 = 22
+	if r.srtt != 22*time.Millisecond || r.rttvar != 11500*time.Microsecond {
+		t.Fatalf("second sample: srtt %s rttvar %s, want 22ms 11.5ms", r.srtt, r.rttvar)
+	}
+	if got := r.timeout(floor, ceiling); got != 68*time.Millisecond {
+		t.Fatalf("timeout %s, want SRTT + 4·RTTVAR = 68ms", got)
+	}
+	r.ambiguous() // Karn: the estimate stays, the wait doubles until a clean sample
+	r.ambiguous()
+	if r.srtt != 22*time.Millisecond || r.timeout(floor, ceiling) != 272*time.Millisecond {
+		t.Fatalf("after two ambiguous replies: srtt %s timeout %s, want 22ms and 4·68ms", r.srtt, r.timeout(floor, ceiling))
+	}
+	for range 40 {
+		r.ambiguous()
+	}
+	if got := r.timeout(floor, ceiling); got != ceiling {
+		t.Fatalf("backed off past the ceiling: %s", got)
+	}
+	for range 50 {
+		r.sample(100 * time.Microsecond) // a LAN round trip: the floor holds
+	}
+	if got := r.timeout(floor, ceiling); got != floor {
+		t.Fatalf("after LAN round trips: %s, want the floor", got)
+	}
+}
+
+// upAnswer is a diagagent's answer to a test: hiADSDisUP "1" and a digest.
+func upAnswer(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+	out := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")}}
+	if len(req.Variables) == 2 {
+		out = append(out, gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: []byte("digest!!")})
+	}
+	return out
+}
+
+// okPinger answers every echo at once.
+type okPinger struct{}
+
+func (okPinger) Ping(context.Context, netip.Addr) (time.Duration, error) { return time.Microsecond, nil }
+
+func TestProbeWaitFollowsRoundTrip(t *testing.T) {
+	f := startFakePeer(t, upAnswer)
+	cfg := Default()
+	cfg.TimeoutMin, cfg.Timeout = 20*time.Millisecond, 2*time.Second
+	p, err := New(cfg, okPinger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := p.Probe(probeContext(t), f.target())
+	if first.Status != mib.StatusFaultFree || first.Wait != cfg.Timeout {
+		t.Fatalf("first test: %+v, want fault-free waiting the ceiling (no round trip known)", first)
+	}
+	second := p.Probe(probeContext(t), f.target())
+	// A loopback round trip is far below 20ms/5; only a stalled machine
+	// could lift SRTT + 4·RTTVAR above the floor, and never to the ceiling.
+	if second.Status != mib.StatusFaultFree || second.Wait >= cfg.Timeout || second.Wait < cfg.TimeoutMin {
+		t.Fatalf("second test: %+v, want a wait from the measured round trip, within [%s, %s)", second, cfg.TimeoutMin, cfg.Timeout)
+	}
+}
+
+func TestProbeRetestLetsSlowPeerRefute(t *testing.T) {
+	var slow atomic.Bool
+	f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		if slow.Load() {
+			time.Sleep(300 * time.Millisecond) // a starved member: late, not silent
+		}
+		return upAnswer(req)
+	})
+	cfg := Default()
+	cfg.TimeoutMin, cfg.Timeout, cfg.Retries = 20*time.Millisecond, 3*time.Second, 1
+	p, err := New(cfg, okPinger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // learn the loopback round trip
+		if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+			t.Fatalf("warm-up: %+v", r)
+		}
+	}
+	slow.Store(true)
+	r := p.Probe(probeContext(t), f.target())
+	// The first test waits 2 × 20ms-ish and finds only the echo: partial. The
+	// re-test waits up to 3 s per reply and gets the late answer.
+	if r.Status != mib.StatusFaultFree || !r.Retested || r.Suspected != mib.StatusPartial || r.Wait != cfg.Timeout {
+		t.Fatalf("slow peer: %+v, want a partial suspicion refuted by a re-test waiting the ceiling", r)
+	}
+}
+
+func TestProbeNoRetestOfHeldVerdict(t *testing.T) {
+	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)}
+	cfg := Default()
+	cfg.Timeout, cfg.Retries = 200*time.Millisecond, 0
+	p, err := New(cfg, okPinger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Probe(probeContext(t), dead); r.Status != mib.StatusPartial || !r.Retested {
+		t.Fatalf("first verdict: %+v, want partial after a re-test", r)
+	}
+	if r := p.Probe(probeContext(t), dead); r.Status != mib.StatusPartial || r.Retested {
+		t.Fatalf("same verdict again: %+v, want partial without a re-test", r)
+	}
+}
+
+// silentPeer reads requests and answers none, signalling each one.
+type silentPeer struct {
+	conn net.PacketConn
+	got  chan struct{}
+}
+
+func startSilentPeer(t *testing.T) *silentPeer {
+	t.Helper()
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &silentPeer{conn: conn, got: make(chan struct{}, 64)}
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := conn.ReadFrom(buf); err != nil {
+				return
+			}
+			s.got <- struct{}{}
+		}
+	}()
+	t.Cleanup(func() { conn.Close() })
+	return s
+}
+
+// retryPinger answers only once the silent peer has received another SNMP
+// request after the ping began: a ping sent after the last retry never does.
+type retryPinger struct{ peer *silentPeer }
+
+func (r retryPinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, error) {
+	for len(r.peer.got) > 0 { // what came before the ping does not count
+		<-r.peer.got
+	}
+	select {
+	case <-r.peer.got:
+		return time.Microsecond, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return 0, errors.New("no SNMP retry came while the ping ran")
+	}
+}
+
+func TestProbePingsBesideRetries(t *testing.T) {
+	peer := startSilentPeer(t)
+	cfg := Default()
+	cfg.TimeoutMin, cfg.Timeout, cfg.Retries = 50*time.Millisecond, 300*time.Millisecond, 3
+	p, err := New(cfg, retryPinger{peer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(peer.conn.LocalAddr().(*net.UDPAddr).Port)}
+	r := p.Probe(probeContext(t), target)
+	if r.Status != mib.StatusPartial || r.PingErr != nil || r.SNMPErr == nil {
+		t.Fatalf("got %+v, want partial: the echo answered while SNMP was still retrying", r)
+	}
+}
