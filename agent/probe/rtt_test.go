@@ -62,7 +62,9 @@ func upAnswer(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
 // okPinger answers every echo at once.
 type okPinger struct{}
 
-func (okPinger) Ping(context.Context, netip.Addr) (time.Duration, error) { return time.Microsecond, nil }
+func (okPinger) Ping(context.Context, netip.Addr) (time.Duration, error) {
+	return time.Microsecond, nil
+}
 
 func TestProbeWaitFollowsRoundTrip(t *testing.T) {
 	f := startFakePeer(t, upAnswer)
