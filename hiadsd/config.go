@@ -96,6 +96,11 @@ type Config struct {
 	// what it receives (Node.Receive). The daemon sets it; the simulator
 	// leaves it off to reproduce the papers, which only pull.
 	Push bool
+	// Isolation is how many testing intervals in a row a node that reaches
+	// none of the nodes it tests holds its verdicts back as its own fault
+	// (isolation.go); 0 turns self-suspicion off. The daemon sets it; the
+	// simulator leaves it off to reproduce the papers.
+	Isolation int
 }
 
 // Validate names the first field that is wrong, or returns nil.
@@ -121,6 +126,9 @@ func (c *Config) Validate() error {
 		if k > 0 && id <= c.Removed[k-1] {
 			return fmt.Errorf("Removed must be strictly increasing, %d follows %d: %w", id, c.Removed[k-1], ErrBadConfig)
 		}
+	}
+	if c.Isolation < 0 {
+		return fmt.Errorf("Isolation = %d, want >= 0: %w", c.Isolation, ErrBadConfig)
 	}
 	if len(c.TestedOnly) >= c.N {
 		return fmt.Errorf("TestedOnly lists every node, none would test: %w", ErrBadConfig)

@@ -103,6 +103,13 @@ func (iv *interval) digestOf(j int) uint64 {
 	return a.digest
 }
 
+// withheld reports whether the test of j in this interval found it
+// withholding its view (Result.Withheld).
+func (iv *interval) withheld(j int) bool {
+	a, ok := iv.m.tests.get(j)
+	return ok && a.status == FaultFree && a.withheld
+}
+
 // entryMix is a 64-bit mix (splitmix64's finaliser) of one id's entry.
 func entryMix(id int, e Entry) uint64 {
 	x := uint64(id)<<35 ^ uint64(e.Status)<<32 ^ uint64(e.Counter)

@@ -120,7 +120,7 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
 	}
 	d := iv.digestOf(j)
-	if keep == nil && iv.node.skippable(j, d, ranges) {
+	if keep == nil && iv.node.skippable(j, d, ranges) || iv.withheld(j) {
 		iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Skipped: true})
 		return 0, true
 	}

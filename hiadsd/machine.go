@@ -51,6 +51,10 @@ type Result struct {
 	// A fetch from a source whose digest is the one it was last merged at
 	// is skipped (digest.go).
 	Digest uint64
+	// Withheld is, for an OpTest that found the target fault-free, set when
+	// the target withholds its view (Node.Withholds: it holds verdicts made
+	// while cut off); no fetch of it is made.
+	Withheld bool
 	// Entries are an OpFetch's entries; the source may leave out entries that
 	// cannot be newer than the caller's (defaults). Err non-nil means the
 	// source gave no information.
@@ -114,8 +118,9 @@ type Interval struct {
 
 // testAnswer is the answer to one test.
 type testAnswer struct {
-	status Status
-	digest uint64
+	status   Status
+	digest   uint64
+	withheld bool
 }
 
 // taskKey names one comparison task sent to one node.
@@ -231,7 +236,7 @@ func (m *Interval) Advance(res []Result) error {
 	for k, op := range m.need {
 		switch op.Kind {
 		case OpTest:
-			m.tests.put(op.Target, testAnswer{status: res[k].Status, digest: res[k].Digest})
+			m.tests.put(op.Target, testAnswer{status: res[k].Status, digest: res[k].Digest, withheld: res[k].Withheld})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
 		case OpTask:
@@ -272,6 +277,7 @@ func (m *Interval) pass() {
 	n.CatchUp = max(m.start.catchUp-1, 0)
 	iv.report.Wasted = m.answered - iv.used
 	iv.report.Pushes = iv.pushes()
+	iv.isolation()
 	m.report, m.done = iv.report, true
 }
 
@@ -403,6 +409,7 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 	ss, _ := t.(StationSource)
 	ls, _ := t.(ListSource)
 	ds, _ := t.(DigestSource)
+	ws, _ := t.(WithholdSource)
 	for !m.Done() {
 		ops := m.Ready()
 		res := slices.Grow(m.results[:0], len(ops))[:len(ops)]
@@ -414,6 +421,9 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 				res[k].Status = t.Test(op.Target)
 				if ds != nil && res[k].Status == FaultFree {
 					res[k].Digest = ds.DigestOf(op.Target)
+				}
+				if ws != nil && res[k].Status == FaultFree {
+					res[k].Withheld = ws.Withholds(op.Target)
 				}
 			case OpFetch:
 				got, err := t.Fetch(op.Target, op.Ranges)

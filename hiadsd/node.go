@@ -30,6 +30,11 @@ type Node struct {
 
 	machine *Interval // Begin's, reused from one interval to the next
 	merged  []merged  // the last sources merged at a digest, oldest first (digest.go)
+	// isolated counts the intervals in a row in which no test was answered,
+	// released the verdicts applied during them once held long enough
+	// (isolation.go).
+	isolated int
+	released []released
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

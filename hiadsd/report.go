@@ -59,6 +59,13 @@ type Report struct {
 	// interval, the direct verdicts down this node's tree; after Receive,
 	// what it passes on. Safe to lose (pull still carries every event).
 	Pushes []Push
+	// Isolated counts the intervals in a row, this one included, in which
+	// no test was answered (Config.Isolation, isolation.go); 0 otherwise.
+	Isolated int
+	// Held lists the status changes this interval's tests would have made,
+	// held back because the node suspects itself cut off: the view does not
+	// hold them and nothing was pushed.
+	Held []Update
 	// Wasted counts the answers the interval was given but did not use: ops
 	// foreseen on an expectation that a real answer then overturned (Hi-ADSD
 	// tests a node held faulty and the next one at once; when the first is

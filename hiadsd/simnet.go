@@ -20,6 +20,7 @@ type Network struct {
 	left    []bool      // nodes that ran a list removing them: they answer, but test no more
 	version ListVersion // the newest list made by Join or Leave
 	digests bool        // tests bring the tested node's digest (SetDigests)
+	cut     []bool      // nodes cut off the network (Cut): alive, but reaching no one
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -28,7 +29,7 @@ func NewNetwork(cfg *Config) (*Network, error) {
 		return nil, err
 	}
 	nw := &Network{cfg: cfg, state: make([]Status, cfg.N), nodes: make([]*Node, cfg.N), views: make([]Sparse, cfg.N),
-		rng: rand.New(rand.NewPCG(1, 2)), left: make([]bool, cfg.N), version: ListVersion{Hash: listHash(cfg)}}
+		rng: rand.New(rand.NewPCG(1, 2)), left: make([]bool, cfg.N), cut: make([]bool, cfg.N), version: ListVersion{Hash: listHash(cfg)}}
 	for id := range nw.state {
 		nw.state[id] = FaultFree
 		if !cfg.IsTestedOnly(id) {
@@ -79,7 +80,7 @@ func (nw *Network) Step(id int) (Report, error) {
 // returns what it passes on; a receiver that is not testing (down, or
 // left) drops it (ErrNoAnswer), as a datagram to a dead host is lost.
 func (nw *Network) Deliver(from int, p Push) (Report, error) {
-	if p.To < 0 || p.To >= len(nw.nodes) || !nw.Testing(p.To) {
+	if p.To < 0 || p.To >= len(nw.nodes) || !nw.Testing(p.To) || nw.apart(from, p.To) {
 		return Report{}, fmt.Errorf("push to node %d: %w", p.To, ErrNoAnswer)
 	}
 	return nw.nodes[p.To].Receive(from, p, nw.nodes[from].List)
@@ -138,13 +139,42 @@ type probe struct {
 }
 
 // Test returns the true status of j.
-func (p probe) Test(j int) Status { return p.nw.state[j] }
+func (p probe) Test(j int) Status {
+	if p.nw.apart(p.self, j) {
+		return Faulty
+	}
+	return p.nw.state[j]
+}
+
+// Cut cuts node id off the network (on) or plugs it back: while cut it is
+// alive and keeps testing, but its tests, fetches and pushes reach no one,
+// and no one's reach it, as with a pulled cable.
+func (nw *Network) Cut(id int, on bool) error {
+	if id < 0 || id >= len(nw.cut) {
+		return fmt.Errorf("node %d outside 0..%d: %w", id, len(nw.cut)-1, ErrBadConfig)
+	}
+	nw.cut[id] = on
+	return nil
+}
+
+// apart reports whether a and b, two nodes, cannot reach each other.
+// Nodes that joined after NewNetwork are beyond cut and never cut off.
+func (nw *Network) apart(a, b int) bool { return a != b && (nw.isCut(a) || nw.isCut(b)) }
+
+// isCut reports whether node id is cut off.
+func (nw *Network) isCut(id int) bool { return id < len(nw.cut) && nw.cut[id] }
+
+// Withholds tells whether node j withholds its view (Node.Withholds).
+func (p probe) Withholds(j int) bool {
+	n := p.nw.nodes[j]
+	return n != nil && n.Withholds()
+}
 
 // Fetch returns j's entries in ranges. While the caller still holds some id
 // Unknown it gets every entry; afterwards only j's stored (non-default)
 // entries, as no default can be newer than a known entry.
 func (p probe) Fetch(j int, ranges []Range) ([]IDEntry, error) {
-	if !p.nw.Testing(j) {
+	if !p.nw.Testing(j) || p.nw.apart(p.self, j) {
 		return nil, fmt.Errorf("node %d is %v: %w", j, p.nw.state[j], ErrNoAnswer)
 	}
 	src, out := p.nw.view(j), p.nw.buf[:0]

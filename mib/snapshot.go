@@ -32,6 +32,9 @@ type Snapshot struct {
 	// Digest is diagViewDigest: FetchDigest of this snapshot, which the
 	// publisher sets.
 	Digest uint64
+	// Withheld serves diagViewDigest as the empty string: the rows hold
+	// verdicts made while this agent was cut off, not to be read by peers.
+	Withheld bool
 }
 
 // FetchDigest returns a digest of what a peer's fetch reads from s: the

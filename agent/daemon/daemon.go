@@ -86,6 +86,7 @@ type Daemon struct {
 	file     []config.Node // the file's nodes, for the names and communities of members
 	fileID   int           // this node's index in the file: the {id} of state_dir
 	removed  bool          // the list removed this agent's node: it no longer tests
+	isolated int           // the core's Report.Isolated of the last interval
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
@@ -98,6 +99,7 @@ type Daemon struct {
 	lastDone time.Time
 	cur      *mib.Snapshot
 	graph    [][]int
+	withheld bool // the view holds verdicts made while cut off: diagViewDigest is served empty
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -274,6 +276,7 @@ func (d *Daemon) interval(ctx context.Context) {
 		}
 	}
 	d.explain(probes)
+	d.selfSuspicion(rep)
 	d.learnStation(rep.Station)
 	d.record(rep)
 	d.sendPushes(ctx, rep.Pushes)

@@ -15,6 +15,7 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -208,7 +209,8 @@ func (p mockProber) Probe(_ context.Context, t probe.Target) probe.Result {
 	case b == nil:
 		return probe.Result{Status: mib.StatusPartial, SNMPErr: errMockNoAnswer}
 	}
-	return probe.Result{Status: mib.StatusFaultFree, Digest: b.Load().Digest}
+	s := b.Load()
+	return probe.Result{Status: mib.StatusFaultFree, Digest: s.Digest, Withheld: s.Withheld}
 }
 
 func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
@@ -378,6 +380,70 @@ func TestMockNetPartitionHeals(t *testing.T) {
 	m.mu.Unlock()
 	r := m.until(2*bound, "node 2 fault-free everywhere after the heal", func() bool { return m.everyone(1, mib.StatusFaultFree, -1) })
 	t.Logf("healed everywhere after %d rounds", r)
+}
+
+// TestMockNetHealedPartitionSpreadsNothing cuts host 6 off from all 15
+// others of 16 vCube agents for long enough that it applies its verdicts
+// (past nodelist.Isolation), then plugs it back. Host 6 suspected itself:
+// no other agent ever records or notifies an event about anyone but node 7,
+// and host 6 itself notifies nothing while its verdicts are held, and rolls
+// back what it applied once a test answers.
+func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
+	const n, cut = 16, 6
+	m := newMockNet(t, n, config.AlgorithmVCube, config.ScopeDetected)
+	m.until(8, "start-up", func() bool { return m.everyone(0, mib.StatusFaultFree, -1) && m.everyone(cut, mib.StatusFaultFree, -1) })
+	m.round()
+	m.clock.advance(time.Minute) // past the start-up grace: every verdict is notified
+	seen := make([]int, n)       // events each agent had recorded before the cut
+	for id := range n {
+		seen[id] = len(m.agents[id].st.Events)
+	}
+	setCut := func(on bool) {
+		m.mu.Lock()
+		for k := range n {
+			if k != cut {
+				m.cut[[2]int{min(k, cut), max(k, cut)}] = on
+			}
+		}
+		m.mu.Unlock()
+	}
+	setCut(true)
+	for r := range nodelist.Isolation {
+		m.round()
+		if got := len(m.sinks[cut].events); got != 0 {
+			t.Fatalf("round %d cut off: host %d notified %d events while suspecting itself", r, cut+1, got)
+		}
+	}
+	m.until(3, "host 7 applies its verdicts and withholds its view", func() bool { return m.agents[cut].Snapshot().Withheld })
+	applied := len(m.sinks[cut].events)
+	setCut(false)
+	m.until(2*hiadsd.Levels(n), "all fault-free everywhere after the heal", func() bool {
+		for node := range n {
+			if !m.everyone(node, mib.StatusFaultFree, -1) {
+				return false
+			}
+		}
+		return true
+	})
+	for id := range n {
+		if id == cut {
+			continue
+		}
+		for _, e := range m.agents[id].st.Events[seen[id]:] {
+			if e.NodeID != cut+1 {
+				t.Errorf("host %d recorded %v about node %d: a verdict of the host that was cut off spread", id+1, e.Status, e.NodeID)
+			}
+		}
+	}
+	if m.agents[cut].Snapshot().Withheld {
+		t.Fatalf("host %d still withholds its view after the heal", cut+1)
+	}
+	rolled := len(m.sinks[cut].events) - applied
+	t.Logf("host %d applied %d verdicts after %d intervals cut off and notified their roll-back (%d events) after the heal",
+		cut+1, applied, nodelist.Isolation+1, rolled)
+	if applied == 0 || rolled < applied {
+		t.Fatalf("host %d notified %d applied verdicts and %d roll-backs; want some, each undone", cut+1, applied, rolled)
+	}
 }
 
 // TestMockNetNotificationScope: with scope detected only the agents that

@@ -41,7 +41,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 			switch op.Kind {
 			case hiadsd.OpTest:
 				r := d.prober.Probe(ctx, t)
-				res[k].Status, res[k].Digest = r.Status.Core(), r.Digest
+				res[k].Status, res[k].Digest, res[k].Withheld = r.Status.Core(), r.Digest, r.Withheld
 				mu.Lock()
 				probes[op.Target] = r
 				mu.Unlock()

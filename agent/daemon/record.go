@@ -198,7 +198,7 @@ func (d *Daemon) publishLocked() {
 	s := &mib.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
-	s.Digest = s.FetchDigest()
+	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return

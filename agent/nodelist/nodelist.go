@@ -40,6 +40,11 @@ var (
 	ErrNoMember = errors.New("no such member")
 )
 
+// Isolation is hiadsd.Config.Isolation for the daemon: an agent that
+// reaches none of the peers it tests holds its verdicts back for this many
+// intervals, suspecting its own link (hiadsd/isolation.go).
+const Isolation = 2
+
 // FromConfig returns the list of a configuration file, at version 0.
 func FromConfig(nodes []config.Node) List {
 	l := List{Members: make([]Member, len(nodes))}
@@ -77,7 +82,7 @@ func (l List) Core() hiadsd.ListVersion {
 
 // Config returns the core's configuration of the list.
 func (l List) Config(algo hiadsd.Algorithm) *hiadsd.Config {
-	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true}
+	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true, Isolation: Isolation}
 	for k, m := range l.Members {
 		switch {
 		case m.Removed:

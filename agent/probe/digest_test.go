@@ -20,17 +20,19 @@ func TestProbeReadsDigest(t *testing.T) {
 		return gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: typ, Value: v}
 	}
 	cases := []struct {
-		name   string
-		vbs    []gosnmp.SnmpPDU
-		status mib.Status
-		digest uint64
-		err    error
+		name     string
+		vbs      []gosnmp.SnmpPDU
+		status   mib.Status
+		digest   uint64
+		err      error
+		withheld bool
 	}{
-		{"digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3, 4, 5, 6, 7, 8})}, mib.StatusFaultFree, 0x0102030405060708, nil},
-		{"older agent", []gosnmp.SnmpPDU{up, digest(gosnmp.NoSuchObject, nil)}, mib.StatusFaultFree, 0, nil},
-		{"short digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3})}, mib.StatusFaultFree, 0, nil},
-		{"digest as a gauge", []gosnmp.SnmpPDU{up, digest(gosnmp.Gauge32, uint32(7))}, mib.StatusFaultFree, 0, nil},
-		{"one varbind of two", []gosnmp.SnmpPDU{up}, mib.StatusFaulty, 0, ErrMalformedReply},
+		{"digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3, 4, 5, 6, 7, 8})}, mib.StatusFaultFree, 0x0102030405060708, nil, false},
+		{"view withheld", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{})}, mib.StatusFaultFree, 0, nil, true},
+		{"older agent", []gosnmp.SnmpPDU{up, digest(gosnmp.NoSuchObject, nil)}, mib.StatusFaultFree, 0, nil, false},
+		{"short digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3})}, mib.StatusFaultFree, 0, nil, false},
+		{"digest as a gauge", []gosnmp.SnmpPDU{up, digest(gosnmp.Gauge32, uint32(7))}, mib.StatusFaultFree, 0, nil, false},
+		{"one varbind of two", []gosnmp.SnmpPDU{up}, mib.StatusFaulty, 0, ErrMalformedReply, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -43,8 +45,8 @@ func TestProbeReadsDigest(t *testing.T) {
 			})
 			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 100*time.Millisecond, 1 })
 			res := p.Probe(probeContext(t), f.target())
-			if res.Digest != c.digest || !errors.Is(res.SNMPErr, c.err) || (c.err == nil && res.Status != c.status) {
-				t.Fatalf("got %+v, want status %v, digest %x, error %v", res, c.status, c.digest, c.err)
+			if res.Digest != c.digest || res.Withheld != c.withheld || !errors.Is(res.SNMPErr, c.err) || (c.err == nil && res.Status != c.status) {
+				t.Fatalf("got %+v, want status %v, digest %x, withheld %v, error %v", res, c.status, c.digest, c.withheld, c.err)
 			}
 			if len(asked) < 2 || !sameOID(asked[0], mib.HiADSDisUP0) || !sameOID(asked[1], mib.DiagViewDigest0) {
 				t.Fatalf("the test asked for %v; want hiADSDisUP.0 and diagViewDigest.0", asked)

@@ -59,6 +59,9 @@ type Result struct {
 	// that found it fault-free; 0 from a peer that serves none (an older
 	// agent, a tested-only device) or a value not 8 octets long.
 	Digest uint64
+	// Withheld says the peer served an empty diagViewDigest: it is up, but
+	// its view holds verdicts made while it was cut off and must not be read.
+	Withheld bool
 	// SNMPErr says why step 1 did not find the peer fault-free (nil if it did).
 	SNMPErr error
 	// PingErr says why step 2 found no echo (nil if it was not needed or answered).
@@ -176,7 +179,7 @@ func (p *Prober) test(ctx context.Context, t Target, wait time.Duration) Result 
 	ping := &sidePing{done: make(chan struct{})}
 	defer ping.cancel(stop)
 	step := func() { ping.start(pctx, p.pinger, t.Addr) }
-	rtt, resent, digest, err := p.snmpStep(ctx, t, wait, step)
+	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, wait, step)
 	if rtt > 0 { // a reply came, whatever it said
 		p.book.update(t.key(), func(s *peerState) {
 			if resent == 0 {
@@ -188,7 +191,7 @@ func (p *Prober) test(ctx context.Context, t Target, wait time.Duration) Result 
 	}
 	switch {
 	case err == nil:
-		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Wait: wait}
+		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: wait}
 	case errors.Is(err, ErrLoopStalled):
 		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err, Wait: wait}
 	case ctx.Err() != nil:
@@ -245,9 +248,9 @@ func (s *sidePing) cancel(stop context.CancelFunc) {
 // snmpStep GETs hiADSDisUP.0 and diagViewDigest.0 (or a tested-only node's
 // object), waiting wait for each reply and calling retry before each
 // retransmission. It returns the round trip, how many requests were resent,
-// the digest served (0 if none) and a nil error only for a reply that
-// makes the peer fault-free.
-func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, retry func()) (time.Duration, int, uint64, error) {
+// the digest served (0 if none), whether the peer withholds its view (an
+// empty digest) and a nil error only for a reply that makes it fault-free.
+func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, retry func()) (time.Duration, int, uint64, bool, error) {
 	oids := []string{mib.HiADSDisUP0, mib.DiagViewDigest0}
 	if t.TestedOnly {
 		oids = []string{t.OID}
@@ -257,7 +260,7 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, ret
 	}
 	g, err := p.client(ctx, t)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, false, err
 	}
 	defer g.Conn.Close()
 	resent := 0
@@ -267,29 +270,37 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, ret
 	pkt, err := g.Get(oids)
 	rtt := time.Since(start)
 	if err != nil {
-		return 0, resent, 0, fmt.Errorf("get %s: %w", oids[0], err)
+		return 0, resent, 0, false, fmt.Errorf("get %s: %w", oids[0], err)
 	}
 	vb, err := firstValue(pkt, oids)
 	if err != nil {
-		return rtt, resent, 0, err
+		return rtt, resent, 0, false, err
 	}
 	if t.TestedOnly {
-		return rtt, resent, 0, nil
+		return rtt, resent, 0, false, nil
 	}
 	if err := upValue(vb); err != nil {
-		return rtt, resent, 0, err
+		return rtt, resent, 0, false, err
 	}
-	return rtt, resent, digestValue(pkt.Variables[1]), nil
+	d, withheld := digestValue(pkt.Variables[1])
+	return rtt, resent, d, withheld, nil
 }
 
-// digestValue reads diagViewDigest: 8 octets, anything else (an older
-// agent's noSuchObject) is no digest.
-func digestValue(vb gosnmp.SnmpPDU) uint64 {
+// digestValue reads diagViewDigest: 8 octets are a digest, the empty
+// string a view withheld; anything else (an older agent's noSuchObject) is
+// no digest.
+func digestValue(vb gosnmp.SnmpPDU) (digest uint64, withheld bool) {
 	b, ok := vb.Value.([]byte)
-	if vb.Type != gosnmp.OctetString || !ok || len(b) != 8 || !sameOID(vb.Name, mib.DiagViewDigest0) {
-		return 0
+	if vb.Type != gosnmp.OctetString || !sameOID(vb.Name, mib.DiagViewDigest0) {
+		return 0, false
 	}
-	return binary.BigEndian.Uint64(b)
+	switch {
+	case ok && len(b) == 8:
+		return binary.BigEndian.Uint64(b), false
+	case len(b) == 0: // gosnmp may decode an empty string as nil
+		return 0, true
+	}
+	return 0, false
 }
 
 // firstValue returns the first varbind of a GET reply for oids, rejecting

@@ -38,6 +38,9 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),
 		newScalar(mustOID(mib.DiagNodeListIDs), func(v *view) value { return gauge(max(v.snap.ListIDs, uint32(len(v.snap.Nodes)))) }),
 		newScalar(mustOID(mib.DiagViewDigest), func(v *view) value {
+			if v.snap.Withheld {
+				return octets([]byte{})
+			}
 			return octets(binary.BigEndian.AppendUint64(nil, v.snap.Digest))
 		}),
 		push,
