@@ -33,6 +33,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "compare" {
 		return runCompare(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "push" {
+		return runPush(args[1:], stdout, stderr)
+	}
 	req, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
@@ -96,6 +99,8 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	jitter := fs.Float64("jitter", def.Jitter, "each interval is interval +/- up to this, uniformly")
 	rounds := fs.Int("rounds", def.Rounds, "rounds to run after the last event; negative: until all events are diagnosed, plus one round")
 	testedOnly := fs.String("tested-only", "", "comma list of tested-only node ids")
+	push := fs.Bool("push", false, "nodes push what their own tests find down the vCube tree (the daemon's way); pull alone, as in the papers, without")
+	hop := fs.Float64("hop-delay", 0, "with -push, the time one push takes to reach the next node (time units)")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	plotPath := fs.String("plot", "", "draw nodes diagnosed against tests to this PNG (or SVG, PDF) file")
 	var events eventList
@@ -115,7 +120,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	base := sim.Options{N: *n, TestedOnly: tos, Seed: *seed, Interval: *interval, Jitter: *jitter, Events: events, Rounds: *rounds}
+	base := sim.Options{N: *n, TestedOnly: tos, Seed: *seed, Interval: *interval, Jitter: *jitter, Events: events, Rounds: *rounds, Push: *push, HopDelay: *hop}
 	req := request{json: *asJSON, plotPath: *plotPath}
 	req.runs, err = expand(base, *algos, *starts)
 	return req, err
@@ -186,8 +191,11 @@ func writeText(w io.Writer, r sim.Result) error {
 	fmt.Fprintf(&b, "%s, %d nodes, %s start, seed %d: %d rounds, %.1f tests and %.1f units per round\n",
 		r.Algo, r.N, r.Start, r.Seed, r.Rounds, r.TestsPerRound, r.UnitsPerRound)
 	for _, ev := range r.Events {
-		fmt.Fprintf(&b, "  %s %d@%g: latency %d rounds, up to %d tests, complete %v\n",
-			ev.Kind, ev.Node, ev.Time, ev.LatencyRounds, ev.MaxTests, ev.Complete)
+		fmt.Fprintf(&b, "  %s %d@%g: latency %d rounds (%.4g time units), up to %d tests, complete %v\n",
+			ev.Kind, ev.Node, ev.Time, ev.LatencyRounds, ev.LatencyTime, ev.MaxTests, ev.Complete)
+		if ev.ByPush > 0 {
+			fmt.Fprintf(&b, "    %d nodes learned it from a push, in up to %d hops\n", ev.ByPush, ev.Hops)
+		}
 		if ev.BoundRounds > 0 {
 			fmt.Fprintf(&b, "    node %d %s the list; bound %d rounds (hiadsd.MembershipBound)\n", *ev.Subject, map[string]string{"join": "joined", "leave": "left"}[ev.Kind], ev.BoundRounds)
 		}

@@ -170,3 +170,20 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPushCommand runs "diagsim push" on small sizes: a row per size and
+// mode, and the plot written.
+func TestPushCommand(t *testing.T) {
+	png := filepath.Join(t.TempDir(), "push.png")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"push", "-max", "256", "-samples", "3", "-plot", png}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2+3*2 || !strings.Contains(lines[2], "| 16 | 3 | pull |") || !strings.Contains(lines[7], "| 256 | 3 | push |") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	if st, err := os.Stat(png); err != nil || st.Size() == 0 {
+		t.Fatalf("plot: %v", err)
+	}
+}

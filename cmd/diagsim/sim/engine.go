@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -25,6 +27,13 @@ type engine struct {
 	roundsAfter          int // rounds completed once every event was applied
 	closedAt             int // global round in which the last event closed
 	now                  float64
+	flights              []flight // pushes sent, by item.flight-1
+}
+
+// flight is one push on its way: who sent it, and its hop from the root.
+type flight struct {
+	from, hops int
+	p          hiadsd.Push
 }
 
 // Run simulates opt and returns what happened.
@@ -43,7 +52,7 @@ func Run(opt Options) (Result, error) {
 }
 
 func newEngine(opt Options) (*engine, error) {
-	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly}
+	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly, Push: opt.Push}
 	nw, err := hiadsd.NewNetwork(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
@@ -95,6 +104,12 @@ func (e *engine) loop() error {
 			return nil // every node is down: nothing can happen any more
 		}
 		e.now = it.at
+		if it.flight > 0 {
+			if err := e.deliver(it.flight - 1); err != nil {
+				return err
+			}
+			continue
+		}
 		if it.event >= 0 {
 			if err := e.apply(it.event); err != nil {
 				return err
@@ -209,13 +224,45 @@ func (e *engine) interval(it item) error {
 	e.units += rep.Units
 	for _, t := range e.trackers {
 		if t != nil {
-			t.stepped(it.node, e.counts, e.nw)
+			t.stepped(it.node, e.counts, e.nw, e.now)
 		}
 	}
 	if e.global.finished(it.node, e.nw.Testing) {
 		e.closeRound()
 	}
 	e.agenda.push(item{at: e.now + e.nextInterval(), node: it.node, gen: it.gen, event: -1})
+	e.send(it.node, rep.Pushes, 1)
+	return nil
+}
+
+// send puts pushes from node from on the wire: each arrives HopDelay later,
+// as hop hops from the node that found the event.
+func (e *engine) send(from int, pushes []hiadsd.Push, hops int) {
+	for _, p := range pushes {
+		p.Entries = slices.Clone(p.Entries)
+		e.flights = append(e.flights, flight{from: from, hops: hops, p: p})
+		e.agenda.push(item{at: e.now + e.opt.HopDelay, node: p.To, event: -1, flight: len(e.flights)})
+	}
+}
+
+// deliver hands push k to its node, which merges it and passes it on; a
+// node that is down (or cut off) loses it.
+func (e *engine) deliver(k int) error {
+	f := e.flights[k]
+	e.flights[k].p.Entries = nil
+	rep, err := e.nw.Deliver(f.from, f.p)
+	if errors.Is(err, hiadsd.ErrNoAnswer) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("push from %d to %d at %v: %w", f.from, f.p.To, e.now, err)
+	}
+	for _, t := range e.trackers {
+		if t != nil {
+			t.pushed(f.p.To, f.hops, e.counts, e.nw, e.now)
+		}
+	}
+	e.send(f.p.To, rep.Pushes, f.hops+1)
 	return nil
 }
 

@@ -63,6 +63,10 @@ type Options struct {
 	// Rounds is how many testing rounds to run after the last event; negative
 	// means until every event is diagnosed by every fault-free node, plus one.
 	Rounds int
+	// Push makes every node push what its own tests find down its vCube
+	// tree (hiadsd.Config.Push); each hop takes HopDelay time units.
+	Push     bool
+	HopDelay float64
 }
 
 // Default returns the options of seed 002's runs: Hi-ADSD, 64 nodes, sync
@@ -79,6 +83,9 @@ func (o *Options) Validate() error {
 	}
 	if !(o.Interval > 0) {
 		return fmt.Errorf("interval %v must be positive: %w", o.Interval, ErrBadOptions)
+	}
+	if !(o.HopDelay >= 0 && o.HopDelay < o.Interval) {
+		return fmt.Errorf("hop delay %v must be in [0, interval): %w", o.HopDelay, ErrBadOptions)
 	}
 	if !(o.Jitter >= 0 && o.Jitter < o.Interval) {
 		return fmt.Errorf("jitter %v must be in [0, interval): %w", o.Jitter, ErrBadOptions)

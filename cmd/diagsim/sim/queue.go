@@ -8,7 +8,8 @@ type item struct {
 	seq   uint64 // ties at equal times keep scheduling order
 	node  int
 	gen   uint32 // the node incarnation the interval belongs to
-	event int    // index into the schedule, or -1 for an interval
+	event int    // index into the schedule, or -1 for an interval or a push
+	flight int   // a push's index in engine.flights plus one; 0 for anything else
 }
 
 // queue is a min-heap of items by (at, seq).

@@ -28,6 +28,12 @@ type EventResult struct {
 	// LatencyRounds is the testing round, counted from the event, in which the
 	// last of them got it; 0 if the run ended first.
 	LatencyRounds int `json:"latency_rounds"`
+	// LatencyTime is the time from the event to the last of them; Hops the
+	// most push hops by which one learned it, ByPush how many did (with
+	// Options.Push). Zero if the run ended first.
+	LatencyTime float64 `json:"latency_time,omitempty"`
+	Hops        int     `json:"hops,omitempty"`
+	ByPush      int     `json:"by_push,omitempty"`
 	// MaxTests is the largest k: the intervals the slowest node needed.
 	MaxTests int `json:"max_tests"`
 	// Complete is false if the run ended, or the node changed again, before

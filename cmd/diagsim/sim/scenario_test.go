@@ -81,3 +81,31 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	}
 	return b.String()
 }
+
+// TestPushKnownWithinOneInterval: with pushes, a fault is known at every
+// fault-free node within one testing interval (plus jitter) of its
+// happening, through at most log2 N hops; pulling alone takes longer.
+func TestPushKnownWithinOneInterval(t *testing.T) {
+	for _, n := range []int{16, 256, 1024} {
+		opt := Default()
+		opt.Algorithm, opt.N, opt.Start, opt.Seed = hiadsd.VCube, n, Random, 3
+		opt.Events = []Event{{Kind: Fault, Node: n / 3, Time: 75}}
+		pull, err := Run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Push, opt.HopDelay = true, 0.001
+		push, err := Run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, q := push.Events[0], pull.Events[0]
+		limit := opt.Interval + opt.Jitter + float64(p.Hops)*opt.HopDelay
+		if !p.Complete || p.LatencyTime > limit || p.Hops > hiadsd.Levels(n) || p.ByPush == 0 {
+			t.Errorf("N=%d push: %+v; want known everywhere within %.3f time units, in at most %d hops", n, p, limit, hiadsd.Levels(n))
+		}
+		if !q.Complete || q.ByPush != 0 || q.LatencyTime <= p.LatencyTime {
+			t.Errorf("N=%d pull: %+v; want complete, no push, and slower than push (%.3f)", n, q, p.LatencyTime)
+		}
+	}
+}
