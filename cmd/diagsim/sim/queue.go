@@ -4,12 +4,12 @@ import "container/heap"
 
 // item is one scheduled happening: the end of a node's interval, or an event.
 type item struct {
-	at    float64
-	seq   uint64 // ties at equal times keep scheduling order
-	node  int
-	gen   uint32 // the node incarnation the interval belongs to
-	event int    // index into the schedule, or -1 for an interval or a push
-	flight int   // a push's index in engine.flights plus one; 0 for anything else
+	at     float64
+	seq    uint64 // ties at equal times keep scheduling order
+	node   int
+	gen    uint32 // the node incarnation the interval belongs to
+	event  int    // index into the schedule, or -1 for an interval or a push
+	flight int    // a push's index in engine.flights plus one; 0 for anything else
 }
 
 // queue is a min-heap of items by (at, seq).
