@@ -81,7 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.nodes, "nodes", 37, "agents, one per namespace")
 	fs.DurationVar(&o.interval, "interval", 2*time.Second, "testing interval")
 	fs.DurationVar(&o.timeout, "test.timeout", time.Second, "test.timeout of the agents (the daemon's default)")
-	fs.IntVar(&o.retries, "test.retries", 2, "test.retries of the agents (the daemon's default)")
+	fs.IntVar(&o.retries, "test.retries", 3, "test.retries of the agents (the daemon's default)")
 	fs.DurationVar(&o.pingTimeout, "test.ping_timeout", 2*time.Second, "test.ping_timeout of the agents (the daemon's default)")
 	fs.IntVar(&o.pingCount, "test.ping_count", 2, "test.ping_count of the agents (the daemon's default)")
 	fs.StringVar(&o.losses, "loss", "1,5", "soak: comma-separated loss percentages, one run each")

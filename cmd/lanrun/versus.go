@@ -84,7 +84,7 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount})
 		case "defaults":
 			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent defaults", Interval: 30 * time.Second,
-				Timeout: time.Second, Retries: 2, PingTimeout: 2 * time.Second, PingCount: 2})
+				Timeout: time.Second, Retries: 3, PingTimeout: 2 * time.Second, PingCount: 2})
 		default:
 			return fmt.Errorf("-versus.systems %q: want a comma-separated subset of memberlist,fast,defaults", o.vs.systems)
 		}
