@@ -102,6 +102,7 @@ func TestHealedPartitionSpreadsNothing(t *testing.T) {
 			for range 2 * Levels(n) {
 				stepInOrder(t, nw, order, rng, func() { spread = max(spread, falseFaults(nw, cut)) })
 			}
+			t.Logf("after the heal: up to %d false faults held by the others at once", spread)
 			if (spread > 0) != c.spreads {
 				t.Fatalf("after the heal, up to %d false faults held by the others; want spread %v", spread, c.spreads)
 			}

@@ -193,9 +193,12 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 }
 
 // RoundTime is the longest a testing round can last: the slowest jittered
-// interval (interval + 10%) plus one full test of a silent peer.
+// interval (interval + 10%) plus the longest test of a silent peer. That
+// test is two: the first, waiting at most test.timeout for each of the
+// retries + 1 requests with the ping beside them, and the re-test of its
+// new verdict, waiting the same.
 func (c *Cluster) RoundTime() time.Duration {
-	budget := c.Timeout*time.Duration(c.Retries+1) + c.PingTimeout
+	budget := 2 * max(c.Timeout*time.Duration(c.Retries+1), c.PingTimeout)
 	return c.Interval*11/10 + budget
 }
 
