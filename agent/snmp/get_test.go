@@ -178,3 +178,24 @@ func TestUpTimeAndEngineTimeFollowTheClock(t *testing.T) {
 		".1.3.6.1.6.3.10.2.1.2.0 = INTEGER: 1",
 	})
 }
+
+// TestGetViewDigestWithheld: net-snmp's snmpget reads diagViewDigest.0 as 8
+// octets, and as the empty string while the agent withholds its view (it
+// holds verdicts made while cut off, hiadsd/isolation.go).
+func TestGetViewDigestWithheld(t *testing.T) {
+	h := startHarness(t, nil)
+	s := testSnapshot()
+	s.Digest = 0x0102030405060708
+	if err := h.r.Publish(s); err != nil {
+		t.Fatal(err)
+	}
+	assertLines(t, h.must(t, "snmpget", h.v2(roCommunity, "-Ox", mib.DiagViewDigest0)...),
+		[]string{`.1.3.6.1.4.1.200.1.12.0 = Hex-STRING: 01 02 03 04 05 06 07 08`})
+	w := testSnapshot()
+	w.Digest, w.Withheld = 0x0102030405060708, true
+	if err := h.r.Publish(w); err != nil {
+		t.Fatal(err)
+	}
+	assertLines(t, h.must(t, "snmpget", h.v2(roCommunity, mib.DiagViewDigest0)...),
+		[]string{`.1.3.6.1.4.1.200.1.12.0 = ""`})
+}
