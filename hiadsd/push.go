@@ -17,11 +17,20 @@ import "fmt"
 
 // Push is one message of the push: Entries for node To, which sits in
 // cluster Cluster of the sender's tree and forwards in its clusters
-// 1..Cluster-1.
+// 1..Cluster-1. Alternates are the next nodes of that cluster the sender
+// holds fault-free, in order: when To does not take the push (it failed
+// since the sender last heard of it), the sender tries them in turn. Any
+// node of c(i,s) roots the rest of it, since its clusters 1..s-1 are
+// c(i,s) without itself.
 type Push struct {
 	To, Cluster int
 	Entries     []IDEntry
+	Alternates  []int
 }
+
+// maxAlternates bounds the alternates of a push: each one tried costs the
+// sender a wait for an answer that may not come.
+const maxAlternates = 2
 
 // pushTargets returns a push of entries to the first node this node holds
 // fault-free (a tester) in each of its clusters 1..maxCluster: the children
@@ -33,7 +42,21 @@ func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 	var out []Push
 	for s := 1; s <= maxCluster; s++ {
 		if t := n.firstTester(n.ID, s); t >= 0 {
-			out = append(out, Push{To: t, Cluster: s, Entries: entries})
+			out = append(out, Push{To: t, Cluster: s, Entries: entries, Alternates: n.testersAfter(n.ID, s, t)})
+		}
+	}
+	return out
+}
+
+// testersAfter returns up to maxAlternates testers of c(i,s) that come
+// after t in firstTester's order.
+func (n *Node) testersAfter(i, s, t int) []int {
+	half := 1 << (s - 1)
+	p := i ^ half
+	var out []int
+	for k := (t ^ p) + 1; k < half && len(out) < maxAlternates; k++ {
+		if c := p ^ k; c < n.Config.N && n.isTester(c) {
+			out = append(out, c)
 		}
 	}
 	return out

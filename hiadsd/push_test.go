@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // flood delivers pushes sent by from, and everything they cause to be
-// passed on, each lost with probability loss; it returns the deepest hop
-// reached and the messages sent.
+// passed on, each lost with probability loss; a push its node does not
+// take goes to the sender's next alternate, as the daemon sends it. It
+// returns the deepest hop reached and the messages sent.
 func flood(t *testing.T, nw *Network, from int, pushes []Push, loss float64, rng *rand.Rand) (hops, msgs int) {
 	t.Helper()
 	type hop struct {
@@ -29,6 +31,10 @@ func flood(t *testing.T, nw *Network, from int, pushes []Push, loss float64, rng
 		}
 		rep, err := nw.Deliver(h.from, h.p)
 		if errors.Is(err, ErrNoAnswer) {
+			if alt := h.p.Alternates; len(alt) > 0 {
+				h.p.To, h.p.Alternates = alt[0], alt[1:]
+				queue = append(queue, h)
+			}
 			continue
 		}
 		if err != nil {
@@ -225,5 +231,39 @@ func TestReceive(t *testing.T) {
 	}
 	if n.View.Get(3) != (Entry{Partial, 3}) {
 		t.Fatalf("a refused push changed entry 3 to %v", n.View.Get(3))
+	}
+}
+
+// TestPushGoesRoundAFailedChild: nodes 1 and 6 of 16 fail at once. Node 0
+// finds node 1 faulty and pushes; node 4 passes the push on in its cluster
+// c(4,2) = {6, 7}, where it still holds 6 fault-free. Node 6 does not take
+// it, so node 4 tries its alternate, node 7: every fault-free node knows
+// of node 1 without waiting for an interval of its own.
+func TestPushGoesRoundAFailedChild(t *testing.T) {
+	nw, err := NewNetwork(&Config{N: 16, Algorithm: VCube, Push: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 2 {
+		pushRound(t, nw, 0, rng)
+	}
+	if got := nw.Node(4).pushTargets([]IDEntry{{ID: 1}}, 2); len(got) != 2 || got[1].To != 6 || !slices.Equal(got[1].Alternates, []int{7}) {
+		t.Fatalf("node 4's pushes for its clusters 1 and 2: %+v; want the second to 6, then 7", got)
+	}
+	for _, id := range []int{1, 6} {
+		if err := nw.SetState(id, Faulty); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := nw.Step(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flood(t, nw, 0, rep.Pushes, 0, rng)
+	for id := range 16 {
+		if nw.Testing(id) && id != 0 && nw.View(id).Get(1).Status != Faulty {
+			t.Errorf("node %d holds node 1 %v after node 0's push", id, nw.View(id).Get(1).Status)
+		}
 	}
 }

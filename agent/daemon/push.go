@@ -94,10 +94,14 @@ func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 				d.log.WithError(err).Error("cannot encode a push")
 				break
 			}
-			t := d.targets[p.To]
 			d.push.sends.Go(func() {
-				if err := d.prober.Push(ctx, t, b); err != nil {
-					d.log.WithFields(logrus.Fields{"to": p.To + 1, "address": t.Addr.String()}).WithError(err).Debug("push not taken")
+				for _, to := range append([]int{p.To}, p.Alternates...) { // the next of the cluster when one fails
+					t := d.targets[to]
+					err := d.prober.Push(ctx, t, b)
+					if err == nil {
+						return
+					}
+					d.log.WithFields(logrus.Fields{"to": to + 1, "address": t.Addr.String()}).WithError(err).Debug("push not taken")
 				}
 			})
 		}

@@ -18,8 +18,10 @@ var ErrNoWriteAccess = errors.New("probe: no write community or v3 user to push 
 func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity != "" }
 
 // Push writes value (a mib.MarshalPush) to diagPush.0 of the agent at t,
-// with the write community or the v3 user tests use; it fails unless the
-// peer took it.
+// with the write community or the v3 user tests use, waiting for each reply
+// as a test of t would (its round-trip timeout), so that a push to a peer
+// that has just failed gives up soon and the sender can try another; it
+// fails unless the peer took it.
 func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
@@ -37,6 +39,8 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 		return err
 	}
 	defer g.Conn.Close()
+	was := p.book.get(t.key())
+	g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
 	pkt, err := g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
 	if err != nil {
 		return fmt.Errorf("push to %s: %w", t.Addr, err)

@@ -246,12 +246,19 @@ func (e *engine) send(from int, pushes []hiadsd.Push, hops int) {
 }
 
 // deliver hands push k to its node, which merges it and passes it on; a
-// node that is down (or cut off) loses it.
+// node that is down (or cut off) does not take it, and the sender's next
+// alternate gets it one hop delay later (the sender's wait for the answer
+// that did not come).
 func (e *engine) deliver(k int) error {
 	f := e.flights[k]
 	e.flights[k].p.Entries = nil
 	rep, err := e.nw.Deliver(f.from, f.p)
 	if errors.Is(err, hiadsd.ErrNoAnswer) {
+		if len(f.p.Alternates) > 0 {
+			f.p.To, f.p.Alternates = f.p.Alternates[0], f.p.Alternates[1:]
+			e.flights = append(e.flights, f)
+			e.agenda.push(item{at: e.now + e.opt.HopDelay, node: f.p.To, event: -1, flight: len(e.flights)})
+		}
 		return nil
 	}
 	if err != nil {
