@@ -260,7 +260,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	}
 	probes := map[int]probe.Result{}
 	for !m.Done() {
-		res := d.batch(ctx, m.Ready(), probes)
+		res := d.batchTakingPushes(ctx, m.Ready(), probes)
 		if ctx.Err() != nil {
 			return // stopping: tests were cut short, their verdicts mean nothing; the core undid the pass
 		}

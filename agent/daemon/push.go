@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -37,6 +38,26 @@ func (d *Daemon) Receive(p mib.Push) error {
 		return nil
 	default:
 		return ErrPushQueueFull
+	}
+}
+
+// batchTakingPushes runs a batch of the interval's ops and, while it runs
+// (a test of a peer that has just failed waits for its re-test, seconds),
+// merges and passes on the pushes that arrive, so that an agent busy
+// testing does not hold up its subtree. Between two batches the core's
+// view is as the interval found it (the pass that asked for the batch was
+// undone), and a merge then is as if the push had come before the
+// interval: the next pass starts from it.
+func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
+	done := make(chan []hiadsd.Result, 1)
+	go func() { done <- d.batch(ctx, ops, probes) }()
+	for {
+		select {
+		case res := <-done:
+			return res
+		case p := <-d.push.in:
+			d.takePush(ctx, p)
+		}
 	}
 }
 

@@ -1,0 +1,69 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// slowLAN is a fakeLAN whose tests of one address wait for the test to let
+// them go, as a re-test of a peer that has just frozen waits seconds.
+type slowLAN struct {
+	*fakeLAN
+	slow    chan struct{} // set: tests of addr(1) block until it is closed
+	entered chan struct{}
+}
+
+func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
+	if t.Addr == addr(1) && s.slow != nil {
+		s.entered <- struct{}{}
+		<-s.slow
+	}
+	return s.fakeLAN.Probe(ctx, t)
+}
+
+// TestPushTakenDuringATest: a push that arrives while the agent's interval
+// waits on a slow test is merged, served and passed on at once, not when
+// the interval ends.
+func TestPushTakenDuringATest(t *testing.T) {
+	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1)}, &sink{}
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background()) // every node fault-free
+	lan.slow = make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); d.interval(context.Background()) }()
+	select {
+	case <-lan.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interval never tested node 2")
+	}
+	changed := d.Changed()
+	// Node 5 (core id 4) found node 7 faulty; node 1 is in its cluster c(4,3).
+	p := mib.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
+		Entries: []mib.PushEntry{{NodeID: 7, Status: mib.StatusFaulty, Counter: 1}}}
+	if err := d.Receive(p); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the push was not served while the test of node 2 was waiting")
+	}
+	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaulty {
+		t.Fatalf("node 7 is %v while the interval waits, want faulty from the push", st)
+	}
+	close(lan.slow)
+	<-done
+	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaulty {
+		t.Fatalf("node 7 is %v after the interval, want faulty", st)
+	}
+}
