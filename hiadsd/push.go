@@ -91,13 +91,49 @@ func (iv *interval) pushes() []Push {
 // running another list is dropped whole (ErrOtherList), as a fetch is.
 func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 	rep := Report{Node: n.ID}
+	pass, err := n.sift(from, p, v)
+	if err != nil {
+		return rep, err
+	}
+	for _, ie := range pass {
+		if mine := n.View.Get(ie.ID); ie.Entry.Newer(mine) {
+			n.View.Set(ie.ID, ie.Entry)
+			if mine.Status != ie.Entry.Status {
+				rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
+			}
+		}
+	}
+	if n.Config.Push {
+		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
+	}
+	return rep, nil
+}
+
+// Forward returns the pushes with which Receive would pass p on, without
+// merging it: a caller in the middle of an interval (its tests under way,
+// their verdicts not yet applied) forwards at once and hands the push to
+// Receive once the interval is over, dropping that call's pushes. Merging
+// then, rather than now, keeps a verdict of a test made before the push
+// came from overriding the newer news it brought.
+func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
+	pass, err := n.sift(from, p, v)
+	if err != nil || !n.Config.Push {
+		return nil, err
+	}
+	return n.pushTargets(pass, p.Cluster-1), nil
+}
+
+// sift checks a push and returns its entries that are to be taken or
+// passed on: none about this node, outside the list or Unknown, none older
+// than the entry held.
+func (n *Node) sift(from int, p Push, v ListVersion) ([]IDEntry, error) {
 	switch {
 	case from < 0 || from >= n.Config.N || from == n.ID:
-		return rep, fmt.Errorf("push from node %d to node %d: %w", from, n.ID, ErrBadConfig)
+		return nil, fmt.Errorf("push from node %d to node %d: %w", from, n.ID, ErrBadConfig)
 	case p.Cluster < 1 || p.Cluster > Levels(n.Config.N):
-		return rep, fmt.Errorf("push from node %d for cluster %d of %d: %w", from, p.Cluster, Levels(n.Config.N), ErrBadConfig)
+		return nil, fmt.Errorf("push from node %d for cluster %d of %d: %w", from, p.Cluster, Levels(n.Config.N), ErrBadConfig)
 	case v.Known() && n.List.Known() && v != n.List:
-		return rep, fmt.Errorf("push from node %d: %w", from, ErrOtherList)
+		return nil, fmt.Errorf("push from node %d: %w", from, ErrOtherList)
 	}
 	var pass []IDEntry
 	for _, ie := range p.Entries {
@@ -105,20 +141,10 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 		if id < 0 || id >= n.Config.N || id == n.ID || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown {
 			continue
 		}
-		mine := n.View.Get(id)
-		if mine.Newer(ie.Entry) {
+		if n.View.Get(id).Newer(ie.Entry) {
 			continue // older news: a late or replayed push
-		}
-		if ie.Entry.Newer(mine) {
-			n.View.Set(id, ie.Entry)
-			if mine.Status != ie.Entry.Status {
-				rep.Updates = append(rep.Updates, Update{ID: id, Old: mine, New: ie.Entry, From: from})
-			}
 		}
 		pass = append(pass, ie)
 	}
-	if n.Config.Push {
-		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
-	}
-	return rep, nil
+	return pass, nil
 }

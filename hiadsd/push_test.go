@@ -178,14 +178,19 @@ func TestReceive(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.List = ListVersion{Counter: 1, Hash: 7}
-	rep, err := n.Receive(8, Push{To: 0, Cluster: 4, Entries: []IDEntry{
+	push := Push{To: 0, Cluster: 4, Entries: []IDEntry{
 		{ID: 5, Entry: Entry{Status: Faulty, Counter: 3}},    // newer: taken, passed on
 		{ID: 6, Entry: Entry{Status: FaultFree, Counter: 2}}, // equal: passed on
 		{ID: 7, Entry: Entry{Status: Faulty, Counter: 1}},    // older: dropped
 		{ID: 0, Entry: Entry{Status: Faulty, Counter: 9}},    // about the receiver
 		{ID: 9, Entry: Entry{Status: Unknown, Counter: 9}},   // unknown
 		{ID: 16, Entry: Entry{Status: Faulty, Counter: 9}},   // outside
-	}}, n.List)
+	}}
+	fwd, err := n.Forward(8, push, n.List) // what a node in the middle of an interval passes on
+	if err != nil || len(fwd) != 3 || n.View.Get(5) != (Entry{FaultFree, 2}) {
+		t.Fatalf("Forward: %d pushes, %v, entry 5 now %v; want 3 and the view untouched", len(fwd), err, n.View.Get(5))
+	}
+	rep, err := n.Receive(8, push, n.List)
 	if err != nil {
 		t.Fatal(err)
 	}

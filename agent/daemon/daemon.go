@@ -280,6 +280,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.learnStation(rep.Station)
 	d.record(rep)
 	d.sendPushes(ctx, rep.Pushes)
+	d.mergeHeld()
 	d.adoptList(ctx, rep.Lists)
 	if d.observe != nil {
 		d.mu.Lock()

@@ -27,6 +27,7 @@ const pushQueue = 256
 type pushing struct {
 	in    chan mib.Push
 	sends sync.WaitGroup
+	held  []mib.Push // passed on during the interval under way, merged at its end; owned by the loop
 }
 
 // Receive queues a push a peer wrote to diagPush for the loop, which
@@ -43,11 +44,11 @@ func (d *Daemon) Receive(p mib.Push) error {
 
 // batchTakingPushes runs a batch of the interval's ops and, while it runs
 // (a test of a peer that has just failed waits for its re-test, seconds),
-// merges and passes on the pushes that arrive, so that an agent busy
-// testing does not hold up its subtree. Between two batches the core's
-// view is as the interval found it (the pass that asked for the batch was
-// undone), and a merge then is as if the push had come before the
-// interval: the next pass starts from it.
+// passes on at once the pushes that arrive, so that an agent busy testing
+// does not hold up its subtree. They are merged once the interval is over
+// (mergeHeld): a test under way may have begun before the push came, and
+// its verdict, applied at the interval's end, must not override the newer
+// news as if it were newer itself.
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
 	done := make(chan []hiadsd.Result, 1)
 	go func() { done <- d.batch(ctx, ops, probes) }()
@@ -56,8 +57,28 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 		case res := <-done:
 			return res
 		case p := <-d.push.in:
-			d.takePush(ctx, p)
+			if d.removed {
+				continue
+			}
+			hp, v := corePush(d.id, p)
+			pushes, err := d.node.Forward(int(p.From)-1, hp, v)
+			if err != nil {
+				d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
+				continue
+			}
+			d.sendPushes(ctx, pushes)
+			d.push.held = append(d.push.held, p)
 		}
+	}
+}
+
+// mergeHeld merges the pushes passed on during the interval that just
+// ended, without passing them on again.
+func (d *Daemon) mergeHeld() {
+	held := d.push.held
+	d.push.held = nil
+	for _, p := range held {
+		d.merge(p)
 	}
 }
 
@@ -76,21 +97,32 @@ func (d *Daemon) takePushes(ctx context.Context) {
 // takePush merges one push into the core's view, records what changed as
 // learned events, and passes it on down this agent's part of the tree.
 func (d *Daemon) takePush(ctx context.Context, p mib.Push) {
+	d.sendPushes(ctx, d.merge(p))
+}
+
+// merge merges one push into the core's view and records what changed as
+// learned events; it returns the pushes that pass it on.
+func (d *Daemon) merge(p mib.Push) []hiadsd.Push {
 	if d.removed {
-		return
+		return nil
 	}
-	hp := hiadsd.Push{To: d.id, Cluster: int(p.Cluster)}
-	for _, e := range p.Entries {
-		hp.Entries = append(hp.Entries, hiadsd.IDEntry{ID: int(e.NodeID) - 1, Entry: hiadsd.Entry{Status: e.Status.Core(), Counter: e.Counter}})
-	}
-	v := hiadsd.ListVersion{Counter: p.ListVersion, Hash: binary.BigEndian.Uint64(p.ListHash[:])}
+	hp, v := corePush(d.id, p)
 	rep, err := d.node.Receive(int(p.From)-1, hp, v)
 	if err != nil {
 		d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
-		return
+		return nil
 	}
 	d.record(rep)
-	d.sendPushes(ctx, rep.Pushes)
+	return rep.Pushes
+}
+
+// corePush is the core's form of a push written to agent id.
+func corePush(id int, p mib.Push) (hiadsd.Push, hiadsd.ListVersion) {
+	hp := hiadsd.Push{To: id, Cluster: int(p.Cluster)}
+	for _, e := range p.Entries {
+		hp.Entries = append(hp.Entries, hiadsd.IDEntry{ID: int(e.NodeID) - 1, Entry: hiadsd.Entry{Status: e.Status.Core(), Counter: e.Counter}})
+	}
+	return hp, hiadsd.ListVersion{Counter: p.ListVersion, Hash: binary.BigEndian.Uint64(p.ListHash[:])}
 }
 
 // sendPushes writes each push to its receiver in the background, in

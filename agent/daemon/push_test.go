@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -11,11 +12,20 @@ import (
 )
 
 // slowLAN is a fakeLAN whose tests of one address wait for the test to let
-// them go, as a re-test of a peer that has just frozen waits seconds.
+// them go, as a re-test of a peer that has just frozen waits seconds, and
+// which takes pushes, signalling each.
 type slowLAN struct {
 	*fakeLAN
 	slow    chan struct{} // set: tests of addr(1) block until it is closed
 	entered chan struct{}
+	pushed  chan netip.Addr
+}
+
+func (s *slowLAN) CanPush() bool { return true }
+
+func (s *slowLAN) Push(_ context.Context, t probe.Target, _ []byte) error {
+	s.pushed <- t.Addr
+	return nil
 }
 
 func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
@@ -27,11 +37,12 @@ func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
 }
 
 // TestPushTakenDuringATest: a push that arrives while the agent's interval
-// waits on a slow test is merged, served and passed on at once, not when
-// the interval ends.
+// waits on a slow test is passed on at once, not when the interval ends,
+// and merged (served) once the interval is over, after the verdicts of the
+// tests that were under way.
 func TestPushTakenDuringATest(t *testing.T) {
 	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
-	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1)}, &sink{}
+	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 8)}, &sink{}
 	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
 		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
 	if err != nil {
@@ -46,20 +57,27 @@ func TestPushTakenDuringATest(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interval never tested node 2")
 	}
-	changed := d.Changed()
-	// Node 5 (core id 4) found node 7 faulty; node 1 is in its cluster c(4,3).
+	// Node 5 (core id 4) found node 7 faulty; node 1 is in its cluster c(4,3)
+	// and passes it on in its clusters 1 and 2: to nodes 2 and 3.
 	p := mib.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
 		Entries: []mib.PushEntry{{NodeID: 7, Status: mib.StatusFaulty, Counter: 1}}}
 	if err := d.Receive(p); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-changed:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the push was not served while the test of node 2 was waiting")
+	got := map[netip.Addr]bool{}
+	for len(got) < 2 {
+		select {
+		case a := <-lan.pushed:
+			got[a] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("passed on to %v while the test of node 2 was waiting; want nodes 2 and 3", got)
+		}
 	}
-	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaulty {
-		t.Fatalf("node 7 is %v while the interval waits, want faulty from the push", st)
+	if !got[addr(1)] || !got[addr(2)] {
+		t.Fatalf("passed on to %v; want nodes 2 and 3", got)
+	}
+	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaultFree {
+		t.Fatalf("node 7 is %v while the interval waits; the push is merged at its end", st)
 	}
 	close(lan.slow)
 	<-done
