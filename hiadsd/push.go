@@ -51,13 +51,10 @@ func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 // testersAfter returns up to maxAlternates testers of c(i,s) that come
 // after t in firstTester's order.
 func (n *Node) testersAfter(i, s, t int) []int {
-	half := 1 << (s - 1)
-	p := i ^ half
+	p := i ^ 1<<(s-1)
 	var out []int
-	for k := (t ^ p) + 1; k < half && len(out) < maxAlternates; k++ {
-		if c := p ^ k; c < n.Config.N && n.isTester(c) {
-			out = append(out, c)
-		}
+	for c := n.testerFrom(i, s, (t^p)+1); c >= 0 && len(out) < maxAlternates; c = n.testerFrom(i, s, (c^p)+1) {
+		out = append(out, c)
 	}
 	return out
 }

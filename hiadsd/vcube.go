@@ -68,10 +68,15 @@ func (n *Node) nonTesterHeads() []int {
 }
 
 // firstTester returns the first node of c(j,s) this node holds a tester, or -1.
-func (n *Node) firstTester(j, s int) int {
+func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0) }
+
+// testerFrom returns the first node this node holds a tester among c(j,s)
+// in its order (the k-th node is j ^ 2^(s-1) ^ k), starting at the k-th;
+// -1 if none.
+func (n *Node) testerFrom(j, s, k int) int {
 	half := 1 << (s - 1)
 	p := j ^ half
-	for k := 0; k < half; k++ {
+	for ; k < half; k++ {
 		t := p ^ k
 		if t < n.Config.N && n.isTester(t) {
 			return t

@@ -63,7 +63,7 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 			hp, v := corePush(d.id, p)
 			pushes, err := d.node.Forward(int(p.From)-1, hp, v)
 			if err != nil {
-				d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
+				d.dropped(p, err)
 				continue
 			}
 			d.sendPushes(ctx, pushes)
@@ -109,11 +109,16 @@ func (d *Daemon) merge(p mib.Push) []hiadsd.Push {
 	hp, v := corePush(d.id, p)
 	rep, err := d.node.Receive(int(p.From)-1, hp, v)
 	if err != nil {
-		d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
+		d.dropped(p, err)
 		return nil
 	}
 	d.record(rep)
 	return rep.Pushes
+}
+
+// dropped logs a push the core refused (another node list, a bad cluster).
+func (d *Daemon) dropped(p mib.Push, err error) {
+	d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
 }
 
 // corePush is the core's form of a push written to agent id.

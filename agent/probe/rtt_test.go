@@ -90,7 +90,7 @@ func TestProbeRetestLetsSlowPeerRefute(t *testing.T) {
 	var slow atomic.Bool
 	f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
 		if slow.Load() {
-			time.Sleep(300 * time.Millisecond) // a starved member: late, not silent
+			time.Sleep(1500 * time.Millisecond) // a starved member: late, not silent
 		}
 		return upAnswer(req)
 	})
@@ -107,7 +107,8 @@ func TestProbeRetestLetsSlowPeerRefute(t *testing.T) {
 	}
 	slow.Store(true)
 	r := p.Probe(probeContext(t), f.target())
-	// The first test waits 2 × 20ms-ish and finds only the echo: partial. The
+	// The first test waits twice the learned loopback wait (far below the
+	// stall even on a loaded machine) and finds only the echo: partial. The
 	// re-test waits up to 3 s per reply and gets the late answer.
 	if r.Status != mib.StatusFaultFree || !r.Retested || r.Suspected != mib.StatusPartial || r.Wait != cfg.Timeout {
 		t.Fatalf("slow peer: %+v, want a partial suspicion refuted by a re-test waiting the ceiling", r)

@@ -28,10 +28,10 @@ type pushRow struct {
 	WorstTime              float64
 }
 
-// pushSizes are the sizes runPush sweeps: 16 to 65,536 by powers of 4.
-func pushSizes(max int) []int {
+// pushSizes are the sizes runPush sweeps: 16 to largest by powers of 4.
+func pushSizes(largest int) []int {
 	var out []int
-	for n := 16; n <= max; n *= 4 {
+	for n := 16; n <= largest; n *= 4 {
 		out = append(out, n)
 	}
 	return out
