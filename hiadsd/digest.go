@@ -93,21 +93,15 @@ func (n *Node) remember(j int, d uint64, ranges []Range) {
 	n.merged = append(n.merged, merged{from: j, digest: d, cover: cover})
 }
 
-// digestOf returns the digest the test of j in this interval brought, 0 if
-// j was not tested or told none.
-func (iv *interval) digestOf(j int) uint64 {
+// digestOf returns the digest the test of j in this interval brought (0 if
+// j was not tested fault-free or told none) and whether it found j
+// withholding its view (Result.Withheld).
+func (iv *interval) digestOf(j int) (digest uint64, withheld bool) {
 	a, ok := iv.m.tests.get(j)
 	if !ok || a.status != FaultFree {
-		return 0
+		return 0, false
 	}
-	return a.digest
-}
-
-// withheld reports whether the test of j in this interval found it
-// withholding its view (Result.Withheld).
-func (iv *interval) withheld(j int) bool {
-	a, ok := iv.m.tests.get(j)
-	return ok && a.status == FaultFree && a.withheld
+	return a.digest, a.withheld
 }
 
 // entryMix is a 64-bit mix (splitmix64's finaliser) of one id's entry.

@@ -119,8 +119,8 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		// counter that loses every tie (see catchUp).
 		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
 	}
-	d := iv.digestOf(j)
-	if keep == nil && iv.node.skippable(j, d, ranges) || iv.withheld(j) {
+	d, withheld := iv.digestOf(j)
+	if keep == nil && iv.node.skippable(j, d, ranges) || withheld {
 		iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Skipped: true})
 		return 0, true
 	}

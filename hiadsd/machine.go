@@ -422,7 +422,7 @@ func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
 				if ds != nil && res[k].Status == FaultFree {
 					res[k].Digest = ds.DigestOf(op.Target)
 				}
-				if ws != nil && res[k].Status == FaultFree {
+				if ws != nil && n.Config.Isolation > 0 && res[k].Status == FaultFree { // none withholds without self-suspicion
 					res[k].Withheld = ws.Withholds(op.Target)
 				}
 			case OpFetch:

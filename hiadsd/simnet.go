@@ -21,6 +21,7 @@ type Network struct {
 	version ListVersion // the newest list made by Join or Leave
 	digests bool        // tests bring the tested node's digest (SetDigests)
 	cut     []bool      // nodes cut off the network (Cut): alive, but reaching no one
+	cuts    int         // how many are cut off now
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes.
@@ -153,13 +154,21 @@ func (nw *Network) Cut(id int, on bool) error {
 	if id < 0 || id >= len(nw.cut) {
 		return fmt.Errorf("node %d outside 0..%d: %w", id, len(nw.cut)-1, ErrBadConfig)
 	}
+	switch {
+	case on && !nw.cut[id]:
+		nw.cuts++
+	case !on && nw.cut[id]:
+		nw.cuts--
+	}
 	nw.cut[id] = on
 	return nil
 }
 
 // apart reports whether a and b, two nodes, cannot reach each other.
 // Nodes that joined after NewNetwork are beyond cut and never cut off.
-func (nw *Network) apart(a, b int) bool { return a != b && (nw.isCut(a) || nw.isCut(b)) }
+func (nw *Network) apart(a, b int) bool {
+	return nw.cuts > 0 && a != b && (nw.isCut(a) || nw.isCut(b))
+}
 
 // isCut reports whether node id is cut off.
 func (nw *Network) isCut(id int) bool { return id < len(nw.cut) && nw.cut[id] }
