@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,8 +37,11 @@ func TestProbeReadsDigest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			var mu sync.Mutex // the fake peer answers each request on its own goroutine
 			var asked []string
 			f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+				mu.Lock()
+				defer mu.Unlock()
 				for _, vb := range req.Variables {
 					asked = append(asked, vb.Name)
 				}
@@ -48,6 +52,8 @@ func TestProbeReadsDigest(t *testing.T) {
 			if res.Digest != c.digest || res.Withheld != c.withheld || !errors.Is(res.SNMPErr, c.err) || (c.err == nil && res.Status != c.status) {
 				t.Fatalf("got %+v, want status %v, digest %x, withheld %v, error %v", res, c.status, c.digest, c.withheld, c.err)
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if len(asked) < 2 || !sameOID(asked[0], mib.HiADSDisUP0) || !sameOID(asked[1], mib.DiagViewDigest0) {
 				t.Fatalf("the test asked for %v; want hiADSDisUP.0 and diagViewDigest.0", asked)
 			}

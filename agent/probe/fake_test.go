@@ -4,15 +4,20 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 
 	"github.com/gosnmp/gosnmp"
 )
 
 // fakePeer is a loopback UDP server that answers each SNMPv2c request
-// with the varbinds a test function chooses, to produce odd replies.
+// with the varbinds a test function chooses, to produce odd replies. Each
+// request is answered on its own goroutine, so an answer that stalls (a
+// starved member) delays only itself, as a process that resumes answers
+// every request it queued at once.
 type fakePeer struct {
-	conn net.PacketConn
+	conn    net.PacketConn
+	answers sync.WaitGroup
 }
 
 // startFakePeer serves answer on 127.0.0.1:0 until the test ends.
@@ -28,7 +33,7 @@ func startFakePeer(t *testing.T, answer func(req *gosnmp.SnmpPacket) []gosnmp.Sn
 		defer close(done)
 		f.serve(t, answer)
 	}()
-	t.Cleanup(func() { conn.Close(); <-done })
+	t.Cleanup(func() { conn.Close(); <-done; f.answers.Wait() })
 	return f
 }
 
@@ -50,16 +55,26 @@ func (f *fakePeer) serve(t *testing.T, answer func(req *gosnmp.SnmpPacket) []gos
 			t.Errorf("fake agent decode: %v", err)
 			continue
 		}
-		resp := &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: "public",
-			PDUType: gosnmp.GetResponse, RequestID: req.RequestID, Variables: answer(req)}
-		out, err := resp.MarshalMsg()
-		if err != nil {
-			t.Errorf("fake agent encode: %v", err)
-			continue
-		}
-		if _, err := f.conn.WriteTo(out, from); err != nil {
-			t.Errorf("fake agent write: %v", err)
-		}
+		f.answers.Add(1)
+		go func() {
+			defer f.answers.Done()
+			f.reply(t, req, answer(req), from)
+		}()
+	}
+}
+
+// reply encodes and sends one response. A reply that finds the socket
+// closed came after the test ended and is dropped, as a real peer's would be.
+func (f *fakePeer) reply(t *testing.T, req *gosnmp.SnmpPacket, vars []gosnmp.SnmpPDU, to net.Addr) {
+	resp := &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: "public",
+		PDUType: gosnmp.GetResponse, RequestID: req.RequestID, Variables: vars}
+	out, err := resp.MarshalMsg()
+	if err != nil {
+		t.Errorf("fake agent encode: %v", err)
+		return
+	}
+	if _, err := f.conn.WriteTo(out, to); err != nil && !errors.Is(err, net.ErrClosed) {
+		t.Errorf("fake agent write: %v", err)
 	}
 }
 
