@@ -101,6 +101,11 @@ type Config struct {
 	// (isolation.go); 0 turns self-suspicion off. The daemon sets it; the
 	// simulator leaves it off to reproduce the papers.
 	Isolation int
+	// Rotate makes vCube test one cluster per interval, Next, instead of all
+	// log2 N (vcubeRotating): each node is then tested about once per
+	// interval. Only for VCube; the daemon sets it for test.plan rotate and
+	// sets Next from the clock, so that every node tests the same cluster.
+	Rotate bool
 }
 
 // Validate names the first field that is wrong, or returns nil.
@@ -126,6 +131,9 @@ func (c *Config) Validate() error {
 		if k > 0 && id <= c.Removed[k-1] {
 			return fmt.Errorf("Removed must be strictly increasing, %d follows %d: %w", id, c.Removed[k-1], ErrBadConfig)
 		}
+	}
+	if c.Rotate && c.Algorithm != VCube {
+		return fmt.Errorf("Rotate is for VCube, not %v: %w", c.Algorithm, ErrBadConfig)
 	}
 	if c.Isolation < 0 {
 		return fmt.Errorf("Isolation = %d, want >= 0: %w", c.Isolation, ErrBadConfig)

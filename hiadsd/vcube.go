@@ -5,7 +5,12 @@ import "slices"
 // vcube runs every assigned test, then takes newer entries from each node
 // tested as a source (Algorithm 3 of seed 001). The assignment is recomputed
 // from the view at the next interval, so it follows every event learned.
+// With Config.Rotate it tests one cluster per interval (vcubeRotating).
 func (iv *interval) vcube() {
+	if iv.node.Config.Rotate {
+		iv.vcubeRotating()
+		return
+	}
 	if iv.m.targets == nil { // every pass of the interval starts from the same view
 		iv.m.targets = iv.node.vcubeTargets()
 	}
@@ -15,39 +20,122 @@ func (iv *interval) vcube() {
 	for _, j := range targets {
 		iv.test(j)
 	}
-	all := []Range{{Lo: 0, Hi: iv.node.Config.N}}
-	for _, t := range iv.report.Tests {
-		if iv.isSource(t.Target, t.Status) {
-			iv.fetch(t.Target, all, false)
-		}
-	}
+	iv.fetchSources(0)
 }
 
-// vcubeTargets returns, in increasing order, every j for which this node is the
-// first node of c(j,s) it holds a fault-free tester, for some s. Only clusters
-// whose head is not such a tester can name this node past their head, so the
-// search walks the node's non-testers instead of all N ids.
-func (n *Node) vcubeTargets() []int {
-	cfg := n.Config
-	l := Levels(cfg.N)
-	out := make([]int, 0, l)
+// fetchSources takes newer entries, for every id, from each node tested
+// from the from-th test on that may be a source; it reports whether one
+// answered.
+func (iv *interval) fetchSources(from int) bool {
+	all := []Range{{Lo: 0, Hi: iv.node.Config.N}}
+	answered := false
+	for _, t := range iv.report.Tests[from:] {
+		if iv.isSource(t.Target, t.Status) && iv.fetch(t.Target, all, false) {
+			answered = true
+		}
+	}
+	return answered
+}
+
+// vcubeRotating is vCube with one cluster a interval: the node runs only
+// the tests it is assigned in cluster s = Next, so every node is tested
+// about once per interval instead of log2 N times, and s turns 1..log2 N
+// with the intervals. When the nodes agree on s (the daemon derives it from
+// the clock, the simulator from its time), the tests of an interval pair
+// the nodes along one dimension of the hypercube: every node tests one and
+// is tested by one, and in log2 N intervals what any node knows has reached
+// every other, vCube's bound. A cluster that yields no source (its nodes
+// faulty, tested-only or absent) is followed by the next, as Hi-ADSD does,
+// so a node always reads some view, and one that is cut off tests every
+// cluster (which self-suspicion needs: isolation.go).
+func (iv *interval) vcubeRotating() {
+	n := iv.node
+	l := Levels(n.Config.N)
+	s := n.level()
+	iv.report.Level = s
 	heads := n.nonTesterHeads()
-	for s := 1; s <= l; s++ {
-		half := 1 << (s - 1)
-		if j := n.ID ^ half; j < cfg.N {
-			out = append(out, j)
-		}
-		for _, q := range heads {
-			if q>>(s-1) != n.ID>>(s-1) || q == n.ID {
-				continue
-			}
-			if j := q ^ half; j < cfg.N && n.firstTester(j, s) == n.ID {
-				out = append(out, j)
+	for k := 0; k < l; k++ {
+		from := len(iv.report.Tests)
+		for _, j := range n.rotatingTargets((s-1+k)%l+1, heads) {
+			if !iv.wasTested(j) {
+				iv.test(j)
 			}
 		}
+		if iv.fetchSources(from) {
+			break
+		}
+	}
+	n.Next = s%l + 1
+}
+
+// rotatingTargets returns, in increasing order, the nodes this node tests
+// when the interval's cluster is s: those it is the first tester of in
+// c(j,s), and those whose clusters c(j,s), c(j,s+1), ... (turning past
+// log2 N to 1) hold no tester up to one of which it is the first tester.
+// Every node is then tested every interval, also when its cluster s is
+// empty (N not a power of two) or faulty throughout.
+func (n *Node) rotatingTargets(s int, heads []int) []int {
+	l := Levels(n.Config.N)
+	out := n.vcubeTargetsAt(s, heads, nil)
+	for k := 1; k < l; k++ {
+		t := (s-1+k)%l + 1
+		from := len(out)
+		out = n.vcubeTargetsAt(t, heads, out)
+		kept := out[:from]
+		for _, j := range out[from:] {
+			if n.noTesterFrom(j, s, t) {
+				kept = append(kept, j)
+			}
+		}
+		out = kept
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// noTesterFrom reports whether this node holds no tester in any of the
+// clusters c(j,s), c(j,s+1), ... before c(j,t), turning past log2 N to 1.
+func (n *Node) noTesterFrom(j, s, t int) bool {
+	l := Levels(n.Config.N)
+	for u := s; u != t; u = u%l + 1 {
+		if n.firstTester(j, u) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// vcubeTargets returns, in increasing order, every j for which this node is the
+// first node of c(j,s) it holds a fault-free tester, for some s.
+func (n *Node) vcubeTargets() []int {
+	l := Levels(n.Config.N)
+	out := make([]int, 0, l)
+	heads := n.nonTesterHeads()
+	for s := 1; s <= l; s++ {
+		out = n.vcubeTargetsAt(s, heads, out)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// vcubeTargetsAt appends to out every j for which this node is the first
+// node of c(j,s) it holds a fault-free tester. Only clusters whose head is
+// not such a tester (heads: nonTesterHeads) can name this node past their
+// head, so the search walks the node's non-testers instead of all N ids.
+func (n *Node) vcubeTargetsAt(s int, heads, out []int) []int {
+	half := 1 << (s - 1)
+	if j := n.ID ^ half; j < n.Config.N {
+		out = append(out, j)
+	}
+	for _, q := range heads {
+		if q>>(s-1) != n.ID>>(s-1) || q == n.ID {
+			continue
+		}
+		if j := q ^ half; j < n.Config.N && n.firstTester(j, s) == n.ID {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // nonTesterHeads lists the ids that may head a cluster without being a tester
