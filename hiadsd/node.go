@@ -27,6 +27,12 @@ type Node struct {
 	// ListVersion for a caller that keeps none. Sources running another
 	// version are not merged (ListVersion); SetList changes it.
 	List ListVersion
+	// Digest is the digest testers read from this node (DigestSource) as
+	// of the start of its interval; 0 when unknown. A source that shows the
+	// same digest serves what this node served then, which it still holds
+	// or holds newer, so its fetch is skipped (digest.go). The caller sets
+	// it before each interval.
+	Digest uint64
 
 	machine *Interval // Begin's, reused from one interval to the next
 	merged  []merged  // the last sources merged at a digest, oldest first (digest.go)

@@ -34,26 +34,30 @@ const maxAlternates = 2
 
 // pushTargets returns a push of entries to the first node this node holds
 // fault-free (a tester) in each of its clusters 1..maxCluster: the children
-// of its vCube spanning tree as its view sees it.
+// of its vCube spanning tree as its view sees it. A node it holds Unknown
+// (a restarted node has heard of no one yet) may be a child too: it costs
+// a push that may go unanswered, and the alternates follow it, where
+// skipping it would leave that subtree to pull, which under the rotating
+// plan takes up to 2·log2 N intervals.
 func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 	if len(entries) == 0 {
 		return nil
 	}
 	var out []Push
 	for s := 1; s <= maxCluster; s++ {
-		if t := n.firstTester(n.ID, s); t >= 0 {
+		if t := n.testerFrom(n.ID, s, 0, true); t >= 0 {
 			out = append(out, Push{To: t, Cluster: s, Entries: entries, Alternates: n.testersAfter(n.ID, s, t)})
 		}
 	}
 	return out
 }
 
-// testersAfter returns up to maxAlternates testers of c(i,s) that come
-// after t in firstTester's order.
+// testersAfter returns up to maxAlternates testers of c(i,s), or nodes
+// held Unknown, that come after t in firstTester's order.
 func (n *Node) testersAfter(i, s, t int) []int {
 	p := i ^ 1<<(s-1)
 	var out []int
-	for c := n.testerFrom(i, s, (t^p)+1); c >= 0 && len(out) < maxAlternates; c = n.testerFrom(i, s, (c^p)+1) {
+	for c := n.testerFrom(i, s, (t^p)+1, true); c >= 0 && len(out) < maxAlternates; c = n.testerFrom(i, s, (c^p)+1, true) {
 		out = append(out, c)
 	}
 	return out
@@ -80,8 +84,9 @@ func (iv *interval) pushes() []Push {
 // two intervals, and returns what it did: the status changes it made
 // (Report.Updates, learned from from) and the pushes that pass the entries
 // on in this node's clusters below p.Cluster (Report.Pushes). An entry
-// about this node, about an id outside the list or removed from it, or of
-// status Unknown is dropped; one older than the entry held is neither taken
+// about an id outside the list or removed from it, or of status Unknown,
+// is dropped, and one about this node is only passed on, and only when it
+// holds it fault-free (sift); one older than the entry held is neither taken
 // nor passed on, so a late or replayed push changes nothing and goes no
 // further; one equal to it is passed on, so a node that learned the event
 // by pull first still carries the push to its subtree. A push from a node
@@ -93,7 +98,7 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 		return rep, err
 	}
 	for _, ie := range pass {
-		if mine := n.View.Get(ie.ID); ie.Entry.Newer(mine) {
+		if mine := n.View.Get(ie.ID); ie.ID != n.ID && ie.Entry.Newer(mine) {
 			n.View.Set(ie.ID, ie.Entry)
 			if mine.Status != ie.Entry.Status {
 				rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
@@ -121,8 +126,11 @@ func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
 }
 
 // sift checks a push and returns its entries that are to be taken or
-// passed on: none about this node, outside the list or Unknown, none older
-// than the entry held.
+// passed on: none outside the list or Unknown, none older than the entry
+// held, and about this node only one that holds it fault-free. That one is
+// passed on, never taken: a restarted node is the news its tester pushes,
+// and often the child through which the news reaches its own subtree; a
+// node that receives itself faulty is alive, and its testers will say so.
 func (n *Node) sift(from int, p Push, v ListVersion) ([]IDEntry, error) {
 	switch {
 	case from < 0 || from >= n.Config.N || from == n.ID:
@@ -135,7 +143,7 @@ func (n *Node) sift(from int, p Push, v ListVersion) ([]IDEntry, error) {
 	var pass []IDEntry
 	for _, ie := range p.Entries {
 		id := ie.ID
-		if id < 0 || id >= n.Config.N || id == n.ID || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown {
+		if id < 0 || id >= n.Config.N || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown || id == n.ID && ie.Entry.Status != FaultFree {
 			continue
 		}
 		if n.View.Get(id).Newer(ie.Entry) {

@@ -70,7 +70,9 @@ func (nw *Network) Step(id int) (Report, error) {
 	if nw.nodes[id] == nil {
 		return Report{}, fmt.Errorf("node %d: %w", id, ErrTestedOnly)
 	}
-	rep, err := nw.nodes[id].StepIn(nw.Tester(id), &nw.m)
+	p := probe{nw: nw, self: id}
+	nw.nodes[id].Digest = p.DigestOf(id)
+	rep, err := nw.nodes[id].StepIn(p, &nw.m)
 	if err != nil {
 		return rep, err
 	}

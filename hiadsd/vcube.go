@@ -156,19 +156,25 @@ func (n *Node) nonTesterHeads() []int {
 }
 
 // firstTester returns the first node of c(j,s) this node holds a tester, or -1.
-func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0) }
+func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0, false) }
 
 // testerFrom returns the first node this node holds a tester among c(j,s)
 // in its order (the k-th node is j ^ 2^(s-1) ^ k), starting at the k-th;
-// -1 if none.
-func (n *Node) testerFrom(j, s, k int) int {
+// -1 if none. With unknown, a node that could be a tester but is held
+// Unknown (not heard of since this node started) counts too.
+func (n *Node) testerFrom(j, s, k int, unknown bool) int {
 	half := 1 << (s - 1)
 	p := j ^ half
 	for ; k < half; k++ {
 		t := p ^ k
-		if t < n.Config.N && n.isTester(t) {
+		if t < n.Config.N && (n.isTester(t) || unknown && n.unknownTester(t)) {
 			return t
 		}
 	}
 	return -1
+}
+
+// unknownTester reports whether id is held Unknown and could be a tester.
+func (n *Node) unknownTester(id int) bool {
+	return n.View.Get(id).Status == Unknown && !n.Config.IsTestedOnly(id) && !n.Config.IsRemoved(id)
 }

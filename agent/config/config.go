@@ -108,16 +108,18 @@ type Node struct {
 
 // Test configures how this node tests its peers (DESIGN.md section 3).
 type Test struct {
+	// Plan is PlanRotate or PlanFull: which of vCube's tests run in an interval.
+	Plan string `mapstructure:"plan" doc:"vcube's testing plan: rotate (each node is tested by one tester an interval, the clusters taken in turn by the clock, so agents' clocks should agree within a fraction of the interval) or full (by all its log2 N testers every interval)"`
 	// TimeoutMin and Timeout are the floor and ceiling of the wait for each
 	// SNMP reply of a test, which is SRTT + 4·RTTVAR of the peer's measured
 	// round trips in between (the ceiling before any); a faulty or partial
 	// verdict is re-tested at once waiting the ceiling before it is announced.
 	TimeoutMin time.Duration `mapstructure:"timeout_min" doc:"floor of the wait for each SNMP reply of a test, which follows the peer's measured round trip (SRTT + 4·RTTVAR)"`
-	Timeout    time.Duration `mapstructure:"timeout" doc:"ceiling of the wait for each SNMP reply of a test; the wait of every reply of a re-test (a faulty or partial verdict is tested again at once before it is announced), a fetch and a push"`
+	Timeout    time.Duration `mapstructure:"timeout" doc:"ceiling of the wait for each SNMP reply of a test; the wait of each of the two requests of a re-test (a faulty or partial verdict is tested again at once before it is announced), of a fetch and of a push"`
 	// Retries is how many times an unanswered SNMP request is sent again.
-	Retries int `mapstructure:"retries" doc:"times an unanswered SNMP request is sent again"`
+	Retries int `mapstructure:"retries" doc:"times an unanswered SNMP request of a first test is sent again"`
 	// PingTimeout bounds the whole ICMP echo check that tells partial from faulty.
-	PingTimeout time.Duration `mapstructure:"ping_timeout" doc:"time allowed for the ICMP echo check (partial or faulty)"`
+	PingTimeout time.Duration `mapstructure:"ping_timeout" doc:"time allowed for the ICMP echo check (partial or faulty) of a re-test; a first test allows it one round-trip wait past its last request"`
 	// PingCount is how many echo requests the check sends; one reply is enough.
 	PingCount int `mapstructure:"ping_count" doc:"echo requests sent; one reply makes the node partial"`
 	// Concurrency bounds how many tests run at once.

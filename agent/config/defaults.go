@@ -22,6 +22,12 @@ const (
 	AlgorithmBruteForce = "bruteforce"
 )
 
+// The testing plans Test.Plan may name (hiadsd.Config.Rotate).
+const (
+	PlanRotate = "rotate"
+	PlanFull   = "full"
+)
+
 // The notification kinds Traps.Kind may name.
 const (
 	KindTrap     = "trap"
@@ -61,7 +67,7 @@ func Default() Config {
 	return Config{
 		ID:        AutoID,
 		Algorithm: AlgorithmVCube,
-		Interval:  30 * time.Second,
+		Interval:  2 * time.Second,
 		SNMP: SNMP{
 			Mode:        ModeStandalone,
 			AgentX:      "unix:/var/agentx/master",
@@ -71,6 +77,7 @@ func Default() Config {
 			MaxWorkers:  4,
 		},
 		Test: Test{
+			Plan:        PlanRotate,
 			TimeoutMin:  50 * time.Millisecond,
 			Timeout:     time.Second,
 			Retries:     3,

@@ -6,6 +6,9 @@ import (
 
 // validate checks the test keys; snmp gives the users test.v3_user may name.
 func (t Test) validate(m *mistakes, snmp SNMP) {
+	if !oneOf(t.Plan, PlanRotate, PlanFull) {
+		m.add("test.plan", "%q is not a testing plan; use rotate or full", t.Plan)
+	}
 	positive(m, "test.timeout", t.Timeout)
 	positive(m, "test.timeout_min", t.TimeoutMin)
 	if t.TimeoutMin > t.Timeout && t.Timeout > 0 {

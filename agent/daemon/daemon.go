@@ -135,7 +135,7 @@ func New(o Options) (*Daemon, error) {
 			view[k].Counter = o.State.Counters[k]
 		}
 	}
-	node, err := hiadsd.NewNode(list.Config(algo), id, view)
+	node, err := hiadsd.NewNode(list.Config(algo, o.Config.Test.Plan == config.PlanRotate), id, view)
 	if err != nil {
 		return nil, err
 	}
@@ -210,12 +210,20 @@ func (d *Daemon) Run(ctx context.Context) error {
 		began := d.now()
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
+		if d.rotating() {
+			timer.Reset(d.untilNextRound())
+			continue
+		}
 		timer.Reset(max(d.nextDelay()-d.now().Sub(began), 0))
 	}
 }
 
-// firstDelay spreads the first intervals of agents started together.
+// firstDelay spreads the first intervals of agents started together; under
+// the rotating plan it waits for the next round.
 func (d *Daemon) firstDelay() time.Duration {
+	if d.rotating() {
+		return d.untilNextRound()
+	}
 	return time.Duration(d.rng.Int64N(int64(d.cfg.Interval)/4 + 1))
 }
 
@@ -253,6 +261,10 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.applyStation()
 	d.applyMoves()
 	defer d.endGrace()
+	if d.rotating() {
+		d.setRound()
+	}
+	d.node.Digest = d.servedDigest()
 	m, err := d.node.Begin()
 	if err != nil {
 		d.log.WithError(err).Error("testing interval failed")
@@ -288,6 +300,17 @@ func (d *Daemon) interval(ctx context.Context) {
 		d.mu.Unlock()
 		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: d.now().Sub(began), Unsaved: unsaved})
 	}
+}
+
+// servedDigest is the digest testers read from this agent now, 0 while it
+// withholds its view or has published none.
+func (d *Daemon) servedDigest() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cur == nil || d.cur.Withheld {
+		return 0
+	}
+	return d.cur.Digest
 }
 
 // watchdog republishes when hiADSDisUP must turn to "0" because the loop stalled.

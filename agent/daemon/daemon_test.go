@@ -321,8 +321,25 @@ func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
 	}
 }
 
+// TestGraphIsTheHypercubeWhenAllFaultFree: with every node fault-free the
+// testing graph is the hypercube's: under the full plan every edge in both
+// directions (N log2 N tests), under the rotating plan the edges of one
+// dimension (N tests, each node testing its neighbour across it).
 func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
-	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	for _, c := range []struct {
+		plan  string
+		edges int
+	}{{config.PlanFull, 8 * 3}, {config.PlanRotate, 8}} {
+		t.Run(c.plan, func(t *testing.T) {
+			cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+			cfg.Test.Plan = c.plan
+			hypercubeGraph(t, cfg, c.edges)
+		})
+	}
+}
+
+func hypercubeGraph(t *testing.T, cfg config.Config, want int) {
+	t.Helper()
 	var infos []IntervalInfo
 	lan, s := newFakeLAN(), &sink{}
 	for k := 1; k < 8; k++ {
@@ -337,20 +354,21 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 	d.interval(context.Background()) // knows nothing yet: tests everyone it may be first tester of
 	d.interval(context.Background())
 	g := d.Graph()
-	edges := 0
+	edges, dims := 0, map[int]bool{}
 	for i, out := range g {
 		for _, j := range out {
 			if x := i ^ j; x&(x-1) != 0 { // hypercube edges differ in exactly one bit
 				t.Fatalf("edge %d->%d is not a hypercube edge; graph %v", i, j, g)
 			}
 			edges++
+			dims[i^j] = true
 		}
 	}
-	if edges != 8*3 {
-		t.Fatalf("%d edges, want N log2 N = 24; graph %v", edges, g)
+	if edges != want || want == 8 && len(dims) != 1 {
+		t.Fatalf("%d edges along %d dimensions, want %d; graph %v", edges, len(dims), want, g)
 	}
-	if len(infos) != 2 || len(infos[1].Probes) != 3 || len(infos[1].Report.Tests) != 3 {
-		t.Fatalf("observed %d intervals, the last with %d probes", len(infos), len(infos[len(infos)-1].Probes))
+	if tests := want / 8; len(infos) != 2 || len(infos[1].Probes) != tests || len(infos[1].Report.Tests) != tests {
+		t.Fatalf("observed %d intervals, the last with %d probes; want %d", len(infos), len(infos[len(infos)-1].Probes), tests)
 	}
 }
 

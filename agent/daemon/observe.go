@@ -34,8 +34,8 @@ func (d *Daemon) testingGraph() [][]int {
 		if i != d.id && (d.view[i].Status != hiadsd.FaultFree || d.node.Config.IsTestedOnly(i)) {
 			continue
 		}
-		next := 1
-		if i == d.id {
+		next := 1 // under the rotating plan every node tests the same cluster
+		if i == d.id || d.rotating() {
 			next = d.node.Next
 		}
 		g[i] = hiadsd.Expected(d.node.Config, i, d.view, next)

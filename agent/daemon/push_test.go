@@ -42,6 +42,7 @@ func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
 // tests that were under way.
 func TestPushTakenDuringATest(t *testing.T) {
 	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	cfg.Test.Plan = config.PlanFull // every interval tests node 2
 	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 8)}, &sink{}
 	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
 		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})

@@ -80,9 +80,12 @@ func (l List) Core() hiadsd.ListVersion {
 	return hiadsd.ListVersion{Counter: l.Version, Hash: binary.BigEndian.Uint64(l.Hash[:])}
 }
 
-// Config returns the core's configuration of the list.
-func (l List) Config(algo hiadsd.Algorithm) *hiadsd.Config {
-	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true, Isolation: Isolation}
+// Config returns the core's configuration of the list. rotate asks for
+// the rotating plan, which only vCube has (Hi-ADSD tests one cluster per
+// interval by itself); other algorithms ignore it.
+func (l List) Config(algo hiadsd.Algorithm, rotate bool) *hiadsd.Config {
+	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true, Isolation: Isolation,
+		Rotate: rotate && algo == hiadsd.VCube}
 	for k, m := range l.Members {
 		switch {
 		case m.Removed:

@@ -66,7 +66,7 @@ func TestChanges(t *testing.T) {
 	if same, changed := applied.Apply(nodes(3, 4, 5)); changed || same.Version != 3 {
 		t.Errorf("the same members in another order: changed %v, version %d", changed, same.Version)
 	}
-	c := applied.Config(0)
+	c := applied.Config(0, false)
 	if c.N != 5 || !slices.Equal(c.Removed, []int{0, 1}) {
 		t.Errorf("core config: N %d, removed %v", c.N, c.Removed)
 	}

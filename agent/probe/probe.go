@@ -153,10 +153,10 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 	defer p.release()
 	key := t.key()
 	was := p.book.get(key)
-	res := p.test(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout))
+	res := p.test(ctx, t, p.firstTry(was.rtt))
 	if suspect(res.Status, was.last) {
 		first := res.Status
-		res = p.test(ctx, t, p.cfg.Timeout)
+		res = p.test(ctx, t, p.retry())
 		res.Retested, res.Suspected = true, first
 	}
 	if res.Status != mib.StatusUnknown {
@@ -165,21 +165,56 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 	return res
 }
 
+// attempt is how one test waits: for each SNMP reply, how many requests
+// it resends, and how it runs the echo check.
+type attempt struct {
+	wait    time.Duration
+	retries int
+	// pingNow starts the echo check with the first request instead of
+	// after it goes unanswered; pingBound, when set, is how long the check
+	// may go on once SNMP has failed (else test.ping_timeout bounds it).
+	pingNow   bool
+	pingBound time.Duration
+}
+
+// firstTry is a peer's first test: each reply awaited for the peer's
+// round-trip timeout, test.retries resends, and the echo check, begun
+// beside the resends, allowed one more such wait after them. On a LAN
+// a silent peer so costs a few round-trip timeouts, not seconds; its
+// verdict, if new, is then re-tested with the full waits.
+func (p *Prober) firstTry(r rtt) attempt {
+	wait := r.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
+	return attempt{wait: wait, retries: p.cfg.Retries, pingBound: wait}
+}
+
+// retry is the re-test of a new faulty or partial verdict, the suspicion
+// a live peer refutes: two requests, each awaited for test.timeout, and the
+// echo check at once, within test.ping_timeout. A replying peer refutes it
+// whichever request it answers (a starved member answers all it queued
+// when it runs again), so it outwaits a stall of up to twice test.timeout,
+// and a frozen or cut-off peer costs max(2·test.timeout, ping_timeout).
+func (p *Prober) retry() attempt {
+	return attempt{wait: p.cfg.Timeout, retries: 1, pingNow: true}
+}
+
 // suspect reports whether a verdict must be re-tested before it is
 // returned: faulty or partial where the last verdict was something else.
 func suspect(now, last mib.Status) bool {
 	return (now == mib.StatusFaulty || now == mib.StatusPartial) && now != last
 }
 
-// test is one test: SNMP with wait for each reply, and the ICMP echo
-// check started beside the SNMP retries once the first request goes
-// unanswered, so a silent peer costs the longer of the two, not the sum.
-func (p *Prober) test(ctx context.Context, t Target, wait time.Duration) Result {
+// test is one test: SNMP as a says, and the ICMP echo check started
+// beside the SNMP retries (or at once), so a silent peer costs the longer
+// of the two, not the sum.
+func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 	pctx, stop := context.WithCancel(ctx)
 	ping := &sidePing{done: make(chan struct{})}
 	defer ping.cancel(stop)
 	step := func() { ping.start(pctx, p.pinger, t.Addr) }
-	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, wait, step)
+	if a.pingNow {
+		step()
+	}
+	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, a, step)
 	if rtt > 0 { // a reply came, whatever it said
 		p.book.update(t.key(), func(s *peerState) {
 			if resent == 0 {
@@ -191,15 +226,15 @@ func (p *Prober) test(ctx context.Context, t Target, wait time.Duration) Result 
 	}
 	switch {
 	case err == nil:
-		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: wait}
+		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: a.wait}
 	case errors.Is(err, ErrLoopStalled):
-		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err, Wait: wait}
+		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err, Wait: a.wait}
 	case ctx.Err() != nil:
-		return Result{Status: mib.StatusUnknown, SNMPErr: err, Wait: wait}
+		return Result{Status: mib.StatusUnknown, SNMPErr: err, Wait: a.wait}
 	}
-	res := Result{Status: mib.StatusPartial, SNMPErr: err, Wait: wait}
+	res := Result{Status: mib.StatusPartial, SNMPErr: err, Wait: a.wait}
 	step() // a refused request ends SNMP before any retry
-	res.RTT, res.PingErr = ping.wait()
+	res.RTT, res.PingErr = ping.waitWithin(a.pingBound, stop)
 	switch {
 	case res.PingErr == nil:
 	case ctx.Err() != nil:
@@ -230,8 +265,13 @@ func (s *sidePing) start(ctx context.Context, p Pinger, addr netip.Addr) {
 	})
 }
 
-// wait returns the ping's outcome once it has ended.
-func (s *sidePing) wait() (time.Duration, error) {
+// waitWithin returns the ping's outcome once it has ended, stopping it
+// after bound if bound is set.
+func (s *sidePing) waitWithin(bound time.Duration, stop context.CancelFunc) (time.Duration, error) {
+	if bound > 0 {
+		t := time.AfterFunc(bound, stop)
+		defer t.Stop()
+	}
 	<-s.done
 	return s.rtt, s.err
 }
@@ -246,11 +286,11 @@ func (s *sidePing) cancel(stop context.CancelFunc) {
 }
 
 // snmpStep GETs hiADSDisUP.0 and diagViewDigest.0 (or a tested-only node's
-// object), waiting wait for each reply and calling retry before each
-// retransmission. It returns the round trip, how many requests were resent,
+// object), waiting a.wait for each reply, resending a.retries times and
+// calling retry before each retransmission. It returns the round trip, how many requests were resent,
 // the digest served (0 if none), whether the peer withholds its view (an
 // empty digest) and a nil error only for a reply that makes it fault-free.
-func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, retry func()) (time.Duration, int, uint64, bool, error) {
+func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()) (time.Duration, int, uint64, bool, error) {
 	oids := []string{mib.HiADSDisUP0, mib.DiagViewDigest0}
 	if t.TestedOnly {
 		oids = []string{t.OID}
@@ -264,7 +304,7 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, wait time.Duration, ret
 	}
 	defer g.Conn.Close()
 	resent := 0
-	g.Timeout = wait
+	g.Timeout, g.Retries = a.wait, a.retries
 	g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }
 	start := time.Now()
 	pkt, err := g.Get(oids)

@@ -189,3 +189,46 @@ func TestProbePingsBesideRetries(t *testing.T) {
 		t.Fatalf("got %+v, want partial: the echo answered while SNMP was still retrying", r)
 	}
 }
+
+// secondPinger stands for an echo that is lost the first time: its first
+// ping never answers (until its context ends), every later one does.
+type secondPinger struct{ calls atomic.Int32 }
+
+func (s *secondPinger) Ping(ctx context.Context, _ netip.Addr) (time.Duration, error) {
+	if s.calls.Add(1) > 1 {
+		return time.Microsecond, nil
+	}
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(10 * time.Second):
+		return 0, errors.New("the first ping was never stopped")
+	}
+}
+
+// TestProbeFirstTestBoundsItsPing: a peer whose agent is silent and whose
+// first echo is lost. The first test waits for the echo only one
+// round-trip timeout past its SNMP resends, and says faulty; the re-test
+// sends two requests at the ceiling with the echo check begun at once,
+// gets the echo, and says partial.
+func TestProbeFirstTestBoundsItsPing(t *testing.T) {
+	peer := startSilentPeer(t)
+	cfg := Default()
+	cfg.TimeoutMin, cfg.Timeout, cfg.Retries = 20*time.Millisecond, 200*time.Millisecond, 3
+	pinger := &secondPinger{}
+	p, err := New(cfg, pinger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(peer.conn.LocalAddr().(*net.UDPAddr).Port)}
+	r := p.Probe(probeContext(t), target)
+	if r.Status != mib.StatusPartial || !r.Retested || r.Suspected != mib.StatusFaulty || pinger.calls.Load() != 2 {
+		t.Fatalf("got %+v after %d pings; want faulty at first (the echo cut short), partial after the re-test", r, pinger.calls.Load())
+	}
+	if got := len(peer.got); got != cfg.Retries+1+2 {
+		t.Fatalf("the peer got %d requests; want %d from the first test and 2 from the re-test", got, cfg.Retries+1)
+	}
+	if r.Duration >= 2*time.Second {
+		t.Fatalf("the test took %s: the first ping was not cut short", r.Duration)
+	}
+}
