@@ -1,9 +1,9 @@
 package daemon
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"slices"
@@ -584,7 +584,7 @@ func TestMockNetSteadyStateReadsNothing(t *testing.T) {
 func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 	t.Helper()
 	bound := 2*hiadsd.Levels(16) + 2 // the rotating plan's pull bound (hiadsd/rotate_test.go), and a round to spare
-	settled := func() bool { // every node fault-free everywhere, and the start-up catch-up over
+	settled := func() bool {         // every node fault-free everywhere, and the start-up catch-up over
 		for k, d := range m.agents {
 			if !m.everyone(k, mib.StatusFaultFree, -1) || d.node.CatchUp > 0 {
 				return false
