@@ -16,10 +16,22 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// pushRow is what vCube measured on one size, pulling or pushing.
+// pushMode is how vCube spreads and tests in one series of the sweep.
+type pushMode struct {
+	Name         string
+	Push, Rotate bool
+}
+
+// pushModes are the series: the papers' pull, the daemon's push with the
+// full plan, and the daemon's default, push with the rotating plan.
+var pushModes = []pushMode{{"pull", false, false}, {"push", true, false}, {"push, rotating", true, true}}
+
+// pushRow is what vCube measured on one size in one mode.
 type pushRow struct {
 	N, Positions int
-	Push         bool
+	Mode         pushMode
+	// Tests is the tests per node per interval.
+	Tests float64
 	// MeanRounds, WorstRounds: the testing round (from the fault) in which
 	// the last fault-free node learned it. MeanTime, WorstTime: the same in
 	// testing intervals of time. Hops: the most push hops it took.
@@ -39,13 +51,13 @@ func pushSizes(largest int) []int {
 
 // measurePush runs vCube on n nodes, one fault at a time at a random phase
 // of the intervals (random start), at positions spread over the ids.
-func measurePush(n, samples int, push bool, hop float64, seed uint64) (pushRow, error) {
-	r := pushRow{N: n, Push: push}
+func measurePush(n, samples int, mode pushMode, hop float64, seed uint64) (pushRow, error) {
+	r := pushRow{N: n, Mode: mode}
 	pos := positions(n, samples)
 	for k, id := range pos {
 		opt := sim.Default()
 		opt.Algorithm, opt.N, opt.Start, opt.Seed = hiadsd.VCube, n, sim.Random, seed+uint64(k)
-		opt.Push, opt.HopDelay = push, hop
+		opt.Push, opt.HopDelay, opt.Rotate = mode.Push, hop, mode.Rotate
 		opt.Events = []sim.Event{{Kind: sim.Fault, Node: id, Time: 2 * opt.Interval}}
 		res, err := sim.Run(opt)
 		if err != nil {
@@ -56,6 +68,7 @@ func measurePush(n, samples int, push bool, hop float64, seed uint64) (pushRow, 
 			return r, fmt.Errorf("vcube on %d nodes: the fault of node %d was never known everywhere: %w", n, id, errNotDiagnosed)
 		}
 		t := ev.LatencyTime / opt.Interval
+		r.Tests += res.TestsPerRound / float64(n) / float64(len(pos))
 		r.MeanRounds += float64(ev.LatencyRounds) / float64(len(pos))
 		r.MeanTime += t / float64(len(pos))
 		r.WorstRounds, r.WorstTime, r.WorstHops = max(r.WorstRounds, ev.LatencyRounds), max(r.WorstTime, t), max(r.WorstHops, ev.Hops)
@@ -65,7 +78,8 @@ func measurePush(n, samples int, push bool, hop float64, seed uint64) (pushRow, 
 }
 
 // runPush is "diagsim push": vCube's latency against N, pulling as the
-// papers do and pushing as the daemon does, as a table and a plot.
+// papers do and pushing as the daemon does (with the full and the rotating
+// plan), as a table and a plot.
 func runPush(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagsim push", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -92,8 +106,8 @@ func runPush(args []string, stdout, stderr io.Writer) int {
 		case n >= 4096:
 			s = max(s/2, 1)
 		}
-		for _, push := range []bool{false, true} {
-			r, err := measurePush(n, s, push, *hop, *seed)
+		for _, mode := range pushModes {
+			r, err := measurePush(n, s, mode, *hop, *seed)
 			if err != nil {
 				fmt.Fprintf(stderr, "diagsim push: %v\n", err)
 				return exitRun
@@ -117,21 +131,17 @@ func runPush(args []string, stdout, stderr io.Writer) int {
 // pushTable renders the rows as a Markdown table.
 func pushTable(rows []pushRow) string {
 	var b strings.Builder
-	b.WriteString("| N | positions | mode | mean rounds | worst rounds | mean intervals | worst intervals | worst hops |\n")
-	b.WriteString("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| N | positions | mode | tests per node per interval | mean rounds | worst rounds | mean intervals | worst intervals | worst hops |\n")
+	b.WriteString("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
-		mode := "pull"
-		if r.Push {
-			mode = "push"
-		}
-		fmt.Fprintf(&b, "| %d | %d | %s | %.2f | %d | %.2f | %.2f | %d |\n",
-			r.N, r.Positions, mode, r.MeanRounds, r.WorstRounds, r.MeanTime, r.WorstTime, r.WorstHops)
+		fmt.Fprintf(&b, "| %d | %d | %s | %.2f | %.2f | %d | %.2f | %.2f | %d |\n",
+			r.N, r.Positions, r.Mode.Name, r.Tests, r.MeanRounds, r.WorstRounds, r.MeanTime, r.WorstTime, r.WorstHops)
 	}
 	return b.String()
 }
 
 // plotPush draws the mean and worst latency, in testing intervals, against
-// N for pull and push.
+// N for each mode.
 func plotPush(rows []pushRow, path string) error {
 	p := plot.New()
 	p.Title.Text = "vCube: time until every fault-free node knows of a fault"
@@ -139,23 +149,22 @@ func plotPush(rows []pushRow, path string) error {
 	p.Y.Label.Text = "testing intervals after the fault"
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	var lines []any
-	for _, c := range []struct {
-		name  string
-		push  bool
-		value func(pushRow) float64
-	}{
-		{"pull, worst", false, func(r pushRow) float64 { return r.WorstTime }},
-		{"pull, mean", false, func(r pushRow) float64 { return r.MeanTime }},
-		{"push, worst", true, func(r pushRow) float64 { return r.WorstTime }},
-		{"push, mean", true, func(r pushRow) float64 { return r.MeanTime }},
-	} {
-		var pts plotter.XYs
-		for _, r := range rows {
-			if r.Push == c.push {
-				pts = append(pts, plotter.XY{X: float64(r.N), Y: c.value(r)})
+	for _, mode := range pushModes {
+		for _, c := range []struct {
+			name  string
+			value func(pushRow) float64
+		}{
+			{"worst", func(r pushRow) float64 { return r.WorstTime }},
+			{"mean", func(r pushRow) float64 { return r.MeanTime }},
+		} {
+			var pts plotter.XYs
+			for _, r := range rows {
+				if r.Mode == mode {
+					pts = append(pts, plotter.XY{X: float64(r.N), Y: c.value(r)})
+				}
 			}
+			lines = append(lines, mode.Name+", "+c.name, pts)
 		}
-		lines = append(lines, c.name, pts)
 	}
 	if err := plotutil.AddLinePoints(p, lines...); err != nil {
 		return fmt.Errorf("plot push latency: %w", err)

@@ -101,6 +101,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	testedOnly := fs.String("tested-only", "", "comma list of tested-only node ids")
 	push := fs.Bool("push", false, "nodes push what their own tests find down the vCube tree (the daemon's way); pull alone, as in the papers, without")
 	hop := fs.Float64("hop-delay", 0, "with -push, the time one push takes to reach the next node (time units)")
+	rotate := fs.Bool("rotate", false, "vcube tests one cluster per interval, the one of the round the clock is in (the daemon's test.plan rotate); all log2 N, as in the papers, without")
 	asJSON := fs.Bool("json", false, "print one JSON object per run")
 	plotPath := fs.String("plot", "", "draw nodes diagnosed against tests to this PNG (or SVG, PDF) file")
 	var events eventList
@@ -120,7 +121,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	base := sim.Options{N: *n, TestedOnly: tos, Seed: *seed, Interval: *interval, Jitter: *jitter, Events: events, Rounds: *rounds, Push: *push, HopDelay: *hop}
+	base := sim.Options{N: *n, TestedOnly: tos, Seed: *seed, Interval: *interval, Jitter: *jitter, Events: events, Rounds: *rounds, Push: *push, HopDelay: *hop, Rotate: *rotate}
 	req := request{json: *asJSON, plotPath: *plotPath}
 	req.runs, err = expand(base, *algos, *starts)
 	return req, err

@@ -180,7 +180,8 @@ func TestPushCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2+3*2 || !strings.Contains(lines[2], "| 16 | 3 | pull |") || !strings.Contains(lines[7], "| 256 | 3 | push |") {
+	if len(lines) != 2+3*3 || !strings.Contains(lines[2], "| 16 | 3 | pull |") || !strings.Contains(lines[9], "| 256 | 3 | push |") ||
+		!strings.Contains(lines[10], "| 256 | 3 | push, rotating | 1.") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	if st, err := os.Stat(png); err != nil || st.Size() == 0 {

@@ -52,7 +52,7 @@ func Run(opt Options) (Result, error) {
 }
 
 func newEngine(opt Options) (*engine, error) {
-	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly, Push: opt.Push}
+	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly, Push: opt.Push, Rotate: opt.Rotate}
 	nw, err := hiadsd.NewNetwork(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
@@ -214,6 +214,10 @@ func (e *engine) lowestOther(id int) int {
 func (e *engine) interval(it item) error {
 	if it.gen != e.gen[it.node] || !e.nw.Testing(it.node) {
 		return nil // the node failed; a repair schedules a fresh interval
+	}
+	if e.opt.Rotate { // the cluster of the round the clock is in, as every node derives it
+		l := hiadsd.Levels(e.opt.N)
+		e.nw.Node(it.node).Next = int(e.now/e.opt.Interval)%l + 1
 	}
 	rep, err := e.nw.Step(it.node)
 	if err != nil {

@@ -67,6 +67,10 @@ type Options struct {
 	// tree (hiadsd.Config.Push); each hop takes HopDelay time units.
 	Push     bool
 	HopDelay float64
+	// Rotate makes vCube test one cluster per interval, the cluster of
+	// the round the simulated clock is in (hiadsd.Config.Rotate), as the
+	// daemon's test.plan rotate does with the wall clock.
+	Rotate bool
 }
 
 // Default returns the options of seed 002's runs: Hi-ADSD, 64 nodes, sync
@@ -77,7 +81,7 @@ func Default() Options {
 
 // Validate names the first option that is wrong.
 func (o *Options) Validate() error {
-	cfg := hiadsd.Config{N: o.N, Algorithm: o.Algorithm, TestedOnly: o.TestedOnly}
+	cfg := hiadsd.Config{N: o.N, Algorithm: o.Algorithm, TestedOnly: o.TestedOnly, Rotate: o.Rotate}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}

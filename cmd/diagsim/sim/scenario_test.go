@@ -107,5 +107,20 @@ func TestPushKnownWithinOneInterval(t *testing.T) {
 		if !q.Complete || q.ByPush != 0 || q.LatencyTime <= p.LatencyTime {
 			t.Errorf("N=%d pull: %+v; want complete, no push, and slower than push (%.3f)", n, q, p.LatencyTime)
 		}
+		// The rotating plan tests the node once per round; the nodes' random
+		// phases (the daemon aligns them to the round) can put its next
+		// test up to two intervals after the fault.
+		opt.Rotate = true
+		rot, err := Run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rot.Events[0]
+		if limit := 2*(opt.Interval+opt.Jitter) + float64(r.Hops)*opt.HopDelay; !r.Complete || r.LatencyTime > limit || r.Hops > hiadsd.Levels(n) || r.ByPush == 0 {
+			t.Errorf("N=%d push, rotating: %+v; want known everywhere within %.3f time units, in at most %d hops", n, r, limit, hiadsd.Levels(n))
+		}
+		if rot.TestsPerRound > 1.5*float64(n) || push.TestsPerRound < float64(n*hiadsd.Levels(n))*0.9 {
+			t.Errorf("N=%d: %.0f tests a round rotating, %.0f with the full plan; want about N and N log2 N", n, rot.TestsPerRound, push.TestsPerRound)
+		}
 	}
 }
