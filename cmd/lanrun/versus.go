@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/internal/lan"
 )
 
@@ -81,10 +82,11 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 				label = fmt.Sprintf("diagagent %v", o.vs.fastInterval)
 			}
 			spec.Settings = append(spec.Settings, lan.Setting{Label: label, Interval: o.vs.fastInterval, Timeout: o.timeout,
-				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount})
+				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount, Plan: config.PlanFull})
 		case "defaults":
-			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent defaults", Interval: 30 * time.Second,
-				Timeout: time.Second, Retries: 3, PingTimeout: 2 * time.Second, PingCount: 2})
+			t := config.Default().Test
+			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent defaults", Interval: config.Default().Interval,
+				Timeout: t.Timeout, Retries: t.Retries, PingTimeout: t.PingTimeout, PingCount: t.PingCount, Plan: t.Plan})
 		default:
 			return fmt.Errorf("-versus.systems %q: want a comma-separated subset of memberlist,fast,defaults", o.vs.systems)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
@@ -28,6 +29,7 @@ type Spec struct {
 	Retries     int           // test.retries
 	PingTimeout time.Duration
 	PingCount   int
+	Plan        string // test.plan; "" leaves the default (rotate)
 	// Inform makes the agents send informs (acknowledged, retried for about
 	// 90 s) instead of traps, as a station that must hear every event needs.
 	Inform bool
@@ -165,6 +167,9 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	fmt.Fprintf(&b, "snmp:\n  listen: auto\n  communities: {read: public, write: private}\n")
 	fmt.Fprintf(&b, "test:\n  timeout: %s\n  retries: %d\n  ping_timeout: %s\n  ping_count: %d\n",
 		c.Timeout, c.Retries, c.PingTimeout, c.PingCount)
+	if c.Plan != "" {
+		fmt.Fprintf(&b, "  plan: %s\n", c.Plan)
+	}
 	b.WriteString("nodes:\n")
 	for _, k := range hosts {
 		fmt.Fprintf(&b, "  - {address: \"%s\", port: %d}\n", c.Net.Addrs[k], c.port())
@@ -193,20 +198,27 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 }
 
 // RoundTime is the longest a testing round can last: the slowest jittered
-// interval (interval + 10%) plus the longest test of a silent peer. That
-// test is two: the first, waiting at most test.timeout for each of the
-// retries + 1 requests with the ping beside them, and the re-test of its
-// new verdict, waiting the same.
+// interval (interval + 10%; a rotating round is aligned, but an overrun
+// waits for the next) plus the longest test of a silent peer. That test is
+// two: the first, waiting at most test.timeout for each of the retries + 1
+// requests with the ping beside them, and the re-test of its new verdict,
+// two requests at test.timeout with the ping at once.
 func (c *Cluster) RoundTime() time.Duration {
-	budget := 2 * max(c.Timeout*time.Duration(c.Retries+1), c.PingTimeout)
+	budget := max(c.Timeout*time.Duration(c.Retries+1), c.PingTimeout) + max(2*c.Timeout, c.PingTimeout)
 	return c.Interval*11/10 + budget
 }
 
-// Bound is how long diagnosing one event may take: the algorithm's bound in
-// rounds plus the round in progress when the event happened.
+// Bound is how long diagnosing one event may take by pull alone: the
+// algorithm's bound in rounds plus the round in progress when the event
+// happened. vCube's rotating plan (the default) pulls within 2·log2 N
+// rounds (hiadsd/rotate_test.go) instead of log2 N.
 func (c *Cluster) Bound() time.Duration {
 	a, _ := hiadsd.ParseAlgorithm(c.Algorithm) // NewCluster checked it
-	return time.Duration(hiadsd.LatencyBound(a, c.Nodes())+1) * c.RoundTime()
+	rounds := hiadsd.LatencyBound(a, c.Nodes())
+	if a == hiadsd.VCube && c.Plan != config.PlanFull {
+		rounds = 2 * hiadsd.Levels(c.Nodes())
+	}
+	return time.Duration(rounds+1) * c.RoundTime()
 }
 
 // Close stops every process the cluster started, by PID, and removes the

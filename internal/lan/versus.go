@@ -1,6 +1,7 @@
 package lan
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/diagagent/diagagent/agent/config"
 )
 
 // A member group is one system under comparison: one member per host.
@@ -59,6 +62,7 @@ type Setting struct {
 	Retries     int
 	PingTimeout time.Duration
 	PingCount   int
+	Plan        string // test.plan; "" for the default
 }
 
 // Duty is a busy member's starvation: stopped Stop out of every Period.
@@ -320,7 +324,7 @@ func (v *versus) start(r *VersusResult) error {
 		port := 161 + 1000*k
 		c, err := NewClusterOn(v.nw, Spec{Tag: "vs", Bin: s.DiagBin, Dir: dir, Algorithm: s.Algorithm, Agents: s.N,
 			Interval: st.Interval, Timeout: st.Timeout, Retries: st.Retries, PingTimeout: st.PingTimeout,
-			PingCount: st.PingCount, Port: port, TrapPort: port + 1})
+			PingCount: st.PingCount, Plan: st.Plan, Port: port, TrapPort: port + 1})
 		if err != nil {
 			return err
 		}
@@ -328,8 +332,8 @@ func (v *versus) start(r *VersusResult) error {
 		v.groups = append(v.groups, diagGroup{c, st.Label})
 		ports = append(ports, []int{port, port + 1})
 		r.Systems = append(r.Systems, st.Label)
-		r.Settings = append(r.Settings, fmt.Sprintf("%s, interval %v, test timeout %v, %d retries, ping %v x%d",
-			s.Algorithm, st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
+		r.Settings = append(r.Settings, fmt.Sprintf("%s, %s plan, interval %v, test timeout %v, %d retries, ping %v x%d",
+			s.Algorithm, cmp.Or(st.Plan, config.PlanRotate), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
 	}
 	if err := v.nw.Count(ports); err != nil {
 		return err
