@@ -208,7 +208,7 @@ func (d *Daemon) learned(got probe.List) (nodelist.List, error) {
 // which is also notified to the station.
 func (d *Daemon) switchList(l nodelist.List, from int) {
 	old := d.list
-	err := d.node.SetList(l.Config(d.node.Config.Algorithm, d.cfg.Test.Plan == config.PlanRotate), l.Core())
+	err := d.node.SetList(l.Config(d.node.Config.Algorithm, d.node.Config.Rotate), l.Core())
 	if errors.Is(err, hiadsd.ErrRemoved) {
 		d.removed = true
 		d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped")

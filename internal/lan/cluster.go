@@ -215,7 +215,7 @@ func (c *Cluster) RoundTime() time.Duration {
 func (c *Cluster) Bound() time.Duration {
 	a, _ := hiadsd.ParseAlgorithm(c.Algorithm) // NewCluster checked it
 	rounds := hiadsd.LatencyBound(a, c.Nodes())
-	if a == hiadsd.VCube && c.Plan != config.PlanFull {
+	if a == hiadsd.VCube && cmp.Or(c.Plan, config.Default().Test.Plan) == config.PlanRotate {
 		rounds = 2 * hiadsd.Levels(c.Nodes())
 	}
 	return time.Duration(rounds+1) * c.RoundTime()

@@ -333,7 +333,7 @@ func (v *versus) start(r *VersusResult) error {
 		ports = append(ports, []int{port, port + 1})
 		r.Systems = append(r.Systems, st.Label)
 		r.Settings = append(r.Settings, fmt.Sprintf("%s, %s plan, interval %v, test timeout %v, %d retries, ping %v x%d",
-			s.Algorithm, cmp.Or(st.Plan, config.PlanRotate), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
+			s.Algorithm, cmp.Or(st.Plan, config.Default().Test.Plan), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
 	}
 	if err := v.nw.Count(ports); err != nil {
 		return err
