@@ -187,3 +187,80 @@ func TestSparseDigest(t *testing.T) {
 		t.Fatalf("extended view: %x, want %x", got, grown.Digest())
 	}
 }
+
+// TestQuietSystemReadsNothing: after a history of faults and restarts, once
+// every node is repaired and the news has spread, every node serves the same
+// digest (a restarted node included, whose own counter it takes from its
+// testers) and an interval with nothing new reads no view. Before a node
+// took its own counter, every restarted one kept an older counter about
+// itself than its peers held, and every test between it and them read a
+// view for good.
+func TestQuietSystemReadsNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  Config
+	}{
+		{"vcube", Config{Algorithm: VCube}},
+		{"vcube rotating", Config{Algorithm: VCube, Rotate: true}},
+		{"vcube rotating push", Config{Algorithm: VCube, Rotate: true, Push: true}},
+		{"hi-adsd", Config{Algorithm: HiADSD}},
+	}
+	for trial := range 6 {
+		for _, c := range cases {
+			rng := rand.New(rand.NewPCG(uint64(trial), 13))
+			cfg := c.cfg
+			cfg.N = 4 + rng.IntN(80)
+			t.Run(fmt.Sprintf("%s/n=%d/trial=%d", c.name, cfg.N, trial), func(t *testing.T) {
+				nw, ref := newHistory(t, &cfg)
+				nw.SetDigests(true)
+				l := Levels(cfg.N)
+				settle := 2*LatencyBound(cfg.Algorithm, cfg.N) + 2
+				round := func() (reads int) {
+					for _, id := range rng.Perm(cfg.N) {
+						if !nw.Testing(id) {
+							continue
+						}
+						rep, err := nw.Step(id)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, f := range rep.Fetches {
+							if !f.Skipped {
+								reads++
+							}
+						}
+						flood(t, nw, id, rep.Pushes, 0, rng)
+					}
+					return reads
+				}
+				for ev := 0; ev < 6; ev++ {
+					happen(t, ref, nw, rng)
+					for range l {
+						round()
+					}
+				}
+				for id := range ref {
+					if ref[id] != FaultFree {
+						ref[id] = FaultFree
+						if err := nw.SetState(id, FaultFree); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for range settle {
+					round()
+				}
+				want := nw.Tester(0).(DigestSource).DigestOf(0)
+				for id := range cfg.N {
+					if d := nw.Tester(id).(DigestSource).DigestOf(id); d != want {
+						t.Fatalf("after %d quiet intervals node %d serves digest %x, node 0 %x; node %d holds itself %v, node 0 holds it %v",
+							settle, id, d, want, id, nw.View(id).Get(id), nw.View(0).Get(id))
+					}
+				}
+				if reads := round(); reads != 0 {
+					t.Fatalf("a quiet interval read %d views, want 0", reads)
+				}
+			})
+		}
+	}
+}

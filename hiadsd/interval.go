@@ -80,15 +80,28 @@ func (iv *interval) set(id int, e Entry, from int) {
 	}
 }
 
+// takeOwnCounter takes, from source j's entry e about this node, the counter
+// its testers gave it, when e holds it fault-free and is newer: the status
+// stays fault-free and no change is reported. Without it a node that some
+// tester first saw down (a late start, a restart) would keep a counter about
+// itself older than everyone's, so its digest would never equal a peer's
+// and every test between it and a peer would read a view for good. A newer
+// entry holding it faulty is not taken; its testers will say otherwise.
+func (iv *interval) takeOwnCounter(e Entry, j int) {
+	if mine := iv.node.View.Get(iv.node.ID); e.Status == FaultFree && e.Newer(mine) {
+		iv.set(iv.node.ID, e, j)
+	}
+}
+
 // isSource reports whether a node tested with status st may supply information.
 func (iv *interval) isSource(j int, st Status) bool {
 	return st == FaultFree && !iv.node.Config.IsTestedOnly(j)
 }
 
-// fetch takes j's entries for ranges and merges the newer ones, never about
-// this node; for ids tested in this interval the direct verdict stands and only
-// its counter catches up. copyAll selects the unit count of copying algorithms.
-// It reports whether j answered.
+// fetch takes j's entries for ranges and merges the newer ones (about this
+// node, only its counter: takeOwnCounter); for ids tested in this interval
+// the direct verdict stands and only its counter catches up. copyAll selects
+// the unit count of copying algorithms. It reports whether j answered.
 func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 	adopted, ok := iv.fetchWhere(j, ranges, nil)
 	if !ok {
@@ -140,7 +153,11 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 	adopted := 0
 	for _, ie := range res.Entries {
 		id := ie.ID
-		if id == iv.node.ID || id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) || iv.node.Config.IsRemoved(id) {
+		if id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) || iv.node.Config.IsRemoved(id) {
+			continue
+		}
+		if id == iv.node.ID {
+			iv.takeOwnCounter(ie.Entry, j)
 			continue
 		}
 		mine := iv.node.View.Get(id)

@@ -85,8 +85,8 @@ func (iv *interval) pushes() []Push {
 // (Report.Updates, learned from from) and the pushes that pass the entries
 // on in this node's clusters below p.Cluster (Report.Pushes). An entry
 // about an id outside the list or removed from it, or of status Unknown,
-// is dropped, and one about this node is only passed on, and only when it
-// holds it fault-free (sift); one older than the entry held is neither taken
+// is dropped, and one about this node is taken (for its counter, as a fetch
+// takes it) and passed on only when it holds it fault-free (sift); one older than the entry held is neither taken
 // nor passed on, so a late or replayed push changes nothing and goes no
 // further; one equal to it is passed on, so a node that learned the event
 // by pull first still carries the push to its subtree. A push from a node
@@ -98,7 +98,7 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 		return rep, err
 	}
 	for _, ie := range pass {
-		if mine := n.View.Get(ie.ID); ie.ID != n.ID && ie.Entry.Newer(mine) {
+		if mine := n.View.Get(ie.ID); ie.Entry.Newer(mine) {
 			n.View.Set(ie.ID, ie.Entry)
 			if mine.Status != ie.Entry.Status {
 				rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
@@ -128,9 +128,10 @@ func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
 // sift checks a push and returns its entries that are to be taken or
 // passed on: none outside the list or Unknown, none older than the entry
 // held, and about this node only one that holds it fault-free. That one is
-// passed on, never taken: a restarted node is the news its tester pushes,
-// and often the child through which the news reaches its own subtree; a
-// node that receives itself faulty is alive, and its testers will say so.
+// passed on and its counter taken: a restarted node is the news its tester
+// pushes, and often the child through which the news reaches its own
+// subtree; a node that receives itself faulty is alive, and its testers
+// will say so.
 func (n *Node) sift(from int, p Push, v ListVersion) ([]IDEntry, error) {
 	switch {
 	case from < 0 || from >= n.Config.N || from == n.ID:
