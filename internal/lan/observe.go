@@ -77,6 +77,28 @@ func (c *Cluster) AllSee(observers, nodes []int, want int) bool {
 	return true
 }
 
+// Digest reads agent k's diagViewDigest: what a peer's test of it compares
+// before reading its view.
+func (c *Cluster) Digest(k int) (string, error) {
+	out, err := c.snmp("snmpget", "public", c.AgentAddr(k), "-Oqv", ".1.3.6.1.4.1.200.1.12.0")
+	return strings.TrimSpace(out), err
+}
+
+// AllAgree reports whether every agent in observers serves the same
+// non-empty diagViewDigest, so that no test between them reads a view: the
+// system is quiet.
+func (c *Cluster) AllAgree(observers []int) bool {
+	first := ""
+	for _, k := range observers {
+		d, err := c.Digest(k)
+		if err != nil || d == "" || d == `""` || first != "" && d != first {
+			return false
+		}
+		first = d
+	}
+	return true
+}
+
 // Poll checks cond every 100 ms until it holds or timeout passes, and
 // returns how long it took.
 func (c *Cluster) Poll(timeout time.Duration, cond func() bool) (time.Duration, error) {

@@ -362,6 +362,16 @@ func (v *versus) start(r *VersusResult) error {
 				s.Settings[i].Label, load, c.Stale(), err)
 		}
 	}
+	// Statuses agree before the counters do: an agent first seen down at
+	// start-up carries a counter its peers take by pull, which reads views
+	// for up to 2·log2 N intervals under the rotating plan. The steady
+	// window starts once every agent serves the same digest.
+	for i, c := range v.diags {
+		if _, err := c.Poll(s.Startup, func() bool { return c.AllAgree(all) }); err != nil {
+			load, _ := LoadAverage()
+			return fmt.Errorf("start-up: %s: the agents' view digests never agreed (load %.1f): %w", s.Settings[i].Label, load, err)
+		}
+	}
 	fmt.Fprintf(v.log, "versus: N=%d, every system converged %v after start\n", s.N, time.Since(t0).Round(time.Second))
 	return nil
 }
