@@ -28,10 +28,17 @@ type Prober interface {
 	CanPush() bool
 }
 
+// corroborating is a Prober whose tests take the verdicts peers pushed
+// about the tested node meanwhile (probe.Prober.ProbeCorroborated).
+type corroborating interface {
+	ProbeCorroborated(ctx context.Context, t probe.Target, peer <-chan mib.Status) probe.Result
+}
+
 // batch runs one batch of the core's ops at once (the prober bounds the
 // concurrency), so a batch costs about one test time, not the sum, and
-// returns their results in order. Every probe is kept in probes by node id.
-func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
+// returns their results in order. Every probe is kept in probes by node id;
+// the test of node id takes the pushed verdicts about it from peers[id].
+func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result, peers map[int]chan mib.Status) []hiadsd.Result {
 	res := make([]hiadsd.Result, len(ops))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -40,7 +47,12 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 		wg.Go(func() {
 			switch op.Kind {
 			case hiadsd.OpTest:
-				r := d.prober.Probe(ctx, t)
+				var r probe.Result
+				if c, ok := d.prober.(corroborating); ok {
+					r = c.ProbeCorroborated(ctx, t, peers[op.Target])
+				} else {
+					r = d.prober.Probe(ctx, t)
+				}
 				res[k].Status, res[k].Digest, res[k].Withheld = r.Status.Core(), r.Digest, r.Withheld
 				mu.Lock()
 				probes[op.Target] = r

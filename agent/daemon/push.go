@@ -48,10 +48,18 @@ func (d *Daemon) Receive(p mib.Push) error {
 // does not hold up its subtree. They are merged once the interval is over
 // (mergeHeld): a test under way may have begun before the push came, and
 // its verdict, applied at the interval's end, must not override the newer
-// news as if it were newer itself.
+// news as if it were newer itself. A push that brings a newer fault
+// verdict about a peer this batch is testing is also handed to that test
+// (corroborate), whose re-test of the same verdict it cuts short.
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
+	peers := map[int]chan mib.Status{}
+	for _, op := range ops {
+		if op.Kind == hiadsd.OpTest {
+			peers[op.Target] = make(chan mib.Status, 1)
+		}
+	}
 	done := make(chan []hiadsd.Result, 1)
-	go func() { done <- d.batch(ctx, ops, probes) }()
+	go func() { done <- d.batch(ctx, ops, probes, peers) }()
 	for {
 		select {
 		case res := <-done:
@@ -68,6 +76,23 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 			}
 			d.sendPushes(ctx, pushes)
 			d.push.held = append(d.push.held, p)
+			d.corroborate(hp, peers)
+		}
+	}
+}
+
+// corroborate hands each entry of push p that is a fault verdict newer
+// than this agent's own entry to the test of that peer under way, if any
+// (probe.ProbeCorroborated). It never blocks: a test holds one verdict.
+func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan mib.Status) {
+	for _, ie := range p.Entries {
+		ch, ok := peers[ie.ID]
+		if !ok || ie.Entry.Status == hiadsd.FaultFree || !ie.Entry.Newer(d.node.View.Get(ie.ID)) {
+			continue
+		}
+		select {
+		case ch <- mib.FromCore(ie.Entry.Status):
+		default:
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -84,5 +85,42 @@ func TestPushTakenDuringATest(t *testing.T) {
 	<-done
 	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaulty {
 		t.Fatalf("node 7 is %v after the interval, want faulty", st)
+	}
+}
+
+// TestCorroborate: of a push taken during a batch, only a fault verdict
+// newer than the agent's own entry, about a peer the batch is testing,
+// reaches that peer's test; and a full channel never blocks the loop.
+func TestCorroborate(t *testing.T) {
+	cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	lan, s := newFakeLAN(), &sink{}
+	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background()) // every node fault-free, counter 0
+	peers := map[int]chan mib.Status{1: make(chan mib.Status, 1), 2: make(chan mib.Status, 1), 3: make(chan mib.Status, 1)}
+	p := hiadsd.Push{To: 0, Cluster: 3, Entries: []hiadsd.IDEntry{
+		{ID: 1, Entry: hiadsd.Entry{Status: hiadsd.Partial, Counter: 1}},   // newer fault: taken
+		{ID: 2, Entry: hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}}, // not a fault
+		{ID: 3, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 0}},    // newer: on equal counters the worse verdict wins
+		{ID: 5, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 1}},    // not under test
+	}}
+	d.corroborate(p, peers)
+	d.corroborate(p, peers) // the second finds the channels full and moves on
+	select {
+	case st := <-peers[1]:
+		if st != mib.StatusPartial {
+			t.Errorf("node 2's test got %v, want partial", st)
+		}
+	default:
+		t.Error("node 2's test got nothing")
+	}
+	if len(peers[2]) != 0 {
+		t.Error("a fault-free entry reached node 3's test")
+	}
+	if len(peers[3]) != 1 {
+		t.Error("node 4's test did not get the faulty verdict that wins the tie")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -75,6 +76,10 @@ type Result struct {
 	// that the peer refutes by answering it. Suspected is the first verdict.
 	Retested  bool
 	Suspected mib.Status
+	// Corroborated says the re-test of a new faulty or partial verdict was
+	// cut short because a peer's own direct test (pushed to this agent)
+	// reached the same verdict meanwhile: the result is the first test's.
+	Corroborated bool
 	// Duration is the whole probe, waiting for a concurrency slot included.
 	Duration time.Duration
 }
@@ -135,15 +140,26 @@ func (p *Prober) release() { <-p.slots }
 // Probe tests t once and never panics or returns a bare verdict: the result
 // carries the status, the deciding round-trip time and both steps' errors.
 func (p *Prober) Probe(ctx context.Context, t Target) Result {
+	return p.ProbeCorroborated(ctx, t, nil)
+}
+
+// ProbeCorroborated is Probe, with peer delivering the verdicts other
+// agents' direct tests reached about t while this test runs (the pushes
+// this agent receives). The re-test of a new faulty or partial verdict
+// guards against this agent's own lost replies; a peer that reached the
+// same verdict by its own test and re-test is that guard already, so such
+// a verdict ends the re-test at once and the first test's verdict stands
+// (Result.Corroborated). Any other verdict on peer changes nothing.
+func (p *Prober) ProbeCorroborated(ctx context.Context, t Target, peer <-chan mib.Status) Result {
 	start := time.Now()
-	res := p.probe(ctx, t)
+	res := p.probe(ctx, t, peer)
 	res.Duration = time.Since(start)
 	return res
 }
 
 // probe runs one test inside one concurrency slot, and a second at once
 // when the first would announce a fault the previous verdict did not hold.
-func (p *Prober) probe(ctx context.Context, t Target) Result {
+func (p *Prober) probe(ctx context.Context, t Target, peer <-chan mib.Status) Result {
 	if err := t.check(); err != nil {
 		return Result{Status: mib.StatusUnknown, SNMPErr: err}
 	}
@@ -155,14 +171,52 @@ func (p *Prober) probe(ctx context.Context, t Target) Result {
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(was.rtt))
 	if suspect(res.Status, was.last) {
-		first := res.Status
-		res = p.test(ctx, t, p.retry())
-		res.Retested, res.Suspected = true, first
+		first := res
+		rctx, cut := corroboration(ctx, peer, first.Status)
+		res = p.test(rctx, t, p.retry())
+		if res.Status == mib.StatusUnknown && cut() && ctx.Err() == nil {
+			res = first
+			res.Corroborated = true
+		} else {
+			res.Retested, res.Suspected = true, first.Status
+		}
 	}
 	if res.Status != mib.StatusUnknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })
 	}
 	return res
+}
+
+// corroboration returns a context for the re-test of verdict that ends
+// when peer delivers the same verdict, and cut, which reports, once the
+// re-test is over, whether that is what ended it. A nil peer never does.
+func corroboration(ctx context.Context, peer <-chan mib.Status, verdict mib.Status) (context.Context, func() bool) {
+	if peer == nil {
+		return ctx, func() bool { return false }
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	var matched atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case st := <-peer:
+				if st == verdict {
+					matched.Store(true)
+					cancel()
+					return
+				}
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	return rctx, func() bool {
+		cancel()
+		<-done
+		return matched.Load()
+	}
 }
 
 // attempt is how one test waits: for each SNMP reply, how many requests
@@ -303,6 +357,9 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 		return 0, 0, 0, false, err
 	}
 	defer g.Conn.Close()
+	// gosnmp looks at its context only between resends; closing the
+	// socket ends a wait under way when ctx ends (a corroborated re-test).
+	defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
 	resent := 0
 	g.Timeout, g.Retries = a.wait, a.retries
 	g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }

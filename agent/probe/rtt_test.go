@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,5 +231,70 @@ func TestProbeFirstTestBoundsItsPing(t *testing.T) {
 	}
 	if r.Duration >= 2*time.Second {
 		t.Fatalf("the test took %s: the first ping was not cut short", r.Duration)
+	}
+}
+
+// TestProbeRetestCorroborated: a peer's pushed verdict equal to the first
+// test's ends the re-test under way (here one that would wait 30 s per
+// reply), and the first verdict stands; another verdict leaves the re-test
+// to run.
+func TestProbeRetestCorroborated(t *testing.T) {
+	var silent atomic.Bool
+	var gate atomic.Pointer[chan struct{}] // a silent request is answered once it closes
+	got := make(chan struct{}, 64)
+	f := startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		if silent.Load() { // a frozen member: answers ping only, so partial
+			g := *gate.Load()
+			got <- struct{}{}
+			<-g
+		}
+		return upAnswer(req)
+	})
+	first := make(chan struct{})
+	gate.Store(&first)
+	t.Cleanup(func() { close(first) }) // before the fake peer's own cleanup
+	cfg := Default()
+	cfg.TimeoutMin, cfg.Timeout, cfg.Retries = 20*time.Millisecond, 30*time.Second, 0
+	p, err := New(cfg, okPinger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // learn the loopback round trip: the first test waits little
+		if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+			t.Fatalf("warm-up: %+v", r)
+		}
+	}
+	silent.Store(true)
+	peer := make(chan mib.Status, 1)
+	go func() {
+		<-got // the first test's request
+		<-got // the re-test's: it now waits 30 s
+		peer <- mib.StatusFaulty // another verdict changes nothing
+		peer <- mib.StatusPartial
+	}()
+	r := p.ProbeCorroborated(probeContext(t), f.target(), peer)
+	if r.Status != mib.StatusPartial || !r.Corroborated || r.Retested {
+		t.Fatalf("re-test with a peer's partial verdict: %+v, want partial, corroborated, not re-tested", r)
+	}
+
+	silent.Store(false)
+	if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+		t.Fatalf("thawed: %+v", r)
+	}
+	second := make(chan struct{})
+	var thaw sync.Once
+	t.Cleanup(func() { thaw.Do(func() { close(second) }) })
+	gate.Store(&second)
+	silent.Store(true)
+	peer = make(chan mib.Status, 1)
+	peer <- mib.StatusFaulty
+	go func() {
+		<-got // the first test's request, unanswered
+		<-got // the re-test's: the member thaws and answers it
+		silent.Store(false)
+		thaw.Do(func() { close(second) })
+	}()
+	if r := p.ProbeCorroborated(probeContext(t), f.target(), peer); r.Status != mib.StatusFaultFree || r.Corroborated || !r.Retested {
+		t.Fatalf("re-test with a peer's faulty verdict: %+v, want the re-test to run and find the peer up", r)
 	}
 }

@@ -42,7 +42,7 @@ func NewMetrics() *Metrics {
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_fetches_total",
 			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
 		retests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_retests_total",
-			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed)."}, []string{"outcome"}),
+			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed; corroborated: cut short by a peer's pushed verdict, the same)."}, []string{"outcome"}),
 		wait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_test_wait_seconds",
 			Help:    "Wait for each SNMP reply of a test: the peer's SRTT + 4·RTTVAR within test.timeout_min and test.timeout.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}),
@@ -62,6 +62,7 @@ func NewMetrics() *Metrics {
 	m.fetches.WithLabelValues("skipped")
 	m.retests.WithLabelValues("refuted")
 	m.retests.WithLabelValues("confirmed")
+	m.retests.WithLabelValues("corroborated")
 	b := version.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "diagagent_build_info",
 		Help: "Always 1; its labels name the build running (version, VCS revision, Go version)."},
@@ -87,6 +88,8 @@ func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result
 			m.wait.Observe(p.Wait.Seconds())
 		}
 		switch {
+		case p.Corroborated:
+			m.retests.WithLabelValues("corroborated").Inc()
 		case !p.Retested:
 		case p.Status == mib.StatusFaultFree:
 			m.retests.WithLabelValues("refuted").Inc()

@@ -74,7 +74,8 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		{From: 3, Skipped: true}}}
 	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond, Wait: 50 * time.Millisecond},
 		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusPartial},
-		3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusFaulty}}
+		3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusFaulty},
+		4: {Status: mib.StatusPartial, Duration: 300 * time.Millisecond, Wait: 50 * time.Millisecond, Corroborated: true}}
 	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond, 0)
 	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond, 2)
 	fams := scrape(t, s)
@@ -90,16 +91,17 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		{"diagagent_up", nil, 1},
 		{"diagagent_last_event_seq", nil, 3},
 		{"diagagent_tests_total", []string{"outcome", "fault-free"}, 2},
-		{"diagagent_tests_total", []string{"outcome", "partial"}, 1},
+		{"diagagent_tests_total", []string{"outcome", "partial"}, 2},
 		{"diagagent_tests_total", []string{"outcome", "faulty"}, 0},
-		{"diagagent_test_duration_seconds", nil, 3},
+		{"diagagent_test_duration_seconds", nil, 4},
 		{"diagagent_entries_received_total", nil, 3},
 		{"diagagent_fetches_total", []string{"result", "error"}, 1},
 		{"diagagent_fetches_total", []string{"result", "skipped"}, 1},
 		{"diagagent_fetches_total", []string{"result", "ok"}, 1},
 		{"diagagent_retests_total", []string{"outcome", "refuted"}, 1},
 		{"diagagent_retests_total", []string{"outcome", "confirmed"}, 1},
-		{"diagagent_test_wait_seconds", nil, 1},
+		{"diagagent_retests_total", []string{"outcome", "corroborated"}, 1},
+		{"diagagent_test_wait_seconds", nil, 2},
 		{"diagagent_intervals_total", nil, 2},
 		{"diagagent_interval_duration_seconds", nil, 2},
 		{"diagagent_notifications_total", []string{"result", "sent"}, 5},
@@ -120,8 +122,8 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 		}
 	}
 	h := fams["diagagent_test_duration_seconds"].GetMetric()[0].GetHistogram()
-	if sum := h.GetSampleSum(); sum < 0.804 || sum > 0.806 {
-		t.Errorf("test duration sum %v s, want 0.805", sum)
+	if sum := h.GetSampleSum(); sum < 1.104 || sum > 1.106 {
+		t.Errorf("test duration sum %v s, want 1.105", sum)
 	}
 	if _, ok := fams["go_goroutines"]; !ok {
 		t.Error("no Go runtime metrics")

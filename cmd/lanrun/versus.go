@@ -142,7 +142,11 @@ func versusDoc(out string) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no saved runs in %s", filepath.Join(out, "versus"))
 	}
-	if err := writeTables(filepath.Join(out, "versus.md"), runs); err != nil {
+	before, err := loadVersus(filepath.Join(out, "versus", "before"))
+	if err != nil {
+		return err
+	}
+	if err := writeTables(filepath.Join(out, "versus.md"), runs, before); err != nil {
 		return err
 	}
 	return plotVersus(runs, out)
@@ -170,8 +174,10 @@ func loadVersus(dir string) ([]lan.VersusResult, error) {
 	return runs, nil
 }
 
-// writeTables replaces what lies between the markers of doc with the tables.
-func writeTables(doc string, runs []lan.VersusResult) error {
+// writeTables replaces what lies between the markers of doc with the tables,
+// each run's after its before-and-after table when before holds a run of
+// its N (the first version's, in <out>/versus/before).
+func writeTables(doc string, runs, before []lan.VersusResult) error {
 	old, err := os.ReadFile(doc)
 	if err != nil {
 		return err
@@ -184,6 +190,12 @@ func writeTables(doc string, runs []lan.VersusResult) error {
 	b.Write(old[:i+len(tablesBegin)])
 	b.WriteString("\n\n")
 	for _, r := range runs {
+		for _, p := range before {
+			if p.N == r.N {
+				b.WriteString(lan.BeforeAfter(p, r))
+				b.WriteString("\n")
+			}
+		}
 		b.WriteString(lan.VersusTables(r))
 		b.WriteString("\n")
 	}
