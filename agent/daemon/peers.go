@@ -28,17 +28,18 @@ type Prober interface {
 	CanPush() bool
 }
 
-// corroborating is a Prober whose tests take the verdicts peers pushed
-// about the tested node meanwhile (probe.Prober.ProbeCorroborated).
-type corroborating interface {
-	ProbeCorroborated(ctx context.Context, t probe.Target, peer <-chan mib.Status) probe.Result
+// viewing is a Prober whose tests take what the agent holds about the
+// tested node and the verdicts peers push about it meanwhile
+// (probe.Prober.ProbeInView).
+type viewing interface {
+	ProbeInView(ctx context.Context, t probe.Target, v probe.View) probe.Result
 }
 
 // batch runs one batch of the core's ops at once (the prober bounds the
 // concurrency), so a batch costs about one test time, not the sum, and
 // returns their results in order. Every probe is kept in probes by node id;
-// the test of node id takes the pushed verdicts about it from peers[id].
-func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result, peers map[int]chan mib.Status) []hiadsd.Result {
+// the test of node id runs in views[id].
+func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result, views map[int]probe.View) []hiadsd.Result {
 	res := make([]hiadsd.Result, len(ops))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -48,8 +49,8 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 			switch op.Kind {
 			case hiadsd.OpTest:
 				var r probe.Result
-				if c, ok := d.prober.(corroborating); ok {
-					r = c.ProbeCorroborated(ctx, t, peers[op.Target])
+				if v, ok := d.prober.(viewing); ok {
+					r = v.ProbeInView(ctx, t, views[op.Target])
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}

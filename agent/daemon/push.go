@@ -53,13 +53,15 @@ func (d *Daemon) Receive(p mib.Push) error {
 // (corroborate), whose re-test of the same verdict it cuts short.
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
 	peers := map[int]chan mib.Status{}
+	views := map[int]probe.View{}
 	for _, op := range ops {
 		if op.Kind == hiadsd.OpTest {
 			peers[op.Target] = make(chan mib.Status, 1)
+			views[op.Target] = probe.View{Held: mib.FromCore(d.node.View.Get(op.Target).Status), Peer: peers[op.Target]}
 		}
 	}
 	done := make(chan []hiadsd.Result, 1)
-	go func() { done <- d.batch(ctx, ops, probes, peers) }()
+	go func() { done <- d.batch(ctx, ops, probes, views) }()
 	for {
 		select {
 		case res := <-done:
@@ -83,7 +85,7 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 
 // corroborate hands each entry of push p that is a fault verdict newer
 // than this agent's own entry to the test of that peer under way, if any
-// (probe.ProbeCorroborated). It never blocks: a test holds one verdict.
+// (probe.View.Peer). It never blocks: a test holds one verdict.
 func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan mib.Status) {
 	for _, ie := range p.Entries {
 		ch, ok := peers[ie.ID]

@@ -140,26 +140,38 @@ func (p *Prober) release() { <-p.slots }
 // Probe tests t once and never panics or returns a bare verdict: the result
 // carries the status, the deciding round-trip time and both steps' errors.
 func (p *Prober) Probe(ctx context.Context, t Target) Result {
-	return p.ProbeCorroborated(ctx, t, nil)
+	return p.ProbeInView(ctx, t, View{Held: mib.StatusUnknown})
 }
 
-// ProbeCorroborated is Probe, with peer delivering the verdicts other
-// agents' direct tests reached about t while this test runs (the pushes
-// this agent receives). The re-test of a new faulty or partial verdict
-// guards against this agent's own lost replies; a peer that reached the
-// same verdict by its own test and re-test is that guard already, so such
-// a verdict ends the re-test at once and the first test's verdict stands
-// (Result.Corroborated). Any other verdict on peer changes nothing.
-func (p *Prober) ProbeCorroborated(ctx context.Context, t Target, peer <-chan mib.Status) Result {
+// View is what the testing agent holds about a peer while it tests it.
+type View struct {
+	// Held is the status the agent's diagnosis holds for the peer, learned
+	// or tested (the zero View holds it fault-free); with StatusUnknown the
+	// prober's own last verdict stands in. A faulty or partial verdict that differs from it is new,
+	// and re-tested before it is announced; one the agent already holds
+	// (learned from the peer's other testers) is not.
+	Held mib.Status
+	// Peer delivers the verdicts other agents' direct tests reached about
+	// the peer while this test runs (the pushes this agent receives). The
+	// re-test guards against this agent's own lost replies; a peer that
+	// reached the same verdict by its own test and re-test is that guard
+	// already, so such a verdict ends the re-test at once and the first
+	// test's verdict stands (Result.Corroborated). Any other changes nothing.
+	Peer <-chan mib.Status
+}
+
+// ProbeInView is Probe for an agent that holds v about t.
+func (p *Prober) ProbeInView(ctx context.Context, t Target, v View) Result {
 	start := time.Now()
-	res := p.probe(ctx, t, peer)
+	res := p.probe(ctx, t, v)
 	res.Duration = time.Since(start)
 	return res
 }
 
 // probe runs one test inside one concurrency slot, and a second at once
-// when the first would announce a fault the previous verdict did not hold.
-func (p *Prober) probe(ctx context.Context, t Target, peer <-chan mib.Status) Result {
+// when the first would announce a fault the agent does not hold (v.Held,
+// else the previous verdict).
+func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if err := t.check(); err != nil {
 		return Result{Status: mib.StatusUnknown, SNMPErr: err}
 	}
@@ -170,11 +182,15 @@ func (p *Prober) probe(ctx context.Context, t Target, peer <-chan mib.Status) Re
 	key := t.key()
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(was.rtt))
-	if suspect(res.Status, was.last) {
+	held := v.Held
+	if held == mib.StatusUnknown {
+		held = was.last
+	}
+	if suspect(res.Status, held) {
 		first := res
-		rctx, cut := corroboration(ctx, peer, first.Status)
+		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		res = p.test(rctx, t, p.retry())
-		if res.Status == mib.StatusUnknown && cut() && ctx.Err() == nil {
+		if corroborated := cut(); res.Status == mib.StatusUnknown && corroborated && ctx.Err() == nil {
 			res = first
 			res.Corroborated = true
 		} else {
@@ -252,7 +268,7 @@ func (p *Prober) retry() attempt {
 }
 
 // suspect reports whether a verdict must be re-tested before it is
-// returned: faulty or partial where the last verdict was something else.
+// returned: faulty or partial where the status held was something else.
 func suspect(now, last mib.Status) bool {
 	return (now == mib.StatusFaulty || now == mib.StatusPartial) && now != last
 }

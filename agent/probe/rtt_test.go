@@ -130,6 +130,16 @@ func TestProbeNoRetestOfHeldVerdict(t *testing.T) {
 	if r := p.Probe(probeContext(t), dead); r.Status != mib.StatusPartial || r.Retested {
 		t.Fatalf("same verdict again: %+v, want partial without a re-test", r)
 	}
+	// What the agent's view holds outranks the prober's own last verdict:
+	// a view that learned the peer fault-free meanwhile makes partial new
+	// again, and one that learned it partial from other testers does not.
+	if r := p.ProbeInView(probeContext(t), dead, View{Held: mib.StatusFaultFree}); r.Status != mib.StatusPartial || !r.Retested {
+		t.Fatalf("partial where the view holds fault-free: %+v, want a re-test", r)
+	}
+	other := Target{Addr: dead.Addr, Port: probeFreePort(t)} // never tested by this prober
+	if r := p.ProbeInView(probeContext(t), other, View{Held: mib.StatusPartial}); r.Status != mib.StatusPartial || r.Retested {
+		t.Fatalf("partial where the view holds partial: %+v, want no re-test", r)
+	}
 }
 
 // silentPeer reads requests and answers none, signalling each one.
@@ -272,7 +282,7 @@ func TestProbeRetestCorroborated(t *testing.T) {
 		peer <- mib.StatusFaulty // another verdict changes nothing
 		peer <- mib.StatusPartial
 	}()
-	r := p.ProbeCorroborated(probeContext(t), f.target(), peer)
+	r := p.ProbeInView(probeContext(t), f.target(), View{Peer: peer})
 	if r.Status != mib.StatusPartial || !r.Corroborated || r.Retested {
 		t.Fatalf("re-test with a peer's partial verdict: %+v, want partial, corroborated, not re-tested", r)
 	}
@@ -294,7 +304,7 @@ func TestProbeRetestCorroborated(t *testing.T) {
 		silent.Store(false)
 		thaw.Do(func() { close(second) })
 	}()
-	if r := p.ProbeCorroborated(probeContext(t), f.target(), peer); r.Status != mib.StatusFaultFree || r.Corroborated || !r.Retested {
+	if r := p.ProbeInView(probeContext(t), f.target(), View{Peer: peer}); r.Status != mib.StatusFaultFree || r.Corroborated || !r.Retested {
 		t.Fatalf("re-test with a peer's faulty verdict: %+v, want the re-test to run and find the peer up", r)
 	}
 }

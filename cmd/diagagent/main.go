@@ -121,10 +121,13 @@ func resolveID(cfg config.Config) (int, error) {
 func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
 	l := logrus.New()
 	l.SetOutput(w)
+	// Milliseconds: on a LAN an event reaches every agent within seconds,
+	// and the order of what agents logged is only seen at this resolution.
+	const stamp = "2006-01-02T15:04:05.000Z07:00"
 	if cfg.Log.Format == "json" {
-		l.SetFormatter(&logrus.JSONFormatter{})
+		l.SetFormatter(&logrus.JSONFormatter{TimestampFormat: stamp})
 	} else {
-		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, DisableColors: true})
+		l.SetFormatter(&logrus.TextFormatter{FullTimestamp: true, DisableColors: true, TimestampFormat: stamp})
 	}
 	if lvl, err := logrus.ParseLevel(cfg.Log.Level); err == nil {
 		l.SetLevel(lvl)
