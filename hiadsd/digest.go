@@ -16,8 +16,10 @@ package hiadsd
 // views are equal again and no test reads a view.
 //
 // A digest of 0 means the source told none, and the fetch is made. A node
-// that catches up (Node.CatchUp) fetches everything whatever the digest
-// says, and one that changes its node list (SetList) forgets every digest.
+// that catches up (Node.CatchUp) fetches everything whatever the source's
+// remembered digest says, unless the source's digest is its own (a catch-up
+// read of an equal view brings nothing), and one that changes its node list
+// (SetList) forgets every digest.
 
 // DigestSource is a Tester that also tells the digest of a node's
 // fetchable state; Step gives it to every test that finds the node
@@ -41,11 +43,16 @@ func maxMerged(n int) int { return 2*Levels(n) + 2 }
 // skippable reports whether a fetch of ranges from j, tested now with
 // digest d, would bring nothing new.
 func (n *Node) skippable(j int, d uint64, ranges []Range) bool {
-	if d == 0 || n.CatchUp > 0 {
+	if d == 0 {
 		return false
 	}
 	if d == n.Digest {
-		return true // the source serves what this node served at the interval's start
+		// The source serves what this node served at the interval's start:
+		// the same entry for every id, so even a catch-up read brings nothing.
+		return true
+	}
+	if n.CatchUp > 0 {
+		return false
 	}
 	for _, m := range n.merged {
 		if m.from != j {
