@@ -277,8 +277,8 @@ func TestProbeRetestCorroborated(t *testing.T) {
 	silent.Store(true)
 	peer := make(chan mib.Status, 1)
 	go func() {
-		<-got // the first test's request
-		<-got // the re-test's: it now waits 30 s
+		<-got                    // the first test's request
+		<-got                    // the re-test's: it now waits 30 s
 		peer <- mib.StatusFaulty // another verdict changes nothing
 		peer <- mib.StatusPartial
 	}()
