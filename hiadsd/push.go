@@ -85,10 +85,10 @@ func (iv *interval) pushes() []Push {
 // (Report.Updates, learned from from) and the pushes that pass the entries
 // on in this node's clusters below p.Cluster (Report.Pushes). An entry
 // about an id outside the list or removed from it, or of status Unknown,
-// is dropped, and one about this node is taken (for its counter, as a fetch
-// takes it) and passed on only when it holds it fault-free (sift); one older than the entry held is neither taken
-// nor passed on, so a late or replayed push changes nothing and goes no
-// further; one equal to it is passed on, so a node that learned the event
+// is dropped, and one about this node is taken (for its counter, as a
+// fetch takes it) and passed on only when it holds it fault-free (sift);
+// one older than the entry held is neither taken nor passed on, so a late
+// or replayed push changes nothing and goes no further; one equal to it is passed on, so a node that learned the event
 // by pull first still carries the push to its subtree. A push from a node
 // running another list is dropped whole (ErrOtherList), as a fetch is.
 func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {

@@ -355,21 +355,22 @@ func (v *versus) start(r *VersusResult) error {
 	for k := range nodes {
 		nodes[k] = k + 1
 	}
-	for i, c := range v.diags {
-		if _, err := c.Poll(s.Startup, func() bool { return c.AllSee(all, nodes, 0) }); err != nil {
-			load, _ := LoadAverage()
-			return fmt.Errorf("start-up: %s: not every agent holds every node fault-free (load %.1f; %s): %w",
-				s.Settings[i].Label, load, c.Stale(), err)
-		}
-	}
 	// Statuses agree before the counters do: an agent first seen down at
-	// start-up carries a counter its peers take by pull, which reads views
-	// for up to 2·log2 N intervals under the rotating plan. The steady
-	// window starts once every agent serves the same digest.
+	// start-up carries a counter its peers take by pull, and until they have
+	// it tests read views. The steady window starts once every agent also
+	// serves the same digest.
 	for i, c := range v.diags {
-		if _, err := c.Poll(s.Startup, func() bool { return c.AllAgree(all) }); err != nil {
-			load, _ := LoadAverage()
-			return fmt.Errorf("start-up: %s: the agents' view digests never agreed (load %.1f): %w", s.Settings[i].Label, load, err)
+		for _, w := range []struct {
+			what string
+			ok   func() bool
+		}{
+			{"not every agent holds every node fault-free", func() bool { return c.AllSee(all, nodes, 0) }},
+			{"the agents' view digests never agreed", func() bool { return c.AllAgree(all) }},
+		} {
+			if _, err := c.Poll(s.Startup, w.ok); err != nil {
+				load, _ := LoadAverage()
+				return fmt.Errorf("start-up: %s: %s (load %.1f; %s): %w", s.Settings[i].Label, w.what, load, c.Stale(), err)
+			}
 		}
 	}
 	fmt.Fprintf(v.log, "versus: N=%d, every system converged %v after start\n", s.N, time.Since(t0).Round(time.Second))
