@@ -8,21 +8,20 @@ import (
 // Algorithm selects the testing strategy of a Node.
 type Algorithm int
 
-// The algorithms; every one runs behind Node.Begin (and Node.Step).
+// The algorithms; every one runs behind Interval.Begin. The papers'
+// research-only variants (ADSD with Intersections, Hi-ADSD with Detours
+// and with Timestamps, Hi-Comp) live in the lab (hiadsd/lab), beside the
+// simulator.
 const (
-	HiADSD           Algorithm = iota // one cluster per interval (seed 002)
-	VCube                             // every assigned test each interval, timestamps (seed 001, Algorithm 3)
-	VRing                             // Adaptive-DSD ring (seed 001, Algorithm 2)
-	BruteForce                        // everyone tests everyone (seed 001, Algorithm 1)
-	ADSDwI                            // Adaptive-DSD with Intersections, sqrt(N) rings (seed 003, section 3.1)
-	HiADSDDetours                     // Hi-ADSD that reaches a faulty cluster head's subclusters by detours (seed 004, 2.1.3)
-	HiADSDTimestamps                  // Hi-ADSD taking N/2 entries from every source (seed 004, 2.1.4)
-	HiComp                            // comparison-based hierarchical diagnosis (seed 004, chapter 3)
+	HiADSD     Algorithm = iota // one cluster per interval (seed 002)
+	VCube                       // every assigned test each interval, timestamps (seed 001, Algorithm 3)
+	VRing                       // Adaptive-DSD ring (seed 001, Algorithm 2)
+	BruteForce                  // everyone tests everyone (seed 001, Algorithm 1)
 )
 
-// Algorithms lists every algorithm in a fixed order; the daemon runs the first four.
+// Algorithms lists every algorithm in a fixed order.
 func Algorithms() []Algorithm {
-	return []Algorithm{HiADSD, VCube, VRing, BruteForce, ADSDwI, HiADSDDetours, HiADSDTimestamps, HiComp}
+	return []Algorithm{HiADSD, VCube, VRing, BruteForce}
 }
 
 // String returns the name used by flags and JSON.
@@ -36,37 +35,18 @@ func (a Algorithm) String() string {
 		return "vring"
 	case BruteForce:
 		return "bruteforce"
-	case ADSDwI:
-		return "adsdwi"
-	case HiADSDDetours:
-		return "hiadsd-detours"
-	case HiADSDTimestamps:
-		return "hiadsd-timestamps"
-	case HiComp:
-		return "hicomp"
 	}
 	return fmt.Sprintf("algorithm(%d)", int(a))
 }
 
-// Sees returns the status a node running a is able to diagnose for a node
-// whose true status is st: Hi-Comp's comparisons tell only right from wrong
-// output, so a partial node is faulty to it.
-func (a Algorithm) Sees(st Status) Status {
-	if a == HiComp && st == Partial {
-		return Faulty
-	}
-	return st
-}
-
-// ParseAlgorithm maps a name (hiadsd, vcube, vring, bruteforce, adsdwi,
-// hiadsd-detours, hiadsd-timestamps, hicomp) to its Algorithm.
+// ParseAlgorithm maps a name (hiadsd, vcube, vring, bruteforce) to its Algorithm.
 func ParseAlgorithm(name string) (Algorithm, error) {
 	for _, a := range Algorithms() {
 		if a.String() == name {
 			return a, nil
 		}
 	}
-	return 0, fmt.Errorf("%q (want hiadsd, vcube, vring, bruteforce, adsdwi, hiadsd-detours, hiadsd-timestamps or hicomp): %w", name, ErrBadAlgorithm)
+	return 0, fmt.Errorf("%q (want hiadsd, vcube, vring or bruteforce): %w", name, ErrBadAlgorithm)
 }
 
 // Config is what every node of one system agrees on.
@@ -113,7 +93,7 @@ func (c *Config) Validate() error {
 	if c.N < 2 {
 		return fmt.Errorf("N = %d, need at least 2 nodes: %w", c.N, ErrBadConfig)
 	}
-	if c.Algorithm < HiADSD || c.Algorithm > HiComp {
+	if c.Algorithm < HiADSD || c.Algorithm > BruteForce {
 		return fmt.Errorf("Algorithm = %d: %w", int(c.Algorithm), ErrBadConfig)
 	}
 	for k, id := range c.TestedOnly {
@@ -151,22 +131,18 @@ func (c *Config) IsTestedOnly(id int) bool {
 }
 
 // LatencyBound returns the worst-case diagnosis latency in testing rounds of
-// algo on n nodes: ceil(log2 n)^2 for the three Hi-ADSD variants (Table 2 of
-// seed 002; seed 004 keeps it for Detours and Timestamps), ceil(log2 n) for
-// vCube and Hi-Comp (Table 2 of seed 001, Theorem 1 of seed 004), n-1 for
-// vRing, 1 for brute force, and for ADSD with Intersections two passes round
-// the longest ring plus the intersection's hop (see ADSDwIBound).
+// algo on n nodes: ceil(log2 n)^2 for Hi-ADSD (Table 2 of seed 002),
+// ceil(log2 n) for vCube (Table 2 of seed 001), n-1 for vRing and 1 for
+// brute force.
 func LatencyBound(algo Algorithm, n int) int {
 	l := Levels(n)
 	switch algo {
-	case HiADSD, HiADSDDetours, HiADSDTimestamps:
+	case HiADSD:
 		return l * l
-	case VCube, HiComp:
+	case VCube:
 		return l
 	case VRing:
 		return n - 1
-	case ADSDwI:
-		return ADSDwIBound(n)
 	default:
 		return 1
 	}

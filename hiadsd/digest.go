@@ -21,13 +21,6 @@ package hiadsd
 // read of an equal view brings nothing), and one that changes its node list
 // (SetList) forgets every digest.
 
-// DigestSource is a Tester that also tells the digest of a node's
-// fetchable state; Step gives it to every test that finds the node
-// fault-free.
-type DigestSource interface {
-	DigestOf(j int) uint64
-}
-
 // merged is what a node merged from one source: at which digest, and the
 // ids the fetches made at that digest covered.
 type merged struct {
@@ -117,19 +110,4 @@ func (iv *interval) digestOf(j int) (digest uint64, withheld bool) {
 		return 0, false
 	}
 	return a.digest, a.withheld
-}
-
-// entryMix is a 64-bit mix (splitmix64's finaliser) of one id's entry.
-func entryMix(id int, e Entry) uint64 {
-	x := uint64(id)<<35 ^ uint64(e.Status)<<32 ^ uint64(e.Counter)
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// entryHash is id's share of a Sparse view's digest: 0 for a fault-free
-// entry at counter 0, so a view of N such entries costs nothing to start.
-func entryHash(id int, e Entry) uint64 {
-	return entryMix(id, e) - entryMix(id, Entry{Status: FaultFree})
 }

@@ -12,8 +12,4 @@ var (
 	ErrTestedOnly = errors.New("tested-only node does not test")
 	// ErrBadAlgorithm means an algorithm name is not one ParseAlgorithm knows.
 	ErrBadAlgorithm = errors.New("unknown algorithm")
-	// ErrNoAnswer means the node asked for entries did not answer.
-	ErrNoAnswer = errors.New("node gave no diagnostic information")
-	// ErrNoExecutor means Hi-Comp was given a Tester that cannot run tasks.
-	ErrNoExecutor = errors.New("tester cannot run comparison tasks")
 )

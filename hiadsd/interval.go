@@ -10,7 +10,7 @@ type interval struct {
 	changes []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
 	merges  []mergedFetch    // the fetches this pass merged at a digest, remembered if the pass is the interval
 	used    int              // answers this pass took
-	// expecting is set once a test or task of this pass has no real answer:
+	// expecting is set once a test of this pass has no real answer:
 	// what follows rests on expected verdicts, so no fetch is asked for.
 	expecting bool
 	report    Report

@@ -43,13 +43,6 @@ func (n *Node) Isolated() int { return n.isolated }
 // isolation ends (Result.Withheld).
 func (n *Node) Withholds() bool { return len(n.released) > 0 }
 
-// WithholdSource is a Tester that also tells whether a node withholds its
-// view (Node.Withholds); Step gives it to every test that finds the node
-// fault-free.
-type WithholdSource interface {
-	Withholds(j int) bool
-}
-
 // cutOff reports whether tests show a node that reached nobody: two or
 // more tests, none answered.
 func cutOff(tests []TestResult) bool {

@@ -42,12 +42,6 @@ type ListSeen struct {
 	List ListVersion
 }
 
-// ListSource is a Tester that also tells the list version a source runs;
-// Step gives it to every fetch.
-type ListSource interface {
-	ListOf(j int) ListVersion
-}
-
 // ErrOtherList is the FetchResult.Err of a source that runs another node
 // list: its entries are not merged (see ListVersion).
 var ErrOtherList = errors.New("the source runs another node list")
@@ -92,28 +86,12 @@ func (n *Node) SetList(cfg *Config, v ListVersion) error {
 		return ErrRemoved
 	}
 	if cfg.N > n.Config.N {
-		view, err := Extend(n.View, cfg.N)
-		if err != nil {
-			return err
-		}
-		n.View = view
+		n.View = n.View.Grow(cfg.N)
 		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
 	}
 	n.Config, n.List = cfg, v
 	n.merged = nil // the digests were of sources on the old list
 	return nil
-}
-
-// Extend returns view covering n ids: its own entries, then Unknown ones.
-// It knows the package's two views, Dense and *Sparse.
-func Extend(view View, n int) (View, error) {
-	switch v := view.(type) {
-	case Dense:
-		return append(v, make(Dense, n-len(v))...), nil
-	case *Sparse:
-		return v.extend(n), nil
-	}
-	return nil, fmt.Errorf("a view of type %T cannot grow: %w", view, ErrBadConfig)
 }
 
 // IsRemoved reports whether id was removed from the list.

@@ -15,9 +15,6 @@ const (
 	// OpFetch asks for Op.Target's entries in Op.Ranges, and its station, in
 	// one read: Result.Entries, Result.Station, or Result.Err.
 	OpFetch
-	// OpTask asks Op.Target to run Hi-Comp's comparison task Op.Task:
-	// Result.Output.
-	OpTask
 )
 
 // String names the kind for logs and tests.
@@ -27,8 +24,6 @@ func (k OpKind) String() string {
 		return "test"
 	case OpFetch:
 		return "fetch"
-	case OpTask:
-		return "task"
 	}
 	return fmt.Sprintf("op(%d)", int(k))
 }
@@ -38,7 +33,6 @@ type Op struct {
 	Kind   OpKind
 	Target int
 	Ranges []Range // OpFetch
-	Task   uint64  // OpTask
 }
 
 // Result is the world's answer to one Op.
@@ -67,8 +61,6 @@ type Result struct {
 	// list is not merged, and a newer one is reported (Report.Lists).
 	List ListVersion
 	Err  error
-	// Output is an OpTask's output.
-	Output uint64
 }
 
 // Interval is one testing interval of a Node as a state machine, in the
@@ -78,23 +70,22 @@ type Result struct {
 // it did and the node's view holds what it learned.
 //
 // Inside, every algorithm runs in direct style against the answers known so
-// far. A test or task with no answer yet is put in the batch and, so that
-// one batch holds as many tests as can be foreseen, given its expected
-// answer: a test finds what the view holds (fault-free for a node it holds
-// unknown), a task returns what a node of that status returns. A fetch is
-// put in the batch only once every test and task before it in the pass has
-// its real answer, so the entries it brings are read after the tests that
-// chose it, as fresh as a blocking Tester would read them (on a LAN a test
-// of a silent peer lasts seconds, and entries read at its start would miss
-// what others learned meanwhile); until then it brings nothing new. The pass
-// is then undone (view, level, catch-up and station restored), and the next
+// far. A test with no answer yet is put in the batch and, so that one batch
+// holds as many tests as can be foreseen, given its expected answer: what the
+// view holds (fault-free for a node it holds unknown). A fetch is put in the
+// batch only once every test before it in the pass has its real answer, so
+// the entries it brings are read after the tests that chose it, as fresh as
+// a caller answering one op at a time would read them (on a LAN a test of a
+// silent peer lasts seconds, and entries read at its start would miss what
+// others learned meanwhile); until then it brings nothing new. The pass is
+// then undone (view, level, catch-up and station restored), and the next
 // Advance replays the algorithm from the start with the real answers. The
 // first op a pass lacks always follows real answers only, so every Advance
 // moves the real prefix forward and the interval ends. The pass that needs
 // nothing is the interval: its verdicts are real answers only, and its
-// result is the one a blocking Tester would give. vCube needs two batches
-// (its tests, then the fetches from the sources found); Hi-ADSD a test and
-// a fetch per cluster node it walks, and its rechecks.
+// result is the one a caller answering one op at a time would get. vCube
+// needs two batches (its tests, then the fetches from the sources found);
+// Hi-ADSD a test and a fetch per cluster node it walks, and its rechecks.
 type Interval struct {
 	node  *Node
 	start struct {
@@ -103,15 +94,12 @@ type Interval struct {
 	}
 	tests    answers[int, testAnswer]
 	fetches  []fetchAnswer
-	tasks    answers[taskKey, uint64]
 	need     []Op
-	ranges   []Range   // backs the Ranges of the ops in need and fetches
-	entries  []IDEntry // backs Step's copies of fetched entries
+	ranges   []Range // backs the Ranges of the ops in need and fetches
 	done     bool
 	report   Report
 	answered int      // results taken by Advance
 	spare    Report   // an undone pass's lists, for the next pass to fill
-	results  []Result // Step's buffer
 	scratch  interval // the pass's state, reused from pass to pass
 	targets  []int    // vCube's targets: the view each pass starts from is the same
 }
@@ -121,12 +109,6 @@ type testAnswer struct {
 	status   Status
 	digest   uint64
 	withheld bool
-}
-
-// taskKey names one comparison task sent to one node.
-type taskKey struct {
-	target int
-	task   uint64
 }
 
 // fetchAnswer is the answer to one fetch.
@@ -175,43 +157,31 @@ func (a *answers[K, V]) reset() {
 	a.idx = nil
 }
 
-// Begin starts the node's next testing interval. A tested-only node does not
-// test (ErrTestedOnly). The Interval is the node's own and is reused by its
-// next Begin; the Report's lists are the caller's.
-func (n *Node) Begin() (*Interval, error) { return n.BeginIn(n.ownMachine()) }
-
-// ownMachine returns the node's own interval machine, made at first use.
-func (n *Node) ownMachine() *Interval {
-	if n.machine == nil {
-		n.machine = &Interval{}
-	}
-	return n.machine
-}
-
-// BeginIn is Begin on the storage of m, an Interval no other interval is
-// using now: a caller that steps many nodes one after another (the
-// simulator's Network) lends them one machine instead of keeping one per
-// node. Its earlier interval's Report stays valid.
-func (n *Node) BeginIn(m *Interval) (*Interval, error) {
+// Begin starts node n's next testing interval on m, which may be the zero
+// Interval or one whose interval has ended: m keeps its storage from one
+// interval to the next, so a caller that steps many nodes one after another
+// (the lab's network) lends them one machine. A tested-only node does not
+// test (ErrTestedOnly), nor does a removed one (ErrRemoved). The Report of
+// m's earlier interval stays valid; its lists are the caller's.
+func (m *Interval) Begin(n *Node) error {
 	if n.Config.IsTestedOnly(n.ID) {
-		return nil, fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
+		return fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
 	}
 	if n.Config.IsRemoved(n.ID) {
-		return nil, fmt.Errorf("node %d: %w", n.ID, ErrRemoved)
+		return fmt.Errorf("node %d: %w", n.ID, ErrRemoved)
 	}
 	m.node = n
 	m.reset()
 	m.start.next, m.start.catchUp, m.start.station = n.Next, n.CatchUp, n.Station
 	m.pass()
-	return m, nil
+	return nil
 }
 
 // reset empties the machine for a new interval, keeping its storage.
 func (m *Interval) reset() {
 	m.tests.reset()
-	m.tasks.reset()
 	clear(m.fetches)
-	m.fetches, m.need, m.ranges, m.entries = m.fetches[:0], m.need[:0], m.ranges[:0], m.entries[:0]
+	m.fetches, m.need, m.ranges = m.fetches[:0], m.need[:0], m.ranges[:0]
 	m.done, m.report, m.answered, m.targets, m.spare = false, Report{}, 0, nil, Report{}
 }
 
@@ -239,8 +209,6 @@ func (m *Interval) Advance(res []Result) error {
 			m.tests.put(op.Target, testAnswer{status: res[k].Status, digest: res[k].Digest, withheld: res[k].Withheld})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
-		case OpTask:
-			m.tasks.put(taskKey{op.Target, op.Task}, res[k].Output)
 		}
 	}
 	m.answered += len(res)
@@ -290,7 +258,7 @@ func (m *Interval) restore() {
 // ask puts op in the batch unless it is there already.
 func (m *Interval) ask(op Op) {
 	for k := range m.need {
-		if o := &m.need[k]; o.Target == op.Target && o.Kind == op.Kind && o.Task == op.Task && slices.Equal(o.Ranges, op.Ranges) {
+		if o := &m.need[k]; o.Target == op.Target && o.Kind == op.Kind && slices.Equal(o.Ranges, op.Ranges) {
 			return
 		}
 	}
@@ -324,14 +292,6 @@ func (iv *interval) run() {
 		iv.vcube()
 	case VRing:
 		iv.vring()
-	case ADSDwI:
-		iv.adsdwi()
-	case HiADSDDetours:
-		iv.hiadsdDetours()
-	case HiADSDTimestamps:
-		iv.hiadsdTimestamps()
-	case HiComp:
-		iv.hicomp()
 	default:
 		iv.bruteForce()
 	}
@@ -358,7 +318,7 @@ func (iv *interval) probe(j int) Status {
 }
 
 // read returns j's answer to a fetch of ranges, real or expected (nothing
-// new); it is asked for only once every test and task before it has its
+// new); it is asked for only once every test before it has its
 // real answer. The answer is the machine's: read it, do not keep it.
 func (iv *interval) read(j int, ranges []Range) *Result {
 	if r := iv.m.fetched(j, ranges); r != nil {
@@ -371,83 +331,12 @@ func (iv *interval) read(j int, ranges []Range) *Result {
 	return &nothing
 }
 
-// runTask returns j's output for task, real or expected.
-func (iv *interval) runTask(j int, task uint64) uint64 {
-	if out, ok := iv.m.tasks.get(taskKey{j, task}); ok {
-		iv.used++
-		return out
-	}
-	iv.m.ask(Op{Kind: OpTask, Target: j, Task: task})
-	iv.expecting = true
-	if iv.expect(j) == FaultFree {
-		return TaskOutput(task)
-	}
-	return TaskOutput(task) ^ uint64(j+1)<<1 | 1
-}
-
 // undo restores every entry this pass changed, newest first.
 func (iv *interval) undo() {
 	for k := len(iv.changes) - 1; k >= 0; k-- {
 		c := iv.changes[k]
 		iv.node.View.Set(c.ID, c.Entry)
 	}
-}
-
-// Step runs one whole testing interval against t, answering every batch in
-// order: the blocking driver the simulator and the tests use. Hi-Comp's tasks
-// need t to be an Executor (ErrNoExecutor); a t that is also a StationSource
-// gives each successful fetch the source's station.
-func (n *Node) Step(t Tester) (Report, error) { return n.StepIn(t, n.ownMachine()) }
-
-// StepIn is Step on the storage of m (see BeginIn).
-func (n *Node) StepIn(t Tester, m *Interval) (Report, error) {
-	m, err := n.BeginIn(m)
-	if err != nil {
-		return Report{}, err
-	}
-	ex, _ := t.(Executor)
-	ss, _ := t.(StationSource)
-	ls, _ := t.(ListSource)
-	ds, _ := t.(DigestSource)
-	ws, _ := t.(WithholdSource)
-	for !m.Done() {
-		ops := m.Ready()
-		res := slices.Grow(m.results[:0], len(ops))[:len(ops)]
-		clear(res)
-		m.results = res
-		for k, op := range ops {
-			switch op.Kind {
-			case OpTest:
-				res[k].Status = t.Test(op.Target)
-				if ds != nil && res[k].Status == FaultFree {
-					res[k].Digest = ds.DigestOf(op.Target)
-				}
-				if ws != nil && n.Config.Isolation > 0 && res[k].Status == FaultFree { // none withholds without self-suspicion
-					res[k].Withheld = ws.Withholds(op.Target)
-				}
-			case OpFetch:
-				got, err := t.Fetch(op.Target, op.Ranges)
-				lo := len(m.entries)
-				m.entries = append(m.entries, got...) // got may be reused by the next Fetch
-				res[k].Entries, res[k].Err = m.entries[lo:len(m.entries):len(m.entries)], err
-				if err == nil && ss != nil {
-					res[k].Station = ss.StationOf(op.Target)
-				}
-				if err == nil && ls != nil {
-					res[k].List = ls.ListOf(op.Target)
-				}
-			case OpTask:
-				if ex == nil {
-					return Report{}, fmt.Errorf("node %d: Hi-Comp needs a Tester that runs tasks: %w", n.ID, ErrNoExecutor)
-				}
-				res[k].Output = ex.Run(op.Target, op.Task)
-			}
-		}
-		if err := m.Advance(res); err != nil {
-			return Report{}, err
-		}
-	}
-	return m.Report(), nil
 }
 
 // Expected returns the tests node id would make in its next interval if every
@@ -459,13 +348,13 @@ func Expected(cfg *Config, id int, view View, next int) []int {
 		return nil
 	}
 	n := &Node{ID: id, Config: cfg, View: view, Next: next}
-	m, err := n.BeginIn(&Interval{}) // its first pass, undone since nothing is answered
-	if err != nil {
+	var m Interval
+	if m.Begin(n) != nil { // its first pass, undone since nothing is answered
 		return nil
 	}
 	var out []int
 	for _, op := range m.Ready() {
-		if op.Kind == OpTest || op.Kind == OpTask {
+		if op.Kind == OpTest {
 			out = append(out, op.Target)
 		}
 	}

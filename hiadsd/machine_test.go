@@ -42,8 +42,8 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // they are answered.
 func TestVCubeIsTwoBatches(t *testing.T) {
 	n := newTestNode(t, &Config{N: 8, Algorithm: VCube}, 0)
-	m, err := n.Begin()
-	if err != nil {
+	var m Interval
+	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
 	}
 	ft := &fakeTester{truth: map[int]Status{2: Faulty}}
@@ -74,8 +74,8 @@ func TestHiADSDOverturnedExpectation(t *testing.T) {
 	n := newTestNode(t, &Config{N: 8, Algorithm: HiADSD}, 0)
 	n.Next = 3
 	ft := &fakeTester{truth: map[int]Status{4: Faulty}}
-	m, err := n.Begin()
-	if err != nil {
+	var m Interval
+	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
 	}
 	var batches [][]string
@@ -101,8 +101,7 @@ func TestHiADSDOverturnedExpectation(t *testing.T) {
 	}
 	// Now held faulty, node 4 and node 5 (held fault-free) go out together.
 	n.Next = 3
-	m, err = n.Begin()
-	if err != nil {
+	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
 	}
 	if got := opsOf(m.Ready()); !slices.Equal(got, []string{"test 4", "test 5"}) {
@@ -117,8 +116,8 @@ func TestSpeculationIsUndone(t *testing.T) {
 	n.View.Set(5, Entry{Status: Faulty, Counter: 2})
 	n.Station = Station{Addr: netip.MustParseAddr("192.0.2.1"), Counter: 1}
 	before := slices.Clone(n.View.(Dense))
-	m, err := n.Begin()
-	if err != nil {
+	var m Interval
+	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
 	}
 	if m.Done() || !slices.Equal(before, n.View.(Dense)) || n.Next != 1 {
@@ -146,7 +145,10 @@ func TestStationRidesTheFetch(t *testing.T) {
 	n := newTestNode(t, &Config{N: 4, Algorithm: VCube}, 0)
 	n.Station = Station{Addr: netip.MustParseAddr("192.0.2.5"), Counter: 2}
 	newer := Station{Addr: netip.MustParseAddr("192.0.2.1"), Counter: 3}
-	m, _ := n.Begin()
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
 	for !m.Done() {
 		res := answer(&fakeTester{}, m.Ready())
 		for k, op := range m.Ready() {
@@ -191,7 +193,7 @@ func TestStationNewer(t *testing.T) {
 // TestBeginTestedOnly checks that a tested-only node has no interval.
 func TestBeginTestedOnly(t *testing.T) {
 	n := &Node{ID: 1, Config: &Config{N: 4, Algorithm: VCube, TestedOnly: []int{1}}, View: converged(4)}
-	if _, err := n.Begin(); !errors.Is(err, ErrTestedOnly) {
+	if err := new(Interval).Begin(n); !errors.Is(err, ErrTestedOnly) {
 		t.Fatalf("Begin of a tested-only node: %v", err)
 	}
 }

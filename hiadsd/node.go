@@ -3,7 +3,7 @@ package hiadsd
 import "fmt"
 
 // Node is the state one node carries from one testing interval to the next.
-// The caller owns it; its intervals (Begin, or Step) and SetStation change it.
+// The caller owns it; its intervals (Interval.Begin) and SetStation change it.
 type Node struct {
 	// ID is this node's id, 0..N-1.
 	ID int
@@ -34,8 +34,7 @@ type Node struct {
 	// it before each interval.
 	Digest uint64
 
-	machine *Interval // Begin's, reused from one interval to the next
-	merged  []merged  // the last sources merged at a digest, oldest first (digest.go)
+	merged []merged // the last sources merged at a digest, oldest first (digest.go)
 	// isolated counts the intervals in a row in which no test was answered,
 	// released the verdicts applied during them once held long enough
 	// (isolation.go).
@@ -59,7 +58,7 @@ func NewNode(cfg *Config, id int, view View) (*Node, error) {
 	self.Status = FaultFree
 	view.Set(id, self)
 	n := &Node{ID: id, Config: cfg, View: view, Next: 1}
-	if holdsUnknown(view) {
+	if view.Unknowns() > 0 {
 		n.CatchUp = max(Levels(cfg.N), 1)
 	}
 	return n, nil
@@ -91,22 +90,4 @@ func (n *Node) others() []int {
 		}
 	}
 	return out
-}
-
-// unknownCounter is a View that keeps count of its Unknown entries (Sparse).
-type unknownCounter interface{ Unknowns() int }
-
-// holdsUnknown reports whether view holds some id Unknown: in constant time
-// for a view that counts them, so building N nodes stays linear in N, and by
-// a scan otherwise (the daemon's Dense view of one node list).
-func holdsUnknown(view View) bool {
-	if c, ok := view.(unknownCounter); ok {
-		return c.Unknowns() > 0
-	}
-	for k := 0; k < view.Len(); k++ {
-		if view.Get(k).Status == Unknown {
-			return true
-		}
-	}
-	return false
 }

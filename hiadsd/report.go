@@ -43,9 +43,6 @@ type Report struct {
 	// The extra entries a restarted node asks for while it catches up are not
 	// counted.
 	Units int
-	// Tasks counts the comparison tasks Hi-Comp sent, each given to two nodes;
-	// its Tests list one verdict per node judged. Zero for the other algorithms.
-	Tasks int
 	// Updates lists the status changes, direct or learned; counter-only
 	// refreshes are applied silently.
 	Updates []Update
@@ -71,13 +68,4 @@ type Report struct {
 	// tests a node held faulty and the next one at once; when the first is
 	// found fault-free, it is the source and the second test goes unused).
 	Wasted int
-}
-
-// TestCount returns the tests the interval made: Hi-Comp's comparison tasks,
-// or one per tested node for every other algorithm.
-func (r *Report) TestCount() int {
-	if r.Tasks > 0 {
-		return r.Tasks
-	}
-	return len(r.Tests)
 }

@@ -31,12 +31,6 @@ type StationChange struct {
 	From     int // the source it was learned from, or Direct for SetStation
 }
 
-// StationSource is a Tester that also tells the station a source holds; Step
-// gives it to every successful fetch.
-type StationSource interface {
-	StationOf(j int) Station
-}
-
 // SetStation makes a the station at this node, with a counter above the one
 // it holds, and returns the change. Call it between intervals.
 func (n *Node) SetStation(a netip.Addr) StationChange {

@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// errNoAnswer is a fetch the fake world leaves unanswered.
+var errNoAnswer = errors.New("no answer")
+
 // fakeTester answers tests from truth and fetches from views.
 type fakeTester struct {
 	truth     map[int]Status // absent: fault-free
@@ -24,7 +27,7 @@ func (f *fakeTester) Test(j int) Status { return f.status(j) }
 
 func (f *fakeTester) Fetch(j int, ranges []Range) ([]IDEntry, error) {
 	if f.status(j) != FaultFree || f.failFetch[j] {
-		return nil, ErrNoAnswer
+		return nil, errNoAnswer
 	}
 	var out []IDEntry
 	for _, r := range ranges {
@@ -65,13 +68,19 @@ func targets(r Report) []int {
 	return out
 }
 
+// step runs one whole interval of n, answering each batch from ft.
 func step(t *testing.T, n *Node, ft *fakeTester) Report {
 	t.Helper()
-	r, err := n.Step(ft)
-	if err != nil {
+	var m Interval
+	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
 	}
-	return r
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Report()
 }
 
 func TestHiADSDCopiesTheCluster(t *testing.T) {
@@ -140,7 +149,7 @@ func TestVRingPartialAndLostFetch(t *testing.T) {
 	if !slices.Equal(targets(r), []int{1, 2, 3}) {
 		t.Fatalf("tests %v, want [1 2 3]", targets(r))
 	}
-	if len(r.Fetches) != 2 || !errors.Is(r.Fetches[0].Err, ErrNoAnswer) || r.Fetches[1].From != 3 {
+	if len(r.Fetches) != 2 || !errors.Is(r.Fetches[0].Err, errNoAnswer) || r.Fetches[1].From != 3 {
 		t.Fatalf("fetches %+v, want a failed one from 2 then one from 3", r.Fetches)
 	}
 	if n.View.Get(1).Status != Partial || r.Units != 2 {
@@ -192,8 +201,8 @@ func TestVCubeTestedOnly(t *testing.T) {
 	if got := plan(newTestNode(t, cfg, 1)); got != nil {
 		t.Fatalf("tested-only node plans %v", got)
 	}
-	if _, err := newTestNode(t, cfg, 1).Step(&fakeTester{}); !errors.Is(err, ErrTestedOnly) {
-		t.Fatalf("Step of a tested-only node: %v, want ErrTestedOnly", err)
+	if err := new(Interval).Begin(newTestNode(t, cfg, 1)); !errors.Is(err, ErrTestedOnly) {
+		t.Fatalf("Begin of a tested-only node: %v, want ErrTestedOnly", err)
 	}
 	// c(3,2) = (1, 0) and c(5,3) = (1, 0, 3, 2) start with the tested-only 1,
 	// so 0 tests 3 and 5 as well as its hypercube neighbours 1, 2 and 4.

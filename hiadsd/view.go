@@ -10,6 +10,11 @@ type View interface {
 	Set(id int, e Entry)
 	// EachNotFaultFree calls fn, in any order, for every id whose status is not FaultFree.
 	EachNotFaultFree(fn func(id int))
+	// Unknowns returns how many ids the view holds Unknown.
+	Unknowns() int
+	// Grow returns the view covering n ids, n >= Len(): its own entries,
+	// then Unknown ones (Node.SetList, when the node list grows).
+	Grow(n int) View
 }
 
 // Dense is a View stored as a plain table of N entries; the daemon uses it.
@@ -34,4 +39,23 @@ func (d Dense) EachNotFaultFree(fn func(id int)) {
 			fn(id)
 		}
 	}
+}
+
+// Unknowns returns how many ids are held Unknown.
+func (d Dense) Unknowns() int {
+	c := 0
+	for _, e := range d {
+		if e.Status == Unknown {
+			c++
+		}
+	}
+	return c
+}
+
+// Grow returns d covering n ids, the new ones Unknown.
+func (d Dense) Grow(n int) View {
+	if n <= len(d) {
+		return d
+	}
+	return append(d, make(Dense, n-len(d))...)
 }

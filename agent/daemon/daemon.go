@@ -60,6 +60,7 @@ type Daemon struct {
 	id      int
 	log     *logrus.Entry
 	node    *hiadsd.Node
+	machine hiadsd.Interval // the node's interval machine, reused from one interval to the next
 	view    hiadsd.Dense
 	targets []probe.Target
 	prober  Prober
@@ -265,8 +266,8 @@ func (d *Daemon) interval(ctx context.Context) {
 		d.setRound()
 	}
 	d.node.Digest = d.servedDigest()
-	m, err := d.node.Begin()
-	if err != nil {
+	m := &d.machine
+	if err := m.Begin(d.node); err != nil {
 		d.log.WithError(err).Error("testing interval failed")
 		return
 	}

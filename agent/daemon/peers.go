@@ -60,8 +60,6 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				mu.Unlock()
 			case hiadsd.OpFetch:
 				res[k] = d.fetch(ctx, op.Target, op.Ranges)
-			default: // Hi-Comp's tasks need an executor the daemon does not run
-				res[k].Output = ^hiadsd.TaskOutput(op.Task)
 			}
 		})
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // Sentinel errors of the compare subcommand.
@@ -26,7 +26,7 @@ var (
 // compareRequest is the parsed command line of diagsim compare.
 type compareRequest struct {
 	sizes   []int
-	algos   []hiadsd.Algorithm
+	algos   []lab.Algorithm
 	sweep   sweepOptions
 	out     string // markdown file; "" writes to stdout
 	plotDir string // directory for the PNG plots; "" draws none
@@ -159,13 +159,13 @@ func parseSizes(s string) ([]int, error) {
 }
 
 // parseAlgos reads a comma list of algorithm names, or "all".
-func parseAlgos(s string) ([]hiadsd.Algorithm, error) {
+func parseAlgos(s string) ([]lab.Algorithm, error) {
 	if strings.TrimSpace(s) == "all" {
-		return hiadsd.Algorithms(), nil
+		return lab.Algorithms(), nil
 	}
-	var out []hiadsd.Algorithm
+	var out []lab.Algorithm
 	for _, f := range strings.Split(s, ",") {
-		a, err := hiadsd.ParseAlgorithm(strings.TrimSpace(f))
+		a, err := lab.ParseAlgorithm(strings.TrimSpace(f))
 		if err != nil {
 			return nil, fmt.Errorf("-algo: %w", err)
 		}

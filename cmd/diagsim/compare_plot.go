@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // plotCompare draws latency, tests and units against N, one line per
@@ -39,7 +39,7 @@ func plotOne(rows []row, title, ylabel string, value func(row) float64, path str
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	var lines []any
-	for _, a := range hiadsd.Algorithms() {
+	for _, a := range lab.Algorithms() {
 		var pts plotter.XYs
 		for _, r := range rows {
 			if r.Algo == a && value(r) > 0 {

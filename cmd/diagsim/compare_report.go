@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // tolerance is the relative gap under which a measured figure counts as the
@@ -116,7 +116,7 @@ type gap struct {
 func writeDifferences(b *strings.Builder, rows []row) {
 	names := map[metric]string{latencyWorst: "worst latency", latencyMean: "mean latency", testsFree: "tests per fault-free round", unitsFree: "units per fault-free round"}
 	none := true
-	for _, a := range hiadsd.Algorithms() {
+	for _, a := range lab.Algorithms() {
 		for _, m := range []metric{latencyWorst, latencyMean, testsFree, unitsFree} {
 			gaps := collectGaps(rows, a, m)
 			if len(gaps) == 0 {
@@ -136,7 +136,7 @@ func writeDifferences(b *strings.Builder, rows []row) {
 }
 
 // collectGaps returns the disagreements of algo on column m.
-func collectGaps(rows []row, algo hiadsd.Algorithm, m metric) []gap {
+func collectGaps(rows []row, algo lab.Algorithm, m metric) []gap {
 	var out []gap
 	for _, r := range rows {
 		if r.Algo != algo {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // TestPositions checks the fault positions: every id up to the sample size,
@@ -35,14 +35,14 @@ func TestPositions(t *testing.T) {
 // and checks each measured worst latency against the algorithm's bound.
 func TestMeasureWithinBound(t *testing.T) {
 	so := sweepOptions{Samples: 4, Start: sim.Random, Seed: 3, Rounds: 2}
-	for _, a := range hiadsd.Algorithms() {
+	for _, a := range lab.Algorithms() {
 		for _, n := range []int{8, 32} {
 			r, err := measure(a, n, so)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Worst < 1 || r.Worst > hiadsd.LatencyBound(a, n) {
-				t.Errorf("%v on %d nodes: worst latency %d, bound %d", a, n, r.Worst, hiadsd.LatencyBound(a, n))
+			if r.Worst < 1 || r.Worst > lab.LatencyBound(a, n) {
+				t.Errorf("%v on %d nodes: worst latency %d, bound %d", a, n, r.Worst, lab.LatencyBound(a, n))
 			}
 			if r.Positions != 4 || r.Tests <= 0 {
 				t.Errorf("%v on %d nodes: %d positions, %.1f tests per round", a, n, r.Positions, r.Tests)
@@ -66,7 +66,7 @@ func TestCompareWritesReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(md)
-	for _, a := range hiadsd.Algorithms() {
+	for _, a := range lab.Algorithms() {
 		for _, n := range []string{"8", "16"} {
 			if !strings.Contains(text, "| "+a.String()+" | "+n+" | ") {
 				t.Errorf("report has no row for %v on %s nodes", a, n)
@@ -110,17 +110,17 @@ func TestCompareBadFlags(t *testing.T) {
 // TestPaperFigures checks the figures copied from the seeds' tables.
 func TestPaperFigures(t *testing.T) {
 	for _, tc := range []struct {
-		algo hiadsd.Algorithm
+		algo lab.Algorithm
 		n    int
 		m    metric
 		want float64
 	}{
-		{hiadsd.HiADSD, 8, latencyWorst, 9},
-		{hiadsd.HiADSD, 1024, latencyWorst, 100},
-		{hiadsd.HiADSD, 512, latencyMean, 40},
-		{hiadsd.HiADSDTimestamps, 512, latencyMean, 12},
-		{hiadsd.VCube, 1024, testsFree, 10240},
-		{hiadsd.BruteForce, 16, testsFree, 240},
+		{lab.HiADSD, 8, latencyWorst, 9},
+		{lab.HiADSD, 1024, latencyWorst, 100},
+		{lab.HiADSD, 512, latencyMean, 40},
+		{lab.HiADSDTimestamps, 512, latencyMean, 12},
+		{lab.VCube, 1024, testsFree, 10240},
+		{lab.BruteForce, 16, testsFree, 240},
 	} {
 		figs := paperFigures(tc.algo, tc.n, tc.m)
 		if len(figs) == 0 || figs[0].value != tc.want {

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // setupText explains what the table measures.
@@ -66,7 +66,7 @@ func algorithmsText() string {
 
 // reason explains why column m of algo differs from the papers; the texts
 // hold for any seed and sample, since they name causes, not numbers.
-func reason(algo hiadsd.Algorithm, m metric) string {
+func reason(algo lab.Algorithm, m metric) string {
 	switch m {
 	case latencyWorst:
 		if why := papers()[algo].worstWhy; why != "" {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // Verdicts of the published-figures table.
@@ -33,13 +33,13 @@ func figures() []published {
 			fixed("equal, cell for cell", reproduced, "", "go test ./hiadsd -run TestClusterVCubeTable1")},
 		{"001", "Table 2", "vCube: tests per round, worst latency", "N log2 N; log2 N rounds",
 			func(rows []row) (string, string, string, string) {
-				r := rowOf(rows, hiadsd.VCube, 1024)
+				r := rowOf(rows, lab.VCube, 1024)
 				return fmt.Sprintf("%.0f tests at N=1024, fault-free; worst %d rounds (bound 10)", r.Tests, r.Worst), reproduced, "",
 					"make compare (Results)"
 			}},
 		{"001", "Table 2", "vRing and brute force: tests per round", "N; N(N-1)",
 			func(rows []row) (string, string, string, string) {
-				return fmt.Sprintf("%.0f; %.0f at N=64", rowOf(rows, hiadsd.VRing, 64).Tests, rowOf(rows, hiadsd.BruteForce, 64).Tests),
+				return fmt.Sprintf("%.0f; %.0f at N=64", rowOf(rows, lab.VRing, 64).Tests, rowOf(rows, lab.BruteForce, 64).Tests),
 					reproduced, "", "make compare (Results)"
 			}},
 		{"001", "Table 2", "units per test", "n-2 per test",
@@ -51,7 +51,7 @@ func figures() []published {
 			fixed("equal, cell for cell", reproduced, "", "go test ./hiadsd -run TestClusterHiADSDTable1")},
 		{"002", "Table 2", "Hi-ADSD worst latency", "log2(N)^2 rounds",
 			func(rows []row) (string, string, string, string) {
-				r := rowOf(rows, hiadsd.HiADSD, 64)
+				r := rowOf(rows, lab.HiADSD, 64)
 				return fmt.Sprintf("worst %d of 36 at N=64, under the bound at every N", r.Worst), explained,
 					"a bound; no sampled run lines every hop up with its source's cycle", "make compare (Results)"
 			}},
@@ -60,17 +60,17 @@ func figures() []published {
 		{"002", "Table 4", "512 nodes, sync, first event", "1 3 7 15 31 63 64 66 70 77 91 119 175 287 511",
 			tableRun(512, "1 3 7 15 31 63 64 66 70 77 91 119 175 287 511")},
 		{"002", "§4", "64 nodes, random start, first event", "21 tests",
-			seedRange(21, hiadsd.HiADSD, 64, sim.Random, 0, "fault 5@100")},
+			seedRange(21, lab.HiADSD, 64, sim.Random, 0, "fault 5@100")},
 		{"002", "§4", "64 nodes, sync, second event", "8 tests",
-			seedRange(8, hiadsd.HiADSD, 64, sim.Sync, 1, "fault 5@100", "fault 9@1000")},
+			seedRange(8, lab.HiADSD, 64, sim.Sync, 1, "fault 5@100", "fault 9@1000")},
 		{"002", "§4", "64 nodes, random start, second event", "18 tests",
-			seedRange(18, hiadsd.HiADSD, 64, sim.Random, 1, "fault 5@100", "fault 9@1000")},
+			seedRange(18, lab.HiADSD, 64, sim.Random, 1, "fault 5@100", "fault 9@1000")},
 		{"002", "§4", "512 nodes, random start, first event", "52 tests",
-			seedRange(52, hiadsd.HiADSD, 512, sim.Random, 0, "fault 5@100")},
+			seedRange(52, lab.HiADSD, 512, sim.Random, 0, "fault 5@100")},
 		{"002", "§4", "512 nodes, sync, repair", "17 tests",
-			seedRange(17, hiadsd.HiADSD, 512, sim.Sync, 1, "fault 5@100", "repair 5@1100")},
+			seedRange(17, lab.HiADSD, 512, sim.Sync, 1, "fault 5@100", "repair 5@1100")},
 		{"002", "§4", "512 nodes, random start, repair", "50 tests",
-			seedRange(50, hiadsd.HiADSD, 512, sim.Random, 1, "fault 5@100", "repair 5@1100")},
+			seedRange(50, lab.HiADSD, 512, sim.Random, 1, "fault 5@100", "repair 5@1100")},
 		{"002", "§5.3", "37-node LAN, 8 events, 40 s interval", "438.9 s = 11.0 rounds on average",
 			fixed("simulator: 11.5 rounds with the nodes started together, 14.4 with random starts (seeds 1-10); LAN at 2 s: 14.3", explained,
 				"the start phase: the paper's nodes tested in step, ours start at random levels and phases (docs/lan.md)",
@@ -78,8 +78,8 @@ func figures() []published {
 		{"003", "§3.1", "ADSD with Intersections latency", "N/p rounds", adsdwiLatency},
 		{"003", "§3.2", "messages per round f(p) = p + N/p, least at p = sqrt(N)", "16 at N=64 (p = 8)",
 			func(rows []row) (string, string, string, string) {
-				r := rowOf(rows, hiadsd.ADSDwI, 64)
-				return fmt.Sprintf("p = %d rings; %.0f tests per round at N=64", hiadsd.NewIntersections(64).P, r.Tests), explained,
+				r := rowOf(rows, lab.ADSDwI, 64)
+				return fmt.Sprintf("p = %d rings; %.0f tests per round at N=64", lab.NewIntersections(64).P, r.Tests), explained,
 					"we take p = ceil(sqrt(N-1)), where f is least; every member still tests one node per interval and the intersection p more, so a round holds about N-1+p tests, of which f counts the p the intersection adds and the N/p rounds its news takes",
 					"make compare (Results)"
 			}},
@@ -87,11 +87,11 @@ func figures() []published {
 			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd -run TestScenarios/hicomp")},
 		{"004", "Table 4.2", "Hi-Comp, 16 nodes, 15 repairs: events node 0 diagnoses per round", "4 6 4 1",
 			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd -run TestScenarios/hicomp")},
-		{"004", "§2.1.4", "Hi-ADSD mean latency, 512 nodes", "40 rounds", meanAt(hiadsd.HiADSD, 40)},
-		{"004", "§2.1.4", "Hi-ADSD with Timestamps mean latency, 512 nodes", "12 rounds", meanAt(hiadsd.HiADSDTimestamps, 12)},
+		{"004", "§2.1.4", "Hi-ADSD mean latency, 512 nodes", "40 rounds", meanAt(lab.HiADSD, 40)},
+		{"004", "§2.1.4", "Hi-ADSD with Timestamps mean latency, 512 nodes", "12 rounds", meanAt(lab.HiADSDTimestamps, 12)},
 		{"004", "Theorem 1", "Hi-Comp latency", "log2 N rounds",
 			func(rows []row) (string, string, string, string) {
-				return fmt.Sprintf("worst %d at N=1024 (bound 10)", rowOf(rows, hiadsd.HiComp, 1024).Worst), reproduced, "",
+				return fmt.Sprintf("worst %d at N=1024 (bound 10)", rowOf(rows, lab.HiComp, 1024).Worst), reproduced, "",
 					"make compare (Results)"
 			}},
 		{"004", "Theorem 2", "Hi-Comp tasks of one node alone", "at most (N^2-N)/2",
@@ -105,7 +105,7 @@ func fixed(value, verdict, why, how string) func([]row) (string, string, string,
 }
 
 // rowOf returns the comparison's row for algo at n (zero if absent).
-func rowOf(rows []row, algo hiadsd.Algorithm, n int) row {
+func rowOf(rows []row, algo lab.Algorithm, n int) row {
 	for _, r := range rows {
 		if r.Algo == algo && r.N == n {
 			return r
@@ -118,7 +118,7 @@ func rowOf(rows []row, algo hiadsd.Algorithm, n int) row {
 // the nodes diagnosed after k tests with the paper's table.
 func tableRun(n int, want string) func([]row) (string, string, string, string) {
 	return func([]row) (string, string, string, string) {
-		r := runOf(hiadsd.HiADSD, n, sim.Sync, 1, "fault 5@100")
+		r := runOf(lab.HiADSD, n, sim.Sync, 1, "fault 5@100")
 		var got []string
 		for _, p := range r.Events[0].DiagnosedAfter {
 			got = append(got, fmt.Sprint(p[1]))
@@ -134,7 +134,7 @@ func tableRun(n int, want string) func([]row) (string, string, string, string) {
 // seedRange runs seeds 1-10 and gives the range of the tests the slowest node
 // needed for event ev; the paper's figure is one representative run, so it
 // is reproduced when it falls inside our range.
-func seedRange(paper int, algo hiadsd.Algorithm, n int, start sim.Start, ev int, events ...string) func([]row) (string, string, string, string) {
+func seedRange(paper int, algo lab.Algorithm, n int, start sim.Start, ev int, events ...string) func([]row) (string, string, string, string) {
 	return func([]row) (string, string, string, string) {
 		var ks []int
 		for seed := uint64(1); seed <= 10; seed++ {
@@ -165,28 +165,28 @@ func seedRange(paper int, algo hiadsd.Algorithm, n int, start sim.Start, ev int,
 
 // vringLatency compares vRing's latency with "always n-1".
 func vringLatency(rows []row) (string, string, string, string) {
-	opt := options(hiadsd.VRing, 64, sim.Sync, 1, "fault 5@100")
+	opt := options(lab.VRing, 64, sim.Sync, 1, "fault 5@100")
 	opt.Jitter = 0
 	step, err := sim.Run(opt)
 	if err != nil {
 		panic(err)
 	}
-	jit := runOf(hiadsd.VRing, 64, sim.Sync, 1, "fault 5@100")
+	jit := runOf(lab.VRing, 64, sim.Sync, 1, "fault 5@100")
 	return fmt.Sprintf("N=64: %d rounds in exact step, %d with +/-3 jitter, worst %d with random phases",
-			step.Events[0].LatencyRounds, jit.Events[0].LatencyRounds, rowOf(rows, hiadsd.VRing, 64).Worst), explained,
+			step.Events[0].LatencyRounds, jit.Events[0].LatencyRounds, rowOf(rows, lab.VRing, 64).Worst), explained,
 		"the news walks the ring backwards, one node per interval when the nodes run in exact step (intervals that end at the same instant run in a fixed order, so one neighbour pair of the 63 shares a round: 62); once jitter or random phases let a node run after its successor within a round, several hops share a round",
 		"go run ./cmd/diagsim -algo vring -n 64 -start sync -jitter 0 -event \"fault 5@100\" -json"
 }
 
 // adsdwiLatency compares ADSD with Intersections' worst latency with N/p.
 func adsdwiLatency(rows []row) (string, string, string, string) {
-	g := hiadsd.NewIntersections(64)
-	return fmt.Sprintf("worst %d at N=64 (N/p = %d; our bound %d)", rowOf(rows, hiadsd.ADSDwI, 64).Worst, 64/g.P, hiadsd.ADSDwIBound(64)), explained,
+	g := lab.NewIntersections(64)
+	return fmt.Sprintf("worst %d at N=64 (N/p = %d; our bound %d)", rowOf(rows, lab.ADSDwI, 64).Worst, 64/g.P, lab.ADSDwIBound(64)), explained,
 		"N/p is the intersection's gathering; the news must then leave the intersection and walk another ring", "make compare (Results)"
 }
 
 // meanAt compares a 512-node mean latency with seed 004's.
-func meanAt(algo hiadsd.Algorithm, paper float64) func([]row) (string, string, string, string) {
+func meanAt(algo lab.Algorithm, paper float64) func([]row) (string, string, string, string) {
 	return func(rows []row) (string, string, string, string) {
 		m := rowOf(rows, algo, 512).Mean
 		return fmt.Sprintf("%.1f (%+.0f%%)", m, 100*(m-paper)/paper), notReproduced,
@@ -196,7 +196,7 @@ func meanAt(algo hiadsd.Algorithm, paper float64) func([]row) (string, string, s
 }
 
 // options describes one simulator run with seed 002's timing.
-func options(algo hiadsd.Algorithm, n int, start sim.Start, seed uint64, events ...string) sim.Options {
+func options(algo lab.Algorithm, n int, start sim.Start, seed uint64, events ...string) sim.Options {
 	opt := sim.Default()
 	opt.Algorithm, opt.N, opt.Start, opt.Seed = algo, n, start, seed
 	for _, e := range events {
@@ -211,7 +211,7 @@ func options(algo hiadsd.Algorithm, n int, start sim.Start, seed uint64, events 
 
 // runOf runs the simulator once; the events are the generator's own, so an
 // error is a bug.
-func runOf(algo hiadsd.Algorithm, n int, start sim.Start, seed uint64, events ...string) sim.Result {
+func runOf(algo lab.Algorithm, n int, start sim.Start, seed uint64, events ...string) sim.Result {
 	r, err := sim.Run(options(algo, n, start, seed, events...))
 	if err != nil {
 		panic(err)

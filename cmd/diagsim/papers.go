@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // metric names a column that papers give figures for.
@@ -32,7 +33,7 @@ func table2of002(n int) (float64, bool) {
 
 // paperFigures returns what the seeds say about algo on n nodes for m; nil
 // when they say nothing. Formulas are evaluated at n and marked as such.
-func paperFigures(algo hiadsd.Algorithm, n int, m metric) []figure {
+func paperFigures(algo lab.Algorithm, n int, m metric) []figure {
 	p, ok := papers()[algo]
 	if !ok {
 		return nil
@@ -72,10 +73,10 @@ func one(src string, v func(n int, fn, l float64) float64) func(int, float64, fl
 }
 
 // papers is the table of what the seeds say, by algorithm.
-func papers() map[hiadsd.Algorithm]paper {
+func papers() map[lab.Algorithm]paper {
 	hiadsdBound := one("004 §2.1, formula", func(_ int, _, l float64) float64 { return l * l })
-	return map[hiadsd.Algorithm]paper{
-		hiadsd.HiADSD: {
+	return map[lab.Algorithm]paper{
+		lab.HiADSD: {
 			worst: func(n int, _, _ float64) []figure {
 				if v, ok := table2of002(n); ok {
 					return []figure{{v, "002 Table 2"}}
@@ -87,7 +88,7 @@ func papers() map[hiadsd.Algorithm]paper {
 			mean512:  []figure{{40, "004 §2.1.4"}},
 			worstWhy: hiadsdBoundWhy, unitsWhy: clusterUnitsWhy,
 		},
-		hiadsd.VRing: {
+		lab.VRing: {
 			worst: func(n int, _, _ float64) []figure {
 				var out []figure
 				if _, ok := table2of002(n); ok {
@@ -99,34 +100,34 @@ func papers() map[hiadsd.Algorithm]paper {
 			units:    one("001 Table 2, n-2 per test", func(_ int, fn, _ float64) float64 { return fn * (fn - 2) }),
 			worstWhy: vringWorstWhy, unitsWhy: vringUnitsWhy,
 		},
-		hiadsd.VCube: {
+		lab.VCube: {
 			worst:    one("001 Table 2", func(_ int, _, l float64) float64 { return l }),
 			tests:    one("001 Table 2", func(_ int, fn, l float64) float64 { return fn * l }),
 			units:    one("001 Table 2, n-2 per test, worst case", func(_ int, fn, l float64) float64 { return fn * l * (fn - 2) }),
 			worstWhy: vcubeWorstWhy, unitsWhy: vcubeUnitsWhy,
 		},
-		hiadsd.BruteForce: {
+		lab.BruteForce: {
 			worst:    one("001 Table 2", func(int, float64, float64) float64 { return 1 }),
 			tests:    one("001 Table 2", func(_ int, fn, _ float64) float64 { return fn*fn - fn }),
 			units:    one("001 Table 2", func(int, float64, float64) float64 { return 0 }),
 			worstWhy: bruteWorstWhy,
 		},
-		hiadsd.HiADSDDetours: {worst: hiadsdBound, worstWhy: hiadsdBoundWhy + detoursWhy},
-		hiadsd.HiADSDTimestamps: {
+		lab.HiADSDDetours: {worst: hiadsdBound, worstWhy: hiadsdBoundWhy + detoursWhy},
+		lab.HiADSDTimestamps: {
 			worst:    hiadsdBound,
 			units:    one("004 §2.1.4, N/2 per test", func(_ int, fn, _ float64) float64 { return fn * fn / 2 }),
 			mean512:  []figure{{12, "004 §2.1.4"}},
 			worstWhy: hiadsdBoundWhy + timestampsWhy, meanWhy: timestampsMeanWhy, unitsWhy: clusterUnitsWhy,
 		},
-		hiadsd.HiComp: {
+		lab.HiComp: {
 			worst:    one("004 Theorem 1, formula", func(_ int, _, l float64) float64 { return l }),
 			tests:    one("004 §3.3, formula", func(_ int, fn, l float64) float64 { return fn * l / 2 }),
 			units:    one("004 §3.2.2, N/2 per fault-free child", func(_ int, fn, l float64) float64 { return fn * l * fn / 2 }),
 			worstWhy: hicompWorstWhy, testsWhy: hicompTestsWhy, unitsWhy: clusterUnitsWhy,
 		},
-		hiadsd.ADSDwI: {
+		lab.ADSDwI: {
 			worst: func(n int, fn, _ float64) []figure {
-				return []figure{{fn / float64(hiadsd.NewIntersections(n).P), "003 §3.1, N/p, formula"}}
+				return []figure{{fn / float64(lab.NewIntersections(n).P), "003 §3.1, N/p, formula"}}
 			},
 			worstWhy: adsdwiWorstWhy,
 		},

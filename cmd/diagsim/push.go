@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // pushMode is how vCube spreads and tests in one series of the sweep.
@@ -56,7 +56,7 @@ func measurePush(n, samples int, mode pushMode, hop float64, seed uint64) (pushR
 	pos := positions(n, samples)
 	for k, id := range pos {
 		opt := sim.Default()
-		opt.Algorithm, opt.N, opt.Start, opt.Seed = hiadsd.VCube, n, sim.Random, seed+uint64(k)
+		opt.Algorithm, opt.N, opt.Start, opt.Seed = lab.VCube, n, sim.Random, seed+uint64(k)
 		opt.Push, opt.HopDelay, opt.Rotate = mode.Push, hop, mode.Rotate
 		opt.Events = []sim.Event{{Kind: sim.Fault, Node: id, Time: 2 * opt.Interval}}
 		res, err := sim.Run(opt)

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // Exit codes.
@@ -131,7 +131,7 @@ func parseArgs(args []string, stderr io.Writer) (request, error) {
 func expand(base sim.Options, algos, starts string) ([]sim.Options, error) {
 	var out []sim.Options
 	for _, an := range strings.Split(algos, ",") {
-		a, err := hiadsd.ParseAlgorithm(strings.TrimSpace(an))
+		a, err := lab.ParseAlgorithm(strings.TrimSpace(an))
 		if err != nil {
 			return nil, fmt.Errorf("-algo: %w", err)
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/diagagent/diagagent/cmd/diagsim/sim"
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // sweepOptions are the settings shared by every run of a comparison.
@@ -17,7 +17,7 @@ type sweepOptions struct {
 
 // row is what one algorithm measured on one system size.
 type row struct {
-	Algo      hiadsd.Algorithm
+	Algo      lab.Algorithm
 	N         int
 	Positions int     // single-fault positions simulated
 	Worst     int     // the slowest position's latency, in testing rounds
@@ -49,7 +49,7 @@ func positions(n, samples int) []int {
 
 // measure runs algo on n nodes: once fault-free for the costs, then once per
 // position with that node failing at time 0, before any interval ends.
-func measure(algo hiadsd.Algorithm, n int, so sweepOptions) (row, error) {
+func measure(algo lab.Algorithm, n int, so sweepOptions) (row, error) {
 	base := sim.Default()
 	base.Algorithm, base.N, base.Start, base.Seed = algo, n, so.Start, so.Seed
 	free := base

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // BenchmarkVCubeRound times one simulated testing round of vCube with one
@@ -14,7 +14,7 @@ func BenchmarkVCubeRound(b *testing.B) {
 	for _, n := range []int{1024, 4096, 16384} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			opt := Default()
-			opt.Algorithm, opt.N, opt.Jitter = hiadsd.VCube, n, 0
+			opt.Algorithm, opt.N, opt.Jitter = lab.VCube, n, 0
 			opt.Events = []Event{{Kind: Fault, Node: 5, Time: 1}}
 			e, err := newEngine(opt)
 			if err != nil {
@@ -51,7 +51,7 @@ func BenchmarkVCubeRun(b *testing.B) {
 	for _, n := range []int{4096, 16384, 65536} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			opt := Default()
-			opt.Algorithm, opt.N = hiadsd.VCube, n
+			opt.Algorithm, opt.N = lab.VCube, n
 			opt.Events = []Event{{Kind: Fault, Node: 5, Time: 100}}
 			var r Result
 			for b.Loop() {

@@ -1,6 +1,6 @@
 // Package sim is the discrete-event simulator behind cmd/diagsim.
 //
-// Run builds a hiadsd.Network, gives every testing node a testing interval of
+// Run builds a lab.Network, gives every testing node a testing interval of
 // Interval plus or minus a uniform amount up to Jitter, applies a schedule of
 // faults, partial faults and repairs, and steps each node's hiadsd.Node when
 // its interval ends. It counts, per event, how many fault-free nodes hold the

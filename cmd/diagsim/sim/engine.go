@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // engine is the state of one run.
 type engine struct {
 	opt      Options
 	rng      *rand.Rand
-	nw       *hiadsd.Network
+	nw       *lab.Network
 	agenda   agenda
 	gen      []uint32 // node incarnations; a repair starts a new one
 	counts   []int32  // intervals finished per node
@@ -52,8 +53,8 @@ func Run(opt Options) (Result, error) {
 }
 
 func newEngine(opt Options) (*engine, error) {
-	cfg := &hiadsd.Config{N: opt.N, Algorithm: opt.Algorithm, TestedOnly: opt.TestedOnly, Push: opt.Push, Rotate: opt.Rotate}
-	nw, err := hiadsd.NewNetwork(cfg)
+	cfg := &hiadsd.Config{N: opt.N, TestedOnly: opt.TestedOnly, Push: opt.Push, Rotate: opt.Rotate}
+	nw, err := lab.New(opt.Algorithm, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}
@@ -81,10 +82,9 @@ func newEngine(opt Options) (*engine, error) {
 
 // begin schedules node id's first interval from time at.
 func (e *engine) begin(id int, at float64, start Start) {
-	node := e.nw.Node(id)
 	first := e.nextInterval()
 	if start == Random {
-		node.Next = 1 + e.rng.IntN(hiadsd.Levels(e.opt.N))
+		e.nw.SetNext(id, 1+e.rng.IntN(hiadsd.Levels(e.opt.N)))
 		first = e.rng.Float64() * e.opt.Interval
 	}
 	e.agenda.push(item{at: at + first, node: id, gen: e.gen[id], event: -1})
@@ -97,7 +97,7 @@ func (e *engine) nextInterval() float64 {
 
 // loop runs until the stop rule holds or an automatic run hits its cap.
 func (e *engine) loop() error {
-	limit := 4*hiadsd.LatencyBound(e.opt.Algorithm, e.opt.N) + 16
+	limit := 4*lab.LatencyBound(e.opt.Algorithm, e.opt.N) + 16
 	for !e.finished(limit) {
 		it, ok := e.agenda.pop()
 		if !ok {
@@ -217,7 +217,7 @@ func (e *engine) interval(it item) error {
 	}
 	if e.opt.Rotate { // the cluster of the round the clock is in, as every node derives it
 		l := hiadsd.Levels(e.opt.N)
-		e.nw.Node(it.node).Next = int(e.now/e.opt.Interval)%l + 1
+		e.nw.SetNext(it.node, int(e.now/e.opt.Interval)%l+1)
 	}
 	rep, err := e.nw.Step(it.node)
 	if err != nil {
@@ -257,7 +257,7 @@ func (e *engine) deliver(k int) error {
 	f := e.flights[k]
 	e.flights[k].p.Entries = nil
 	rep, err := e.nw.Deliver(f.from, f.p)
-	if errors.Is(err, hiadsd.ErrNoAnswer) {
+	if errors.Is(err, lab.ErrNoAnswer) {
 		if len(f.p.Alternates) > 0 {
 			f.p.To, f.p.Alternates = f.p.Alternates[0], f.p.Alternates[1:]
 			e.flights = append(e.flights, f)
@@ -300,7 +300,7 @@ func (e *engine) result() Result {
 		if t != nil {
 			ev := t.result()
 			if t.ev.Kind == Join || t.ev.Kind == Leave {
-				ev.BoundRounds = hiadsd.MembershipBound(e.opt.Algorithm, e.nw.Config().N)
+				ev.BoundRounds = hiadsd.MembershipBound(e.nw.Config().Algorithm, e.nw.Config().N)
 			}
 			r.Events = append(r.Events, ev)
 		}

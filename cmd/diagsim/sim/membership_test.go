@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // TestJoinAndLeaveAt1024 runs a join and a leave on 1,024 nodes, for the
@@ -13,7 +13,7 @@ import (
 // up everywhere (issue 17's figure: go run ./cmd/diagsim -algo vcube,hiadsd
 // -n 1024 -event "join 5@100" -event "leave 700@2000").
 func TestJoinAndLeaveAt1024(t *testing.T) {
-	for _, algo := range []hiadsd.Algorithm{hiadsd.VCube, hiadsd.HiADSD} {
+	for _, algo := range []lab.Algorithm{lab.VCube, lab.HiADSD} {
 		opt := Default()
 		opt.Algorithm, opt.N = algo, 1024
 		opt.Events = []Event{{Kind: Join, Node: 5, Time: 100}, {Kind: Leave, Node: 700, Time: 2000}}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // ErrBadOptions means Options failed validation.
@@ -45,7 +46,7 @@ func ParseStart(s string) (Start, error) {
 // Options describe one simulation run.
 type Options struct {
 	// Algorithm is the diagnosis algorithm every node runs.
-	Algorithm hiadsd.Algorithm
+	Algorithm lab.Algorithm
 	// N is the number of nodes.
 	N int
 	// TestedOnly lists tested-only node ids in increasing order.
@@ -76,13 +77,12 @@ type Options struct {
 // Default returns the options of seed 002's runs: Hi-ADSD, 64 nodes, sync
 // start, interval 30, jitter 3, seed 1, automatic length, no events.
 func Default() Options {
-	return Options{Algorithm: hiadsd.HiADSD, N: 64, Start: Sync, Seed: 1, Interval: 30, Jitter: 3, Rounds: -1}
+	return Options{Algorithm: lab.HiADSD, N: 64, Start: Sync, Seed: 1, Interval: 30, Jitter: 3, Rounds: -1}
 }
 
 // Validate names the first option that is wrong.
 func (o *Options) Validate() error {
-	cfg := hiadsd.Config{N: o.N, Algorithm: o.Algorithm, TestedOnly: o.TestedOnly, Rotate: o.Rotate}
-	if err := cfg.Validate(); err != nil {
+	if err := o.Algorithm.Validate(hiadsd.Config{N: o.N, TestedOnly: o.TestedOnly, Rotate: o.Rotate, Push: o.Push}); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOptions, err)
 	}
 	if !(o.Interval > 0) {
@@ -93,6 +93,13 @@ func (o *Options) Validate() error {
 	}
 	if !(o.Jitter >= 0 && o.Jitter < o.Interval) {
 		return fmt.Errorf("jitter %v must be in [0, interval): %w", o.Jitter, ErrBadOptions)
+	}
+	if o.Algorithm.Research() {
+		for _, ev := range o.Events {
+			if ev.Kind == StationSet || ev.Kind == Join || ev.Kind == Leave {
+				return fmt.Errorf("event %v with %v: %w: %w", ev, o.Algorithm, lab.ErrResearch, ErrBadOptions)
+			}
+		}
 	}
 	return checkSchedule(o.N, o.Events)
 }

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 func TestPlotWritesAPNG(t *testing.T) {
 	var runs []Result
 	for _, start := range []Start{Sync, Random} {
-		opt := oneFault(hiadsd.HiADSD, 64)
+		opt := oneFault(lab.HiADSD, 64)
 		opt.Start = start
 		runs = append(runs, runOrFail(t, opt))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 // TestScenarios replays the papers' runs written as testdata/*.txt, one
@@ -45,7 +46,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 	d.MaybeScanArgs(t, "jitter", &opt.Jitter)
 	d.MaybeScanArgs(t, "rounds", &opt.Rounds)
 	var err error
-	if opt.Algorithm, err = hiadsd.ParseAlgorithm(algo); err != nil {
+	if opt.Algorithm, err = lab.ParseAlgorithm(algo); err != nil {
 		d.Fatalf(t, "%v", err)
 	}
 	if start != "" {
@@ -88,7 +89,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 func TestPushKnownWithinOneInterval(t *testing.T) {
 	for _, n := range []int{16, 256, 1024} {
 		opt := Default()
-		opt.Algorithm, opt.N, opt.Start, opt.Seed = hiadsd.VCube, n, Random, 3
+		opt.Algorithm, opt.N, opt.Start, opt.Seed = lab.VCube, n, Random, 3
 		opt.Events = []Event{{Kind: Fault, Node: n / 3, Time: 75}}
 		pull, err := Run(opt)
 		if err != nil {

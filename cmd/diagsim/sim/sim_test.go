@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
 )
 
 func runOrFail(t *testing.T, opt Options) Result {
@@ -19,7 +20,7 @@ func runOrFail(t *testing.T, opt Options) Result {
 	return r
 }
 
-func oneFault(algo hiadsd.Algorithm, n int) Options {
+func oneFault(algo lab.Algorithm, n int) Options {
 	opt := Default()
 	opt.Algorithm, opt.N = algo, n
 	opt.Events = []Event{{Kind: Fault, Node: 5 % n, Time: 100}}
@@ -39,7 +40,7 @@ func lastRow(ev EventResult) int {
 func TestVCubeTestsPerRound(t *testing.T) {
 	for _, n := range []int{8, 64, 1024} {
 		opt := Default()
-		opt.Algorithm, opt.N, opt.Jitter, opt.Rounds = hiadsd.VCube, n, 0, 3
+		opt.Algorithm, opt.N, opt.Jitter, opt.Rounds = lab.VCube, n, 0, 3
 		r := runOrFail(t, opt)
 		if want := float64(n * hiadsd.Levels(n)); r.TestsPerRound != want || r.Rounds != 3 {
 			t.Errorf("N=%d: %v tests per round over %d rounds, want %v over 3", n, r.TestsPerRound, r.Rounds, want)
@@ -68,7 +69,7 @@ func TestHiADSDTestsPerRound(t *testing.T) {
 func TestVCubeLatency(t *testing.T) {
 	for _, n := range []int{8, 32, 256, 4096} {
 		for _, start := range []Start{Sync, Random} {
-			opt := oneFault(hiadsd.VCube, n)
+			opt := oneFault(lab.VCube, n)
 			opt.Start = start
 			ev := runOrFail(t, opt).Events[0]
 			if !ev.Complete || ev.LatencyRounds > hiadsd.Levels(n) || lastRow(ev) != n-1 {
@@ -82,11 +83,11 @@ func TestVCubeLatency(t *testing.T) {
 // TestVRing: N tests per round with everyone correct, and a latency of at most N-1 rounds.
 func TestVRing(t *testing.T) {
 	opt := Default()
-	opt.Algorithm, opt.N, opt.Jitter, opt.Rounds = hiadsd.VRing, 32, 0, 2
+	opt.Algorithm, opt.N, opt.Jitter, opt.Rounds = lab.VRing, 32, 0, 2
 	if r := runOrFail(t, opt); r.TestsPerRound != 32 {
 		t.Errorf("vRing on 32 nodes: %v tests per round, want 32", r.TestsPerRound)
 	}
-	ev := runOrFail(t, oneFault(hiadsd.VRing, 32)).Events[0]
+	ev := runOrFail(t, oneFault(lab.VRing, 32)).Events[0]
 	if !ev.Complete || ev.LatencyRounds > 31 || lastRow(ev) != 31 {
 		t.Errorf("vRing fault: complete %v latency %d, %d nodes", ev.Complete, ev.LatencyRounds, lastRow(ev))
 	}
@@ -94,7 +95,7 @@ func TestVRing(t *testing.T) {
 
 // TestBruteForceOneRound: every node diagnoses the fault in its first interval.
 func TestBruteForceOneRound(t *testing.T) {
-	ev := runOrFail(t, oneFault(hiadsd.BruteForce, 40)).Events[0]
+	ev := runOrFail(t, oneFault(lab.BruteForce, 40)).Events[0]
 	if ev.LatencyRounds != 1 || len(ev.DiagnosedAfter) != 1 || ev.DiagnosedAfter[0] != [2]int{1, 39} {
 		t.Errorf("brute force: latency %d, diagnosed_after %v; want 1 and [[1 39]]", ev.LatencyRounds, ev.DiagnosedAfter)
 	}
@@ -105,7 +106,7 @@ func TestBruteForceOneRound(t *testing.T) {
 // every seed tried.
 func TestRandomStartIsSlower(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		opt := oneFault(hiadsd.HiADSD, 64)
+		opt := oneFault(lab.HiADSD, 64)
 		opt.Seed = seed
 		syncRun := runOrFail(t, opt).Events[0]
 		opt.Start = Random
@@ -122,14 +123,14 @@ func TestRandomStartIsSlower(t *testing.T) {
 func TestRandomHistories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for trial := 0; trial < 6; trial++ {
-		for _, algo := range hiadsd.Algorithms() {
+		for _, algo := range lab.Algorithms() {
 			opt := Default()
 			opt.Algorithm, opt.N, opt.Seed = algo, 5+rng.IntN(40), uint64(trial)
 			opt.Start = Start(rng.IntN(2))
 			for id := 0; id < opt.N; id += 7 + rng.IntN(9) {
 				opt.TestedOnly = append(opt.TestedOnly, id)
 			}
-			bound := hiadsd.LatencyBound(algo, opt.N)
+			bound := lab.LatencyBound(algo, opt.N)
 			opt.Events = randomSchedule(rng, opt.N, float64(bound+2)*opt.Interval*1.2)
 			t.Run(fmt.Sprintf("%v/n=%d/%v", algo, opt.N, opt.Start), func(t *testing.T) {
 				for _, ev := range runOrFail(t, opt).Events {
@@ -208,7 +209,7 @@ func TestValidate(t *testing.T) {
 
 // TestSameSeedSameRun: a run is a function of its options.
 func TestSameSeedSameRun(t *testing.T) {
-	opt := oneFault(hiadsd.HiADSD, 64)
+	opt := oneFault(lab.HiADSD, 64)
 	opt.Start = Random
 	a, b := runOrFail(t, opt), runOrFail(t, opt)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
@@ -224,7 +225,7 @@ func TestSameSeedSameRun(t *testing.T) {
 // fault-free view stores exactly one entry beyond its default, the fault, so
 // memory follows what nodes learned and not N*N.
 func TestViewsCostWhatWasLearned(t *testing.T) {
-	e, err := newEngine(oneFault(hiadsd.VCube, 4096))
+	e, err := newEngine(oneFault(lab.VCube, 4096))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,23 +247,30 @@ func TestViewsCostWhatWasLearned(t *testing.T) {
 // TestStationChange runs a station change as an event: set at one node, after
 // a fault elsewhere, it reaches every fault-free testing node within the
 // algorithm's latency bound, riding the fetches; a newer change supersedes an
-// older one. Brute force fetches nothing, so its station never travels.
+// older one. Brute force fetches nothing, so its station never travels. The
+// research algorithms carry no station, and a run that sets one is refused.
 func TestStationChange(t *testing.T) {
-	for _, algo := range hiadsd.Algorithms() {
+	for _, algo := range lab.Algorithms() {
 		for _, start := range []Start{Sync, Random} {
 			opt := Default()
 			opt.Algorithm, opt.N, opt.Start = algo, 32, start
 			opt.Events = []Event{{Kind: Fault, Node: 9, Time: 50}, {Kind: StationSet, Node: 3, Time: 100},
 				{Kind: StationSet, Node: 20, Time: 400}}
+			if algo.Research() {
+				if _, err := Run(opt); !errors.Is(err, lab.ErrResearch) {
+					t.Errorf("%v with station events: %v, want ErrResearch", algo, err)
+				}
+				continue
+			}
 			r := runOrFail(t, opt)
 			first, last := r.Events[1], r.Events[2]
-			if algo == hiadsd.BruteForce {
+			if algo == lab.BruteForce {
 				if last.Complete || lastRow(last) != 0 {
 					t.Errorf("%v: the station reached %d nodes with no fetch at all", algo, lastRow(last))
 				}
 				continue
 			}
-			bound := hiadsd.LatencyBound(algo, opt.N) + 1 // +1: the change falls mid-round
+			bound := lab.LatencyBound(algo, opt.N) + 1 // +1: the change falls mid-round
 			if !last.Complete || last.LatencyRounds > bound || lastRow(last) != opt.N-2 {
 				t.Errorf("%v %v: last station change %+v, want every one of %d nodes within %d rounds", algo, start, last, opt.N-2, bound)
 			}
@@ -279,7 +287,7 @@ func TestStationChange(t *testing.T) {
 // 40 s intervals with the daemon's +/-10% jitter. Ids are 0-based here.
 func paperLAN(start Start, seed uint64) Options {
 	opt := Default()
-	opt.Algorithm, opt.N, opt.Interval, opt.Jitter, opt.Start, opt.Seed = hiadsd.HiADSD, 37, 40, 4, start, seed
+	opt.Algorithm, opt.N, opt.Interval, opt.Jitter, opt.Start, opt.Seed = lab.HiADSD, 37, 40, 4, start, seed
 	for _, e := range []string{"partial 15@1000", "partial 34@3000", "partial 19@5000", "partial 20@5000",
 		"repair 15@7000", "repair 34@7000", "repair 19@7000", "repair 20@7000"} {
 		ev, err := ParseEvent(e)

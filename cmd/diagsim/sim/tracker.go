@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/diagagent/diagagent/hiadsd"
+import (
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/hiadsd/lab"
+)
 
 // tracker follows one event until every fault-free node holds its status,
 // or, for a station change, the new station.
@@ -24,7 +27,7 @@ type tracker struct {
 }
 
 // newTracker starts following ev with counts the nodes' intervals so far.
-func newTracker(ev Event, subject int, station hiadsd.Station, counts []int32, nw *hiadsd.Network) *tracker {
+func newTracker(ev Event, subject int, station hiadsd.Station, counts []int32, nw *lab.Network) *tracker {
 	t := &tracker{ev: ev, subject: subject, station: station, list: nw.Version(), start: append([]int32(nil), counts...), k: make([]int32, len(counts)), got: make([]bool, len(counts)), hist: map[int]int{}, open: true}
 	t.rounds = newRounds(len(counts), nw.Testing)
 	t.recount(nw)
@@ -32,12 +35,12 @@ func newTracker(ev Event, subject int, station hiadsd.Station, counts []int32, n
 }
 
 // owes reports whether node id must still diagnose the event.
-func (t *tracker) owes(id int, nw *hiadsd.Network) bool {
+func (t *tracker) owes(id int, nw *lab.Network) bool {
 	return id != t.subject && nw.Testing(id) && !t.got[id]
 }
 
 // recount refreshes who still owes the event after the truth changed.
-func (t *tracker) recount(nw *hiadsd.Network) {
+func (t *tracker) recount(nw *lab.Network) {
 	t.left = 0
 	for id := range t.k {
 		if t.owes(id, nw) {
@@ -49,7 +52,7 @@ func (t *tracker) recount(nw *hiadsd.Network) {
 }
 
 // stepped is called after node id finished an interval at time now.
-func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network, now float64) {
+func (t *tracker) stepped(id int, counts []int32, nw *lab.Network, now float64) {
 	if !t.open {
 		return
 	}
@@ -59,7 +62,7 @@ func (t *tracker) stepped(id int, counts []int32, nw *hiadsd.Network, now float6
 }
 
 // pushed is called after node id merged a push hops hops from its root.
-func (t *tracker) pushed(id, hops int, counts []int32, nw *hiadsd.Network, now float64) {
+func (t *tracker) pushed(id, hops int, counts []int32, nw *lab.Network, now float64) {
 	if t.open && t.learn(id, counts, nw, now) {
 		t.byPush++
 		t.hops = max(t.hops, hops)
@@ -68,7 +71,7 @@ func (t *tracker) pushed(id, hops int, counts []int32, nw *hiadsd.Network, now f
 }
 
 // learn books node id if it holds the event now for the first time.
-func (t *tracker) learn(id int, counts []int32, nw *hiadsd.Network, now float64) bool {
+func (t *tracker) learn(id int, counts []int32, nw *lab.Network, now float64) bool {
 	if !t.owes(id, nw) || !t.knows(id, nw) {
 		return false
 	}
@@ -81,7 +84,7 @@ func (t *tracker) learn(id int, counts []int32, nw *hiadsd.Network, now float64)
 }
 
 // knows reports whether node id holds what the event changed.
-func (t *tracker) knows(id int, nw *hiadsd.Network) bool {
+func (t *tracker) knows(id int, nw *lab.Network) bool {
 	switch t.ev.Kind {
 	case StationSet:
 		return nw.Node(id).Station == t.station
@@ -91,7 +94,7 @@ func (t *tracker) knows(id int, nw *hiadsd.Network) bool {
 	case Leave:
 		return nw.Node(id).List.Counter >= t.list.Counter
 	}
-	return nw.View(id).Get(t.ev.Node).Status == nw.Config().Algorithm.Sees(t.ev.Kind.Status())
+	return nw.View(id).Get(t.ev.Node).Status == nw.Algorithm().Sees(t.ev.Kind.Status())
 }
 
 func (t *tracker) closeIfDone() {

@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"slices"
 	"testing"
 )
@@ -14,7 +16,7 @@ func TestIntersectionsLayout(t *testing.T) {
 	if g.P != 3 || g.Size != 3 {
 		t.Fatalf("N=10: %d rings of %d, want 3 of 3", g.P, g.Size)
 	}
-	for c, want := range []Range{{1, 4}, {4, 7}, {7, 10}} {
+	for c, want := range []hiadsd.Range{{Lo: 1, Hi: 4}, {Lo: 4, Hi: 7}, {Lo: 7, Hi: 10}} {
 		if got := g.Block(c); got != want {
 			t.Errorf("ring %d = %v, want %v", c, got, want)
 		}
@@ -36,7 +38,7 @@ func stepAll(t *testing.T, nw *Network) map[int]Report {
 		if !nw.Testing(id) {
 			continue
 		}
-		rep, err := nw.Node(id).Step(nw.Tester(id))
+		rep, err := nw.Step(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +52,7 @@ func stepAll(t *testing.T, nw *Network) map[int]Report {
 // intersection, and the intersection tests one node in each ring and takes
 // only that ring's entries.
 func TestADSDwITests(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 10, Algorithm: ADSDwI})
+	nw, err := New(ADSDwI, &hiadsd.Config{N: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +75,11 @@ func TestADSDwITests(t *testing.T) {
 // test in each other ring, then its own ring's successor), and the last
 // members of the other rings find node 3 after node 0.
 func TestADSDwITakeOver(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 10, Algorithm: ADSDwI})
+	nw, err := New(ADSDwI, &hiadsd.Config{N: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := nw.SetState(0, Faulty); err != nil {
+	if err := nw.SetState(0, hiadsd.Faulty); err != nil {
 		t.Fatal(err)
 	}
 	reps := stepAll(t, nw)
@@ -87,19 +89,7 @@ func TestADSDwITakeOver(t *testing.T) {
 			t.Errorf("node %d tested %v, want %v", id, got, tw)
 		}
 	}
-	if got := nw.View(6).Get(0).Status; got != Faulty {
+	if got := nw.View(6).Get(0).Status; got != hiadsd.Faulty {
 		t.Errorf("node 6 holds the old intersection %v, want faulty", got)
-	}
-}
-
-// TestADSDwIPlan checks the testing graph shown for ADSD with Intersections:
-// the intersection's first member of every ring, a member's successor, and
-// the last member's intersection slot.
-func TestADSDwIPlan(t *testing.T) {
-	cfg := &Config{N: 10, Algorithm: ADSDwI}
-	for id, want := range map[int][]int{0: {1, 4, 7}, 2: {3}, 3: {0}, 9: {0}} {
-		if got := plan(newTestNode(t, cfg, id)); !slices.Equal(got, want) {
-			t.Errorf("node %d plans %v, want %v", id, got, want)
-		}
 	}
 }

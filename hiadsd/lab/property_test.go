@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -8,13 +10,13 @@ import (
 )
 
 // reference is the naive model: the true status of every node, nothing else.
-type reference []Status
+type reference []hiadsd.Status
 
 // wrongViews returns the first fault-free testing node whose view differs from
 // what its algorithm can diagnose of the truth about some other node, or -1
 // when every one is right.
 func (ref reference) wrongViews(nw *Network) (holder, about int) {
-	algo := nw.Config().Algorithm
+	algo := nw.Algorithm()
 	for h := range ref {
 		if !nw.Testing(h) {
 			continue
@@ -35,7 +37,7 @@ func round(t *testing.T, nw *Network, rng *rand.Rand) {
 		if !nw.Testing(id) {
 			continue
 		}
-		if _, err := nw.Node(id).Step(nw.Tester(id)); err != nil {
+		if _, err := nw.Step(id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,7 +45,7 @@ func round(t *testing.T, nw *Network, rng *rand.Rand) {
 
 // randomEvent picks a node and a new status for it that keeps at least two
 // testing nodes fault-free.
-func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, Status) {
+func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, hiadsd.Status) {
 	up := 0
 	for id := range ref {
 		if nw.Testing(id) {
@@ -53,10 +55,10 @@ func randomEvent(ref reference, nw *Network, rng *rand.Rand) (int, Status) {
 	for {
 		id := rng.IntN(len(ref))
 		switch {
-		case ref[id] != FaultFree:
-			return id, FaultFree
+		case ref[id] != hiadsd.FaultFree:
+			return id, hiadsd.FaultFree
 		case up > 2 || !nw.Testing(id):
-			return id, []Status{Faulty, Partial}[rng.IntN(2)]
+			return id, []hiadsd.Status{hiadsd.Faulty, hiadsd.Partial}[rng.IntN(2)]
 		}
 	}
 }
@@ -81,9 +83,9 @@ func TestConvergesWithinBound(t *testing.T) {
 				}
 			}
 			// Odd trials run with Recheck, as the daemon does (it only changes Hi-ADSD).
-			cfg := &Config{N: n, Algorithm: algo, TestedOnly: testedOnly, Recheck: trial%2 == 1}
+			cfg := &hiadsd.Config{N: n, TestedOnly: testedOnly, Recheck: trial%2 == 1 && !algo.Research()}
 			t.Run(fmt.Sprintf("%v/n=%d/trial=%d/recheck=%v", algo, n, trial, cfg.Recheck), func(t *testing.T) {
-				checkRandomHistory(t, cfg, rng)
+				checkRandomHistory(t, algo, cfg, rng)
 			})
 		}
 	}
@@ -94,33 +96,32 @@ func TestConvergesWithinBound(t *testing.T) {
 func TestSmallSystemsConverge(t *testing.T) {
 	for n := 3; n <= 5; n++ {
 		for _, algo := range Algorithms() {
-			cfg := &Config{N: n, Algorithm: algo}
 			for trial := 0; trial < 5; trial++ {
 				t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
-					checkRandomHistory(t, cfg, trialRand(1000*n+trial, algo))
+					checkRandomHistory(t, algo, &hiadsd.Config{N: n}, trialRand(1000*n+trial, algo))
 				})
 			}
 		}
 	}
 }
 
-// newHistory returns a fault-free network for cfg and its reference model.
-func newHistory(t *testing.T, cfg *Config) (*Network, reference) {
+// newHistory returns a fault-free network of algo for cfg and its reference model.
+func newHistory(t *testing.T, algo Algorithm, cfg *hiadsd.Config) (*Network, reference) {
 	t.Helper()
-	nw, err := NewNetwork(cfg)
+	nw, err := New(algo, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref := make(reference, cfg.N)
 	for id := range ref {
-		ref[id] = FaultFree
+		ref[id] = hiadsd.FaultFree
 	}
 	return nw, ref
 }
 
 // happen applies a random fault, partial fault or repair to the network and
 // the model, and returns it.
-func happen(t *testing.T, ref reference, nw *Network, rng *rand.Rand) (int, Status) {
+func happen(t *testing.T, ref reference, nw *Network, rng *rand.Rand) (int, hiadsd.Status) {
 	t.Helper()
 	id, st := randomEvent(ref, nw, rng)
 	ref[id] = st
@@ -130,9 +131,9 @@ func happen(t *testing.T, ref reference, nw *Network, rng *rand.Rand) (int, Stat
 	return id, st
 }
 
-func checkRandomHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
-	nw, ref := newHistory(t, cfg)
-	bound := LatencyBound(cfg.Algorithm, cfg.N)
+func checkRandomHistory(t *testing.T, algo Algorithm, cfg *hiadsd.Config, rng *rand.Rand) {
+	nw, ref := newHistory(t, algo, cfg)
+	bound := LatencyBound(algo, cfg.N)
 	for ev := 0; ev < 8; ev++ {
 		id, st := happen(t, ref, nw, rng)
 		rounds := 0
@@ -160,13 +161,13 @@ func trialRand(trial int, algo Algorithm) *rand.Rand {
 // included; it is left out.
 func TestStationReachesEveryNode(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
-		for _, algo := range Algorithms() {
-			if algo == BruteForce {
+		for _, algo := range hiadsd.Algorithms() { // the station is the daemon's
+			if algo == hiadsd.BruteForce {
 				continue
 			}
-			rng := trialRand(trial, algo)
+			rng := trialRand(trial, Algorithm(algo))
 			n := 4 + rng.IntN(37)
-			cfg := &Config{N: n, Algorithm: algo, Recheck: trial%2 == 1}
+			cfg := &hiadsd.Config{N: n, Algorithm: algo, Recheck: trial%2 == 1}
 			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
 				checkStationHistory(t, cfg, rng)
 			})
@@ -174,9 +175,9 @@ func TestStationReachesEveryNode(t *testing.T) {
 	}
 }
 
-func checkStationHistory(t *testing.T, cfg *Config, rng *rand.Rand) {
-	nw, ref := newHistory(t, cfg)
-	bound := LatencyBound(cfg.Algorithm, cfg.N)
+func checkStationHistory(t *testing.T, cfg *hiadsd.Config, rng *rand.Rand) {
+	nw, ref := newHistory(t, Algorithm(cfg.Algorithm), cfg)
+	bound := hiadsd.LatencyBound(cfg.Algorithm, cfg.N)
 	for ev := 0; ev < 6; ev++ {
 		// A fault or repair first, diagnosed everywhere, then a station change.
 		happen(t, ref, nw, rng)

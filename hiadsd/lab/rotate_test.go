@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -50,17 +52,17 @@ func TestRotationTestsEveryNodeEachInterval(t *testing.T) {
 	}{{16, 0}, {64, 0}, {1024, 0}, {100, 0}, {64, 5}, {100, 9}} {
 		t.Run(fmt.Sprintf("n=%d/down=%d", c.n, c.down), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(c.n), uint64(c.down)))
-			nw, err := NewNetwork(&Config{N: c.n, Algorithm: VCube, Rotate: true, Push: true})
+			nw, err := NewNetwork(&hiadsd.Config{N: c.n, Algorithm: hiadsd.VCube, Rotate: true, Push: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			nw.SetDigests(true)
 			for range c.down {
-				if err := nw.SetState(rng.IntN(c.n), Faulty); err != nil {
+				if err := nw.SetState(rng.IntN(c.n), hiadsd.Faulty); err != nil {
 					t.Fatal(err)
 				}
 			}
-			l := Levels(c.n)
+			l := hiadsd.Levels(c.n)
 			for r := range 3 * l { // the first rounds learn the faults
 				rotationRound(t, nw, r%l+1, rng)
 			}
@@ -104,9 +106,9 @@ func TestRotationSpreadsWithinTheBound(t *testing.T) {
 			loss float64
 		}{{"pull", false, 0}, {"push", true, 0}, {"half the pushes lost", true, 0.5}} {
 			t.Run(fmt.Sprintf("n=%d/%s", n, c.name), func(t *testing.T) {
-				nw, ref := newHistory(t, &Config{N: n, Algorithm: VCube, Rotate: true, Push: c.push})
+				nw, ref := newHistory(t, VCube, &hiadsd.Config{N: n, Algorithm: hiadsd.VCube, Rotate: true, Push: c.push})
 				nw.SetDigests(true)
-				l := Levels(n)
+				l := hiadsd.Levels(n)
 				bound := 1 // the interval that finds it
 				if !c.push || c.loss > 0 {
 					bound += 2 * l

@@ -1,64 +1,65 @@
-package hiadsd
+package lab
 
 import (
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // The node-list changes of the in-memory Network: a node joins or leaves
 // through one node, as an operator's SET or reload there does; the others
 // learn the new list from the sources they fetch (Report.Lists) and switch
-// to it between two intervals (Node.SetList), as the daemon does.
-
-// ListOf returns the version of the list node j runs.
-func (p probe) ListOf(j int) ListVersion {
-	if n := p.nw.nodes[j]; n != nil {
-		return n.List
-	}
-	return ListVersion{}
-}
+// to it between two intervals (Node.SetList), as the daemon does. Only
+// the daemon's algorithms change lists.
 
 // Version returns the newest list version made by Join or Leave.
-func (nw *Network) Version() ListVersion { return nw.version }
+func (nw *Network) Version() hiadsd.ListVersion { return nw.version }
 
 // Join adds a node, fault-free, with the next id, through node via: via
 // runs the new list at once, and the new node starts on it with an
 // all-unknown view. It returns the new id.
 func (nw *Network) Join(via int) (int, error) {
-	if !nw.Testing(via) {
-		return 0, fmt.Errorf("node %d is not testing, so no node can join through it: %w", via, ErrBadConfig)
+	if nw.algo.Research() {
+		return 0, ErrResearch
 	}
-	old := nw.nodes[via].Config
-	cfg := &Config{N: old.N + 1, Algorithm: old.Algorithm, TestedOnly: old.TestedOnly, Removed: old.Removed, Recheck: old.Recheck}
-	if err := nw.change(via, cfg); err != nil {
+	if !nw.Testing(via) {
+		return 0, fmt.Errorf("node %d is not testing, so no node can join through it: %w", via, hiadsd.ErrBadConfig)
+	}
+	cfg := *nw.nodes[via].Config
+	cfg.N++
+	if err := nw.change(via, &cfg); err != nil {
 		return 0, err
 	}
 	id := cfg.N - 1
-	nw.state, nw.nodes, nw.left = append(nw.state, FaultFree), append(nw.nodes, nil), append(nw.left, false)
-	return id, nw.boot(id, Entry{})
+	nw.state, nw.nodes, nw.left = append(nw.state, hiadsd.FaultFree), append(nw.nodes, nil), append(nw.left, false)
+	return id, nw.boot(id, hiadsd.Entry{})
 }
 
 // Leave removes node id from the list through node via; id keeps
 // answering until it learns the new list, and then stops testing.
 func (nw *Network) Leave(id, via int) error {
+	if nw.algo.Research() {
+		return ErrResearch
+	}
 	if id == via || !nw.Testing(via) {
-		return fmt.Errorf("node %d cannot remove node %d: %w", via, id, ErrBadConfig)
+		return fmt.Errorf("node %d cannot remove node %d: %w", via, id, hiadsd.ErrBadConfig)
 	}
 	old := nw.nodes[via].Config
 	if id < 0 || id >= old.N || old.IsRemoved(id) {
-		return fmt.Errorf("node %d is not in node %d's list: %w", id, via, ErrBadConfig)
+		return fmt.Errorf("node %d is not in node %d's list: %w", id, via, hiadsd.ErrBadConfig)
 	}
-	removed := append(slices.Clone(old.Removed), id)
-	slices.Sort(removed)
-	cfg := &Config{N: old.N, Algorithm: old.Algorithm, TestedOnly: old.TestedOnly, Removed: removed, Recheck: old.Recheck}
-	return nw.change(via, cfg)
+	cfg := *old
+	cfg.Removed = append(slices.Clone(old.Removed), id)
+	slices.Sort(cfg.Removed)
+	return nw.change(via, &cfg)
 }
 
 // change makes cfg the list node via runs, at the version after the newest.
-func (nw *Network) change(via int, cfg *Config) error {
-	v := ListVersion{Counter: max(nw.version.Counter, nw.nodes[via].List.Counter) + 1, Hash: listHash(cfg)}
+func (nw *Network) change(via int, cfg *hiadsd.Config) error {
+	v := hiadsd.ListVersion{Counter: max(nw.version.Counter, nw.nodes[via].List.Counter) + 1, Hash: listHash(cfg)}
 	if err := nw.nodes[via].SetList(cfg, v); err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (nw *Network) change(via int, cfg *Config) error {
 
 // adopt switches node id, after an interval, to the newest list among the
 // sources seen running a newer one; a list that removes id stops it.
-func (nw *Network) adopt(id int, seen []ListSeen) error {
+func (nw *Network) adopt(id int, seen []hiadsd.ListSeen) error {
 	best := -1
 	for _, s := range seen {
 		if src := nw.nodes[s.From]; src != nil && src.List.Newer(nw.nodes[id].List) && (best < 0 || src.List.Newer(nw.nodes[best].List)) {
@@ -80,7 +81,7 @@ func (nw *Network) adopt(id int, seen []ListSeen) error {
 	}
 	src := nw.nodes[best]
 	err := nw.nodes[id].SetList(src.Config, src.List)
-	if errors.Is(err, ErrRemoved) {
+	if errors.Is(err, hiadsd.ErrRemoved) {
 		nw.left[id] = true
 		return nil
 	}
@@ -89,7 +90,7 @@ func (nw *Network) adopt(id int, seen []ListSeen) error {
 
 // listHash fingerprints a list of the Network: its size, tested-only and
 // removed ids.
-func listHash(cfg *Config) uint64 {
+func listHash(cfg *hiadsd.Config) uint64 {
 	h := fnv.New64a()
 	fmt.Fprint(h, cfg.N, cfg.TestedOnly, cfg.Removed)
 	return h.Sum64() | 1

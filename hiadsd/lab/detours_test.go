@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"slices"
 	"testing"
 )
@@ -18,16 +20,15 @@ func TestDetoursFigure27(t *testing.T) {
 		{HiADSDDetours, []int{4}, []int{1, 2}},
 		{HiADSD, []int{4, 5}, []int{5}},
 	} {
-		nw, err := NewNetwork(&Config{N: 8, Algorithm: tc.algo})
+		nw, err := New(tc.algo, &hiadsd.Config{N: 8})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := nw.SetState(4, Faulty); err != nil {
+		if err := nw.SetState(4, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
-		node := nw.Node(0)
-		node.Next = 3
-		rep, err := node.Step(nw.Tester(0))
+		nw.SetNext(0, 3)
+		rep, err := nw.Step(0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,15 +53,15 @@ func TestDetoursFigure27(t *testing.T) {
 // within seed 004's bound of N log N tests over log N rounds.
 func TestDetoursTestBound(t *testing.T) {
 	const n = 16
-	l := Levels(n)
+	l := hiadsd.Levels(n)
 	count := map[Algorithm]int{}
 	for _, algo := range []Algorithm{HiADSD, HiADSDDetours} {
-		nw, err := NewNetwork(&Config{N: n, Algorithm: algo})
+		nw, err := New(algo, &hiadsd.Config{N: n})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for id := n / 2; id < n; id++ {
-			if err := nw.SetState(id, Faulty); err != nil {
+			if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -82,18 +83,17 @@ func TestDetoursTestBound(t *testing.T) {
 // fault-free, so it asks it for c_{4,2} = {6,7}, gets no answer, and tests
 // inside the subcluster instead, as Hi-ADSD would.
 func TestDetourFallsBack(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 8, Algorithm: HiADSDDetours})
+	nw, err := New(HiADSDDetours, &hiadsd.Config{N: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []int{2, 4} {
-		if err := nw.SetState(id, Faulty); err != nil {
+		if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
 	}
-	node := nw.Node(0)
-	node.Next = 3
-	rep, err := node.Step(nw.Tester(0))
+	nw.SetNext(0, 3)
+	rep, err := nw.Step(0)
 	if err != nil {
 		t.Fatal(err)
 	}

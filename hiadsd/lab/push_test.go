@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,11 +14,11 @@ import (
 // passed on, each lost with probability loss; a push its node does not
 // take goes to the sender's next alternate, as the daemon sends it. It
 // returns the deepest hop reached and the messages sent.
-func flood(t *testing.T, nw *Network, from int, pushes []Push, loss float64, rng *rand.Rand) (hops, msgs int) {
+func flood(t *testing.T, nw *Network, from int, pushes []hiadsd.Push, loss float64, rng *rand.Rand) (hops, msgs int) {
 	t.Helper()
 	type hop struct {
 		from, depth int
-		p           Push
+		p           hiadsd.Push
 	}
 	var queue []hop
 	for _, p := range pushes {
@@ -77,33 +79,33 @@ func TestPushReachesEveryNodeInOneRound(t *testing.T) {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(n), 3))
 			for _, push := range []bool{true, false} {
-				nw, err := NewNetwork(&Config{N: n, Algorithm: VCube, Push: push})
+				nw, err := NewNetwork(&hiadsd.Config{N: n, Algorithm: hiadsd.VCube, Push: push})
 				if err != nil {
 					t.Fatal(err)
 				}
 				nw.SetDigests(true)
 				ref := make(reference, n)
 				for id := range ref {
-					ref[id] = FaultFree
+					ref[id] = hiadsd.FaultFree
 				}
 				for range n / 16 { // some nodes down for good, known everywhere
 					id := rng.IntN(n)
-					ref[id] = Faulty
-					if err := nw.SetState(id, Faulty); err != nil {
+					ref[id] = hiadsd.Faulty
+					if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 						t.Fatal(err)
 					}
 				}
-				for range 2 * Levels(n) {
+				for range 2 * hiadsd.Levels(n) {
 					pushRound(t, nw, 0, rng)
 				}
 				if h, k := ref.wrongViews(nw); h >= 0 {
 					t.Fatalf("before the crash node %d holds %v for node %d", h, nw.View(h).Get(k), k)
 				}
 				crash := rng.IntN(n)
-				for ref[crash] != FaultFree {
+				for ref[crash] != hiadsd.FaultFree {
 					crash = rng.IntN(n)
 				}
-				for _, st := range []Status{Partial, FaultFree} {
+				for _, st := range []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree} {
 					ref[crash] = st
 					if err := nw.SetState(crash, st); err != nil {
 						t.Fatal(err)
@@ -113,15 +115,15 @@ func TestPushReachesEveryNodeInOneRound(t *testing.T) {
 					switch {
 					case push && h >= 0:
 						t.Fatalf("node %d -> %v: after one round node %d holds %v for node %d", crash, st, h, nw.View(h).Get(k), k)
-					case push && hops > Levels(n):
-						t.Fatalf("node %d -> %v: a push took %d hops, more than log2 N = %d", crash, st, hops, Levels(n))
-					case !push && h < 0 && st == Partial:
+					case push && hops > hiadsd.Levels(n):
+						t.Fatalf("node %d -> %v: a push took %d hops, more than log2 N = %d", crash, st, hops, hiadsd.Levels(n))
+					case !push && h < 0 && st == hiadsd.Partial:
 						t.Fatalf("node %d -> %v: known everywhere after one round without pushes; the test shows nothing", crash, st)
 					case !push:
 						continue
 					}
 					t.Logf("node %d -> %v known everywhere after one round: %d hops, %d messages", crash, st, hops, msgs)
-					for range Levels(n) + 1 { // the restarted node catches up before the next event
+					for range hiadsd.Levels(n) + 1 { // the restarted node catches up before the next event
 						pushRound(t, nw, 0, rng)
 					}
 				}
@@ -136,14 +138,14 @@ func TestPushReachesEveryNodeInOneRound(t *testing.T) {
 // algorithm; pushes only make it sooner.
 func TestPushesLostKeepTheBound(t *testing.T) {
 	for trial := 0; trial < 16; trial++ {
-		for _, algo := range Algorithms() {
-			rng := trialRand(trial, algo)
+		for _, algo := range hiadsd.Algorithms() { // pushes are the daemon's
+			rng := trialRand(trial, Algorithm(algo))
 			n := 4 + rng.IntN(45)
-			cfg := &Config{N: n, Algorithm: algo, Push: true, Recheck: trial%2 == 1}
+			cfg := &hiadsd.Config{N: n, Algorithm: algo, Push: true, Recheck: trial%2 == 1}
 			t.Run(fmt.Sprintf("%v/n=%d/trial=%d", algo, n, trial), func(t *testing.T) {
-				nw, ref := newHistory(t, cfg)
+				nw, ref := newHistory(t, Algorithm(cfg.Algorithm), cfg)
 				nw.SetDigests(true)
-				bound := LatencyBound(algo, n)
+				bound := hiadsd.LatencyBound(algo, n)
 				for ev := 0; ev < 8; ev++ {
 					id, st := happen(t, ref, nw, rng)
 					for rounds := 0; ; rounds++ {
@@ -165,42 +167,42 @@ func TestPushesLostKeepTheBound(t *testing.T) {
 // TestReceive checks the rules a push is merged by: a newer entry is taken
 // and passed on below the cluster it came for, an equal one passed on only,
 // an older one (late or replayed) neither; entries about the receiver, of
-// status Unknown or outside the list are dropped; a push from another list
+// status hiadsd.Unknown or outside the list are dropped; a push from another list
 // or for a cluster that does not exist is refused.
 func TestReceive(t *testing.T) {
-	cfg := &Config{N: 16, Algorithm: VCube, Push: true}
-	view := NewDense(16)
+	cfg := &hiadsd.Config{N: 16, Algorithm: hiadsd.VCube, Push: true}
+	view := hiadsd.NewDense(16)
 	for id := range view {
-		view[id] = Entry{Status: FaultFree, Counter: 2}
+		view[id] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}
 	}
-	n, err := NewNode(cfg, 0, view)
+	n, err := hiadsd.NewNode(cfg, 0, view)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.List = ListVersion{Counter: 1, Hash: 7}
-	push := Push{To: 0, Cluster: 4, Entries: []IDEntry{
-		{ID: 5, Entry: Entry{Status: Faulty, Counter: 3}},    // newer: taken, passed on
-		{ID: 6, Entry: Entry{Status: FaultFree, Counter: 2}}, // equal: passed on
-		{ID: 7, Entry: Entry{Status: Faulty, Counter: 1}},    // older: dropped
-		{ID: 0, Entry: Entry{Status: Faulty, Counter: 9}},    // about the receiver
-		{ID: 9, Entry: Entry{Status: Unknown, Counter: 9}},   // unknown
-		{ID: 16, Entry: Entry{Status: Faulty, Counter: 9}},   // outside
+	n.List = hiadsd.ListVersion{Counter: 1, Hash: 7}
+	push := hiadsd.Push{To: 0, Cluster: 4, Entries: []hiadsd.IDEntry{
+		{ID: 5, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 3}},    // newer: taken, passed on
+		{ID: 6, Entry: hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}}, // equal: passed on
+		{ID: 7, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 1}},    // older: dropped
+		{ID: 0, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 9}},    // about the receiver
+		{ID: 9, Entry: hiadsd.Entry{Status: hiadsd.Unknown, Counter: 9}},   // unknown
+		{ID: 16, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 9}},   // outside
 	}}
 	fwd, err := n.Forward(8, push, n.List) // what a node in the middle of an interval passes on
-	if err != nil || len(fwd) != 3 || n.View.Get(5) != (Entry{FaultFree, 2}) {
+	if err != nil || len(fwd) != 3 || n.View.Get(5) != (hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}) {
 		t.Fatalf("Forward: %d pushes, %v, entry 5 now %v; want 3 and the view untouched", len(fwd), err, n.View.Get(5))
 	}
 	rep, err := n.Receive(8, push, n.List)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Updates) != 1 || rep.Updates[0].ID != 5 || rep.Updates[0].From != 8 || n.View.Get(5) != (Entry{Faulty, 3}) {
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != 5 || rep.Updates[0].From != 8 || n.View.Get(5) != (hiadsd.Entry{Status: hiadsd.Faulty, Counter: 3}) {
 		t.Fatalf("updates %+v, entry 5 now %v; want node 5 faulty at 3, learned from 8", rep.Updates, n.View.Get(5))
 	}
-	if n.View.Get(0).Status != FaultFree || n.View.Get(7) != (Entry{FaultFree, 2}) || n.View.Get(9).Status != FaultFree {
+	if n.View.Get(0).Status != hiadsd.FaultFree || n.View.Get(7) != (hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}) || n.View.Get(9).Status != hiadsd.FaultFree {
 		t.Fatalf("a dropped entry changed the view: %v %v %v", n.View.Get(0), n.View.Get(7), n.View.Get(9))
 	}
-	// Node 0's clusters 1..3 are {1}, {2,3}, {4..7}; node 5 is now faulty, 4 is first anyway.
+	// hiadsd.Node 0's clusters 1..3 are {1}, {2,3}, {4..7}; node 5 is now faulty, 4 is first anyway.
 	want := map[int]int{1: 1, 2: 2, 4: 3}
 	if len(rep.Pushes) != len(want) {
 		t.Fatalf("passed on %+v; want one push to each of %v", rep.Pushes, want)
@@ -211,41 +213,41 @@ func TestReceive(t *testing.T) {
 		}
 	}
 	// A replay of the older news after a newer event changes nothing and goes nowhere.
-	n.View.Set(5, Entry{Status: FaultFree, Counter: 4})
-	if rep, err := n.Receive(8, Push{To: 0, Cluster: 4, Entries: []IDEntry{{ID: 5, Entry: Entry{Faulty, 3}}}}, n.List); err != nil || len(rep.Updates) > 0 || len(rep.Pushes) > 0 || n.View.Get(5) != (Entry{FaultFree, 4}) {
+	n.View.Set(5, hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 4})
+	if rep, err := n.Receive(8, hiadsd.Push{To: 0, Cluster: 4, Entries: []hiadsd.IDEntry{{ID: 5, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 3}}}}, n.List); err != nil || len(rep.Updates) > 0 || len(rep.Pushes) > 0 || n.View.Get(5) != (hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 4}) {
 		t.Fatalf("replay: %+v, %v, entry %v; want nothing done", rep, err, n.View.Get(5))
 	}
 	// Cluster 1 is a leaf of the tree: taken, passed on nowhere.
-	if rep, err := n.Receive(1, Push{To: 0, Cluster: 1, Entries: []IDEntry{{ID: 3, Entry: Entry{Partial, 3}}}}, n.List); err != nil || len(rep.Updates) != 1 || len(rep.Pushes) > 0 {
+	if rep, err := n.Receive(1, hiadsd.Push{To: 0, Cluster: 1, Entries: []hiadsd.IDEntry{{ID: 3, Entry: hiadsd.Entry{Status: hiadsd.Partial, Counter: 3}}}}, n.List); err != nil || len(rep.Updates) != 1 || len(rep.Pushes) > 0 {
 		t.Fatalf("leaf: %+v, %v; want one update and nothing passed on", rep, err)
 	}
 	for name, c := range map[string]struct {
 		from, cluster int
-		v             ListVersion
+		v             hiadsd.ListVersion
 		err           error
 	}{
-		"other list":   {8, 4, ListVersion{Counter: 2, Hash: 1}, ErrOtherList},
-		"cluster 5":    {8, 5, n.List, ErrBadConfig},
-		"cluster 0":    {8, 0, n.List, ErrBadConfig},
-		"from itself":  {0, 1, n.List, ErrBadConfig},
-		"from outside": {16, 1, n.List, ErrBadConfig},
+		"other list":   {8, 4, hiadsd.ListVersion{Counter: 2, Hash: 1}, hiadsd.ErrOtherList},
+		"cluster 5":    {8, 5, n.List, hiadsd.ErrBadConfig},
+		"cluster 0":    {8, 0, n.List, hiadsd.ErrBadConfig},
+		"from itself":  {0, 1, n.List, hiadsd.ErrBadConfig},
+		"from outside": {16, 1, n.List, hiadsd.ErrBadConfig},
 	} {
-		if _, err := n.Receive(c.from, Push{To: 0, Cluster: c.cluster, Entries: []IDEntry{{ID: 3, Entry: Entry{Faulty, 9}}}}, c.v); !errors.Is(err, c.err) {
+		if _, err := n.Receive(c.from, hiadsd.Push{To: 0, Cluster: c.cluster, Entries: []hiadsd.IDEntry{{ID: 3, Entry: hiadsd.Entry{Status: hiadsd.Faulty, Counter: 9}}}}, c.v); !errors.Is(err, c.err) {
 			t.Errorf("%s: error %v, want %v", name, err, c.err)
 		}
 	}
-	if n.View.Get(3) != (Entry{Partial, 3}) {
+	if n.View.Get(3) != (hiadsd.Entry{Status: hiadsd.Partial, Counter: 3}) {
 		t.Fatalf("a refused push changed entry 3 to %v", n.View.Get(3))
 	}
 }
 
-// TestPushGoesRoundAFailedChild: nodes 1 and 6 of 16 fail at once. Node 0
+// TestPushGoesRoundAFailedChild: nodes 1 and 6 of 16 fail at once. hiadsd.Node 0
 // finds node 1 faulty and pushes; node 4 passes the push on in its cluster
-// c(4,2) = {6, 7}, where it still holds 6 fault-free. Node 6 does not take
+// c(4,2) = {6, 7}, where it still holds 6 fault-free. hiadsd.Node 6 does not take
 // it, so node 4 tries its alternate, node 7: every fault-free node knows
 // of node 1 without waiting for an interval of its own.
 func TestPushGoesRoundAFailedChild(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 16, Algorithm: VCube, Push: true})
+	nw, err := NewNetwork(&hiadsd.Config{N: 16, Algorithm: hiadsd.VCube, Push: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,11 +255,12 @@ func TestPushGoesRoundAFailedChild(t *testing.T) {
 	for range 2 {
 		pushRound(t, nw, 0, rng)
 	}
-	if got := nw.Node(4).pushTargets([]IDEntry{{ID: 1}}, 2); len(got) != 2 || got[1].To != 6 || !slices.Equal(got[1].Alternates, []int{7}) {
+	relay := hiadsd.Push{To: 4, Cluster: 3, Entries: []hiadsd.IDEntry{{ID: 1, Entry: nw.View(4).Get(1)}}}
+	if got, err := nw.Node(4).Forward(0, relay, nw.Node(0).List); err != nil || len(got) != 2 || got[1].To != 6 || !slices.Equal(got[1].Alternates, []int{7}) {
 		t.Fatalf("node 4's pushes for its clusters 1 and 2: %+v; want the second to 6, then 7", got)
 	}
 	for _, id := range []int{1, 6} {
-		if err := nw.SetState(id, Faulty); err != nil {
+		if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -267,7 +270,7 @@ func TestPushGoesRoundAFailedChild(t *testing.T) {
 	}
 	flood(t, nw, 0, rep.Pushes, 0, rng)
 	for id := range 16 {
-		if nw.Testing(id) && id != 0 && nw.View(id).Get(1).Status != Faulty {
+		if nw.Testing(id) && id != 0 && nw.View(id).Get(1).Status != hiadsd.Faulty {
 			t.Errorf("node %d holds node 1 %v after node 0's push", id, nw.View(id).Get(1).Status)
 		}
 	}

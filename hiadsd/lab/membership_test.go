@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -26,7 +28,7 @@ func stepRound(t *testing.T, nw *Network, rng *rand.Rand) {
 			t.Fatal(err)
 		}
 		for _, u := range rep.Updates {
-			if u.New.Status == Faulty || u.New.Status == Partial {
+			if u.New.Status == hiadsd.Faulty || u.New.Status == hiadsd.Partial {
 				t.Fatalf("node %d holds node %d %v (from %d) though nothing failed", id, u.ID, u.New.Status, u.From)
 			}
 		}
@@ -45,7 +47,7 @@ func settled(nw *Network) bool {
 			return false
 		}
 		for k := 0; k < n.Config.N; k++ {
-			if k != h && !n.Config.IsRemoved(k) && !n.Config.IsTestedOnly(k) && n.View.Get(k).Status != FaultFree {
+			if k != h && !n.Config.IsRemoved(k) && !n.Config.IsTestedOnly(k) && n.View.Get(k).Status != hiadsd.FaultFree {
 				return false
 			}
 		}
@@ -55,7 +57,7 @@ func settled(nw *Network) bool {
 
 // TestListChangesConverge joins and removes nodes at random, through random
 // nodes, in random systems, and checks that every testing node runs the
-// newest list and holds every member fault-free within MembershipBound rounds
+// newest list and holds every member fault-free within hiadsd.MembershipBound rounds
 // of each change, and that no change ever makes a node hold another faulty
 // or partial.
 //
@@ -67,13 +69,13 @@ func TestListChangesConverge(t *testing.T) {
 		for _, algo := range membershipAlgos {
 			t.Run(fmt.Sprintf("%v/trial=%d", algo, trial), func(t *testing.T) {
 				rng := trialRand(trial, algo)
-				nw, err := NewNetwork(&Config{N: 4 + rng.IntN(29), Algorithm: algo, Recheck: algo == HiADSD})
+				nw, err := New(algo, &hiadsd.Config{N: 4 + rng.IntN(29), Recheck: algo == HiADSD})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for change := range 6 {
 					what := changeAtRandom(t, nw, rng)
-					bound := MembershipBound(algo, nw.Config().N)
+					bound := hiadsd.MembershipBound(nw.Config().Algorithm, nw.Config().N)
 					r := 1
 					for ; r <= bound; r++ {
 						stepRound(t, nw, rng)

@@ -1,8 +1,10 @@
-package hiadsd
+package lab
+
+import "github.com/diagagent/diagagent/hiadsd"
 
 // hiadsdDetours runs Hi-ADSD with Detours (seed 004, section 2.1.3).
-func (iv *interval) hiadsdDetours() {
-	iv.hierarchical(iv.detourLevel)
+func (r *run) hiadsdDetours() {
+	r.hierarchical(r.detourLevel)
 }
 
 // detourLevel tests the head j = i xor 2^(s-1) of c_{i,s}. If j is a source it
@@ -11,24 +13,24 @@ func (iv *interval) hiadsdDetours() {
 // reach c_{j,t} in the same number of hops; only when that node is not held
 // fault-free or does not answer are the members of c_{j,t} tested. It reports
 // whether any source answered.
-func (iv *interval) detourLevel(lvl int) bool {
-	n := iv.node
-	size := n.Config.N
-	j := n.ID ^ 1<<(lvl-1)
-	if j < size && iv.isSource(j, iv.test(j)) && iv.fetch(j, []Range{clusterRange(n.ID, lvl, size)}, true) {
+func (r *run) detourLevel(lvl int) bool {
+	b := r.b
+	size := b.cfg.N
+	j := b.id ^ 1<<(lvl-1)
+	if j < size && r.isSource(j, r.test(j)) && r.fetch(j, []hiadsd.Range{clusterRange(b.id, lvl, size)}, true) {
 		return true
 	}
 	found := false
 	for t := 1; t < lvl; t++ {
-		sub := []Range{clusterRange(j, t, size)}
+		sub := []hiadsd.Range{clusterRange(j, t, size)}
 		if sub[0].Len() == 0 {
 			continue
 		}
-		if k := DetourVia(n.ID, t); k < size && n.isTester(k) && iv.fetch(k, sub, true) {
+		if k := DetourVia(b.id, t); k < size && b.isTester(k) && r.fetch(k, sub, true) {
 			found = true
 			continue
 		}
-		if iv.searchList(ClusterHiADSD(j, t, size), sub) {
+		if r.searchList(hiadsd.ClusterHiADSD(j, t, size), sub) {
 			found = true
 		}
 	}

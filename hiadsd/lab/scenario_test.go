@@ -1,6 +1,8 @@
-package hiadsd
+package lab
 
 import (
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"fmt"
 	"net/netip"
 	"slices"
@@ -44,16 +46,16 @@ func TestScenarios(t *testing.T) {
 // newScenarioNetwork builds the network a "network" command describes.
 func newScenarioNetwork(t *testing.T, d *datadriven.TestData) *Network {
 	var algo string
-	cfg := &Config{}
+	cfg := &hiadsd.Config{}
 	d.ScanArgs(t, "algo", &algo)
 	d.ScanArgs(t, "n", &cfg.N)
 	d.MaybeScanArgs(t, "tested-only", &cfg.TestedOnly)
 	cfg.Recheck = d.HasArg("recheck")
-	var err error
-	if cfg.Algorithm, err = ParseAlgorithm(algo); err != nil {
+	a, err := ParseAlgorithm(algo)
+	if err != nil {
 		d.Fatalf(t, "%v", err)
 	}
-	nw, err := NewNetwork(cfg)
+	nw, err := New(a, cfg)
 	if err != nil {
 		d.Fatalf(t, "%v", err)
 	}
@@ -75,7 +77,7 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 		}
 	case "set":
 		for _, f := range scenarioLines(t, d, 3) {
-			nw.View(node).Set(scenarioInt(t, d, f[0]), Entry{Status: scenarioStatus(t, d, f[1]), Counter: uint32(scenarioInt(t, d, f[2]))})
+			nw.View(node).Set(scenarioInt(t, d, f[0]), hiadsd.Entry{Status: scenarioStatus(t, d, f[1]), Counter: uint32(scenarioInt(t, d, f[2]))})
 		}
 	case "next":
 		d.ScanArgs(t, "level", &nw.Node(node).Next)
@@ -114,33 +116,20 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 // Advance, answering each batch from the network, and prints the batches and
 // what the interval reported.
 func scenarioInterval(t *testing.T, d *datadriven.TestData, nw *Network, node int) string {
-	m, err := nw.Node(node).Begin()
-	if err != nil {
+	var m hiadsd.Interval
+	if err := m.Begin(nw.Node(node)); err != nil {
 		return fmt.Sprintf("error: %v\n", err)
 	}
 	var b strings.Builder
-	tester := nw.Tester(node)
+	nw.entries = nw.entries[:0]
 	for k := 1; !m.Done(); k++ {
 		ops := m.Ready()
-		res := make([]Result, len(ops))
 		var names []string
-		for i, op := range ops {
+		for _, op := range ops {
 			names = append(names, scenarioOp(op))
-			switch op.Kind {
-			case OpTest:
-				res[i].Status = tester.Test(op.Target)
-			case OpFetch:
-				got, err := tester.Fetch(op.Target, op.Ranges)
-				res[i].Entries, res[i].Err = slices.Clone(got), err
-				if err == nil {
-					res[i].Station = tester.(StationSource).StationOf(op.Target)
-				}
-			case OpTask:
-				res[i].Output = tester.(Executor).Run(op.Target, op.Task)
-			}
 		}
 		fmt.Fprintf(&b, "batch %d: %s\n", k, strings.Join(names, ", "))
-		if err := m.Advance(res); err != nil {
+		if err := m.Advance(nw.answer(node, ops)); err != nil {
 			d.Fatalf(t, "%v", err)
 		}
 	}
@@ -223,12 +212,12 @@ func scenarioRound(t *testing.T, nw *Network, watch int) string {
 // scenarioWatch steps every testing node in id order and lists the statuses
 // node watch came to hold, with the ids: "fault-free: 1 2 4 8 (4)".
 func scenarioWatch(t *testing.T, nw *Network, watch int) string {
-	learned := map[Status][]string{}
+	learned := map[hiadsd.Status][]string{}
 	for _, u := range stepAll(t, nw)[watch].Updates {
 		learned[u.New.Status] = append(learned[u.New.Status], strconv.Itoa(u.ID))
 	}
 	var parts []string
-	for _, st := range []Status{FaultFree, Faulty, Partial, Unknown} {
+	for _, st := range []hiadsd.Status{hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial, hiadsd.Unknown} {
 		if ids := learned[st]; len(ids) > 0 {
 			parts = append(parts, fmt.Sprintf("%v: %s (%d)", st, strings.Join(ids, " "), len(ids)))
 		}
@@ -257,17 +246,14 @@ func scenarioView(nw *Network, node int) string {
 	return strings.Join(parts, " ")
 }
 
-func scenarioOp(op Op) string {
-	switch op.Kind {
-	case OpFetch:
+func scenarioOp(op hiadsd.Op) string {
+	if op.Kind == hiadsd.OpFetch {
 		return fmt.Sprintf("fetch %d%s", op.Target, scenarioRanges(op.Ranges))
-	case OpTask:
-		return fmt.Sprintf("task %d", op.Target)
 	}
 	return fmt.Sprintf("test %d", op.Target)
 }
 
-func scenarioRanges(rs []Range) string {
+func scenarioRanges(rs []hiadsd.Range) string {
 	var b strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&b, " [%d,%d)", r.Lo, r.Hi)
@@ -275,7 +261,7 @@ func scenarioRanges(rs []Range) string {
 	return b.String()
 }
 
-func scenarioUpdate(u Update) string {
+func scenarioUpdate(u hiadsd.Update) string {
 	how := "direct"
 	if !u.IsDirect() {
 		how = fmt.Sprintf("from %d", u.From)
@@ -311,12 +297,12 @@ func scenarioInt(t *testing.T, d *datadriven.TestData, s string) int {
 	return v
 }
 
-func scenarioStatus(t *testing.T, d *datadriven.TestData, s string) Status {
-	for _, st := range []Status{Unknown, FaultFree, Faulty, Partial} {
+func scenarioStatus(t *testing.T, d *datadriven.TestData, s string) hiadsd.Status {
+	for _, st := range []hiadsd.Status{hiadsd.Unknown, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial} {
 		if st.String() == s {
 			return st
 		}
 	}
 	d.Fatalf(t, "%q is not a status", s)
-	return Unknown
+	return hiadsd.Unknown
 }

@@ -1,14 +1,10 @@
-package hiadsd
+package lab
 
-import "math/bits"
+import (
+	"math/bits"
 
-// Executor runs the comparison tasks of Hi-Comp (seed 004, chapter 3): Run
-// returns node j's output for task. A fault-free node returns TaskOutput(task);
-// a faulty one may return anything, but never another node's output for the
-// same task (assertion 2 of section 3.1).
-type Executor interface {
-	Run(j int, task uint64) uint64
-}
+	"github.com/diagagent/diagagent/hiadsd"
+)
 
 // TaskOutput is the correct output of task, what every fault-free node computes
 // (the splitmix64 finaliser: cheap, and different tasks give different outputs).
@@ -19,10 +15,22 @@ func TaskOutput(task uint64) uint64 {
 	return z ^ z>>31
 }
 
+// runTask returns node j's output for a Hi-Comp task (seed 004, chapter 3):
+// the right one from a fault-free node, otherwise a random value with j+1
+// in its low 20 bits, so it differs from the right output and from every
+// other node's (assertion 2 of seed 004, section 3.1, for N below 2^20).
+func (r *run) runTask(j int, task uint64) uint64 {
+	want := TaskOutput(task)
+	if r.nw.state[j] == hiadsd.FaultFree {
+		return want
+	}
+	return want ^ (r.nw.rng.Uint64()<<20 | uint64(j+1))
+}
+
 // hicomp is the scratch state of one Hi-Comp interval: the sets U (undefined)
 // and FF (fault-free) of section 3.2.2, and which ids a fetched cluster covered.
 type hicomp struct {
-	iv    *interval
+	r     *run
 	tasks uint64
 	u, ff []int
 	kids  int   // xor bits of the children whose cluster was fetched
@@ -33,13 +41,13 @@ type hicomp struct {
 // row of TFF_i while no pair compares equal; undefined nodes are settled
 // against a fault-free one (or, alone, against this node itself), and every
 // node no fetched cluster covered is compared with a fault-free one.
-func (iv *interval) hicomp() {
-	h := &hicomp{iv: iv}
-	for d := 1; d <= Levels(iv.node.Config.N) && len(h.ff) == 0; d++ {
-		h.row(Row(iv.node.ID, d, iv.node.Config.N))
+func (r *run) hicomp() {
+	h := &hicomp{r: r}
+	for d := 1; d <= hiadsd.Levels(r.b.cfg.N) && len(h.ff) == 0; d++ {
+		h.row(Row(r.b.id, d, r.b.cfg.N))
 	}
 	h.finish()
-	iv.report.Tasks = int(h.tasks)
+	r.report.Tasks = int(h.tasks)
 }
 
 // Row returns the nodes at diagnostic distance d from i in TFF_i (the ids
@@ -48,14 +56,14 @@ func (iv *interval) hicomp() {
 func Row(i, d, n int) []int {
 	var out []int
 	if d == 1 {
-		for x := 1; x < 1<<Levels(n); x <<= 1 {
+		for x := 1; x < 1<<hiadsd.Levels(n); x <<= 1 {
 			if i^x < n {
 				out = append(out, i^x)
 			}
 		}
 		return out
 	}
-	for x := 1; x < 1<<Levels(n); x++ {
+	for x := 1; x < 1<<hiadsd.Levels(n); x++ {
 		if bits.OnesCount(uint(x)) == d && i^x < n {
 			out = append(out, i^x)
 		}
@@ -84,7 +92,7 @@ func (h *hicomp) row(nodes []int) {
 			continue
 		}
 		h.single(p, -1)
-		if h.verdict(p) == FaultFree {
+		if h.verdict(p) == hiadsd.FaultFree {
 			h.bad(q) // p is fault-free and q disagreed with it
 			continue
 		}
@@ -101,7 +109,7 @@ func (h *hicomp) single(p, skip int) {
 		return
 	}
 	for k, other := range h.u {
-		if other == skip || h.verdict(other) != Unknown || !h.compare(p, other) {
+		if other == skip || h.verdict(other) != hiadsd.Unknown || !h.compare(p, other) {
 			continue
 		}
 		h.good(p)
@@ -136,15 +144,15 @@ func (h *hicomp) finish() {
 	}
 	m := h.ff[0]
 	for _, p := range h.u {
-		if h.verdict(p) == Unknown {
+		if h.verdict(p) == hiadsd.Unknown {
 			h.settle(p, m)
 		}
 	}
 	h.u = nil
-	i, n := h.iv.node.ID, h.iv.node.Config.N
-	free := (1<<Levels(n) - 1) &^ h.kids // ids outside every child's cluster differ from i only here
+	i, n := h.r.b.id, h.r.b.cfg.N
+	free := (1<<hiadsd.Levels(n) - 1) &^ h.kids // ids outside every child's cluster differ from i only here
 	for x := free; x != 0; x = (x - 1) & free {
-		if y := i ^ x; y < n && !h.coveredDeep(x) && h.verdict(y) == Unknown {
+		if y := i ^ x; y < n && !h.coveredDeep(x) && h.verdict(y) == hiadsd.Unknown {
 			h.settle(y, m)
 		}
 	}
@@ -165,12 +173,12 @@ func (h *hicomp) coveredDeep(x int) bool {
 // fault-free: the first match is fault-free and the rest faulty.
 func (h *hicomp) alone() {
 	for k, p := range h.u {
-		if h.verdict(p) != Unknown {
+		if h.verdict(p) != hiadsd.Unknown {
 			continue
 		}
 		h.tasks++
 		task := h.task()
-		if h.iv.runTask(p, task) != TaskOutput(task) {
+		if h.r.runTask(p, task) != TaskOutput(task) {
 			h.bad(p)
 			continue
 		}
@@ -187,33 +195,33 @@ func (h *hicomp) alone() {
 func (h *hicomp) compare(p, q int) bool {
 	h.tasks++
 	task := h.task()
-	return h.iv.runTask(p, task) == h.iv.runTask(q, task)
+	return h.r.runTask(p, task) == h.r.runTask(q, task)
 }
 
 // task names the next task: this node's id and a per-interval count.
-func (h *hicomp) task() uint64 { return uint64(h.iv.node.ID)<<32 | h.tasks }
+func (h *hicomp) task() uint64 { return uint64(h.r.b.id)<<32 | h.tasks }
 
-// verdict returns what this interval decided about p, Unknown if nothing.
-func (h *hicomp) verdict(p int) Status {
-	if !h.iv.wasTested(p) {
-		return Unknown
+// verdict returns what this interval decided about p, hiadsd.Unknown if nothing.
+func (h *hicomp) verdict(p int) hiadsd.Status {
+	if !h.r.tested[p] {
+		return hiadsd.Unknown
 	}
-	return h.iv.node.View.Get(p).Status
+	return h.r.b.view.Get(p).Status
 }
 
 // good records p fault-free and takes c_{i,L,p} from it, N/2-1 units.
 func (h *hicomp) good(p int) {
-	if h.verdict(p) == FaultFree {
+	if h.verdict(p) == hiadsd.FaultFree {
 		return
 	}
-	h.iv.record(p, FaultFree)
+	h.r.record(p, hiadsd.FaultFree)
 	h.ff = append(h.ff, p)
-	if h.iv.node.Config.IsTestedOnly(p) {
+	if h.r.b.cfg.IsTestedOnly(p) {
 		return
 	}
-	i, n := h.iv.node.ID, h.iv.node.Config.N
+	i, n := h.r.b.id, h.r.b.cfg.N
 	keep := func(y int) bool { return InCluster(i, p, y) }
-	if _, ok := h.iv.fetchWhere(p, []Range{{Lo: 0, Hi: n}}, keep); !ok {
+	if _, ok := h.r.fetchWhere(p, []hiadsd.Range{{Lo: 0, Hi: n}}, keep); !ok {
 		return
 	}
 	x := i ^ p
@@ -222,13 +230,13 @@ func (h *hicomp) good(p int) {
 	} else {
 		h.deep = append(h.deep, x)
 	}
-	h.iv.report.Units += ClusterSize(i, p, n) - 1
+	h.r.report.Units += ClusterSize(i, p, n) - 1
 }
 
 // ClusterSize returns how many ids below n lie in c_{i,L,p}, p included:
 // N/2 for a child when N is a power of two.
 func ClusterSize(i, p, n int) int {
-	x, l := i^p, Levels(n)
+	x, l := i^p, hiadsd.Levels(n)
 	if n == 1<<l {
 		return 1 << (l - bits.OnesCount(uint(x)))
 	}
@@ -243,7 +251,7 @@ func ClusterSize(i, p, n int) int {
 
 // bad records p faulty.
 func (h *hicomp) bad(p int) {
-	if h.verdict(p) == Unknown {
-		h.iv.record(p, Faulty)
+	if h.verdict(p) == hiadsd.Unknown {
+		h.r.record(p, hiadsd.Faulty)
 	}
 }

@@ -1,11 +1,13 @@
-package hiadsd
+package lab
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// Sparse is a View that stores one default entry plus the entries that differ
+// Sparse is a hiadsd.View that stores one default entry plus the entries that differ
 // from it, so its memory follows what the node has learned rather than N. The
 // simulator gives every node one, which is what lets 65,536 nodes fit. While a
 // view differs from its default in many ids (a restarted node relearning
@@ -13,26 +15,26 @@ import (
 // difference list once it knows every node again.
 type Sparse struct {
 	n        int
-	def      Entry
-	diff     []IDEntry // sorted by ID; unused while table is set
-	table    []Entry   // the whole view, while it differs in many ids
-	stored   int       // ids whose entry differs from def
-	unknowns int       // ids whose status is Unknown
-	sum      uint64    // the digest: entryHash summed over every id
+	def      hiadsd.Entry
+	diff     []hiadsd.IDEntry // sorted by ID; unused while table is set
+	table    []hiadsd.Entry   // the whole view, while it differs in many ids
+	stored   int              // ids whose entry differs from def
+	unknowns int              // ids whose status is hiadsd.Unknown
+	sum      uint64           // the digest: entryHash summed over every id
 }
 
 // NewSparse returns a view of n ids that all hold def; an all-unknown view
 // starts as a table, since it is about to learn every id.
-func NewSparse(n int, def Entry) *Sparse {
+func NewSparse(n int, def hiadsd.Entry) *Sparse {
 	v := &Sparse{n: n, def: def}
-	if def != (Entry{Status: FaultFree}) {
+	if def != (hiadsd.Entry{Status: hiadsd.FaultFree}) {
 		for id := range n {
 			v.sum += entryHash(id, def)
 		}
 	}
-	if def.Status == Unknown {
+	if def.Status == hiadsd.Unknown {
 		v.unknowns = n
-		v.table = make([]Entry, n)
+		v.table = make([]hiadsd.Entry, n)
 		for id := range v.table {
 			v.table[id] = def
 		}
@@ -44,9 +46,9 @@ func NewSparse(n int, def Entry) *Sparse {
 func (v *Sparse) Len() int { return v.n }
 
 // Default returns the entry of every id not stored explicitly.
-func (v *Sparse) Default() Entry { return v.def }
+func (v *Sparse) Default() hiadsd.Entry { return v.def }
 
-// Unknowns returns how many ids the view still holds Unknown.
+// Unknowns returns how many ids the view still holds hiadsd.Unknown.
 func (v *Sparse) Unknowns() int { return v.unknowns }
 
 // Digest returns a digest of every id's entry, kept as entries change:
@@ -64,7 +66,7 @@ func (v *Sparse) find(id int) (int, bool) {
 }
 
 // Get returns the entry for id.
-func (v *Sparse) Get(id int) Entry {
+func (v *Sparse) Get(id int) hiadsd.Entry {
 	if v.table != nil {
 		return v.table[id]
 	}
@@ -75,7 +77,7 @@ func (v *Sparse) Get(id int) Entry {
 }
 
 // Set stores the entry for id.
-func (v *Sparse) Set(id int, e Entry) {
+func (v *Sparse) Set(id int, e hiadsd.Entry) {
 	old := v.Get(id)
 	if old == e {
 		return
@@ -91,22 +93,22 @@ func (v *Sparse) Set(id int, e Entry) {
 }
 
 // count keeps stored and unknowns right across one change old -> e.
-func (v *Sparse) count(old, e Entry) {
+func (v *Sparse) count(old, e hiadsd.Entry) {
 	if old == v.def {
 		v.stored++
 	} else if e == v.def {
 		v.stored--
 	}
-	if old.Status == Unknown {
+	if old.Status == hiadsd.Unknown {
 		v.unknowns--
 	}
-	if e.Status == Unknown {
+	if e.Status == hiadsd.Unknown {
 		v.unknowns++
 	}
 }
 
 // setDiff inserts, updates or removes id in the difference list.
-func (v *Sparse) setDiff(id int, e Entry) {
+func (v *Sparse) setDiff(id int, e hiadsd.Entry) {
 	k, ok := v.find(id)
 	switch {
 	case e == v.def:
@@ -114,27 +116,27 @@ func (v *Sparse) setDiff(id int, e Entry) {
 	case ok:
 		v.diff[k].Entry = e
 	default:
-		v.diff = slices.Insert(v.diff, k, IDEntry{ID: id, Entry: e})
+		v.diff = slices.Insert(v.diff, k, hiadsd.IDEntry{ID: id, Entry: e})
 	}
 }
 
 // reshape rebases a view that knows every id again on "fault-free, counter 0"
 // and picks the table or the list, whichever suits the number of differences.
 func (v *Sparse) reshape() {
-	if v.unknowns == 0 && v.def.Status == Unknown {
-		v.rebase(Entry{Status: FaultFree})
+	if v.unknowns == 0 && v.def.Status == hiadsd.Unknown {
+		v.rebase(hiadsd.Entry{Status: hiadsd.FaultFree})
 	}
 	switch {
 	case v.table == nil && v.stored > v.n/8:
 		v.toTable()
 	case v.table != nil && v.stored <= v.n/16 && v.unknowns == 0:
-		v.diff = v.AppendStored(nil, []Range{{Lo: 0, Hi: v.n}})
+		v.diff = v.AppendStored(nil, []hiadsd.Range{{Lo: 0, Hi: v.n}})
 		v.table = nil
 	}
 }
 
 // rebase changes the default entry without changing any id's entry.
-func (v *Sparse) rebase(def Entry) {
+func (v *Sparse) rebase(def hiadsd.Entry) {
 	if v.table == nil {
 		v.toTable()
 	}
@@ -146,8 +148,8 @@ func (v *Sparse) rebase(def Entry) {
 	}
 }
 
-// extend makes the view cover n ids, the new ones Unknown (Node.SetList).
-func (v *Sparse) extend(n int) *Sparse {
+// Grow makes the view cover n ids, the new ones Unknown (Node.SetList).
+func (v *Sparse) Grow(n int) hiadsd.View {
 	if n <= v.n {
 		return v
 	}
@@ -155,9 +157,9 @@ func (v *Sparse) extend(n int) *Sparse {
 		v.toTable()
 	}
 	for id := v.n; id < n; id++ {
-		v.table = append(v.table, Entry{})
-		v.count(v.def, Entry{})
-		v.sum += entryHash(id, Entry{})
+		v.table = append(v.table, hiadsd.Entry{})
+		v.count(v.def, hiadsd.Entry{})
+		v.sum += entryHash(id, hiadsd.Entry{})
 	}
 	v.n = n
 	v.reshape()
@@ -166,7 +168,7 @@ func (v *Sparse) extend(n int) *Sparse {
 
 // toTable switches from the difference list to a full table.
 func (v *Sparse) toTable() {
-	table := make([]Entry, v.n)
+	table := make([]hiadsd.Entry, v.n)
 	for id := range table {
 		table[id] = v.Get(id)
 	}
@@ -175,16 +177,16 @@ func (v *Sparse) toTable() {
 
 // EachNotFaultFree calls fn for every id not held fault-free, in id order.
 func (v *Sparse) EachNotFaultFree(fn func(id int)) {
-	if v.table != nil || v.def.Status != FaultFree {
+	if v.table != nil || v.def.Status != hiadsd.FaultFree {
 		for id := 0; id < v.n; id++ {
-			if v.Get(id).Status != FaultFree {
+			if v.Get(id).Status != hiadsd.FaultFree {
 				fn(id)
 			}
 		}
 		return
 	}
 	for _, ie := range v.diff {
-		if ie.Entry.Status != FaultFree {
+		if ie.Entry.Status != hiadsd.FaultFree {
 			fn(ie.ID)
 		}
 	}
@@ -192,12 +194,12 @@ func (v *Sparse) EachNotFaultFree(fn func(id int)) {
 
 // AppendStored appends the entries that differ from the default and whose ids
 // fall in ranges, in id order within each range, to dst.
-func (v *Sparse) AppendStored(dst []IDEntry, ranges []Range) []IDEntry {
+func (v *Sparse) AppendStored(dst []hiadsd.IDEntry, ranges []hiadsd.Range) []hiadsd.IDEntry {
 	for _, r := range ranges {
 		if v.table != nil {
 			for id := max(r.Lo, 0); id < min(r.Hi, v.n); id++ {
 				if e := v.table[id]; e != v.def {
-					dst = append(dst, IDEntry{ID: id, Entry: e})
+					dst = append(dst, hiadsd.IDEntry{ID: id, Entry: e})
 				}
 			}
 			continue
@@ -208,4 +210,19 @@ func (v *Sparse) AppendStored(dst []IDEntry, ranges []Range) []IDEntry {
 		}
 	}
 	return dst
+}
+
+// entryMix is a 64-bit mix (splitmix64's finaliser) of one id's entry.
+func entryMix(id int, e hiadsd.Entry) uint64 {
+	x := uint64(id)<<35 ^ uint64(e.Status)<<32 ^ uint64(e.Counter)
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// entryHash is id's share of a Sparse view's digest: 0 for a fault-free
+// entry at counter 0, so a view of N such entries costs nothing to start.
+func entryHash(id int, e hiadsd.Entry) uint64 {
+	return entryMix(id, e) - entryMix(id, hiadsd.Entry{Status: hiadsd.FaultFree})
 }

@@ -9,16 +9,6 @@ type Range struct {
 // Len returns the number of ids in r.
 func (r Range) Len() int { return max(r.Hi-r.Lo, 0) }
 
-// Tester is what a node needs from the world during one testing interval.
-type Tester interface {
-	// Test tests node j now and returns FaultFree, Faulty or Partial.
-	Test(j int) Status
-	// Fetch returns node j's entries for the ids in ranges. It may leave out
-	// entries that cannot be newer than the caller's own (the simulator leaves
-	// out defaults); an error means j gave no information.
-	Fetch(j int, ranges []Range) ([]IDEntry, error)
-}
-
 // inRanges reports whether id lies in one of ranges.
 func inRanges(id int, ranges []Range) bool {
 	for _, r := range ranges {

@@ -1,7 +1,8 @@
-package hiadsd
+package lab
 
 import (
-	"errors"
+	"github.com/diagagent/diagagent/hiadsd"
+
 	"slices"
 	"testing"
 )
@@ -37,11 +38,11 @@ func TestHiCompClusters(t *testing.T) {
 // node 0 of 16 sends one task to children 1 and 2 and one to 4 and 8, and
 // takes N/2-1 entries from each.
 func TestHiCompFaultFreeTasks(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 16, Algorithm: HiComp})
+	nw, err := New(HiComp, &hiadsd.Config{N: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := nw.Node(0).Step(nw.Tester(0))
+	rep, err := nw.Step(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,21 +62,21 @@ func TestHiCompFaultFreeTasks(t *testing.T) {
 // (N^2-N)/2 tasks.
 func TestHiCompAlone(t *testing.T) {
 	const n = 16
-	nw, err := NewNetwork(&Config{N: n, Algorithm: HiComp})
+	nw, err := New(HiComp, &hiadsd.Config{N: n})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id := 1; id < n; id++ {
-		if err := nw.SetState(id, Faulty); err != nil {
+		if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rep, err := nw.Node(0).Step(nw.Tester(0))
+	rep, err := nw.Step(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for id := 1; id < n; id++ {
-		if got := nw.View(0).Get(id).Status; got != Faulty {
+		if got := nw.View(0).Get(id).Status; got != hiadsd.Faulty {
 			t.Errorf("node 0 holds node %d %v, want faulty", id, got)
 		}
 	}
@@ -87,36 +88,36 @@ func TestHiCompAlone(t *testing.T) {
 // TestHiCompFaultyAnswers checks the simulated assertion 2: a faulty node's
 // output never matches the right one nor another faulty node's.
 func TestHiCompFaultyAnswers(t *testing.T) {
-	nw, err := NewNetwork(&Config{N: 8, Algorithm: HiComp})
+	nw, err := New(HiComp, &hiadsd.Config{N: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []int{3, 5} {
-		if err := nw.SetState(id, Faulty); err != nil {
+		if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ex := nw.Tester(0).(Executor)
+	r := &run{nw: nw}
 	for task := uint64(0); task < 1000; task++ {
-		right, a, b := TaskOutput(task), ex.Run(3, task), ex.Run(5, task)
-		if ex.Run(1, task) != right || a == right || b == right || a == b {
-			t.Fatalf("task %d: fault-free %x, right %x, faulty %x and %x", task, ex.Run(1, task), right, a, b)
+		right, a, b := TaskOutput(task), r.runTask(3, task), r.runTask(5, task)
+		if r.runTask(1, task) != right || a == right || b == right || a == b {
+			t.Fatalf("task %d: fault-free %x, right %x, faulty %x and %x", task, r.runTask(1, task), right, a, b)
 		}
 	}
 }
 
-// TestHiCompNeedsExecutor checks that a Tester without tasks is refused.
-func TestHiCompNeedsExecutor(t *testing.T) {
-	node := newTestNode(t, &Config{N: 8, Algorithm: HiComp}, 0)
-	if _, err := node.Step(&fakeTester{}); !errors.Is(err, ErrNoExecutor) {
-		t.Errorf("Step with a plain Tester: %v, want ErrNoExecutor", err)
+// TestHiCompJudgesItsChildren checks that on a fault-free system a node
+// judges its row of children in TFF_i and nothing more.
+func TestHiCompJudgesItsChildren(t *testing.T) {
+	nw, err := New(HiComp, &hiadsd.Config{N: 8})
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestHiCompPlan checks that the testing graph shown for Hi-Comp is a node's
-// row of children in TFF_i.
-func TestHiCompPlan(t *testing.T) {
-	if got := plan(newTestNode(t, &Config{N: 8, Algorithm: HiComp}, 5)); !slices.Equal(got, []int{1, 4, 7}) {
-		t.Errorf("node 5 plans %v, want [1 4 7]", got)
+	rep, err := nw.Step(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(slices.Values(targets(rep))); !slices.Equal(got, []int{1, 4, 7}) {
+		t.Errorf("node 5 judged %v, want [1 4 7]", got)
 	}
 }

@@ -1,6 +1,10 @@
-package hiadsd
+package lab
 
-import "math"
+import (
+	"math"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
 
 // Intersections is the layout of ADSD with Intersections (seed 003, section
 // 3.1) on N nodes: node 0 is the intersection, and ids 1..N-1 form P rings of
@@ -29,9 +33,9 @@ func ADSDwIBound(n int) int {
 func (g Intersections) Cluster(id int) int { return (id - 1) / g.Size }
 
 // Block returns the member ids of ring c as a Range.
-func (g Intersections) Block(c int) Range {
+func (g Intersections) Block(c int) hiadsd.Range {
 	lo := 1 + c*g.Size
-	return Range{Lo: lo, Hi: min(lo+g.Size, g.N)}
+	return hiadsd.Range{Lo: lo, Hi: min(lo+g.Size, g.N)}
 }
 
 // Priority returns the order in which nodes take over the intersection: node
@@ -55,24 +59,24 @@ func (g Intersections) Priority() []int {
 // its ring from its successor until a source answers, and at the ring's
 // intersection slot walks PRIORITY, serving as the intersection itself if it
 // comes first.
-func (iv *interval) adsdwi() {
-	g := NewIntersections(iv.node.Config.N)
-	if iv.node.ID == 0 {
-		iv.intersect(g, -1)
+func (r *run) adsdwi() {
+	g := NewIntersections(r.b.cfg.N)
+	if r.b.id == 0 {
+		r.intersect(g, -1)
 		return
 	}
-	all := []Range{{Lo: 0, Hi: g.N}}
-	c := g.Cluster(iv.node.ID)
+	all := []hiadsd.Range{{Lo: 0, Hi: g.N}}
+	c := g.Cluster(r.b.id)
 	b := g.Block(c)
 	for k := 1; k <= b.Len(); k++ {
-		pos := (iv.node.ID - b.Lo + 1 + k) % (b.Len() + 1)
+		pos := (r.b.id - b.Lo + 1 + k) % (b.Len() + 1)
 		if pos == 0 { // the ring's slot 0: the intersection
-			if iv.priorityWalk(g, c, all) {
+			if r.priorityWalk(g, c, all) {
 				return
 			}
 			continue
 		}
-		if j := b.Lo + pos - 1; iv.isSource(j, iv.test(j)) && iv.fetch(j, all, true) {
+		if j := b.Lo + pos - 1; r.isSource(j, r.test(j)) && r.fetch(j, all, true) {
 			return
 		}
 	}
@@ -82,16 +86,16 @@ func (iv *interval) adsdwi() {
 // node comes first and serves as the intersection for the other rings (false).
 // Tested-only nodes are tested but never serve, so a tested-only node 0 hands
 // the intersection to PRIORITY[1] for good.
-func (iv *interval) priorityWalk(g Intersections, own int, all []Range) bool {
+func (r *run) priorityWalk(g Intersections, own int, all []hiadsd.Range) bool {
 	for _, q := range g.Priority() {
 		switch {
-		case q == iv.node.ID:
-			iv.intersect(g, own)
+		case q == r.b.id:
+			r.intersect(g, own)
 			return false
-		case iv.wasTested(q):
+		case r.tested[q]:
 			continue
 		}
-		if iv.isSource(q, iv.test(q)) && iv.fetch(q, all, true) {
+		if r.isSource(q, r.test(q)) && r.fetch(q, all, true) {
 			return true
 		}
 	}
@@ -100,14 +104,14 @@ func (iv *interval) priorityWalk(g Intersections, own int, all []Range) bool {
 
 // intersect serves as the intersection: in every ring but skip it tests the
 // members in order until a source answers, and takes that ring's entries only.
-func (iv *interval) intersect(g Intersections, skip int) {
+func (r *run) intersect(g Intersections, skip int) {
 	for c := 0; c < g.P; c++ {
 		b := g.Block(c)
 		if c == skip || b.Len() == 0 {
 			continue
 		}
 		for j := b.Lo; j < b.Hi; j++ {
-			if !iv.wasTested(j) && iv.isSource(j, iv.test(j)) && iv.fetch(j, []Range{b}, true) {
+			if !r.tested[j] && r.isSource(j, r.test(j)) && r.fetch(j, []hiadsd.Range{b}, true) {
 				break
 			}
 		}

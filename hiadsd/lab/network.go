@@ -1,0 +1,331 @@
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// ErrNoAnswer means the node asked for entries, or pushed to, did not answer.
+var ErrNoAnswer = errors.New("node gave no diagnostic information")
+
+// ErrResearch refuses what only the daemon's algorithms do (pushes, node
+// list changes, the station) on a network running a research algorithm.
+var ErrResearch = errors.New("research algorithms run as the papers describe them: no pushes, list changes or station")
+
+// Network is an in-memory system of N nodes with true states, for the
+// simulator and the tests. Nodes start converged (every view holds everyone
+// fault-free, counter 0, as seed 002 initialises Hi-ADSD) on Sparse views.
+// The daemon's algorithms run on the core's nodes, driven through the same
+// Interval machine the daemon drives (Begin, Ready, Advance), every batch
+// answered from the truth and the other nodes' views; a research algorithm
+// runs on the lab's own benches (research.go).
+type Network struct {
+	algo    Algorithm
+	cfg     *hiadsd.Config
+	state   []hiadsd.Status // the truth: FaultFree, Faulty or Partial
+	nodes   []*hiadsd.Node  // the core's nodes; nil for tested-only nodes and on a research network
+	benches []bench         // a research network's nodes; a tested-only node's is unused
+	views   []Sparse        // the nodes' views, side by side for locality; a joiner's view is its own
+	rng     *rand.Rand      // what faulty nodes answer to Hi-Comp's tasks
+	m       hiadsd.Interval // the one interval machine Step lends each node in turn
+	res     []hiadsd.Result // the answers to the machine's batch
+	buf     []hiadsd.IDEntry
+	entries []hiadsd.IDEntry   // backs the entries of one interval's fetch answers
+	left    []bool             // nodes that ran a list removing them: they answer, but test no more
+	version hiadsd.ListVersion // the newest list made by Join or Leave
+	digests bool               // tests bring the tested node's digest (SetDigests)
+	cut     []bool             // nodes cut off the network (Cut): alive, but reaching no one
+	cuts    int                // how many are cut off now
+}
+
+// NewNetwork returns a network of cfg.N fault-free nodes running the core's
+// cfg.Algorithm with cfg's options; the nodes share cfg.
+func NewNetwork(cfg *hiadsd.Config) (*Network, error) { return New(Algorithm(cfg.Algorithm), cfg) }
+
+// New returns a network of cfg.N fault-free nodes running algo. For one of
+// the core's algorithms it sets cfg.Algorithm and the nodes share cfg; a
+// research algorithm takes N and TestedOnly from cfg, and refuses the
+// daemon's options (Push, Rotate, Recheck, Isolation).
+func New(algo Algorithm, cfg *hiadsd.Config) (*Network, error) {
+	if err := algo.Validate(*cfg); err != nil {
+		return nil, err
+	}
+	if c, ok := algo.Core(); ok {
+		cfg.Algorithm = c
+	}
+	nw := &Network{algo: algo, cfg: cfg, state: make([]hiadsd.Status, cfg.N), views: make([]Sparse, cfg.N),
+		rng: rand.New(rand.NewPCG(1, 2)), left: make([]bool, cfg.N), cut: make([]bool, cfg.N)}
+	if algo.Research() {
+		nw.benches = make([]bench, cfg.N)
+	} else {
+		nw.nodes, nw.version = make([]*hiadsd.Node, cfg.N), hiadsd.ListVersion{Hash: listHash(cfg)}
+	}
+	for id := range nw.state {
+		nw.state[id] = hiadsd.FaultFree
+		if !cfg.IsTestedOnly(id) {
+			if err := nw.boot(id, hiadsd.Entry{Status: hiadsd.FaultFree}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nw, nil
+}
+
+// boot gives node id a fresh view whose every entry is def, on the newest
+// list (Join, Leave), as an agent started from the file an operator wrote.
+func (nw *Network) boot(id int, def hiadsd.Entry) error {
+	var view *Sparse
+	if id < len(nw.views) {
+		nw.views[id] = *NewSparse(nw.cfg.N, def)
+		view = &nw.views[id]
+	} else {
+		view = NewSparse(nw.cfg.N, def)
+	}
+	if nw.algo.Research() {
+		nw.benches[id] = newBench(nw.cfg, id, view)
+		return nil
+	}
+	n, err := hiadsd.NewNode(nw.cfg, id, view)
+	if err != nil {
+		return err
+	}
+	n.List = nw.version
+	nw.nodes[id] = n
+	return nil
+}
+
+// Algorithm returns the algorithm the network runs.
+func (nw *Network) Algorithm() Algorithm { return nw.algo }
+
+// view returns node id's view.
+func (nw *Network) view(id int) *Sparse {
+	if id < len(nw.views) {
+		return &nw.views[id]
+	}
+	return nw.nodes[id].View.(*Sparse)
+}
+
+// Step runs one testing interval of node id against the network and
+// returns what it did.
+func (nw *Network) Step(id int) (Report, error) {
+	if nw.cfg.IsTestedOnly(id) {
+		return Report{}, fmt.Errorf("node %d: %w", id, hiadsd.ErrTestedOnly)
+	}
+	if nw.algo.Research() {
+		return nw.research(id), nil
+	}
+	n := nw.nodes[id]
+	n.Digest = nw.digestOf(id)
+	if err := nw.m.Begin(n); err != nil {
+		return Report{}, err
+	}
+	nw.entries = nw.entries[:0]
+	for !nw.m.Done() {
+		if err := nw.m.Advance(nw.answer(id, nw.m.Ready())); err != nil {
+			return Report{}, err
+		}
+	}
+	rep := Report{Report: nw.m.Report()}
+	return rep, nw.adopt(id, rep.Lists)
+}
+
+// answer answers one batch of node self's machine from the network: a test
+// reads the truth (and, of a fault-free node, its digest and whether it
+// withholds its view), a fetch reads the source's view, station and list.
+func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
+	res := nw.res[:0]
+	for _, op := range ops {
+		var r hiadsd.Result
+		switch op.Kind {
+		case hiadsd.OpTest:
+			r.Status = nw.test(self, op.Target)
+			if r.Status == hiadsd.FaultFree {
+				r.Digest = nw.digestOf(op.Target)
+				r.Withheld = nw.cfg.Isolation > 0 && nw.withholds(op.Target) // none withholds without self-suspicion
+			}
+		case hiadsd.OpFetch:
+			got, err := nw.fetch(self, op.Target, op.Ranges)
+			lo := len(nw.entries)
+			nw.entries = append(nw.entries, got...) // got is reused by the next fetch
+			r.Entries, r.Err = nw.entries[lo:len(nw.entries):len(nw.entries)], err
+			if err == nil {
+				r.Station, r.List = nw.nodes[op.Target].Station, nw.nodes[op.Target].List
+			}
+		}
+		res = append(res, r)
+	}
+	nw.res = res
+	return res
+}
+
+// Deliver hands node from's push p to its receiver, which merges it and
+// returns what it passes on; a receiver that is not testing (down, or
+// left) drops it (ErrNoAnswer), as a datagram to a dead host is lost.
+func (nw *Network) Deliver(from int, p hiadsd.Push) (Report, error) {
+	if nw.algo.Research() {
+		return Report{}, ErrResearch
+	}
+	if p.To < 0 || p.To >= len(nw.nodes) || !nw.Testing(p.To) || nw.apart(from, p.To) {
+		return Report{}, fmt.Errorf("push to node %d: %w", p.To, ErrNoAnswer)
+	}
+	rep, err := nw.nodes[p.To].Receive(from, p, nw.nodes[from].List)
+	return Report{Report: rep}, err
+}
+
+// Reseed restarts the random source of faulty nodes' task outputs from seed.
+func (nw *Network) Reseed(seed uint64) { nw.rng = rand.New(rand.NewPCG(seed, 2)) }
+
+// Config returns the shared configuration.
+func (nw *Network) Config() *hiadsd.Config { return nw.cfg }
+
+// Node returns the core's node id, nil for a tested-only node and on a
+// research network.
+func (nw *Network) Node(id int) *hiadsd.Node {
+	if nw.nodes == nil {
+		return nil
+	}
+	return nw.nodes[id]
+}
+
+// SetNext makes level the Hi-ADSD (or rotating vCube) cluster node id
+// tests next.
+func (nw *Network) SetNext(id, level int) {
+	if nw.algo.Research() {
+		nw.benches[id].next = level
+	} else if n := nw.nodes[id]; n != nil {
+		n.Next = level
+	}
+}
+
+// View returns node id's view, or nil for a tested-only node.
+func (nw *Network) View(id int) *Sparse {
+	if id >= len(nw.state) || nw.cfg.IsTestedOnly(id) {
+		return nil
+	}
+	return nw.view(id)
+}
+
+// State returns the true status of node id.
+func (nw *Network) State(id int) hiadsd.Status { return nw.state[id] }
+
+// Testing reports whether node id runs testing intervals now.
+func (nw *Network) Testing(id int) bool {
+	return id < len(nw.state) && nw.state[id] == hiadsd.FaultFree && !nw.cfg.IsTestedOnly(id) && !nw.left[id]
+}
+
+// SetState changes the truth about node id. Faulty and Partial stop its
+// intervals; FaultFree after either restarts it with an all-unknown view.
+func (nw *Network) SetState(id int, st hiadsd.Status) error {
+	if id < 0 || id >= len(nw.state) {
+		return fmt.Errorf("node %d outside 0..%d: %w", id, len(nw.state)-1, hiadsd.ErrBadConfig)
+	}
+	if st == hiadsd.Unknown {
+		return fmt.Errorf("node %d cannot become %v: %w", id, st, hiadsd.ErrBadStatus)
+	}
+	was := nw.state[id]
+	nw.state[id] = st
+	if st == hiadsd.FaultFree && was != hiadsd.FaultFree && !nw.cfg.IsTestedOnly(id) {
+		return nw.boot(id, hiadsd.Entry{})
+	}
+	return nil
+}
+
+// test returns what node self's test of j finds: the truth, or Faulty when
+// the two cannot reach each other.
+func (nw *Network) test(self, j int) hiadsd.Status {
+	if nw.apart(self, j) {
+		return hiadsd.Faulty
+	}
+	return nw.state[j]
+}
+
+// Cut cuts node id off the network (on) or plugs it back: while cut it is
+// alive and keeps testing, but its tests, fetches and pushes reach no one,
+// and no one's reach it, as with a pulled cable.
+func (nw *Network) Cut(id int, on bool) error {
+	if id < 0 || id >= len(nw.cut) {
+		return fmt.Errorf("node %d outside 0..%d: %w", id, len(nw.cut)-1, hiadsd.ErrBadConfig)
+	}
+	switch {
+	case on && !nw.cut[id]:
+		nw.cuts++
+	case !on && nw.cut[id]:
+		nw.cuts--
+	}
+	nw.cut[id] = on
+	return nil
+}
+
+// apart reports whether a and b, two nodes, cannot reach each other.
+// Nodes that joined after New are beyond cut and never cut off.
+func (nw *Network) apart(a, b int) bool {
+	return nw.cuts > 0 && a != b && (nw.isCut(a) || nw.isCut(b))
+}
+
+// isCut reports whether node id is cut off.
+func (nw *Network) isCut(id int) bool { return id < len(nw.cut) && nw.cut[id] }
+
+// withholds tells whether node j withholds its view (Node.Withholds).
+func (nw *Network) withholds(j int) bool {
+	n := nw.nodes[j]
+	return n != nil && n.Withholds()
+}
+
+// fetch returns j's entries in ranges, as node self reads them. While self
+// still holds some id Unknown it gets every entry; afterwards only j's
+// stored (non-default) entries, as no default can be newer than a known
+// entry. The slice is reused by the next fetch.
+func (nw *Network) fetch(self, j int, ranges []hiadsd.Range) ([]hiadsd.IDEntry, error) {
+	if !nw.Testing(j) || nw.apart(self, j) {
+		return nil, fmt.Errorf("node %d is %v: %w", j, nw.state[j], ErrNoAnswer)
+	}
+	src, out := nw.view(j), nw.buf[:0]
+	if nw.view(self).Unknowns() == 0 {
+		out = src.AppendStored(out, ranges)
+	} else {
+		for _, r := range ranges {
+			for id := r.Lo; id < min(r.Hi, src.Len()); id++ {
+				out = append(out, hiadsd.IDEntry{ID: id, Entry: src.Get(id)})
+			}
+		}
+	}
+	nw.buf = out
+	return out, nil
+}
+
+// SetDigests makes every test of a fault-free node bring its digest, so a
+// fetch that would bring nothing new is skipped, as the daemon's tests do;
+// off, every fetch is made, as in the papers.
+func (nw *Network) SetDigests(on bool) { nw.digests = on }
+
+// digestOf returns a digest of what a fetch of node j reads: its view's
+// entries, its station and its list; 0 unless SetDigests is on.
+func (nw *Network) digestOf(j int) uint64 {
+	if !nw.digests || nw.nodes == nil || nw.nodes[j] == nil {
+		return 0
+	}
+	n := nw.nodes[j]
+	a := n.Station.Addr.As16()
+	d := nw.view(j).Digest()
+	d = d*31 + entryMix(int(a[12])<<24|int(a[13])<<16|int(a[14])<<8|int(a[15]), hiadsd.Entry{Counter: n.Station.Counter})
+	d = d*31 + entryMix(int(n.List.Hash>>32), hiadsd.Entry{Counter: n.List.Counter}) ^ n.List.Hash
+	if d == 0 {
+		d = 1 // 0 means none told
+	}
+	return d
+}
+
+// SetStation makes a the station at node id, as a SET of nmsID there does.
+func (nw *Network) SetStation(id int, a netip.Addr) (hiadsd.StationChange, error) {
+	if nw.algo.Research() {
+		return hiadsd.StationChange{}, ErrResearch
+	}
+	if id < 0 || id >= nw.cfg.N || nw.nodes[id] == nil {
+		return hiadsd.StationChange{}, fmt.Errorf("node %d cannot hold a station: %w", id, hiadsd.ErrBadConfig)
+	}
+	return nw.nodes[id].SetStation(a), nil
+}
