@@ -34,7 +34,7 @@ func (nw *Network) Join(via int) (int, error) {
 		return 0, err
 	}
 	id := cfg.N - 1
-	nw.state, nw.nodes, nw.left = append(nw.state, hiadsd.FaultFree), append(nw.nodes, nil), append(nw.left, false)
+	nw.state, nw.nodes, nw.left = append(nw.state, hiadsd.FaultFree), append(nw.nodes, hiadsd.Node{}), append(nw.left, false)
 	return id, nw.boot(id, hiadsd.Entry{})
 }
 
@@ -72,14 +72,14 @@ func (nw *Network) change(via int, cfg *hiadsd.Config) error {
 func (nw *Network) adopt(id int, seen []hiadsd.ListSeen) error {
 	best := -1
 	for _, s := range seen {
-		if src := nw.nodes[s.From]; src != nil && src.List.Newer(nw.nodes[id].List) && (best < 0 || src.List.Newer(nw.nodes[best].List)) {
+		if src := nw.Node(s.From); src != nil && src.List.Newer(nw.nodes[id].List) && (best < 0 || src.List.Newer(nw.nodes[best].List)) {
 			best = s.From
 		}
 	}
 	if best < 0 {
 		return nil
 	}
-	src := nw.nodes[best]
+	src := &nw.nodes[best]
 	err := nw.nodes[id].SetList(src.Config, src.List)
 	if errors.Is(err, hiadsd.ErrRemoved) {
 		nw.left[id] = true

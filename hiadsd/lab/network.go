@@ -27,7 +27,7 @@ type Network struct {
 	algo    Algorithm
 	cfg     *hiadsd.Config
 	state   []hiadsd.Status // the truth: FaultFree, Faulty or Partial
-	nodes   []*hiadsd.Node  // the core's nodes; nil for tested-only nodes and on a research network
+	nodes   []hiadsd.Node   // the core's nodes, side by side (a fetch reads every source's station and list); a tested-only node's is the zero Node, and a research network has none
 	benches []bench         // a research network's nodes; a tested-only node's is unused
 	views   []Sparse        // the nodes' views, side by side for locality; a joiner's view is its own
 	rng     *rand.Rand      // what faulty nodes answer to Hi-Comp's tasks
@@ -62,7 +62,7 @@ func New(algo Algorithm, cfg *hiadsd.Config) (*Network, error) {
 	if algo.Research() {
 		nw.benches = make([]bench, cfg.N)
 	} else {
-		nw.nodes, nw.version = make([]*hiadsd.Node, cfg.N), hiadsd.ListVersion{Hash: listHash(cfg)}
+		nw.nodes, nw.version = make([]hiadsd.Node, cfg.N), hiadsd.ListVersion{Hash: listHash(cfg)}
 	}
 	for id := range nw.state {
 		nw.state[id] = hiadsd.FaultFree
@@ -94,7 +94,7 @@ func (nw *Network) boot(id int, def hiadsd.Entry) error {
 		return err
 	}
 	n.List = nw.version
-	nw.nodes[id] = n
+	nw.nodes[id] = *n
 	return nil
 }
 
@@ -106,7 +106,7 @@ func (nw *Network) view(id int) *Sparse {
 	if id < len(nw.views) {
 		return &nw.views[id]
 	}
-	return nw.nodes[id].View.(*Sparse)
+	return nw.nodes[id].View.(*Sparse) // a joiner's
 }
 
 // Step runs one testing interval of node id against the network and
@@ -118,7 +118,7 @@ func (nw *Network) Step(id int) (Report, error) {
 	if nw.algo.Research() {
 		return nw.research(id), nil
 	}
-	n := nw.nodes[id]
+	n := &nw.nodes[id]
 	n.Digest = nw.digestOf(id)
 	if err := nw.m.Begin(n); err != nil {
 		return Report{}, err
@@ -185,10 +185,10 @@ func (nw *Network) Config() *hiadsd.Config { return nw.cfg }
 // Node returns the core's node id, nil for a tested-only node and on a
 // research network.
 func (nw *Network) Node(id int) *hiadsd.Node {
-	if nw.nodes == nil {
+	if nw.nodes == nil || nw.nodes[id].Config == nil {
 		return nil
 	}
-	return nw.nodes[id]
+	return &nw.nodes[id]
 }
 
 // SetNext makes level the Hi-ADSD (or rotating vCube) cluster node id
@@ -196,7 +196,7 @@ func (nw *Network) Node(id int) *hiadsd.Node {
 func (nw *Network) SetNext(id, level int) {
 	if nw.algo.Research() {
 		nw.benches[id].next = level
-	} else if n := nw.nodes[id]; n != nil {
+	} else if n := nw.Node(id); n != nil {
 		n.Next = level
 	}
 }
@@ -271,8 +271,7 @@ func (nw *Network) isCut(id int) bool { return id < len(nw.cut) && nw.cut[id] }
 
 // withholds tells whether node j withholds its view (Node.Withholds).
 func (nw *Network) withholds(j int) bool {
-	n := nw.nodes[j]
-	return n != nil && n.Withholds()
+	return nw.nodes[j].Withholds()
 }
 
 // fetch returns j's entries in ranges, as node self reads them. While self
@@ -305,10 +304,13 @@ func (nw *Network) SetDigests(on bool) { nw.digests = on }
 // digestOf returns a digest of what a fetch of node j reads: its view's
 // entries, its station and its list; 0 unless SetDigests is on.
 func (nw *Network) digestOf(j int) uint64 {
-	if !nw.digests || nw.nodes == nil || nw.nodes[j] == nil {
+	if !nw.digests {
 		return 0
 	}
-	n := nw.nodes[j]
+	n := nw.Node(j)
+	if n == nil {
+		return 0
+	}
 	a := n.Station.Addr.As16()
 	d := nw.view(j).Digest()
 	d = d*31 + entryMix(int(a[12])<<24|int(a[13])<<16|int(a[14])<<8|int(a[15]), hiadsd.Entry{Counter: n.Station.Counter})
@@ -324,7 +326,7 @@ func (nw *Network) SetStation(id int, a netip.Addr) (hiadsd.StationChange, error
 	if nw.algo.Research() {
 		return hiadsd.StationChange{}, ErrResearch
 	}
-	if id < 0 || id >= nw.cfg.N || nw.nodes[id] == nil {
+	if id < 0 || id >= nw.cfg.N || nw.Node(id) == nil {
 		return hiadsd.StationChange{}, fmt.Errorf("node %d cannot hold a station: %w", id, hiadsd.ErrBadConfig)
 	}
 	return nw.nodes[id].SetStation(a), nil

@@ -2,25 +2,27 @@ package lab
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// Sparse is a hiadsd.View that stores one default entry plus the entries that differ
-// from it, so its memory follows what the node has learned rather than N. The
-// simulator gives every node one, which is what lets 65,536 nodes fit. While a
-// view differs from its default in many ids (a restarted node relearning
-// everything) it keeps a plain table instead, and goes back to the sorted
-// difference list once it knows every node again.
+// Sparse is a hiadsd.View that stores one default entry plus the entries
+// that differ from it, so its memory follows what the node has learned
+// rather than N. The simulator gives every node one, which is what lets
+// 65,536 nodes and more fit. While a view differs from its default in many
+// ids (a restarted node relearning everything) it keeps a plain table
+// instead, and goes back to the sorted difference list once it knows every
+// node again. The first difference is stored inside the view itself (few):
+// a fetch reads every source's view, and a view that differs in one id (one
+// fault) is then one read, not two. So a Sparse must not be copied once it
+// is in use.
 type Sparse struct {
-	n        int
-	def      hiadsd.Entry
-	diff     []hiadsd.IDEntry // sorted by ID; unused while table is set
-	table    []hiadsd.Entry   // the whole view, while it differs in many ids
-	stored   int              // ids whose entry differs from def
-	unknowns int              // ids whose status is hiadsd.Unknown
-	sum      uint64           // the digest: entryHash summed over every id
+	def                 hiadsd.Entry
+	sum                 uint64           // the digest: entryHash summed over every id
+	n, stored, unknowns int              // ids; ids whose entry differs from def; ids held Unknown
+	diff                []hiadsd.IDEntry // sorted by ID, on few until it outgrows it; unused while table is set
+	table               []hiadsd.Entry   // the whole view, while it differs in many ids
+	few                 [1]hiadsd.IDEntry
 }
 
 // NewSparse returns a view of n ids that all hold def; an all-unknown view
@@ -61,8 +63,15 @@ func (v *Sparse) Stored() int { return v.stored }
 
 // find returns where id is, or would be, in diff.
 func (v *Sparse) find(id int) (int, bool) {
-	k := sort.Search(len(v.diff), func(k int) bool { return v.diff[k].ID >= id })
-	return k, k < len(v.diff) && v.diff[k].ID == id
+	lo, hi := 0, len(v.diff)
+	for lo < hi {
+		if k := int(uint(lo+hi) >> 1); v.diff[k].ID < id {
+			lo = k + 1
+		} else {
+			hi = k
+		}
+	}
+	return lo, lo < len(v.diff) && v.diff[lo].ID == id
 }
 
 // Get returns the entry for id.
@@ -116,6 +125,9 @@ func (v *Sparse) setDiff(id int, e hiadsd.Entry) {
 	case ok:
 		v.diff[k].Entry = e
 	default:
+		if v.diff == nil {
+			v.diff = v.few[:0]
+		}
 		v.diff = slices.Insert(v.diff, k, hiadsd.IDEntry{ID: id, Entry: e})
 	}
 }
@@ -130,7 +142,7 @@ func (v *Sparse) reshape() {
 	case v.table == nil && v.stored > v.n/8:
 		v.toTable()
 	case v.table != nil && v.stored <= v.n/16 && v.unknowns == 0:
-		v.diff = v.AppendStored(nil, []hiadsd.Range{{Lo: 0, Hi: v.n}})
+		v.diff = v.AppendStored(v.few[:0], []hiadsd.Range{{Lo: 0, Hi: v.n}})
 		v.table = nil
 	}
 }
