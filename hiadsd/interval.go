@@ -101,28 +101,11 @@ func (iv *interval) isSource(j int, st Status) bool {
 // fetch takes j's entries for ranges and merges the newer ones (about this
 // node, only its counter: takeOwnCounter); for ids tested in this interval
 // the direct verdict stands and only its counter catches up. copyAll selects
-// the unit count of copying algorithms. It reports whether j answered.
+// the unit count of copying algorithms. It reports whether j answered. While
+// the node catches up it asks for every id; past clusters tested through
+// without a source, it asks for them too.
 func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
-	adopted, ok := iv.fetchWhere(j, ranges, nil)
-	if !ok {
-		return false
-	}
-	if iv.report.Fetches[len(iv.report.Fetches)-1].Skipped {
-		return true
-	}
-	if copyAll {
-		iv.report.Units += iv.copied(ranges)
-	} else {
-		iv.report.Units += adopted
-	}
-	return true
-}
-
-// fetchWhere takes j's entries for ranges and merges the newer ones whose id
-// also passes keep (nil keeps all; ids tested now, and every id while the
-// node catches up, pass anyway); it returns how many it adopted and whether j
-// answered. Units are left to the caller.
-func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (int, bool) {
+	units := ranges // the extra ids asked for are not counted (Report.Units)
 	switch {
 	case iv.node.CatchUp > 0:
 		ranges = []Range{{Lo: 0, Hi: iv.node.Config.N}}
@@ -133,21 +116,24 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 		ranges = append(ranges[:len(ranges):len(ranges)], iv.passed...)
 	}
 	d, withheld := iv.digestOf(j)
-	if keep == nil && iv.node.skippable(j, d, ranges) || withheld {
+	if iv.node.skippable(j, d, ranges) || withheld {
 		iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Skipped: true})
-		return 0, true
+		return true
 	}
 	res := iv.read(j, ranges)
+	if res == nil {
+		return true // not answered yet: this pass will be undone, as if j sent nothing new
+	}
 	iv.report.Fetches = append(iv.report.Fetches, FetchResult{From: j, Ranges: ranges, Received: len(res.Entries), Err: res.Err})
 	if res.Err != nil {
-		return 0, false
+		return false
 	}
 	iv.learnStation(res.Station, j)
 	if iv.otherList(j, res.List) {
 		iv.report.Fetches[len(iv.report.Fetches)-1].Err = ErrOtherList
-		return 0, false
+		return false
 	}
-	if keep == nil && d != 0 {
+	if d != 0 {
 		iv.merges = append(iv.merges, mergedFetch{from: j, digest: d, ranges: ranges})
 	}
 	adopted := 0
@@ -165,9 +151,6 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 			iv.set(id, catchUp(mine, ie.Entry), Direct)
 			continue
 		}
-		if keep != nil && !keep(id) && iv.node.CatchUp == 0 {
-			continue
-		}
 		if ie.Entry.Newer(mine) {
 			iv.set(id, ie.Entry, j)
 			adopted++
@@ -175,7 +158,12 @@ func (iv *interval) fetchWhere(j int, ranges []Range, keep func(id int) bool) (i
 			iv.dispute = append(iv.dispute, id)
 		}
 	}
-	return adopted, true
+	if copyAll {
+		iv.report.Units += iv.copied(units)
+	} else {
+		iv.report.Units += adopted
+	}
+	return true
 }
 
 // copied counts the ids in ranges other than this node and those tested.

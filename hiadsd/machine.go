@@ -101,7 +101,8 @@ type Interval struct {
 	answered int      // results taken by Advance
 	spare    Report   // an undone pass's lists, for the next pass to fill
 	scratch  interval // the pass's state, reused from pass to pass
-	targets  []int    // vCube's targets: the view each pass starts from is the same
+	targets  []int    // vCube's targets, once targeted: the view each pass starts from is the same
+	targeted bool
 }
 
 // testAnswer is the answer to one test.
@@ -161,8 +162,10 @@ func (a *answers[K, V]) reset() {
 // Interval or one whose interval has ended: m keeps its storage from one
 // interval to the next, so a caller that steps many nodes one after another
 // (the lab's network) lends them one machine. A tested-only node does not
-// test (ErrTestedOnly), nor does a removed one (ErrRemoved). The Report of
-// m's earlier interval stays valid; its lists are the caller's.
+// test (ErrTestedOnly), nor does a removed one (ErrRemoved). The lists of
+// the Report of m's earlier interval (Tests, Fetches, Updates) are m's and
+// are reused from here on: a caller copies what it keeps; its Pushes,
+// Station, Lists and Held stay the caller's.
 func (m *Interval) Begin(n *Node) error {
 	if n.Config.IsTestedOnly(n.ID) {
 		return fmt.Errorf("node %d: %w", n.ID, ErrTestedOnly)
@@ -182,7 +185,8 @@ func (m *Interval) reset() {
 	m.tests.reset()
 	clear(m.fetches)
 	m.fetches, m.need, m.ranges = m.fetches[:0], m.need[:0], m.ranges[:0]
-	m.done, m.report, m.answered, m.targets, m.spare = false, Report{}, 0, nil, Report{}
+	m.spare = Report{Tests: m.report.Tests, Fetches: m.report.Fetches, Updates: m.report.Updates}
+	m.done, m.report, m.answered, m.targeted = false, Report{}, 0, false
 }
 
 // Ready returns the ops the interval needs answered now, nil once it is done.
@@ -255,13 +259,9 @@ func (m *Interval) restore() {
 	m.node.Next, m.node.CatchUp, m.node.Station = m.start.next, m.start.catchUp, m.start.station
 }
 
-// ask puts op in the batch unless it is there already.
+// ask puts op in the batch. An algorithm asks an op once a pass at most:
+// it tests a node once an interval, and reads a source once.
 func (m *Interval) ask(op Op) {
-	for k := range m.need {
-		if o := &m.need[k]; o.Target == op.Target && o.Kind == op.Kind && slices.Equal(o.Ranges, op.Ranges) {
-			return
-		}
-	}
 	if op.Ranges != nil {
 		lo := len(m.ranges)
 		m.ranges = append(m.ranges, op.Ranges...)
@@ -279,9 +279,6 @@ func (m *Interval) fetched(j int, ranges []Range) *Result {
 	}
 	return nil
 }
-
-// nothing is the answer a pass assumes for a fetch it has not asked for yet.
-var nothing Result
 
 // run dispatches to the node's algorithm.
 func (iv *interval) run() {
@@ -317,9 +314,9 @@ func (iv *interval) probe(j int) Status {
 	return iv.expect(j)
 }
 
-// read returns j's answer to a fetch of ranges, real or expected (nothing
-// new); it is asked for only once every test before it has its
-// real answer. The answer is the machine's: read it, do not keep it.
+// read returns j's answer to a fetch of ranges, nil if it has none yet; a
+// fetch is asked for only once every test before it has its real answer.
+// The answer is the machine's: read it, do not keep it.
 func (iv *interval) read(j int, ranges []Range) *Result {
 	if r := iv.m.fetched(j, ranges); r != nil {
 		iv.used++
@@ -328,7 +325,7 @@ func (iv *interval) read(j int, ranges []Range) *Result {
 	if !iv.expecting {
 		iv.m.ask(Op{Kind: OpFetch, Target: j, Ranges: ranges})
 	}
-	return &nothing
+	return nil
 }
 
 // undo restores every entry this pass changed, newest first.

@@ -11,8 +11,8 @@ func (iv *interval) vcube() {
 		iv.vcubeRotating()
 		return
 	}
-	if iv.m.targets == nil { // every pass of the interval starts from the same view
-		iv.m.targets = iv.node.vcubeTargets()
+	if !iv.m.targeted { // every pass of the interval starts from the same view
+		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.targets[:0]), true
 	}
 	targets := iv.m.targets
 	iv.report.Tests = slices.Grow(iv.report.Tests, len(targets))
@@ -105,11 +105,10 @@ func (n *Node) noTesterFrom(j, s, t int) bool {
 	return true
 }
 
-// vcubeTargets returns, in increasing order, every j for which this node is the
-// first node of c(j,s) it holds a fault-free tester, for some s.
-func (n *Node) vcubeTargets() []int {
+// vcubeTargets appends to out, in increasing order, every j for which this
+// node is the first node of c(j,s) it holds a fault-free tester, for some s.
+func (n *Node) vcubeTargets(out []int) []int {
 	l := Levels(n.Config.N)
-	out := make([]int, 0, l)
 	heads := n.nonTesterHeads()
 	for s := 1; s <= l; s++ {
 		out = n.vcubeTargetsAt(s, heads, out)

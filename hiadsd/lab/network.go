@@ -40,6 +40,7 @@ type Network struct {
 	digests bool               // tests bring the tested node's digest (SetDigests)
 	cut     []bool             // nodes cut off the network (Cut): alive, but reaching no one
 	cuts    int                // how many are cut off now
+	touched uint32             // what touch read, kept so that the reads are made
 }
 
 // NewNetwork returns a network of cfg.N fault-free nodes running the core's
@@ -137,6 +138,7 @@ func (nw *Network) Step(id int) (Report, error) {
 // reads the truth (and, of a fault-free node, its digest and whether it
 // withholds its view), a fetch reads the source's view, station and list.
 func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
+	nw.touch(ops)
 	res := nw.res[:0]
 	for _, op := range ops {
 		var r hiadsd.Result
@@ -160,6 +162,20 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 	}
 	nw.res = res
 	return res
+}
+
+// touch reads, for every fetch of ops, the words of its source that the
+// answer reads, one after the other: the reads miss the cache at 65,536
+// nodes, and issued together they wait for memory once, not once each.
+func (nw *Network) touch(ops []hiadsd.Op) {
+	var sum uint32
+	for _, op := range ops {
+		if op.Kind == hiadsd.OpFetch && op.Target < len(nw.views) {
+			n := &nw.nodes[op.Target]
+			sum += n.Station.Counter + uint32(n.List.Hash) + uint32(len(nw.views[op.Target].diff))
+		}
+	}
+	nw.touched = sum
 }
 
 // Deliver hands node from's push p to its receiver, which merges it and

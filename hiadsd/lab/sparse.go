@@ -17,12 +17,13 @@ import (
 // fault) is then one read, not two. So a Sparse must not be copied once it
 // is in use.
 type Sparse struct {
-	def                 hiadsd.Entry
-	sum                 uint64           // the digest: entryHash summed over every id
-	n, stored, unknowns int              // ids; ids whose entry differs from def; ids held Unknown
-	diff                []hiadsd.IDEntry // sorted by ID, on few until it outgrows it; unused while table is set
+	// What a fetch reads comes first, in one cache line.
 	table               []hiadsd.Entry   // the whole view, while it differs in many ids
+	diff                []hiadsd.IDEntry // sorted by ID, on few until it outgrows it; unused while table is set
 	few                 [1]hiadsd.IDEntry
+	def                 hiadsd.Entry
+	sum                 uint64 // the digest: entryHash summed over every id
+	n, stored, unknowns int    // ids; ids whose entry differs from def; ids held Unknown
 }
 
 // NewSparse returns a view of n ids that all hold def; an all-unknown view

@@ -291,7 +291,7 @@ func (e *engine) closeRound() {
 // result assembles the Result.
 func (e *engine) result() Result {
 	r := Result{Algo: e.opt.Algorithm.String(), N: e.opt.N, Start: e.opt.Start.String(), Seed: e.opt.Seed,
-		Events: make([]EventResult, 0, len(e.trackers)), Rounds: e.doneRounds, EndTime: e.now}
+		Events: make([]EventResult, 0, len(e.trackers)), Rounds: e.doneRounds, EndTime: e.now, Pushes: len(e.flights)}
 	if e.doneRounds > 0 {
 		r.TestsPerRound = float64(e.doneTests) / float64(e.doneRounds)
 		r.UnitsPerRound = float64(e.doneUnits) / float64(e.doneRounds)

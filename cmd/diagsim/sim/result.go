@@ -15,6 +15,9 @@ type Result struct {
 	// Rounds is the number of testing rounds completed; EndTime the simulated time.
 	Rounds  int     `json:"rounds"`
 	EndTime float64 `json:"end_time"`
+	// Pushes counts the push messages sent in the run (Options.Push), a
+	// message sent again to an alternate included.
+	Pushes int `json:"pushes,omitempty"`
 }
 
 // EventResult is how one event spread.
