@@ -103,6 +103,14 @@ type Interval struct {
 	scratch  interval // the pass's state, reused from pass to pass
 	targets  []int    // vCube's targets, once targeted: the view each pass starts from is the same
 	targeted bool
+	heads    []int   // nonTesterHeads' storage
+	all      []Range // everyID's storage
+}
+
+// everyID returns the one range of every id of the node's list.
+func (m *Interval) everyID() []Range {
+	m.all = append(m.all[:0], Range{Lo: 0, Hi: m.node.Config.N})
+	return m.all
 }
 
 // testAnswer is the answer to one test.

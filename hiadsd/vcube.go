@@ -12,7 +12,7 @@ func (iv *interval) vcube() {
 		return
 	}
 	if !iv.m.targeted { // every pass of the interval starts from the same view
-		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.targets[:0]), true
+		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.nonTesterHeads(iv.node), iv.m.targets[:0]), true
 	}
 	targets := iv.m.targets
 	iv.report.Tests = slices.Grow(iv.report.Tests, len(targets))
@@ -27,7 +27,7 @@ func (iv *interval) vcube() {
 // from the from-th test on that may be a source; it reports whether one
 // answered.
 func (iv *interval) fetchSources(from int) bool {
-	all := []Range{{Lo: 0, Hi: iv.node.Config.N}}
+	all := iv.m.everyID()
 	answered := false
 	for _, t := range iv.report.Tests[from:] {
 		if iv.isSource(t.Target, t.Status) && iv.fetch(t.Target, all, false) {
@@ -53,7 +53,7 @@ func (iv *interval) vcubeRotating() {
 	l := Levels(n.Config.N)
 	s := n.level()
 	iv.report.Level = s
-	heads := n.nonTesterHeads()
+	heads := iv.m.nonTesterHeads(n)
 	for k := 0; k < l; k++ {
 		from := len(iv.report.Tests)
 		for _, j := range n.rotatingTargets((s-1+k)%l+1, heads) {
@@ -106,10 +106,10 @@ func (n *Node) noTesterFrom(j, s, t int) bool {
 }
 
 // vcubeTargets appends to out, in increasing order, every j for which this
-// node is the first node of c(j,s) it holds a fault-free tester, for some s.
-func (n *Node) vcubeTargets(out []int) []int {
+// node is the first node of c(j,s) it holds a fault-free tester, for some s;
+// heads are its nonTesterHeads.
+func (n *Node) vcubeTargets(heads, out []int) []int {
 	l := Levels(n.Config.N)
-	heads := n.nonTesterHeads()
 	for s := 1; s <= l; s++ {
 		out = n.vcubeTargetsAt(s, heads, out)
 	}
@@ -137,11 +137,11 @@ func (n *Node) vcubeTargetsAt(s int, heads, out []int) []int {
 	return out
 }
 
-// nonTesterHeads lists the ids that may head a cluster without being a tester
-// in this node's view: not held fault-free, tested-only, or absent (>= N) in
-// the node's own top-level half.
-func (n *Node) nonTesterHeads() []int {
-	var out []int
+// nonTesterHeads lists the ids that may head a cluster without being a
+// tester in n's view: not held fault-free, tested-only, or absent (>= N) in
+// n's own top-level half; the list is m's until the next call.
+func (m *Interval) nonTesterHeads(n *Node) []int {
+	out := m.heads[:0]
 	n.View.EachNotFaultFree(func(id int) { out = append(out, id) })
 	out = append(out, n.Config.TestedOnly...)
 	out = append(out, n.Config.Removed...)
@@ -151,6 +151,7 @@ func (n *Node) nonTesterHeads() []int {
 			out = append(out, id)
 		}
 	}
+	m.heads = out
 	return out
 }
 

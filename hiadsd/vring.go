@@ -5,7 +5,7 @@ package hiadsd
 // simulator allocate N^2 ids per round.
 func (iv *interval) vring() {
 	n := iv.node
-	all := []Range{{Lo: 0, Hi: n.Config.N}}
+	all := iv.m.everyID()
 	for k := 1; k < n.Config.N; k++ {
 		if j := (n.ID + k) % n.Config.N; iv.isSource(j, iv.test(j)) && iv.fetch(j, all, true) {
 			return

@@ -28,13 +28,13 @@ func (nw *Network) Join(via int) (int, error) {
 	if !nw.Testing(via) {
 		return 0, fmt.Errorf("node %d is not testing, so no node can join through it: %w", via, hiadsd.ErrBadConfig)
 	}
-	cfg := *nw.nodes[via].Config
+	cfg := *nw.hosts[via].node.Config
 	cfg.N++
 	if err := nw.change(via, &cfg); err != nil {
 		return 0, err
 	}
 	id := cfg.N - 1
-	nw.state, nw.nodes, nw.left = append(nw.state, hiadsd.FaultFree), append(nw.nodes, hiadsd.Node{}), append(nw.left, false)
+	nw.state, nw.hosts, nw.left = append(nw.state, hiadsd.FaultFree), append(nw.hosts, host{}), append(nw.left, false)
 	return id, nw.boot(id, hiadsd.Entry{})
 }
 
@@ -47,7 +47,7 @@ func (nw *Network) Leave(id, via int) error {
 	if id == via || !nw.Testing(via) {
 		return fmt.Errorf("node %d cannot remove node %d: %w", via, id, hiadsd.ErrBadConfig)
 	}
-	old := nw.nodes[via].Config
+	old := nw.hosts[via].node.Config
 	if id < 0 || id >= old.N || old.IsRemoved(id) {
 		return fmt.Errorf("node %d is not in node %d's list: %w", id, via, hiadsd.ErrBadConfig)
 	}
@@ -59,8 +59,8 @@ func (nw *Network) Leave(id, via int) error {
 
 // change makes cfg the list node via runs, at the version after the newest.
 func (nw *Network) change(via int, cfg *hiadsd.Config) error {
-	v := hiadsd.ListVersion{Counter: max(nw.version.Counter, nw.nodes[via].List.Counter) + 1, Hash: listHash(cfg)}
-	if err := nw.nodes[via].SetList(cfg, v); err != nil {
+	v := hiadsd.ListVersion{Counter: max(nw.version.Counter, nw.hosts[via].node.List.Counter) + 1, Hash: listHash(cfg)}
+	if err := nw.hosts[via].node.SetList(cfg, v); err != nil {
 		return err
 	}
 	nw.cfg, nw.version = cfg, v
@@ -72,15 +72,15 @@ func (nw *Network) change(via int, cfg *hiadsd.Config) error {
 func (nw *Network) adopt(id int, seen []hiadsd.ListSeen) error {
 	best := -1
 	for _, s := range seen {
-		if src := nw.Node(s.From); src != nil && src.List.Newer(nw.nodes[id].List) && (best < 0 || src.List.Newer(nw.nodes[best].List)) {
+		if src := nw.Node(s.From); src != nil && src.List.Newer(nw.hosts[id].node.List) && (best < 0 || src.List.Newer(nw.hosts[best].node.List)) {
 			best = s.From
 		}
 	}
 	if best < 0 {
 		return nil
 	}
-	src := &nw.nodes[best]
-	err := nw.nodes[id].SetList(src.Config, src.List)
+	src := &nw.hosts[best].node
+	err := nw.hosts[id].node.SetList(src.Config, src.List)
 	if errors.Is(err, hiadsd.ErrRemoved) {
 		nw.left[id] = true
 		return nil

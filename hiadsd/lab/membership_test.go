@@ -19,7 +19,7 @@ var membershipAlgos = []Algorithm{VCube, HiADSD, VRing}
 // may cause in a system where nothing fails.
 func stepRound(t *testing.T, nw *Network, rng *rand.Rand) {
 	t.Helper()
-	for _, id := range rng.Perm(len(nw.nodes)) {
+	for _, id := range rng.Perm(len(nw.hosts)) {
 		if !nw.Testing(id) {
 			continue
 		}
@@ -38,7 +38,7 @@ func stepRound(t *testing.T, nw *Network, rng *rand.Rand) {
 // settled reports whether every testing node runs the newest list and holds
 // every member of it fault-free.
 func settled(nw *Network) bool {
-	for h := range nw.nodes {
+	for h := range nw.hosts {
 		if !nw.Testing(h) {
 			continue
 		}
@@ -98,7 +98,7 @@ func TestListChangesConverge(t *testing.T) {
 func changeAtRandom(t *testing.T, nw *Network, rng *rand.Rand) string {
 	t.Helper()
 	var members []int
-	for id := range nw.nodes {
+	for id := range nw.hosts {
 		if nw.Testing(id) {
 			members = append(members, id)
 		}

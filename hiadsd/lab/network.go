@@ -9,6 +9,14 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
+// host is one of the core's nodes in the network's array, placed so that
+// its station and list, which every fetch of it reads, share one cache line.
+type host struct {
+	_    [16]byte
+	node hiadsd.Node
+	_    [16]byte
+}
+
 // ErrNoAnswer means the node asked for entries, or pushed to, did not answer.
 var ErrNoAnswer = errors.New("node gave no diagnostic information")
 
@@ -27,7 +35,7 @@ type Network struct {
 	algo    Algorithm
 	cfg     *hiadsd.Config
 	state   []hiadsd.Status // the truth: FaultFree, Faulty or Partial
-	nodes   []hiadsd.Node   // the core's nodes, side by side (a fetch reads every source's station and list); a tested-only node's is the zero Node, and a research network has none
+	hosts   []host          // the core's nodes, side by side (a fetch reads every source's station and list); a tested-only node's is the zero Node, and a research network has none
 	benches []bench         // a research network's nodes; a tested-only node's is unused
 	views   []Sparse        // the nodes' views, side by side for locality; a joiner's view is its own
 	rng     *rand.Rand      // what faulty nodes answer to Hi-Comp's tasks
@@ -63,7 +71,7 @@ func New(algo Algorithm, cfg *hiadsd.Config) (*Network, error) {
 	if algo.Research() {
 		nw.benches = make([]bench, cfg.N)
 	} else {
-		nw.nodes, nw.version = make([]hiadsd.Node, cfg.N), hiadsd.ListVersion{Hash: listHash(cfg)}
+		nw.hosts, nw.version = make([]host, cfg.N), hiadsd.ListVersion{Hash: listHash(cfg)}
 	}
 	for id := range nw.state {
 		nw.state[id] = hiadsd.FaultFree
@@ -95,7 +103,7 @@ func (nw *Network) boot(id int, def hiadsd.Entry) error {
 		return err
 	}
 	n.List = nw.version
-	nw.nodes[id] = *n
+	nw.hosts[id].node = *n
 	return nil
 }
 
@@ -107,7 +115,7 @@ func (nw *Network) view(id int) *Sparse {
 	if id < len(nw.views) {
 		return &nw.views[id]
 	}
-	return nw.nodes[id].View.(*Sparse) // a joiner's
+	return nw.hosts[id].node.View.(*Sparse) // a joiner's
 }
 
 // Step runs one testing interval of node id against the network and
@@ -119,7 +127,7 @@ func (nw *Network) Step(id int) (Report, error) {
 	if nw.algo.Research() {
 		return nw.research(id), nil
 	}
-	n := &nw.nodes[id]
+	n := &nw.hosts[id].node
 	n.Digest = nw.digestOf(id)
 	if err := nw.m.Begin(n); err != nil {
 		return Report{}, err
@@ -155,7 +163,7 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			nw.entries = append(nw.entries, got...) // got is reused by the next fetch
 			r.Entries, r.Err = nw.entries[lo:len(nw.entries):len(nw.entries)], err
 			if err == nil {
-				r.Station, r.List = nw.nodes[op.Target].Station, nw.nodes[op.Target].List
+				r.Station, r.List = nw.hosts[op.Target].node.Station, nw.hosts[op.Target].node.List
 			}
 		}
 		res = append(res, r)
@@ -171,7 +179,7 @@ func (nw *Network) touch(ops []hiadsd.Op) {
 	var sum uint32
 	for _, op := range ops {
 		if op.Kind == hiadsd.OpFetch && op.Target < len(nw.views) {
-			n := &nw.nodes[op.Target]
+			n := &nw.hosts[op.Target].node
 			sum += n.Station.Counter + uint32(n.List.Hash) + uint32(len(nw.views[op.Target].diff))
 		}
 	}
@@ -185,10 +193,10 @@ func (nw *Network) Deliver(from int, p hiadsd.Push) (Report, error) {
 	if nw.algo.Research() {
 		return Report{}, ErrResearch
 	}
-	if p.To < 0 || p.To >= len(nw.nodes) || !nw.Testing(p.To) || nw.apart(from, p.To) {
+	if p.To < 0 || p.To >= len(nw.hosts) || !nw.Testing(p.To) || nw.apart(from, p.To) {
 		return Report{}, fmt.Errorf("push to node %d: %w", p.To, ErrNoAnswer)
 	}
-	rep, err := nw.nodes[p.To].Receive(from, p, nw.nodes[from].List)
+	rep, err := nw.hosts[p.To].node.Receive(from, p, nw.hosts[from].node.List)
 	return Report{Report: rep}, err
 }
 
@@ -201,10 +209,10 @@ func (nw *Network) Config() *hiadsd.Config { return nw.cfg }
 // Node returns the core's node id, nil for a tested-only node and on a
 // research network.
 func (nw *Network) Node(id int) *hiadsd.Node {
-	if nw.nodes == nil || nw.nodes[id].Config == nil {
+	if nw.hosts == nil || nw.hosts[id].node.Config == nil {
 		return nil
 	}
-	return &nw.nodes[id]
+	return &nw.hosts[id].node
 }
 
 // SetNext makes level the Hi-ADSD (or rotating vCube) cluster node id
@@ -287,7 +295,7 @@ func (nw *Network) isCut(id int) bool { return id < len(nw.cut) && nw.cut[id] }
 
 // withholds tells whether node j withholds its view (Node.Withholds).
 func (nw *Network) withholds(j int) bool {
-	return nw.nodes[j].Withholds()
+	return nw.hosts[j].node.Withholds()
 }
 
 // fetch returns j's entries in ranges, as node self reads them. While self
@@ -345,5 +353,5 @@ func (nw *Network) SetStation(id int, a netip.Addr) (hiadsd.StationChange, error
 	if id < 0 || id >= nw.cfg.N || nw.Node(id) == nil {
 		return hiadsd.StationChange{}, fmt.Errorf("node %d cannot hold a station: %w", id, hiadsd.ErrBadConfig)
 	}
-	return nw.nodes[id].SetStation(a), nil
+	return nw.hosts[id].node.SetStation(a), nil
 }

@@ -22,8 +22,9 @@ type Sparse struct {
 	diff                []hiadsd.IDEntry // sorted by ID, on few until it outgrows it; unused while table is set
 	few                 [1]hiadsd.IDEntry
 	def                 hiadsd.Entry
-	sum                 uint64 // the digest: entryHash summed over every id
-	n, stored, unknowns int    // ids; ids whose entry differs from def; ids held Unknown
+	sum                 uint64   // the digest: entryHash summed over every id
+	n, stored, unknowns int      // ids; ids whose entry differs from def; ids held Unknown
+	_                   [24]byte // to 128 bytes: side by side, every view's first line is the one a fetch reads
 }
 
 // NewSparse returns a view of n ids that all hold def; an all-unknown view

@@ -28,7 +28,7 @@ func BenchmarkVCubeRound(b *testing.B) {
 					it, _ := e.agenda.pop()
 					e.now = it.at
 					if it.event >= 0 {
-						if err := e.apply(it.event); err != nil {
+						if err := e.apply(int(it.event)); err != nil {
 							b.Fatal(err)
 						}
 					} else if err := e.interval(it); err != nil {

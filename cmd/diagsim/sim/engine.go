@@ -68,7 +68,7 @@ func newEngine(opt Options) (*engine, error) {
 	e := &engine{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)), nw: nw,
 		gen: make([]uint32, size), counts: make([]int32, size), trackers: make([]*tracker, len(opt.Events))}
 	for i, ev := range opt.Events {
-		e.agenda.push(item{at: ev.Time, node: ev.Node, event: i})
+		e.agenda.push(item{at: ev.Time, node: int32(ev.Node), event: int32(i)})
 	}
 	e.pending = len(opt.Events)
 	for id := 0; id < opt.N; id++ {
@@ -87,7 +87,7 @@ func (e *engine) begin(id int, at float64, start Start) {
 		e.nw.SetNext(id, 1+e.rng.IntN(hiadsd.Levels(e.opt.N)))
 		first = e.rng.Float64() * e.opt.Interval
 	}
-	e.agenda.push(item{at: at + first, node: id, gen: e.gen[id], event: -1})
+	e.agenda.push(item{at: at + first, node: int32(id), gen: e.gen[id], event: -1})
 }
 
 // nextInterval draws one interval length: Interval +/- up to Jitter.
@@ -105,13 +105,13 @@ func (e *engine) loop() error {
 		}
 		e.now = it.at
 		if it.flight > 0 {
-			if err := e.deliver(it.flight - 1); err != nil {
+			if err := e.deliver(int(it.flight) - 1); err != nil {
 				return err
 			}
 			continue
 		}
 		if it.event >= 0 {
-			if err := e.apply(it.event); err != nil {
+			if err := e.apply(int(it.event)); err != nil {
 				return err
 			}
 			continue
@@ -212,30 +212,31 @@ func (e *engine) lowestOther(id int) int {
 
 // interval runs the node's testing interval that ends now and schedules the next.
 func (e *engine) interval(it item) error {
-	if it.gen != e.gen[it.node] || !e.nw.Testing(it.node) {
+	id := int(it.node)
+	if it.gen != e.gen[id] || !e.nw.Testing(id) {
 		return nil // the node failed; a repair schedules a fresh interval
 	}
 	if e.opt.Rotate { // the cluster of the round the clock is in, as every node derives it
 		l := hiadsd.Levels(e.opt.N)
-		e.nw.SetNext(it.node, int(e.now/e.opt.Interval)%l+1)
+		e.nw.SetNext(id, int(e.now/e.opt.Interval)%l+1)
 	}
-	rep, err := e.nw.Step(it.node)
+	rep, err := e.nw.Step(id)
 	if err != nil {
-		return fmt.Errorf("node %d at %v: %w", it.node, e.now, err)
+		return fmt.Errorf("node %d at %v: %w", id, e.now, err)
 	}
-	e.counts[it.node]++
+	e.counts[id]++
 	e.tests += rep.TestCount()
 	e.units += rep.Units
 	for _, t := range e.trackers {
 		if t != nil {
-			t.stepped(it.node, e.counts, e.nw, e.now)
+			t.stepped(id, e.counts, e.nw, e.now)
 		}
 	}
-	if e.global.finished(it.node, e.nw.Testing) {
+	if e.global.finished(id, e.nw.Testing) {
 		e.closeRound()
 	}
 	e.agenda.push(item{at: e.now + e.nextInterval(), node: it.node, gen: it.gen, event: -1})
-	e.send(it.node, rep.Pushes, 1)
+	e.send(id, rep.Pushes, 1)
 	return nil
 }
 
@@ -245,7 +246,7 @@ func (e *engine) send(from int, pushes []hiadsd.Push, hops int) {
 	for _, p := range pushes {
 		p.Entries = slices.Clone(p.Entries)
 		e.flights = append(e.flights, flight{from: from, hops: hops, p: p})
-		e.agenda.push(item{at: e.now + e.opt.HopDelay, node: p.To, event: -1, flight: len(e.flights)})
+		e.agenda.push(item{at: e.now + e.opt.HopDelay, node: int32(p.To), event: -1, flight: int32(len(e.flights))})
 	}
 }
 
@@ -261,7 +262,7 @@ func (e *engine) deliver(k int) error {
 		if len(f.p.Alternates) > 0 {
 			f.p.To, f.p.Alternates = f.p.Alternates[0], f.p.Alternates[1:]
 			e.flights = append(e.flights, f)
-			e.agenda.push(item{at: e.now + e.opt.HopDelay, node: f.p.To, event: -1, flight: len(e.flights)})
+			e.agenda.push(item{at: e.now + e.opt.HopDelay, node: int32(f.p.To), event: -1, flight: int32(len(e.flights))})
 		}
 		return nil
 	}
