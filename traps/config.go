@@ -6,8 +6,9 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // ErrInvalidConfig is wrapped by every error Config.Validate returns.
@@ -70,7 +71,7 @@ type Config struct {
 	// Community is the community string for v1 and v2c.
 	Community string
 	// User holds the SNMPv3 credentials, used only with InformV3.
-	User mib.USMUser
+	User usm.User
 	// Stations returns the candidate stations in order of preference (the
 	// station set through nmsID first, then the fall-backs); it is called
 	// before every attempt and must be safe for concurrent use.

@@ -11,8 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrClosed is returned when a notification is offered after Close or Shutdown.

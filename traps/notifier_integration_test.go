@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
-	"github.com/diagagent/diagagent/mib"
 )
 
 func TestTrapV2cDelivered(t *testing.T) {
@@ -73,7 +73,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
 			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-			cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
+			cfg.User = usm.User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
 				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
 			n := newNotifier(t, cfg)
 			if err := n.NodeStatusChange(testEvent(21)); err != nil {
@@ -90,7 +90,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
 	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
-	cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
+	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
 		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
 	n := newNotifier(t, cfg)
@@ -155,7 +155,7 @@ func TestInformV3KeepsTheStationEngine(t *testing.T) {
 	d := startTrapd(t, openTrapd, user)
 	relay := netsnmptest.StartRelay(t, "127.0.0.1", d.addr)
 	cfg := testConfig(InformV3, Station{Addr: relay.Addr(), Usable: true})
-	cfg.User = mib.USMUser{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "authpass-256",
+	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "authpass-256",
 		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	n := newNotifier(t, cfg)
 	for node := 41; node <= 43; node++ {

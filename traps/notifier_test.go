@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // openTrapd is the snmptrapd configuration for community notifications.

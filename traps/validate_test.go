@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -15,7 +16,7 @@ func TestConfigValidate(t *testing.T) {
 	good := testConfig(InformV2c, Station{Addr: "127.0.0.1:162", Usable: true})
 	v3 := good
 	v3.Kind = InformV3
-	v3.User = mib.USMUser{Name: "u", AuthProtocol: "sha256", AuthPassphrase: "12345678", PrivProtocol: "aes", PrivPassphrase: "12345678"}
+	v3.User = usm.User{Name: "u", AuthProtocol: "sha256", AuthPassphrase: "12345678", PrivProtocol: "aes", PrivPassphrase: "12345678"}
 	cases := []struct {
 		field string // empty: the configuration is valid
 		edit  func(*Config)

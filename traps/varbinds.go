@@ -6,8 +6,9 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // SNMPv1 trap fields (RFC 3584, section 3.2): the DIAGNOSIS-MIB's

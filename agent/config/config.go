@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // Config is the whole configuration of one diagagent daemon; every node of a LAN
@@ -76,9 +76,26 @@ type Allow struct {
 	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n or 2001:db8::/32) the write community is accepted from"`
 }
 
-// Credentials are one SNMPv3 (USM) user: mib.USMUser, the one type of a
-// user everywhere, read from the file under these keys.
-type Credentials = mib.USMUser
+// Credentials are one SNMPv3 (USM) user as the file gives it; User turns
+// them into usm.User, the one type of a user everywhere.
+type Credentials struct {
+	// Name is the USM user name.
+	Name string `mapstructure:"name" doc:"USM user name"`
+	// AuthProtocol is sha, sha224, sha256, sha384 or sha512.
+	AuthProtocol string `mapstructure:"auth_protocol" doc:"authentication protocol: sha, sha224, sha256, sha384 or sha512"`
+	// AuthPassphrase is the authentication pass phrase (8 characters at least).
+	AuthPassphrase string `mapstructure:"auth_passphrase" doc:"authentication pass phrase, 8 characters at least"`
+	// PrivProtocol is none, aes, aes192, aes256, aes192c or aes256c.
+	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192, aes256 (Blumenthal keys), aes192c or aes256c (Reeder keys)"`
+	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
+	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
+}
+
+// User returns the credentials as a usm.User.
+func (c Credentials) User() usm.User {
+	return usm.User{Name: c.Name, AuthProtocol: c.AuthProtocol, AuthPassphrase: c.AuthPassphrase,
+		PrivProtocol: c.PrivProtocol, PrivPassphrase: c.PrivPassphrase}
+}
 
 // User is an SNMPv3 user served by the responder, with its access.
 type User struct {

@@ -7,7 +7,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // validate checks the responder's keys; v3User is test.v3_user, which may stand in
@@ -117,13 +117,13 @@ func validateUser(c Credentials, m *mistakes, key string) {
 	if c.Name == "" || len(c.Name) > 32 {
 		m.add(key+".name", "%q must have 1..32 characters; give the USM user name", c.Name)
 	}
-	if _, ok := mib.AuthProtocols()[strings.ToLower(c.AuthProtocol)]; !ok {
+	if _, ok := usm.AuthProtocols()[strings.ToLower(c.AuthProtocol)]; !ok {
 		m.add(key+".auth_protocol", "%q is not supported; use sha, sha224, sha256, sha384 or sha512", c.AuthProtocol)
 	}
 	if len(c.AuthPassphrase) < 8 {
 		m.add(key+".auth_passphrase", "has %d characters; use 8 at least", len(c.AuthPassphrase))
 	}
-	priv, ok := mib.PrivProtocols()[strings.ToLower(c.PrivProtocol)]
+	priv, ok := usm.PrivProtocols()[strings.ToLower(c.PrivProtocol)]
 	switch {
 	case !ok:
 		m.add(key+".priv_protocol", "%q is not supported; use none, aes, aes192, aes256, aes192c or aes256c", c.PrivProtocol)

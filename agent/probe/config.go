@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // ErrConfig is wrapped by every error Config.Validate returns.
@@ -14,13 +14,19 @@ var ErrConfig = errors.New("probe: invalid prober config")
 
 // Config configures a Prober: how hard to try SNMP, then ping, and as whom.
 type Config struct {
-	// Test is the file's test section as it was loaded: TimeoutMin and
-	// Timeout (the floor and ceiling of the wait for one SNMP reply before a
-	// retry, which follows each peer's measured round trip), Retries (retransmissions, so one lost
-	// datagram never makes a node faulty), PingTimeout and PingCount (the ICMP
-	// echo step; one reply suffices), Concurrency (probes and fetches in
-	// flight, one UDP socket each). Its V3User is resolved into V3.
-	config.Test
+	// TimeoutMin and Timeout are the floor and ceiling of the wait for one
+	// SNMP reply before a retry, which follows each peer's measured round
+	// trip (SRTT + 4·RTTVAR); a re-test, a fetch and a push wait the ceiling.
+	TimeoutMin, Timeout time.Duration
+	// Retries is how many times an unanswered request of a first test is
+	// sent again, so one lost datagram never makes a node faulty.
+	Retries int
+	// PingTimeout bounds the ICMP echo check of a re-test, and PingCount is
+	// the echo requests it sends; one reply makes a node partial.
+	PingTimeout time.Duration
+	PingCount   int
+	// Concurrency bounds the tests and fetches in flight, one UDP socket each.
+	Concurrency int
 	// PingPrivileged selects raw ICMP sockets (root or CAP_NET_RAW); false uses
 	// unprivileged ICMP datagram sockets, which net.ipv4.ping_group_range must allow.
 	PingPrivileged bool
@@ -32,26 +38,31 @@ type Config struct {
 	// V3 is nil (the peers' snmp.communities.write); empty sends no pushes.
 	WriteCommunity string
 	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
-	V3 *config.Credentials
+	V3 *usm.User
 	// Source is the address tests and fetches leave from (SNMP and ICMP), so
 	// peers see requests from the address the agent serves on; the zero value
 	// lets the kernel pick.
 	Source netip.Addr
 }
 
-// Default returns a configuration usable on a LAN with community "public".
+// Default returns the prober's defaults, the configuration file's: usable
+// on a LAN with community "public".
 func Default() Config {
 	return Config{
-		Test:           config.Test{TimeoutMin: 50 * time.Millisecond, Timeout: time.Second, Retries: 2, PingTimeout: time.Second, PingCount: 3, Concurrency: 16},
+		TimeoutMin:     50 * time.Millisecond,
+		Timeout:        time.Second,
+		Retries:        3,
+		PingTimeout:    2 * time.Second,
+		PingCount:      2,
+		Concurrency:    8,
 		PingPrivileged: true,
 		MaxRepetitions: 64,
 		Community:      "public",
 	}
 }
 
-// Validate names the first field that is out of range; it fills in nothing.
-// The file's test section was validated when it was loaded; these are the
-// prober's own preconditions (a zero Concurrency would block every probe).
+// Validate names the first field that is out of range; it fills in nothing
+// (a zero Concurrency would block every probe).
 func (c Config) Validate() error {
 	switch {
 	case c.TimeoutMin <= 0 || c.TimeoutMin > c.Timeout:

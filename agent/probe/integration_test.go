@@ -9,7 +9,7 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -104,7 +104,7 @@ func TestProbeV3(t *testing.T) {
 		`createUser diag SHA "diag-auth-pass" AES "diag-priv-pass"`,
 		"rouser diag priv",
 		upLine("1"))
-	creds := config.Credentials{Name: "diag", AuthProtocol: "sha", AuthPassphrase: "diag-auth-pass",
+	creds := usm.User{Name: "diag", AuthProtocol: "sha", AuthPassphrase: "diag-auth-pass",
 		PrivProtocol: "aes", PrivPassphrase: "diag-priv-pass"}
 	p := newTestProber(t, func(c *Config) { c.V3 = &creds })
 	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {

@@ -14,7 +14,7 @@ import (
 // walks next to SNMPv3 authPriv requests, and checks every answer.
 func TestConcurrentManagers(t *testing.T) {
 	h := startHarness(t, func(c *Config) { c.Workers = 2 })
-	v3 := usm("privsha256", "authPriv", "SHA-256", "AES")
+	v3 := usmArgs("privsha256", "authPriv", "SHA-256", "AES")
 	want := h.must(t, "snmpbulkwalk", h.v2(roCommunity, "-Cr5", mib.DiagnosisMIB)...)
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)

@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrConfig is wrapped by every error Config.Validate returns.
@@ -29,10 +30,9 @@ type Config struct {
 	Board *mib.Board
 	// Communities are the SNMPv1/v2c communities; none means v1/v2c is refused.
 	Communities []Community
-	// Users are the SNMPv3 USM users as the configuration file gives them
-	// (validated when it was loaded); none means every v3 request gets an
-	// unknown-user report.
-	Users []config.User
+	// Users are the SNMPv3 USM users (validated when the configuration was
+	// loaded); none means every v3 request gets an unknown-user report.
+	Users []User
 	// EngineID is snmpEngineID (5..32 octets, RFC 3411); empty picks a random one.
 	EngineID []byte
 	// EngineBoots is snmpEngineBoots as persisted by the daemon (1 or more).
@@ -77,6 +77,13 @@ type Config struct {
 
 // LatchedBoots is snmpEngineBoots latched at its maximum (RFC 3414 2.2.2).
 const LatchedBoots = 1<<31 - 1
+
+// User is an SNMPv3 user served, with its rights.
+type User struct {
+	usm.User
+	// Write allows SET as this user.
+	Write bool
+}
 
 // Community is an SNMPv1/v2c community string with its rights.
 type Community struct {

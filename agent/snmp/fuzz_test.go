@@ -120,12 +120,12 @@ func captureCorpus(t *testing.T) {
 		"v2c_getbulk":       p.v2(roCommunity, "-Cn1", "-Cr10", mib.SysUpTime0, mib.DiagTree),
 		"v2c_set":           p.v2(rwCommunity, mib.NMSID0, "a", "127.0.0.5", mib.DiagFaultInject0, "i", "0"),
 		"v2c_badcommunity":  silent(p.v2("wrong", mib.SysName0)),
-		"v3_noauth":         p.v3(usm("noauth", "noAuthNoPriv", "", ""), mib.SysName0),
-		"v3_authsha":        p.v3(usm("authsha", "authNoPriv", "SHA", ""), mib.HiADSDisUP0),
-		"v3_privsha_aes":    p.v3(usm("privsha", "authPriv", "SHA", "AES"), mib.NMSID0),
-		"v3_privsha256_set": p.v3(usm("privsha256", "authPriv", "SHA-256", "AES"), mib.NMSID0, "a", "127.0.0.6"),
-		"v3_privsha512":     p.v3(usm("privsha512", "authPriv", "SHA-512", "AES-256"), mib.SysName0),
-		"v3_unknownuser":    p.v3(usm("nobody", "authNoPriv", "SHA", ""), mib.SysName0),
+		"v3_noauth":         p.v3(usmArgs("noauth", "noAuthNoPriv", "", ""), mib.SysName0),
+		"v3_authsha":        p.v3(usmArgs("authsha", "authNoPriv", "SHA", ""), mib.HiADSDisUP0),
+		"v3_privsha_aes":    p.v3(usmArgs("privsha", "authPriv", "SHA", "AES"), mib.NMSID0),
+		"v3_privsha256_set": p.v3(usmArgs("privsha256", "authPriv", "SHA-256", "AES"), mib.NMSID0, "a", "127.0.0.6"),
+		"v3_privsha512":     p.v3(usmArgs("privsha512", "authPriv", "SHA-512", "AES-256"), mib.SysName0),
+		"v3_unknownuser":    p.v3(usmArgs("nobody", "authNoPriv", "SHA", ""), mib.SysName0),
 	}
 	tools := map[string]string{"v2c_getbulk": "snmpbulkget", "v2c_set": "snmpset", "v3_privsha256_set": "snmpset",
 		"v1_getnext": "snmpgetnext", "v2c_getnext": "snmpgetnext"}

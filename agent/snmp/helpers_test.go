@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -58,8 +58,8 @@ func testConfig(clock *fakeClock) Config {
 		{Name: rwCommunity, Write: true, Sources: loop},
 		{Name: "elsewhere", Sources: []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}},
 	}
-	user := func(name, auth, priv string, write bool) config.User {
-		u := config.User{Credentials: config.Credentials{Name: name, AuthProtocol: auth, PrivProtocol: priv}, Access: config.AccessRead}
+	user := func(name, auth, priv string, write bool) User {
+		u := User{User: usm.User{Name: name, AuthProtocol: auth, PrivProtocol: priv}}
 		if auth != "" {
 			u.AuthPassphrase = authPass
 		}
@@ -67,11 +67,11 @@ func testConfig(clock *fakeClock) Config {
 			u.PrivPassphrase = privPass
 		}
 		if write {
-			u.Access = config.AccessWrite
+			u.Write = true
 		}
 		return u
 	}
-	cfg.Users = []config.User{
+	cfg.Users = []User{
 		user("noauth", "", "", false),
 		user("authsha", "sha", "", false),
 		user("authsha224", "sha224", "", false),
@@ -209,8 +209,8 @@ func (h *harness) must(t *testing.T, tool string, args ...string) string {
 	return out
 }
 
-// usm returns net-snmp options for a test user at a security level.
-func usm(user, level, auth, priv string) []string {
+// usmArgs returns net-snmp options for a test user at a security level.
+func usmArgs(user, level, auth, priv string) []string {
 	o := []string{"-u", user, "-l", level}
 	if auth != "" {
 		o = append(o, "-a", auth, "-A", authPass)

@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/gosnmp/gosnmp"
 )
 
@@ -39,7 +38,7 @@ func macLen(p gosnmp.SnmpV3AuthProtocol) int {
 
 // usmUser is a configured user with its keys localized to this engine.
 type usmUser struct {
-	config.User
+	User
 	auth            gosnmp.SnmpV3AuthProtocol
 	priv            gosnmp.SnmpV3PrivProtocol
 	write           bool
@@ -48,7 +47,7 @@ type usmUser struct {
 }
 
 // localizeUsers derives every user's localized keys for engineID (RFC 3414 A.2).
-func localizeUsers(users []config.User, engineID []byte) (map[string]*usmUser, error) {
+func localizeUsers(users []User, engineID []byte) (map[string]*usmUser, error) {
 	m := make(map[string]*usmUser, len(users))
 	for _, u := range users {
 		auth, priv := u.AuthProto(), u.PrivProto()
@@ -60,7 +59,7 @@ func localizeUsers(users []config.User, engineID []byte) (map[string]*usmUser, e
 		if err := sp.InitSecurityKeys(); err != nil {
 			return nil, fmt.Errorf("agent: localizing keys of user %q: %w", u.Name, err)
 		}
-		uu := &usmUser{User: u, auth: auth, priv: priv, write: u.Access == config.AccessWrite,
+		uu := &usmUser{User: u, auth: auth, priv: priv, write: u.Write,
 			secret: sp.SecretKey, privKey: sp.PrivacyKey, level: gosnmp.NoAuthNoPriv}
 		if auth != gosnmp.NoAuth {
 			uu.level = gosnmp.AuthNoPriv

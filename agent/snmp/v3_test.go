@@ -24,7 +24,7 @@ func TestV3SecurityLevels(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			o := usm(c.user, c.level, c.auth, c.priv)
+			o := usmArgs(c.user, c.level, c.auth, c.priv)
 			out := h.must(t, "snmpget", h.v3(o, mib.SysName0, mib.TreeCell(mib.ColNodeStatus, 3))...)
 			assertLines(t, out, []string{
 				`.1.3.6.1.2.1.1.5.0 = STRING: "node-under-test"`,
@@ -40,7 +40,7 @@ func TestV3SecurityLevels(t *testing.T) {
 
 func TestV3UnknownUserGetsReport(t *testing.T) {
 	h := startHarness(t, nil)
-	out, err := h.run(t, "snmpget", h.v3(usm("nobody", "authPriv", "SHA", "AES"), mib.SysName0)...)
+	out, err := h.run(t, "snmpget", h.v3(usmArgs("nobody", "authPriv", "SHA", "AES"), mib.SysName0)...)
 	if err == nil || !strings.Contains(out, "Unknown user name") {
 		t.Fatalf("want an unknown user error, got err=%v:\n%s", err, out)
 	}
@@ -67,7 +67,7 @@ func TestV3WrongPassphraseIsAnAuthenticationFailure(t *testing.T) {
 
 func TestV3LevelAboveTheUsersIsUnsupported(t *testing.T) {
 	h := startHarness(t, nil)
-	out, err := h.run(t, "snmpget", h.v3(usm("authsha", "authPriv", "SHA", "AES"), mib.SysName0)...)
+	out, err := h.run(t, "snmpget", h.v3(usmArgs("authsha", "authPriv", "SHA", "AES"), mib.SysName0)...)
 	if err == nil || !strings.Contains(out, "Unsupported security level") {
 		t.Fatalf("want an unsupported security level error, got err=%v:\n%s", err, out)
 	}
@@ -78,7 +78,7 @@ func TestV3LevelAboveTheUsersIsUnsupported(t *testing.T) {
 
 func TestV3LevelBelowTheUsersIsNotAuthorized(t *testing.T) {
 	h := startHarness(t, nil)
-	out, err := h.run(t, "snmpget", h.v3(usm("privsha", "noAuthNoPriv", "", ""), mib.SysName0)...)
+	out, err := h.run(t, "snmpget", h.v3(usmArgs("privsha", "noAuthNoPriv", "", ""), mib.SysName0)...)
 	if err == nil || !strings.Contains(out, "authorizationError") {
 		t.Fatalf("want authorizationError, got err=%v:\n%s", err, out)
 	}
@@ -87,11 +87,11 @@ func TestV3LevelBelowTheUsersIsNotAuthorized(t *testing.T) {
 func TestV3SetRights(t *testing.T) {
 	rec := &nmsRecorder{}
 	h := startHarness(t, func(c *Config) { c.OnSetNMS = rec.set })
-	out := h.must(t, "snmpset", h.v3(usm("privsha256", "authPriv", "SHA-256", "AES"), mib.NMSID0, "a", "127.0.0.77")...)
+	out := h.must(t, "snmpset", h.v3(usmArgs("privsha256", "authPriv", "SHA-256", "AES"), mib.NMSID0, "a", "127.0.0.77")...)
 	if out != ".1.3.6.1.4.1.200.1.3.0 = IpAddress: 127.0.0.77" {
 		t.Errorf("snmpset printed %q", out)
 	}
-	out, err := h.run(t, "snmpset", h.v3(usm("authsha", "authNoPriv", "SHA", ""), mib.NMSID0, "a", "127.0.0.78")...)
+	out, err := h.run(t, "snmpset", h.v3(usmArgs("authsha", "authNoPriv", "SHA", ""), mib.NMSID0, "a", "127.0.0.78")...)
 	if err == nil || !strings.Contains(out, "noAccess") {
 		t.Errorf("want noAccess for a read-only user, got err=%v:\n%s", err, out)
 	}
@@ -102,7 +102,7 @@ func TestV3SetRights(t *testing.T) {
 
 func TestV3TimeWindow(t *testing.T) {
 	h := startHarness(t, nil)
-	o := usm("authsha", "authNoPriv", "SHA", "")
+	o := usmArgs("authsha", "authNoPriv", "SHA", "")
 	// -Z gives the tool fixed engine boots and time; 1000 s is outside the window.
 	out, err := h.run(t, "snmpget", h.v3(append(o, "-e", "0x800000c80474657374", "-Z", "1,1000"), mib.SysName0)...)
 	if err != nil {
@@ -135,8 +135,8 @@ func TestV3WrongPrivacyPassphraseIsADecryptionError(t *testing.T) {
 // unauthenticated users and v2c are still served.
 func TestV3LatchedBootsRefuseAuthenticatedRequests(t *testing.T) {
 	h := startHarness(t, func(c *Config) { c.EngineBoots = LatchedBoots })
-	for _, o := range [][]string{usm("privsha", "authPriv", "SHA", "AES"),
-		append(usm("authsha", "authNoPriv", "SHA", ""), "-e", "0x800000c80474657374", "-Z", "2147483647,0")} {
+	for _, o := range [][]string{usmArgs("privsha", "authPriv", "SHA", "AES"),
+		append(usmArgs("authsha", "authNoPriv", "SHA", ""), "-e", "0x800000c80474657374", "-Z", "2147483647,0")} {
 		out, err := h.run(t, "snmpget", silent(h.v3(o, mib.SysName0))...)
 		t.Logf("snmpget %v: %v: %s", o, err, out)
 		if err == nil || strings.Contains(out, "node-under-test") {
@@ -146,7 +146,7 @@ func TestV3LatchedBootsRefuseAuthenticatedRequests(t *testing.T) {
 	if s := h.r.Stats(); s.NotInTimeWindows < 2 || s.OutGetResponses != 0 {
 		t.Errorf("usmStatsNotInTimeWindows = %d (want 2 or more), responses = %d (want 0)", s.NotInTimeWindows, s.OutGetResponses)
 	}
-	h.must(t, "snmpget", h.v3(usm("noauth", "noAuthNoPriv", "", ""), mib.SysName0)...)
+	h.must(t, "snmpget", h.v3(usmArgs("noauth", "noAuthNoPriv", "", ""), mib.SysName0)...)
 	if out := h.must(t, "snmpget", h.v2(roCommunity, ".1.3.6.1.6.3.10.2.1.2.0")...); out != ".1.3.6.1.6.3.10.2.1.2.0 = INTEGER: 2147483647" {
 		t.Errorf("snmpEngineBoots over v2c: %q", out)
 	}

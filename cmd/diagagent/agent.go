@@ -209,7 +209,9 @@ func (a *agent) run(ctx context.Context) error {
 // newProber builds the prober from the test section.
 func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, error) {
 	p := probe.Default()
-	p.Test, p.Community, p.WriteCommunity = cfg.Test, cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
+	t := cfg.Test
+	p.TimeoutMin, p.Timeout, p.Retries, p.PingTimeout, p.PingCount, p.Concurrency = t.TimeoutMin, t.Timeout, t.Retries, t.PingTimeout, t.PingCount, t.Concurrency
+	p.Community, p.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
 	p.Source = source(cfg, id)
 	if err := probe.CheckICMP(); err != nil {
 		if probe.CheckUnprivilegedICMP() != nil {
@@ -220,7 +222,8 @@ func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, err
 	}
 	if cfg.Test.V3User != "" {
 		u, _ := cfg.SNMP.User(cfg.Test.V3User)
-		p.V3 = &u.Credentials
+		v3 := u.Credentials.User()
+		p.V3 = &v3
 	}
 	pr, err := probe.New(p, nil)
 	if err != nil {
@@ -241,7 +244,9 @@ func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, b
 	if c.Write != "" {
 		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
 	}
-	r.Users = cfg.SNMP.Users
+	for _, u := range cfg.SNMP.Users {
+		r.Users = append(r.Users, snmp.User{User: u.Credentials.User(), Write: u.Access == config.AccessWrite})
+	}
 	r.EngineID, r.EngineBoots = engineID, boots
 	r.Workers = cfg.SNMP.MaxWorkers
 	host, _ := os.Hostname()
@@ -278,7 +283,7 @@ func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, l
 		t.Kind = traps.InformV2c
 	case config.KindV3Inform:
 		t.Kind = traps.InformV3
-		t.User = cfg.Traps.V3
+		t.User = cfg.Traps.V3.User()
 	}
 	t.Community = cfg.Traps.Community
 	t.QueueSize = cfg.Traps.Queue

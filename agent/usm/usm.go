@@ -1,4 +1,9 @@
-package mib
+// Package usm is the SNMPv3 user of the User-based Security Model (RFC
+// 3414): a usmUserTable row with the pass phrases its keys are made from,
+// and the protocols its names stand for. It is the one type of a user: the
+// responder serves users, the prober tests peers as one, the notifier sends
+// informs as one; the configuration file's keys translate into it.
+package usm
 
 import (
 	"strings"
@@ -6,22 +11,20 @@ import (
 	"github.com/gosnmp/gosnmp"
 )
 
-// USMUser is one SNMPv3 user, a row of RFC 3414's usmUserTable with the pass
-// phrases its keys are made from, as the configuration file gives it and
-// validates it once when it is loaded. It is the one type of a user
-// everywhere: the responder serves it, the prober tests peers as it, the
-// notifier sends informs as it.
-type USMUser struct {
+// User is one SNMPv3 user: a row of RFC 3414's usmUserTable with the pass
+// phrases its keys are made from. The configuration validates it once when
+// it is loaded.
+type User struct {
 	// Name is the USM user name.
-	Name string `mapstructure:"name" doc:"USM user name"`
+	Name string
 	// AuthProtocol is sha, sha224, sha256, sha384 or sha512.
-	AuthProtocol string `mapstructure:"auth_protocol" doc:"authentication protocol: sha, sha224, sha256, sha384 or sha512"`
+	AuthProtocol string
 	// AuthPassphrase is the authentication pass phrase (8 characters at least).
-	AuthPassphrase string `mapstructure:"auth_passphrase" doc:"authentication pass phrase, 8 characters at least"`
+	AuthPassphrase string
 	// PrivProtocol is none, aes, aes192, aes256, aes192c or aes256c.
-	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192, aes256 (Blumenthal keys), aes192c or aes256c (Reeder keys)"`
+	PrivProtocol string
 	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
-	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
+	PrivPassphrase string
 }
 
 // PrivProtocol is one privacy protocol name's meaning.
@@ -51,7 +54,7 @@ func PrivProtocols() map[string]PrivProtocol {
 
 // AuthProto returns the gosnmp authentication protocol of a validated user
 // (gosnmp.NoAuth when auth_protocol is empty).
-func (c USMUser) AuthProto() gosnmp.SnmpV3AuthProtocol {
+func (c User) AuthProto() gosnmp.SnmpV3AuthProtocol {
 	if p, ok := AuthProtocols()[strings.ToLower(c.AuthProtocol)]; ok {
 		return p
 	}
@@ -59,12 +62,12 @@ func (c USMUser) AuthProto() gosnmp.SnmpV3AuthProtocol {
 }
 
 // PrivProto returns the gosnmp privacy protocol of a validated user (gosnmp.NoPriv for none).
-func (c USMUser) PrivProto() gosnmp.SnmpV3PrivProtocol {
+func (c User) PrivProto() gosnmp.SnmpV3PrivProtocol {
 	return PrivProtocols()[strings.ToLower(c.PrivProtocol)].Proto
 }
 
 // MsgFlags returns the security level the user's protocols give: authPriv or authNoPriv.
-func (c USMUser) MsgFlags() gosnmp.SnmpV3MsgFlags {
+func (c User) MsgFlags() gosnmp.SnmpV3MsgFlags {
 	if c.PrivProto() == gosnmp.NoPriv {
 		return gosnmp.AuthNoPriv
 	}
@@ -72,7 +75,7 @@ func (c USMUser) MsgFlags() gosnmp.SnmpV3MsgFlags {
 }
 
 // USM returns gosnmp security parameters for a manager (tests, informs) using these credentials.
-func (c USMUser) USM() *gosnmp.UsmSecurityParameters {
+func (c User) USM() *gosnmp.UsmSecurityParameters {
 	return &gosnmp.UsmSecurityParameters{
 		UserName:                 c.Name,
 		AuthenticationProtocol:   c.AuthProto(),
