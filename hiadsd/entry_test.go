@@ -5,22 +5,6 @@ import (
 	"testing"
 )
 
-func TestStatusMIB(t *testing.T) {
-	want := map[Status]int{FaultFree: 0, Faulty: 1, Partial: 2, Unknown: 3}
-	for st, v := range want {
-		if got := st.MIB(); got != v {
-			t.Errorf("%v.MIB() = %d, want %d", st, got, v)
-		}
-		back, err := StatusFromMIB(v)
-		if err != nil || back != st {
-			t.Errorf("StatusFromMIB(%d) = %v, %v; want %v", v, back, err, st)
-		}
-	}
-	if _, err := StatusFromMIB(4); !errors.Is(err, ErrBadStatus) {
-		t.Errorf("StatusFromMIB(4) error = %v, want ErrBadStatus", err)
-	}
-}
-
 func TestNewer(t *testing.T) {
 	cases := []struct {
 		e, old Entry

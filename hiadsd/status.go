@@ -1,7 +1,5 @@
 package hiadsd
 
-import "fmt"
-
 // Status is what a node believes about another node.
 type Status uint8
 
@@ -13,35 +11,8 @@ const (
 	Partial                 // answered ping but not the diagnosis test
 )
 
-// MIB returns the value nodeStatus carries in the DIAGNOSIS-MIB:
-// 0 fault-free, 1 faulty, 2 partial, 3 unknown.
-func (s Status) MIB() int {
-	switch s {
-	case FaultFree:
-		return 0
-	case Faulty:
-		return 1
-	case Partial:
-		return 2
-	default:
-		return 3
-	}
-}
-
-// StatusFromMIB is the inverse of Status.MIB.
-func StatusFromMIB(v int) (Status, error) {
-	switch v {
-	case 0:
-		return FaultFree, nil
-	case 1:
-		return Faulty, nil
-	case 2:
-		return Partial, nil
-	case 3:
-		return Unknown, nil
-	}
-	return Unknown, fmt.Errorf("nodeStatus %d: %w", v, ErrBadStatus)
-}
+// Valid reports whether s is one of the four statuses.
+func (s Status) Valid() bool { return s <= Partial }
 
 // String names the status as the JSON output and logs spell it.
 func (s Status) String() string {

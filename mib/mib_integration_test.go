@@ -87,8 +87,12 @@ func TestEveryMIBNodeHasConstant(t *testing.T) {
 
 func TestEnumerationsMatchGo(t *testing.T) {
 	var status []string
-	for s := StatusFaultFree; s.Valid(); s++ {
-		status = append(status, s.String()+"("+string(rune('0'+s))+")")
+	for v := range 4 {
+		s, err := StatusOf(v)
+		if err != nil || DiagStatus(s) != v {
+			t.Fatalf("StatusOf(%d) = %v, %v; DiagStatus gives it back as %d", v, s, err, DiagStatus(s))
+		}
+		status = append(status, DiagStatusLabel(s)+"("+string(rune('0'+v))+")")
 	}
 	for _, obj := range []string{"nodeStatus", "diagEventStatus", "diagEventPrevStatus"} {
 		if got, want := enumOf(t, obj), strings.Join(status, ","); got != want {

@@ -2,13 +2,15 @@ package mib
 
 import (
 	"bytes"
-	"net/netip"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // objects maps every descriptor of DIAGNOSIS-MIB to the Go constant for it.
@@ -171,58 +173,24 @@ func TestEmbeddedTextIsTheFile(t *testing.T) {
 	}
 }
 
-func TestStatusStrings(t *testing.T) {
-	if StatusUnknown.String() != "unknown" || Status(9).String() != "Status(9)" || Status(9).Valid() {
-		t.Errorf("Status strings: %s %s valid(9)=%v", StatusUnknown, Status(9), Status(9).Valid())
+// TestDiagStatus checks the MIB's numbering of the core's statuses both ways.
+func TestDiagStatus(t *testing.T) {
+	want := map[hiadsd.Status]int{hiadsd.FaultFree: 0, hiadsd.Faulty: 1, hiadsd.Partial: 2, hiadsd.Unknown: 3}
+	for st, v := range want {
+		if got := DiagStatus(st); got != v {
+			t.Errorf("DiagStatus(%v) = %d, want %d", st, got, v)
+		}
+		if back, err := StatusOf(v); err != nil || back != st {
+			t.Errorf("StatusOf(%d) = %v, %v; want %v", v, back, err, st)
+		}
+	}
+	if _, err := StatusOf(4); !errors.Is(err, hiadsd.ErrBadStatus) {
+		t.Errorf("StatusOf(4) error = %v, want ErrBadStatus", err)
+	}
+	if DiagStatusLabel(hiadsd.Unknown) != "unknown" || DiagStatusLabel(hiadsd.FaultFree) != "faultFree" {
+		t.Errorf("labels: %s %s", DiagStatusLabel(hiadsd.Unknown), DiagStatusLabel(hiadsd.FaultFree))
 	}
 	if SourceLearned.String() != "learned" || Source(7).String() != "Source(7)" {
 		t.Errorf("Source strings: %s %s", SourceLearned, Source(7))
-	}
-}
-
-// TestFetchDigest: the digest changes with every object a fetch reads (the
-// station, its counter, the list's fingerprint and version, each row's
-// status and counter, a row more) and with nothing else (how a row was
-// learned, when it changed, the events, hiADSDisUP).
-func TestFetchDigest(t *testing.T) {
-	base := func() *Snapshot {
-		s := &Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.1"), NMSCounter: 2, NodeListHash: []byte{1, 2, 3, 4, 5, 6, 7, 8}, ListVersion: 1}
-		for id := uint32(1); id <= 4; id++ {
-			s.Nodes = append(s.Nodes, NodeRow{ID: id, Status: StatusFaultFree, Counter: id})
-		}
-		return s
-	}
-	want := base().FetchDigest()
-	if want == 0 {
-		t.Fatal("digest 0, which a tester reads as none")
-	}
-	changes := map[string]func(*Snapshot){
-		"station":     func(s *Snapshot) { s.NMS = netip.MustParseAddr("192.0.2.2") },
-		"its counter": func(s *Snapshot) { s.NMSCounter++ },
-		"list hash":   func(s *Snapshot) { s.NodeListHash = []byte{1, 2, 3, 4, 5, 6, 7, 9} },
-		"version":     func(s *Snapshot) { s.ListVersion++ },
-		"a status":    func(s *Snapshot) { s.Nodes[2].Status = StatusPartial },
-		"a counter":   func(s *Snapshot) { s.Nodes[3].Counter++ },
-		"a row more":  func(s *Snapshot) { s.Nodes = append(s.Nodes, NodeRow{ID: 5}) },
-	}
-	for name, change := range changes {
-		s := base()
-		change(s)
-		if s.FetchDigest() == want {
-			t.Errorf("%s changed, the digest did not", name)
-		}
-	}
-	same := map[string]func(*Snapshot){
-		"how learned": func(s *Snapshot) { s.Nodes[1].How = SourceDirect },
-		"last change": func(s *Snapshot) { s.Nodes[1].LastChange = 99 },
-		"an event":    func(s *Snapshot) { s.Events = append(s.Events, Event{Seq: 1}) },
-		"up":          func(s *Snapshot) { s.Up = false },
-	}
-	for name, change := range same {
-		s := base()
-		change(s)
-		if s.FetchDigest() != want {
-			t.Errorf("%s changed the digest; a fetch does not read it", name)
-		}
 	}
 }

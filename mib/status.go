@@ -6,59 +6,47 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// Status is a node's diagnosed state as numbered in the MIB's DiagStatus.
-type Status int
-
-// The values of DiagStatus; the first three are the paper's.
-const (
-	StatusFaultFree Status = 0
-	StatusFaulty    Status = 1
-	StatusPartial   Status = 2
-	StatusUnknown   Status = 3
-)
-
-// String returns the MIB's enumeration label of s.
-func (s Status) String() string {
-	switch s {
-	case StatusFaultFree:
-		return "faultFree"
-	case StatusFaulty:
-		return "faulty"
-	case StatusPartial:
-		return "partial"
-	case StatusUnknown:
-		return "unknown"
+// DiagStatus returns the value nodeStatus (the MIB's DiagStatus) carries
+// for st: 0 fault-free, 1 faulty, 2 partial, 3 unknown. The status itself
+// is the core's (hiadsd.Status); the MIB only numbers it.
+func DiagStatus(st hiadsd.Status) int {
+	switch st {
+	case hiadsd.FaultFree:
+		return 0
+	case hiadsd.Faulty:
+		return 1
+	case hiadsd.Partial:
+		return 2
+	default:
+		return 3
 	}
-	return fmt.Sprintf("Status(%d)", int(s))
 }
 
-// Name is the word logs, the JSON API, the page and the metrics use for s
-// ("fault-free", "faulty", "partial", "unknown"): the core's name of the
-// status, so there is one spelling of each. A value outside DiagStatus is
-// "unknown".
-func (s Status) Name() string {
-	st, err := hiadsd.StatusFromMIB(int(s))
-	if err != nil {
-		return hiadsd.Unknown.String()
+// StatusOf returns the status a DiagStatus value stands for; a value outside
+// 0..3 is an error wrapping hiadsd.ErrBadStatus.
+func StatusOf(v int) (hiadsd.Status, error) {
+	switch v {
+	case 0:
+		return hiadsd.FaultFree, nil
+	case 1:
+		return hiadsd.Faulty, nil
+	case 2:
+		return hiadsd.Partial, nil
+	case 3:
+		return hiadsd.Unknown, nil
 	}
-	return st.String()
+	return hiadsd.Unknown, fmt.Errorf("nodeStatus %d: %w", v, hiadsd.ErrBadStatus)
 }
 
-// Core returns the core's status for s; a value outside DiagStatus is Unknown.
-func (s Status) Core() hiadsd.Status {
-	st, err := hiadsd.StatusFromMIB(int(s))
-	if err != nil {
-		return hiadsd.Unknown
-	}
-	return st
+// DiagStatuses lists the statuses in the order DiagStatus numbers them.
+func DiagStatuses() []hiadsd.Status {
+	return []hiadsd.Status{hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial, hiadsd.Unknown}
 }
 
-// FromCore returns the MIB's value of the core's status st.
-func FromCore(st hiadsd.Status) Status { return Status(st.MIB()) }
-
-// Valid reports whether s is one of the enumerated values.
-func (s Status) Valid() bool {
-	return s >= StatusFaultFree && s <= StatusUnknown
+// DiagStatusLabel returns the MIB's enumeration label of st: faultFree,
+// faulty, partial or unknown, as net-snmp's tools print it.
+func DiagStatusLabel(st hiadsd.Status) string {
+	return [...]string{"faultFree", "faulty", "partial", "unknown"}[DiagStatus(st)]
 }
 
 // Source says how an agent got an entry, as numbered in nodeHowLearned.

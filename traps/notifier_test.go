@@ -10,6 +10,8 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -17,13 +19,13 @@ import (
 const openTrapd = "disableAuthorization yes"
 
 // testEvent is a status change of node 4 (NodeID) seen directly, detected by node 3.
-func testEvent(seq uint32) mib.Event {
-	return mib.Event{
+func testEvent(seq uint32) board.Event {
+	return board.Event{
 		Seq:      seq,
 		NodeID:   4,
 		Addr:     netip.MustParseAddr("10.1.2.4"),
-		Status:   mib.StatusFaulty,
-		Prev:     mib.StatusFaultFree,
+		Status:   hiadsd.Faulty,
+		Prev:     hiadsd.FaultFree,
 		Counter:  9,
 		How:      mib.SourceDirect,
 		Detector: 3,

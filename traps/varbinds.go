@@ -8,6 +8,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -37,7 +38,7 @@ type notification struct {
 }
 
 // statusChange builds the diagNodeStatusChange notification of an event.
-func statusChange(e mib.Event) notification {
+func statusChange(e board.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
 	addrType, addrBytes := mib.InetAddress(e.Addr)
 	return notification{
@@ -48,8 +49,8 @@ func statusChange(e mib.Event) notification {
 		vars: []gosnmp.SnmpPDU{
 			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: int(e.NodeID)},
 			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: mib.NodeADOf(e.Addr).String()},
-			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: int(e.Status)},
-			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: int(e.Prev)},
+			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: mib.DiagStatus(e.Status)},
+			{Name: cell(mib.ColEventPrevStatus), Type: gosnmp.Integer, Value: mib.DiagStatus(e.Prev)},
 			{Name: cell(mib.ColEventCounter), Type: gosnmp.Gauge32, Value: uint(e.Counter)},
 			{Name: cell(mib.ColEventHowLearned), Type: gosnmp.Integer, Value: int(e.How)},
 			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: int(e.Detector)},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -25,7 +26,7 @@ const maxEvents = 1024
 
 // Notifier is what the daemon needs from traps.Notifier.
 type Notifier interface {
-	NodeStatusChange(mib.Event) error
+	NodeStatusChange(board.Event) error
 	NMSChange(traps.NMSChange) error
 	NodeListMismatch(traps.ListMismatch) error
 	NodeListChange(traps.ListChange) error
@@ -40,7 +41,7 @@ type Options struct {
 	Prober Prober
 	// Board receives every snapshot of the view; the responder, the notifier
 	// and the page read it there.
-	Board *mib.Board
+	Board *board.Board
 	// Notifier sends notifications; nil sends none.
 	Notifier Notifier
 	// State is what LoadState found under state_dir.
@@ -64,7 +65,7 @@ type Daemon struct {
 	view    hiadsd.Dense
 	targets []probe.Target
 	prober  Prober
-	board   *mib.Board
+	board   *board.Board
 	notify  Notifier
 	now     func() time.Time
 	rng     *rand.Rand
@@ -73,9 +74,9 @@ type Daemon struct {
 
 	// how, changed and held are owned by the loop goroutine.
 	how     []mib.Source
-	changed []uint32     // nodeLastChange, hundredths of a second since start
-	held    []mib.Status // what the state file held per node, until the first verdict on it
-	told    map[int]bool // peers whose partial verdict's likely cause was logged, until they test otherwise
+	changed []uint32        // nodeLastChange, hundredths of a second since start
+	held    []hiadsd.Status // what the state file held per node, until the first verdict on it
+	told    map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
 
 	grace  grace   // first verdicts held back during start-up
 	push   pushing // pushes received, waiting for the loop, and sent
@@ -96,9 +97,9 @@ type Daemon struct {
 	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, applied at the next interval
 	savedSeq uint32             // the newest event sequence number on disk; later events are not served yet
 	unsaved  []unsavedEvent     // events recorded but not on disk, not yet notified
-	rows     []mib.NodeRow      // immutable once published
+	rows     []board.Row        // immutable once published
 	lastDone time.Time
-	cur      *mib.Snapshot
+	cur      *board.Snapshot
 	graph    [][]int
 	withheld bool // the view holds verdicts made while cut off: diagViewDigest is served empty
 }
@@ -150,11 +151,11 @@ func New(o Options) (*Daemon, error) {
 	d := &Daemon{cfg: o.Config, id: id, fileID: o.ID, file: file, list: list, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
 		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
-		held: append([]mib.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
+		held: append([]hiadsd.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
 		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
 		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
 	d.pending = edited
-	d.push.in = make(chan mib.Push, pushQueue)
+	d.push.in = make(chan board.Push, pushQueue)
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
 		d.now = time.Now
@@ -342,7 +343,7 @@ func (d *Daemon) upLocked() bool {
 func (d *Daemon) Changed() <-chan struct{} { return d.board.Changed() }
 
 // Snapshot returns the view last published.
-func (d *Daemon) Snapshot() *mib.Snapshot {
+func (d *Daemon) Snapshot() *board.Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.cur

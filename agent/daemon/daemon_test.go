@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -24,12 +26,12 @@ import (
 // every node's diagTree, as the real agents would.
 type fakeLAN struct {
 	mu     sync.Mutex
-	status map[netip.Addr]mib.Status  // the truth; fault-free when absent
-	rows   map[netip.Addr][]probe.Row // what each peer's diagTree says
-	nms    map[netip.Addr]nmsAndCount // each peer's nmsID
-	probes map[netip.Addr]int         // probes received
-	fetch  map[netip.Addr]int         // row fetches received
-	lists  map[netip.Addr][]byte      // each peer's diagNodeListHash; none when absent
+	status map[netip.Addr]hiadsd.Status // the truth; fault-free when absent
+	rows   map[netip.Addr][]probe.Row   // what each peer's diagTree says
+	nms    map[netip.Addr]nmsAndCount   // each peer's nmsID
+	probes map[netip.Addr]int           // probes received
+	fetch  map[netip.Addr]int           // row fetches received
+	lists  map[netip.Addr][]byte        // each peer's diagNodeListHash; none when absent
 }
 
 type nmsAndCount struct {
@@ -38,7 +40,7 @@ type nmsAndCount struct {
 }
 
 func newFakeLAN() *fakeLAN {
-	return &fakeLAN{status: map[netip.Addr]mib.Status{}, rows: map[netip.Addr][]probe.Row{},
+	return &fakeLAN{status: map[netip.Addr]hiadsd.Status{}, rows: map[netip.Addr][]probe.Row{},
 		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{},
 		lists: map[netip.Addr][]byte{}}
 }
@@ -47,7 +49,11 @@ func (f *fakeLAN) Probe(_ context.Context, t probe.Target) probe.Result {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.probes[t.Addr]++
-	return probe.Result{Status: f.status[t.Addr]}
+	st, ok := f.status[t.Addr]
+	if !ok {
+		st = hiadsd.FaultFree
+	}
+	return probe.Result{Status: st}
 }
 
 func (f *fakeLAN) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]probe.Row, error) {
@@ -82,8 +88,8 @@ func (f *fakeLAN) Push(context.Context, probe.Target, []byte) error { return pro
 // sink records what the daemon publishes and notifies.
 type sink struct {
 	mu     sync.Mutex
-	b      mib.Board
-	events []mib.Event
+	b      board.Board
+	events []board.Event
 	nms    []traps.NMSChange
 	lists  []traps.ListMismatch
 	change []traps.ListChange
@@ -97,9 +103,9 @@ func (s *sink) NodeListChange(c traps.ListChange) error {
 }
 
 // board is where the daemon publishes.
-func (s *sink) board() *mib.Board { return &s.b }
+func (s *sink) board() *board.Board { return &s.b }
 
-func (s *sink) NodeStatusChange(e mib.Event) error {
+func (s *sink) NodeStatusChange(e board.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
@@ -152,12 +158,12 @@ func newTestDaemon(t *testing.T, cfg config.Config, lan *fakeLAN, s *sink, st St
 func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
 	lan, s := newFakeLAN(), &sink{}
-	lan.status[addr(2)] = mib.StatusPartial
+	lan.status[addr(2)] = hiadsd.Partial
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 
 	d.interval(context.Background())
 	snap := d.Snapshot()
-	want := []mib.Status{mib.StatusFaultFree, mib.StatusFaultFree, mib.StatusPartial, mib.StatusFaultFree}
+	want := []hiadsd.Status{hiadsd.FaultFree, hiadsd.FaultFree, hiadsd.Partial, hiadsd.FaultFree}
 	for k, r := range snap.Nodes {
 		if r.Status != want[k] {
 			t.Fatalf("row %d: status %v, want %v", k+1, r.Status, want[k])
@@ -167,14 +173,14 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 		t.Fatalf("events %d (want 3: nodes 2, 3, 4 leave unknown), up %v", len(snap.Events), snap.Up)
 	}
 	// Unknown -> fault-free is what every agent learns at start: not news.
-	if len(s.events) != 1 || s.events[0].NodeID != 3 || s.events[0].Status != mib.StatusPartial ||
+	if len(s.events) != 1 || s.events[0].NodeID != 3 || s.events[0].Status != hiadsd.Partial ||
 		s.events[0].How != mib.SourceDirect || s.events[0].Detector != 1 {
 		t.Fatalf("notifications after the first interval: %+v", s.events)
 	}
 
-	lan.status[addr(2)] = mib.StatusFaultFree
+	lan.status[addr(2)] = hiadsd.FaultFree
 	d.interval(context.Background())
-	if len(s.events) != 2 || s.events[1].Prev != mib.StatusPartial || s.events[1].Counter != 1 {
+	if len(s.events) != 2 || s.events[1].Prev != hiadsd.Partial || s.events[1].Counter != 1 {
 		t.Fatalf("repair notification: %+v", s.events)
 	}
 	st, err := LoadState(cfg.StateDirFor(0), 4)
@@ -192,14 +198,14 @@ func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
 			cfg := testConfig(t, 4, config.AlgorithmVRing, scope)
 			lan, s := newFakeLAN(), &sink{}
 			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
-			lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: mib.StatusFaultFree, Counter: 0}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
+			lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree, Counter: 0}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
 			d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 			d.interval(context.Background())
-			if got := d.Snapshot().Nodes[3]; got.Status != mib.StatusFaulty || got.How != mib.SourceLearned || got.Counter != 2 {
+			if got := d.Snapshot().Nodes[3]; got.Status != hiadsd.Faulty || got.How != mib.SourceLearned || got.Counter != 2 {
 				t.Fatalf("node 4 row: %+v", got)
 			}
 			// The event names the agent it was read from (diagEventSource), not a tester.
-			var ev *mib.Event
+			var ev *board.Event
 			for _, e := range d.Snapshot().Events {
 				if e.NodeID == 4 {
 					ev = &e
@@ -272,7 +278,7 @@ func TestFallbackStationWhenNMSFaulty(t *testing.T) {
 	if st := d.Stations(); !st[0].Usable || !st[1].Usable {
 		t.Fatalf("all fault-free: %+v", st)
 	}
-	lan.status[addr(3)] = mib.StatusFaulty
+	lan.status[addr(3)] = hiadsd.Faulty
 	d.interval(context.Background())
 	st := d.Stations()
 	if st[0].Usable || st[0].Addr != "127.0.0.4:162" || !st[1].Usable || st[1].Addr != "127.0.0.50:162" {
@@ -303,17 +309,17 @@ func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
 	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
 	st := State{Version: stateVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
 	lan, s := newFakeLAN(), &sink{}
-	lan.status[addr(1)] = mib.StatusFaulty
+	lan.status[addr(1)] = hiadsd.Faulty
 	d := newTestDaemon(t, cfg, lan, s, st, nil)
 	for k, r := range d.Snapshot().Nodes {
-		if k > 0 && (r.Status != mib.StatusUnknown || r.Counter != st.Counters[k]) {
+		if k > 0 && (r.Status != hiadsd.Unknown || r.Counter != st.Counters[k]) {
 			t.Fatalf("restarted row %d: %+v", k+1, r)
 		}
 	}
 	d.interval(context.Background())
 	// Counters never go back: the first verdict keeps the saved counter, so a
 	// peer holding (fault-free, 7) sees (faulty, 7) win the tie by severity.
-	if r := d.Snapshot().Nodes[1]; r.Status != mib.StatusFaulty || r.Counter != 7 {
+	if r := d.Snapshot().Nodes[1]; r.Status != hiadsd.Faulty || r.Counter != 7 {
 		t.Fatalf("node 2 after the restart's first interval: %+v", r)
 	}
 	if fmt.Sprint(d.Snapshot().Nodes[2].Counter) != "3" {
@@ -375,7 +381,7 @@ func hypercubeGraph(t *testing.T, cfg config.Config, want int) {
 func allFaultFreeRows(n int) []probe.Row {
 	rows := make([]probe.Row, n)
 	for k := range rows {
-		rows[k] = probe.Row{ID: uint32(k + 1), Status: mib.StatusFaultFree}
+		rows[k] = probe.Row{ID: uint32(k + 1), Status: hiadsd.FaultFree}
 	}
 	return rows
 }
@@ -403,9 +409,9 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 	if err := os.WriteFile(dir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lan.status[addr(2)] = mib.StatusFaulty
+	lan.status[addr(2)] = hiadsd.Faulty
 	d.interval(context.Background())
-	if snap := d.Snapshot(); len(snap.Events) != served || snap.Nodes[2].Status != mib.StatusFaulty || len(s.events) != 0 {
+	if snap := d.Snapshot(); len(snap.Events) != served || snap.Nodes[2].Status != hiadsd.Faulty || len(s.events) != 0 {
 		t.Fatalf("while saves fail: %d events served (want %d), node 3 %v, %d notifications (want 0)",
 			len(snap.Events), served, snap.Nodes[2].Status, len(s.events))
 	}
@@ -440,16 +446,16 @@ func TestSetAddressMovesANode(t *testing.T) {
 	cfg.Nodes[2].Host = "ws-03.lan"
 	lan, s := newFakeLAN(), &sink{}
 	moved := netip.MustParseAddr("2001:db8::3")
-	lan.status[moved] = mib.StatusPartial // at its new address the node's agent is down
+	lan.status[moved] = hiadsd.Partial // at its new address the node's agent is down
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
-	if r := d.Snapshot().Nodes[2]; r.Status != mib.StatusFaultFree || r.Addr != addr(2) {
+	if r := d.Snapshot().Nodes[2]; r.Status != hiadsd.FaultFree || r.Addr != addr(2) {
 		t.Fatalf("before the move: %+v", r)
 	}
 	d.SetAddress(2, moved)
 	d.interval(context.Background())
 	r := d.Snapshot().Nodes[2]
-	if r.Status != mib.StatusPartial || r.Addr != moved {
+	if r.Status != hiadsd.Partial || r.Addr != moved {
 		t.Fatalf("after the move: %+v, want partial at %v", r, moved)
 	}
 	if ev := s.events[len(s.events)-1]; ev.NodeID != 3 || ev.Addr != moved {
@@ -470,8 +476,8 @@ func TestStartupGrace(t *testing.T) {
 	cfg.Traps.StartupGrace = 10 * time.Second
 	clock := &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
-	lan.status[addr(2)] = mib.StatusPartial // started later than this agent
-	lan.status[addr(3)] = mib.StatusPartial // really down
+	lan.status[addr(2)] = hiadsd.Partial // started later than this agent
+	lan.status[addr(3)] = hiadsd.Partial // really down
 	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
 
 	d.interval(context.Background())
@@ -485,15 +491,15 @@ func TestStartupGrace(t *testing.T) {
 		t.Fatalf("a retraction within the grace was notified: %+v", s.events)
 	}
 	clock.advance(time.Second)
-	lan.status[addr(1)] = mib.StatusFaulty // node 2 was seen up: its failure is news at once
+	lan.status[addr(1)] = hiadsd.Faulty // node 2 was seen up: its failure is news at once
 	d.interval(context.Background())
-	if len(s.events) != 1 || s.events[0].NodeID != 2 || s.events[0].Status != mib.StatusFaulty {
+	if len(s.events) != 1 || s.events[0].NodeID != 2 || s.events[0].Status != hiadsd.Faulty {
 		t.Fatalf("a node seen up failing within the grace: %+v", s.events)
 	}
 	clock.advance(10 * time.Second) // past the grace: node 4, partial all along, is notified once
 	d.interval(context.Background())
 	d.interval(context.Background())
-	if len(s.events) != 2 || s.events[1].NodeID != 4 || s.events[1].Status != mib.StatusPartial || s.events[1].Seq != 3 {
+	if len(s.events) != 2 || s.events[1].NodeID != 4 || s.events[1].Status != hiadsd.Partial || s.events[1].Seq != 3 {
 		t.Fatalf("after the grace: %+v, want node 4 partial with its first event's sequence number 3", s.events)
 	}
 }
@@ -505,14 +511,14 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	cfg := testConfig(t, 4, config.AlgorithmVRing, config.ScopeDetected)
 	lan, s := newFakeLAN(), &sink{}
 	// Node 0 tests node 1 (vRing) and would learn node 3's fault from it.
-	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: mib.StatusFaultFree}, {ID: 4, Status: mib.StatusFaulty, Counter: 2}}
+	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
 	other := cfg
 	other.Nodes = append(slices.Clone(cfg.Nodes), config.Node{Address: netip.MustParseAddr("127.0.0.99"), Port: 161})
 	lan.lists[addr(1)] = fingerprint(other)
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
 	snap := d.Snapshot()
-	if snap.Nodes[3].Status == mib.StatusFaulty || !slices.Equal(snap.ListMismatch, []uint32{2}) {
+	if snap.Nodes[3].Status == hiadsd.Faulty || !slices.Equal(snap.ListMismatch, []uint32{2}) {
 		t.Fatalf("a peer with another list was a source: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
 	}
 	d.interval(context.Background()) // still differing: notified once
@@ -524,7 +530,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	}
 	lan.lists[addr(1)] = fingerprint(cfg) // the lists agree again
 	d.interval(context.Background())
-	if snap := d.Snapshot(); snap.Nodes[3].Status != mib.StatusFaulty || len(snap.ListMismatch) != 0 {
+	if snap := d.Snapshot(); snap.Nodes[3].Status != hiadsd.Faulty || len(snap.ListMismatch) != 0 {
 		t.Fatalf("after the lists agree: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)
 	}
 }

@@ -8,14 +8,14 @@
 // station and diagTree rows. The results go back with Advance until the
 // interval is done. The updates it reports become rows of the event table,
 // log lines and notifications (Notifier); the view is published on a
-// mib.Board as an immutable snapshot, which the SNMP responder, the notifier
+// board.Board as an immutable snapshot, which the SNMP responder, the notifier
 // and the page read; what must survive a restart is written under state_dir.
 // A station SET (SetNMS) is served at once and handed to the core when the
 // next interval begins.
 //
 //	config.Config ──► Daemon ──► Begin / Ready ──► batch (probe.Prober) ──► Advance ──► Report
 //	                                                                                     │
-//	      mib.Board  ◄── Publish(snapshot) ◄────────────────────────────────────────────┤
+//	      board.Board  ◄── Publish(snapshot) ◄────────────────────────────────────────────┤
 //	      Notifier   ◄── NodeStatusChange ◄─────────────────────────────────────────────┤
 //	      state_dir  ◄── SaveState ◄────────────────────────────────────────────────────┘
 //

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -17,13 +17,13 @@ import (
 func (m *mockNet) addHost() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.boards, m.agents, m.sinks = append(m.boards, mib.NewBoard()), append(m.agents, nil), append(m.sinks, &sink{})
-	m.state = append(m.state, mib.StatusPartial)
+	m.boards, m.agents, m.sinks = append(m.boards, board.New()), append(m.agents, nil), append(m.sinks, &sink{})
+	m.state = append(m.state, hiadsd.Partial)
 	return len(m.agents) - 1
 }
 
 // rowOf returns the row of NodeID id in a snapshot, nil if it has none.
-func rowOf(s *mib.Snapshot, id uint32) *mib.NodeRow {
+func rowOf(s *board.Snapshot, id uint32) *board.Row {
 	for k := range s.Nodes {
 		if s.Nodes[k].ID == id {
 			return &s.Nodes[k]
@@ -39,7 +39,7 @@ func (m *mockNet) noSuspicion() {
 	for id, s := range m.sinks {
 		s.mu.Lock()
 		for _, e := range s.events {
-			if e.Status == mib.StatusFaulty || e.Status == mib.StatusPartial {
+			if e.Status == hiadsd.Faulty || e.Status == hiadsd.Partial {
 				m.t.Errorf("agent %d notified node %d %v", id+1, e.NodeID, e.Status)
 			}
 		}
@@ -70,7 +70,7 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	m := newMockNet(t, 8, config.AlgorithmVCube, config.ScopeDetected)
 	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
 		for k := range 8 {
-			if !m.everyone(k, mib.StatusFaultFree, -1) {
+			if !m.everyone(k, hiadsd.FaultFree, -1) {
 				return false
 			}
 		}
@@ -87,7 +87,7 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	bound := hiadsd.MembershipBound(hiadsd.VCube, 9)
 	r := m.until(bound, "every agent runs version 1 and holds node 9 up", func() bool {
 		for _, d := range m.agents {
-			if row := rowOf(d.Snapshot(), 9); d.list.Version != 1 || row == nil || row.Status != mib.StatusFaultFree {
+			if row := rowOf(d.Snapshot(), 9); d.list.Version != 1 || row == nil || row.Status != hiadsd.FaultFree {
 				return false
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -32,10 +33,10 @@ type mockNet struct {
 	cfg    config.Config
 	clock  *mockClock
 	mu     sync.Mutex
-	boards []*mib.Board
+	boards []*board.Board
 	agents []*Daemon // nil while a host's agent is down
 	sinks  []*sink
-	state  []mib.Status    // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
+	state  []hiadsd.Status // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
 	cut    map[[2]int]bool // pairs of hosts that cannot reach each other
 	probes map[[2]int]int  // tests made, by (tester, target)
 	reads  int             // fetches of a peer's diagnosis made
@@ -62,8 +63,8 @@ func newMockNet(t *testing.T, n int, algo, scope string) *mockNet {
 	// they all test the round's cluster (rounds.go).
 	start := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC).Add(cfg.Interval / 2)
 	m := &mockNet{t: t, cfg: cfg, clock: &mockClock{now: start},
-		boards: make([]*mib.Board, n), agents: make([]*Daemon, n), sinks: make([]*sink, n),
-		state: make([]mib.Status, n), cut: map[[2]int]bool{}, probes: map[[2]int]int{}}
+		boards: make([]*board.Board, n), agents: make([]*Daemon, n), sinks: make([]*sink, n),
+		state: make([]hiadsd.Status, n), cut: map[[2]int]bool{}, probes: map[[2]int]int{}}
 	for id := range n {
 		m.start(id)
 	}
@@ -80,7 +81,7 @@ func (m *mockNet) startWith(id int, cfg config.Config) {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	m.boards[id], m.sinks[id] = mib.NewBoard(), &sink{}
+	m.boards[id], m.sinks[id] = board.New(), &sink{}
 	o := Options{Config: cfg, ID: id, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
 		State: st, Now: m.clock.Now, Rand: rand.New(rand.NewPCG(uint64(id), 7))}
 	d, err := New(o)
@@ -88,7 +89,7 @@ func (m *mockNet) startWith(id int, cfg config.Config) {
 		m.t.Fatal(err)
 	}
 	m.mu.Lock()
-	m.agents[id], m.state[id] = d, mib.StatusFaultFree
+	m.agents[id], m.state[id] = d, hiadsd.FaultFree
 	m.mu.Unlock()
 }
 
@@ -97,9 +98,9 @@ func (m *mockNet) startWith(id int, cfg config.Config) {
 func (m *mockNet) stop(id int, down bool) {
 	m.mu.Lock()
 	d := m.agents[id]
-	m.agents[id], m.state[id] = nil, mib.StatusPartial
+	m.agents[id], m.state[id] = nil, hiadsd.Partial
 	if down {
-		m.state[id] = mib.StatusFaulty
+		m.state[id] = hiadsd.Faulty
 	}
 	m.mu.Unlock()
 	if err := d.save(); err != nil {
@@ -171,7 +172,7 @@ func (m *mockNet) until(limit int, what string, ok func() bool) int {
 }
 
 // everyone reports whether every running daemon but skip holds status for node.
-func (m *mockNet) everyone(node int, status mib.Status, skip int) bool {
+func (m *mockNet) everyone(node int, status hiadsd.Status, skip int) bool {
 	for id, d := range m.agents {
 		if d != nil && id != skip && d.Snapshot().Nodes[node].Status != status {
 			return false
@@ -193,7 +194,7 @@ type mockProber struct {
 var errMockNoAnswer = errors.New("mock: no SNMP answer")
 
 // answering returns the board of the agent behind t, nil if none answers SNMP.
-func (p mockProber) answering(t probe.Target) (int, *mib.Board) {
+func (p mockProber) answering(t probe.Target) (int, *board.Board) {
 	id := int(t.Addr.As4()[3]) - 1
 	p.m.mu.Lock()
 	defer p.m.mu.Unlock()
@@ -209,13 +210,13 @@ func (p mockProber) Probe(_ context.Context, t probe.Target) probe.Result {
 	defer p.m.mu.Unlock()
 	p.m.probes[[2]int{p.self, id}]++
 	switch {
-	case !p.m.reach(p.self, id) || p.m.state[id] == mib.StatusFaulty:
-		return probe.Result{Status: mib.StatusFaulty}
+	case !p.m.reach(p.self, id) || p.m.state[id] == hiadsd.Faulty:
+		return probe.Result{Status: hiadsd.Faulty}
 	case b == nil:
-		return probe.Result{Status: mib.StatusPartial, SNMPErr: errMockNoAnswer}
+		return probe.Result{Status: hiadsd.Partial, SNMPErr: errMockNoAnswer}
 	}
 	s := b.Load()
-	return probe.Result{Status: mib.StatusFaultFree, Digest: s.Digest, Withheld: s.Withheld}
+	return probe.Result{Status: hiadsd.FaultFree, Digest: s.Digest, Withheld: s.Withheld}
 }
 
 func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
@@ -252,7 +253,7 @@ func (p mockProber) Push(_ context.Context, t probe.Target, value []byte) error 
 	if b == nil {
 		return errMockNoAnswer
 	}
-	push, err := mib.ParsePush(value)
+	push, err := board.ParsePush(value)
 	if err != nil {
 		return err
 	}
@@ -284,7 +285,7 @@ func TestMockNetStationReachesEveryAgent(t *testing.T) {
 	m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
 	m.until(2*hiadsd.Levels(16), "every agent knows every node", func() bool {
 		for k := range 16 {
-			if !m.everyone(k, mib.StatusFaultFree, -1) {
+			if !m.everyone(k, hiadsd.FaultFree, -1) {
 				return false
 			}
 		}
@@ -324,21 +325,21 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 			m := newMockNet(t, 8, algo, config.ScopeAll)
 			a, _ := hiadsd.ParseAlgorithm(algo)
 			bound := hiadsd.LatencyBound(a, 8) + 1
-			m.until(2*bound, "start-up", func() bool { return m.everyone(5, mib.StatusFaultFree, -1) })
+			m.until(2*bound, "start-up", func() bool { return m.everyone(5, hiadsd.FaultFree, -1) })
 			m.stop(2, false)
-			m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, mib.StatusPartial, 2) })
+			m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, hiadsd.Partial, 2) })
 			m.stop(5, false)
 			st, err := LoadState(m.cfg.StateDirFor(5), 8)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, mib.StatusPartial, 5) })
+			m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, hiadsd.Partial, 5) })
 			m.start(5)
 			m.until(2*bound, "node 6 back everywhere, node 3 still partial", func() bool {
 				for k := range 8 {
-					want := mib.StatusFaultFree
+					want := hiadsd.FaultFree
 					if k == 2 {
-						want = mib.StatusPartial
+						want = hiadsd.Partial
 					}
 					if !m.everyone(k, want, 2) {
 						return false
@@ -354,10 +355,10 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 			}
 			m.start(2)
 			m.until(2*bound, "node 3 back at the restarted agent", func() bool {
-				return m.agents[5].Snapshot().Nodes[2].Status == mib.StatusFaultFree
+				return m.agents[5].Snapshot().Nodes[2].Status == hiadsd.FaultFree
 			})
 			evs := m.agents[5].Snapshot().Events
-			if last := evs[len(evs)-1]; last.Seq != st.LastSeq+1 || last.NodeID != 3 || last.Status != mib.StatusFaultFree {
+			if last := evs[len(evs)-1]; last.Seq != st.LastSeq+1 || last.NodeID != 3 || last.Status != hiadsd.FaultFree {
 				t.Fatalf("the next change is %+v, want node 3 fault-free at seq %d", last, st.LastSeq+1)
 			}
 		})
@@ -373,17 +374,17 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 func TestMockNetPartitionHeals(t *testing.T) {
 	m := newMockNet(t, 8, config.AlgorithmHiADSD, config.ScopeDetected)
 	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
-	m.until(2*bound, "start-up", func() bool { return m.everyone(1, mib.StatusFaultFree, -1) })
+	m.until(2*bound, "start-up", func() bool { return m.everyone(1, hiadsd.FaultFree, -1) })
 	m.mu.Lock()
 	m.cut[[2]int{0, 1}] = true
 	m.mu.Unlock()
 	m.until(bound, "host 0 holds node 2 faulty", func() bool {
-		return m.agents[0].Snapshot().Nodes[1].Status == mib.StatusFaulty
+		return m.agents[0].Snapshot().Nodes[1].Status == hiadsd.Faulty
 	})
 	m.mu.Lock()
 	delete(m.cut, [2]int{0, 1})
 	m.mu.Unlock()
-	r := m.until(2*bound, "node 2 fault-free everywhere after the heal", func() bool { return m.everyone(1, mib.StatusFaultFree, -1) })
+	r := m.until(2*bound, "node 2 fault-free everywhere after the heal", func() bool { return m.everyone(1, hiadsd.FaultFree, -1) })
 	t.Logf("healed everywhere after %d rounds", r)
 }
 
@@ -396,7 +397,7 @@ func TestMockNetPartitionHeals(t *testing.T) {
 func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	const n, cut = 16, 6
 	m := newMockNet(t, n, config.AlgorithmVCube, config.ScopeDetected)
-	m.until(8, "start-up", func() bool { return m.everyone(0, mib.StatusFaultFree, -1) && m.everyone(cut, mib.StatusFaultFree, -1) })
+	m.until(8, "start-up", func() bool { return m.everyone(0, hiadsd.FaultFree, -1) && m.everyone(cut, hiadsd.FaultFree, -1) })
 	m.round()
 	m.clock.advance(time.Minute) // past the start-up grace: every verdict is notified
 	seen := make([]int, n)       // events each agent had recorded before the cut
@@ -424,7 +425,7 @@ func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	setCut(false)
 	m.until(2*hiadsd.Levels(n), "all fault-free everywhere after the heal", func() bool {
 		for node := range n {
-			if !m.everyone(node, mib.StatusFaultFree, -1) {
+			if !m.everyone(node, hiadsd.FaultFree, -1) {
 				return false
 			}
 		}
@@ -457,16 +458,16 @@ func TestMockNetNotificationScope(t *testing.T) {
 	for _, scope := range []string{config.ScopeDetected, config.ScopeAll} {
 		t.Run(scope, func(t *testing.T) {
 			m := newMockNet(t, 8, config.AlgorithmVCube, scope)
-			m.until(8, "start-up", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+			m.until(8, "start-up", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
 			m.stop(2, true)
-			m.until(hiadsd.Levels(8)+1, "node 3 faulty everywhere", func() bool { return m.everyone(2, mib.StatusFaulty, 2) })
+			m.until(hiadsd.Levels(8)+1, "node 3 faulty everywhere", func() bool { return m.everyone(2, hiadsd.Faulty, 2) })
 			notified, testers := 0, 0
 			for id, s := range m.sinks {
 				if id == 2 {
 					continue
 				}
 				for _, ev := range s.events {
-					if ev.NodeID == 3 && ev.Status == mib.StatusFaulty {
+					if ev.NodeID == 3 && ev.Status == hiadsd.Faulty {
 						notified++
 					}
 				}
@@ -506,9 +507,9 @@ func TestMockNetExplainsPartialOnce(t *testing.T) {
 		return per
 	}
 	bound := hiadsd.LatencyBound(hiadsd.VCube, 4) + 1
-	m.until(2*bound, "start-up", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+	m.until(2*bound, "start-up", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
 	m.stop(2, false)
-	m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, mib.StatusPartial, 2) })
+	m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, hiadsd.Partial, 2) })
 	for range 2 * bound {
 		m.round()
 	}
@@ -522,9 +523,9 @@ func TestMockNetExplainsPartialOnce(t *testing.T) {
 		}
 	}
 	m.start(2)
-	m.until(2*bound, "node 3 back", func() bool { return m.everyone(2, mib.StatusFaultFree, -1) })
+	m.until(2*bound, "node 3 back", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
 	m.stop(2, false)
-	m.until(bound, "node 3 partial again", func() bool { return m.everyone(2, mib.StatusPartial, 2) })
+	m.until(bound, "node 3 partial again", func() bool { return m.everyone(2, hiadsd.Partial, 2) })
 	for range 2 * bound {
 		m.round()
 	}
@@ -550,10 +551,10 @@ func TestExplainCauses(t *testing.T) {
 	d := &Daemon{log: logrus.NewEntry(logger), told: map[int]bool{},
 		targets: []probe.Target{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}
 	d.explain(map[int]probe.Result{
-		0: {Status: mib.StatusPartial, SNMPErr: errMockNoAnswer},
-		1: {Status: mib.StatusPartial, SNMPErr: probe.ErrLoopStalled},
-		2: {Status: mib.StatusPartial, SNMPErr: probe.ErrUnexpectedValue},
-		3: {Status: mib.StatusPartial, SNMPErr: probe.ErrUnexpectedValue},
+		0: {Status: hiadsd.Partial, SNMPErr: errMockNoAnswer},
+		1: {Status: hiadsd.Partial, SNMPErr: probe.ErrLoopStalled},
+		2: {Status: hiadsd.Partial, SNMPErr: probe.ErrUnexpectedValue},
+		3: {Status: hiadsd.Partial, SNMPErr: probe.ErrUnexpectedValue},
 	})
 	want := map[any]string{1: "answers ping but not SNMP", 2: "loop is stalled", 3: "mark tested_only", 4: "object it is tested by"}
 	for _, e := range hook.AllEntries() {
@@ -586,7 +587,7 @@ func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 	bound := 2*hiadsd.Levels(16) + 2 // the rotating plan's pull bound (hiadsd/rotate_test.go), and a round to spare
 	settled := func() bool {         // every node fault-free everywhere, and the start-up catch-up over
 		for k, d := range m.agents {
-			if !m.everyone(k, mib.StatusFaultFree, -1) || d.node.CatchUp > 0 {
+			if !m.everyone(k, hiadsd.FaultFree, -1) || d.node.CatchUp > 0 {
 				return false
 			}
 		}
@@ -613,7 +614,7 @@ func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 	before := m.reads
 	m.mu.Unlock()
 	m.stop(5, false)
-	r := m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, mib.StatusPartial, 5) })
+	r := m.until(bound, "node 6 partial everywhere", func() bool { return m.everyone(5, hiadsd.Partial, 5) })
 	m.mu.Lock()
 	read := m.reads - before
 	m.mu.Unlock()
@@ -637,7 +638,7 @@ func TestMockNetPushKnowsInOneRound(t *testing.T) {
 		m.noPush = !push
 		m.until(12, "start-up", func() bool {
 			for k, d := range m.agents {
-				if !m.everyone(k, mib.StatusFaultFree, -1) || d.node.CatchUp > 0 {
+				if !m.everyone(k, hiadsd.FaultFree, -1) || d.node.CatchUp > 0 {
 					return false
 				}
 			}
@@ -645,7 +646,7 @@ func TestMockNetPushKnowsInOneRound(t *testing.T) {
 		})
 		m.stop(5, false)
 		m.round()
-		if known := m.everyone(5, mib.StatusPartial, 5); known != push {
+		if known := m.everyone(5, hiadsd.Partial, 5); known != push {
 			t.Fatalf("pushes %v: after one round every agent holds node 6 partial: %v", push, known)
 		}
 		if !push {
@@ -673,7 +674,7 @@ func TestMockNetPushKnowsInOneRound(t *testing.T) {
 		t.Logf("node 6 partial everywhere after one round; %d agents learned it, %d pushes written", learned, pushed)
 		m.start(5)
 		m.round()
-		if !m.everyone(5, mib.StatusFaultFree, -1) {
+		if !m.everyone(5, hiadsd.FaultFree, -1) {
 			for id, d := range m.agents {
 				t.Logf("agent %d holds node 6 %+v", id, d.Snapshot().Nodes[5])
 			}

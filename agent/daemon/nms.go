@@ -6,9 +6,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -22,7 +22,7 @@ const defaultTrapPort = 162
 // once; the core takes it when the next interval begins, and the diagnosis
 // carries it to every other agent in its fetches (seed 002 section 5.1).
 func (d *Daemon) SetNMS(a netip.Addr) error {
-	if !mib.StationAddr(a) {
+	if !board.StationAddr(a) {
 		return fmt.Errorf("nmsID must be an IPv4 unicast host address or 0.0.0.0, got %v", a)
 	}
 	d.mu.Lock()
@@ -94,7 +94,7 @@ func (d *Daemon) Stations() []traps.Station { return Stations(d.cfg, d.board.Loa
 // order: the station of nmsID, then the configured fall-backs. A station that
 // is a node s holds faulty is marked unusable, so the notifier moves on to
 // the next one.
-func Stations(cfg config.Config, s *mib.Snapshot) []traps.Station {
+func Stations(cfg config.Config, s *board.Snapshot) []traps.Station {
 	port := uint16(defaultTrapPort)
 	if cfg.Traps.NMS.IsValid() && cfg.Traps.NMS.Port != 0 {
 		port = cfg.Traps.NMS.Port
@@ -102,7 +102,7 @@ func Stations(cfg config.Config, s *mib.Snapshot) []traps.Station {
 	var out []traps.Station
 	usable := func(a netip.Addr) bool {
 		for _, r := range s.Nodes {
-			if r.Addr == a && r.Status == mib.StatusFaulty {
+			if r.Addr == a && r.Status == hiadsd.Faulty {
 				return false
 			}
 		}

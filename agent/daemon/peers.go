@@ -10,9 +10,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -22,7 +22,7 @@ type Prober interface {
 	FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error)
 	FetchRows(ctx context.Context, t probe.Target, lo, hi int) ([]probe.Row, error)
 	FetchList(ctx context.Context, t probe.Target) (probe.List, error)
-	// Push writes a mib.MarshalPush to the peer's diagPush.
+	// Push writes a board.MarshalPush to the peer's diagPush.
 	Push(ctx context.Context, t probe.Target, value []byte) error
 	// CanPush reports whether it has credentials to write with.
 	CanPush() bool
@@ -54,7 +54,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}
-				res[k].Status, res[k].Digest, res[k].Withheld = r.Status.Core(), r.Digest, r.Withheld
+				res[k].Status, res[k].Digest, res[k].Withheld = r.Status, r.Digest, r.Withheld
 				mu.Lock()
 				probes[op.Target] = r
 				mu.Unlock()
@@ -72,7 +72,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 // likely cause is otherwise only in the probe's error.
 func (d *Daemon) explain(probes map[int]probe.Result) {
 	for id, r := range probes {
-		if r.Status != mib.StatusPartial {
+		if r.Status != hiadsd.Partial {
 			delete(d.told, id)
 			continue
 		}
@@ -114,7 +114,7 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 			}
 			res.List = d.checkList(id, f.NodeListHash, f.ListVersion)
 			rows, first = f.Rows, false
-			if mib.StationAddr(f.NMS) {
+			if board.StationAddr(f.NMS) {
 				res.Station = hiadsd.Station{Addr: f.NMS, Counter: f.NMSCounter}
 			}
 		} else {
@@ -125,7 +125,7 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 		}
 		for _, row := range rows {
 			res.Entries = append(res.Entries, hiadsd.IDEntry{ID: int(row.ID) - 1,
-				Entry: hiadsd.Entry{Status: row.Status.Core(), Counter: row.Counter}})
+				Entry: hiadsd.Entry{Status: row.Status, Counter: row.Counter}})
 		}
 	}
 	return res

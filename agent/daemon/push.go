@@ -8,9 +8,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrPushQueueFull is Receive's error when pushes arrive faster than the
@@ -25,15 +25,15 @@ const pushQueue = 256
 // intervals; the ones this agent sends run in the background, counted in
 // sends so that Run, and a test, can wait for them.
 type pushing struct {
-	in    chan mib.Push
+	in    chan board.Push
 	sends sync.WaitGroup
-	held  []mib.Push // passed on during the interval under way, merged at its end; owned by the loop
+	held  []board.Push // passed on during the interval under way, merged at its end; owned by the loop
 }
 
 // Receive queues a push a peer wrote to diagPush for the loop, which
 // merges it between two intervals (at once when idle) and passes it on.
 // Safe from any goroutine (the responder's).
-func (d *Daemon) Receive(p mib.Push) error {
+func (d *Daemon) Receive(p board.Push) error {
 	select {
 	case d.push.in <- p:
 		return nil
@@ -52,12 +52,12 @@ func (d *Daemon) Receive(p mib.Push) error {
 // verdict about a peer this batch is testing is also handed to that test
 // (corroborate), whose re-test of the same verdict it cuts short.
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
-	peers := map[int]chan mib.Status{}
+	peers := map[int]chan hiadsd.Status{}
 	views := map[int]probe.View{}
 	for _, op := range ops {
 		if op.Kind == hiadsd.OpTest {
-			peers[op.Target] = make(chan mib.Status, 1)
-			views[op.Target] = probe.View{Held: mib.FromCore(d.node.View.Get(op.Target).Status), Peer: peers[op.Target]}
+			peers[op.Target] = make(chan hiadsd.Status, 1)
+			views[op.Target] = probe.View{Held: d.node.View.Get(op.Target).Status, Peer: peers[op.Target]}
 		}
 	}
 	done := make(chan []hiadsd.Result, 1)
@@ -86,14 +86,14 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 // corroborate hands each entry of push p that is a fault verdict newer
 // than this agent's own entry to the test of that peer under way, if any
 // (probe.View.Peer). It never blocks: a test holds one verdict.
-func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan mib.Status) {
+func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan hiadsd.Status) {
 	for _, ie := range p.Entries {
 		ch, ok := peers[ie.ID]
 		if !ok || ie.Entry.Status == hiadsd.FaultFree || !ie.Entry.Newer(d.node.View.Get(ie.ID)) {
 			continue
 		}
 		select {
-		case ch <- mib.FromCore(ie.Entry.Status):
+		case ch <- ie.Entry.Status:
 		default:
 		}
 	}
@@ -123,13 +123,13 @@ func (d *Daemon) takePushes(ctx context.Context) {
 
 // takePush merges one push into the core's view, records what changed as
 // learned events, and passes it on down this agent's part of the tree.
-func (d *Daemon) takePush(ctx context.Context, p mib.Push) {
+func (d *Daemon) takePush(ctx context.Context, p board.Push) {
 	d.sendPushes(ctx, d.merge(p))
 }
 
 // merge merges one push into the core's view and records what changed as
 // learned events; it returns the pushes that pass it on.
-func (d *Daemon) merge(p mib.Push) []hiadsd.Push {
+func (d *Daemon) merge(p board.Push) []hiadsd.Push {
 	if d.removed {
 		return nil
 	}
@@ -144,21 +144,21 @@ func (d *Daemon) merge(p mib.Push) []hiadsd.Push {
 }
 
 // dropped logs a push the core refused (another node list, a bad cluster).
-func (d *Daemon) dropped(p mib.Push, err error) {
+func (d *Daemon) dropped(p board.Push, err error) {
 	d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
 }
 
 // corePush is the core's form of a push written to agent id.
-func corePush(id int, p mib.Push) (hiadsd.Push, hiadsd.ListVersion) {
+func corePush(id int, p board.Push) (hiadsd.Push, hiadsd.ListVersion) {
 	hp := hiadsd.Push{To: id, Cluster: int(p.Cluster)}
 	for _, e := range p.Entries {
-		hp.Entries = append(hp.Entries, hiadsd.IDEntry{ID: int(e.NodeID) - 1, Entry: hiadsd.Entry{Status: e.Status.Core(), Counter: e.Counter}})
+		hp.Entries = append(hp.Entries, hiadsd.IDEntry{ID: int(e.NodeID) - 1, Entry: hiadsd.Entry{Status: e.Status, Counter: e.Counter}})
 	}
 	return hp, hiadsd.ListVersion{Counter: p.ListVersion, Hash: binary.BigEndian.Uint64(p.ListHash[:])}
 }
 
 // sendPushes writes each push to its receiver in the background, in
-// datagrams of at most mib.MaxPushEntries rows; a push that fails is only
+// datagrams of at most board.MaxPushEntries rows; a push that fails is only
 // logged, since pull still carries the event.
 func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 	if len(pushes) == 0 || !d.pushes {
@@ -166,15 +166,15 @@ func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 	}
 	l := d.list
 	for _, p := range pushes {
-		m := mib.Push{From: uint32(d.id + 1), Cluster: uint8(p.Cluster), ListVersion: l.Version, ListHash: l.Hash}
+		m := board.Push{From: uint32(d.id + 1), Cluster: uint8(p.Cluster), ListVersion: l.Version, ListHash: l.Hash}
 		for _, e := range p.Entries {
-			m.Entries = append(m.Entries, mib.PushEntry{NodeID: uint32(e.ID + 1), Status: mib.FromCore(e.Entry.Status), Counter: e.Entry.Counter})
+			m.Entries = append(m.Entries, board.PushEntry{NodeID: uint32(e.ID + 1), Status: e.Entry.Status, Counter: e.Entry.Counter})
 		}
 		for len(m.Entries) > 0 {
 			part := m
-			part.Entries = m.Entries[:min(len(m.Entries), mib.MaxPushEntries)]
+			part.Entries = m.Entries[:min(len(m.Entries), board.MaxPushEntries)]
 			m.Entries = m.Entries[len(part.Entries):]
-			b, err := mib.MarshalPush(part)
+			b, err := board.MarshalPush(part)
 			if err != nil {
 				d.log.WithError(err).Error("cannot encode a push")
 				break

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 )
 
 // slowLAN is a fakeLAN whose tests of one address wait for the test to let
@@ -61,8 +61,8 @@ func TestPushTakenDuringATest(t *testing.T) {
 	}
 	// Node 5 (core id 4) found node 7 faulty; node 1 is in its cluster c(4,3)
 	// and passes it on in its clusters 1 and 2: to nodes 2 and 3.
-	p := mib.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
-		Entries: []mib.PushEntry{{NodeID: 7, Status: mib.StatusFaulty, Counter: 1}}}
+	p := board.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
+		Entries: []board.PushEntry{{NodeID: 7, Status: hiadsd.Faulty, Counter: 1}}}
 	if err := d.Receive(p); err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestPushTakenDuringATest(t *testing.T) {
 	if !got[addr(1)] || !got[addr(2)] {
 		t.Fatalf("passed on to %v; want nodes 2 and 3", got)
 	}
-	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaultFree {
+	if st := d.Snapshot().Nodes[6].Status; st != hiadsd.FaultFree {
 		t.Fatalf("node 7 is %v while the interval waits; the push is merged at its end", st)
 	}
 	close(lan.slow)
 	<-done
-	if st := d.Snapshot().Nodes[6].Status; st != mib.StatusFaulty {
+	if st := d.Snapshot().Nodes[6].Status; st != hiadsd.Faulty {
 		t.Fatalf("node 7 is %v after the interval, want faulty", st)
 	}
 }
@@ -100,7 +100,7 @@ func TestCorroborate(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.interval(context.Background()) // every node fault-free, counter 0
-	peers := map[int]chan mib.Status{1: make(chan mib.Status, 1), 2: make(chan mib.Status, 1), 3: make(chan mib.Status, 1)}
+	peers := map[int]chan hiadsd.Status{1: make(chan hiadsd.Status, 1), 2: make(chan hiadsd.Status, 1), 3: make(chan hiadsd.Status, 1)}
 	p := hiadsd.Push{To: 0, Cluster: 3, Entries: []hiadsd.IDEntry{
 		{ID: 1, Entry: hiadsd.Entry{Status: hiadsd.Partial, Counter: 1}},   // newer fault: taken
 		{ID: 2, Entry: hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}}, // not a fault
@@ -111,7 +111,7 @@ func TestCorroborate(t *testing.T) {
 	d.corroborate(p, peers) // the second finds the channels full and moves on
 	select {
 	case st := <-peers[1]:
-		if st != mib.StatusPartial {
+		if st != hiadsd.Partial {
 			t.Errorf("node 2's test got %v, want partial", st)
 		}
 	default:

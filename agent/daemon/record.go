@@ -7,6 +7,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -28,8 +29,8 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			continue
 		}
 		d.st.LastSeq++
-		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.cfg.Nodes[u.ID].Address,
-			Status: mib.FromCore(u.New.Status), Prev: mib.FromCore(u.Old.Status), Counter: u.New.Counter,
+		ev := board.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.cfg.Nodes[u.ID].Address,
+			Status: u.New.Status, Prev: u.Old.Status, Counter: u.New.Counter,
 			Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
 			ev.Detector = uint32(d.id + 1)
@@ -40,7 +41,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 		d.unsaved = append(d.unsaved, unsavedEvent{ev, u})
 	}
 	if n := len(d.st.Events); n > maxEvents {
-		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
+		d.st.Events = append([]board.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
 	if n := len(d.unsaved); n > maxEvents { // the table no longer holds the oldest: they cannot be served
 		d.unsaved = append([]unsavedEvent(nil), d.unsaved[n-maxEvents:]...)
@@ -90,7 +91,7 @@ func (d *Daemon) persist(st State) error {
 
 // unsavedEvent is an event recorded but not yet on disk, with its update.
 type unsavedEvent struct {
-	ev mib.Event
+	ev board.Event
 	u  hiadsd.Update
 }
 
@@ -100,12 +101,12 @@ type unsavedEvent struct {
 // partial across a restart was announced again at every restart). Any later
 // change is news as usual.
 func (d *Daemon) restores(u hiadsd.Update) bool {
-	if u.ID >= len(d.held) || d.held[u.ID] == mib.StatusUnknown {
+	if u.ID >= len(d.held) || d.held[u.ID] == hiadsd.Unknown {
 		return false
 	}
 	held := d.held[u.ID]
-	d.held[u.ID] = mib.StatusUnknown // only the first verdict can restore
-	return u.Old.Status == hiadsd.Unknown && mib.FromCore(u.New.Status) == held && u.New.Counter == d.st.Counters[u.ID]
+	d.held[u.ID] = hiadsd.Unknown // only the first verdict can restore
+	return u.Old.Status == hiadsd.Unknown && u.New.Status == held && u.New.Counter == d.st.Counters[u.ID]
 }
 
 // source says how an update was learned.
@@ -121,16 +122,16 @@ func source(u hiadsd.Update) mib.Source {
 func (d *Daemon) countersMovedLocked() bool {
 	moved := false
 	if len(d.st.Statuses) != len(d.view) {
-		d.st.Statuses = make([]mib.Status, len(d.view))
+		d.st.Statuses = make([]hiadsd.Status, len(d.view))
 		for k := range d.st.Statuses {
-			d.st.Statuses[k] = mib.StatusUnknown
+			d.st.Statuses[k] = hiadsd.Unknown
 		}
 	}
 	for k, e := range d.view {
 		if d.st.Counters[k] != e.Counter {
 			d.st.Counters[k], moved = e.Counter, true
 		}
-		if st := mib.FromCore(e.Status); d.st.Statuses[k] != st {
+		if st := e.Status; d.st.Statuses[k] != st {
 			d.st.Statuses[k], moved = st, true
 		}
 	}
@@ -141,7 +142,7 @@ func (d *Daemon) countersMovedLocked() bool {
 func (d *Daemon) stateLocked() State {
 	st := d.st
 	st.Counters = append([]uint32(nil), d.st.Counters...)
-	st.Statuses = append([]mib.Status(nil), d.st.Statuses...)
+	st.Statuses = append([]hiadsd.Status(nil), d.st.Statuses...)
 	st.Events = d.st.Events[:len(d.st.Events):len(d.st.Events)]
 	return st
 }
@@ -149,7 +150,7 @@ func (d *Daemon) stateLocked() State {
 // announce logs one event and sends its notification when the scope asks for it.
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
-func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
+func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
 	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
 		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
 	if !u.IsDirect() {
@@ -176,14 +177,14 @@ func (d *Daemon) announce(ev mib.Event, u hiadsd.Update) {
 
 // buildRows makes the diagTree rows from the view, leaving out the nodes
 // removed from the list; it runs on the loop goroutine.
-func (d *Daemon) buildRows() []mib.NodeRow {
-	rows := make([]mib.NodeRow, 0, len(d.view))
+func (d *Daemon) buildRows() []board.Row {
+	rows := make([]board.Row, 0, len(d.view))
 	for k, e := range d.view {
 		if k < len(d.list.Members) && d.list.Members[k].Removed {
 			continue
 		}
 		n := d.cfg.Nodes[k]
-		rows = append(rows, mib.NodeRow{ID: uint32(k + 1), Addr: n.Address, Status: mib.FromCore(e.Status),
+		rows = append(rows, board.Row{ID: uint32(k + 1), Addr: n.Address, Status: e.Status,
 			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k], Port: uint16(n.Port)})
 	}
 	return rows
@@ -195,7 +196,7 @@ func (d *Daemon) publishLocked() {
 	for len(evs) > 0 && evs[len(evs)-1].Seq > d.savedSeq { // not on disk yet: not served
 		evs = evs[:len(evs)-1]
 	}
-	s := &mib.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
+	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
@@ -247,7 +248,7 @@ type grace struct {
 // the grace, a first verdict about a node never seen up, or any later change
 // of a node whose verdict is held (a retraction, or a held fault that
 // changed kind, which stays held).
-func (g *grace) hold(ev mib.Event, u hiadsd.Update, within bool) bool {
+func (g *grace) hold(ev board.Event, u hiadsd.Update, within bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	up := u.New.Status == hiadsd.FaultFree

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -25,24 +27,82 @@ var ErrStateVersion = errors.New("state file has an unsupported version")
 // change it observes after a restart is numbered above anything it said before), its event table,
 // the management station with its counter, and the SNMP engine boots.
 type State struct {
-	Version     int         `json:"version"`
-	Nodes       int         `json:"nodes"`
-	Counters    []uint32    `json:"counters"`
-	Events      []mib.Event `json:"events"`
-	LastSeq     uint32      `json:"last_seq"`
-	NMS         string      `json:"nms,omitempty"`
-	NMSCounter  uint32      `json:"nms_counter"`
-	EngineBoots uint32      `json:"engine_boots"`
+	Version     int           `json:"version"`
+	Nodes       int           `json:"nodes"`
+	Counters    []uint32      `json:"counters"`
+	Events      []board.Event `json:"-"`
+	LastSeq     uint32        `json:"last_seq"`
+	NMS         string        `json:"nms,omitempty"`
+	NMSCounter  uint32        `json:"nms_counter"`
+	EngineBoots uint32        `json:"engine_boots"`
 	// Statuses are the statuses the view held beside Counters, so a restart
 	// can tell a first verdict that only restores what it held from news.
-	Statuses []mib.Status `json:"statuses,omitempty"`
-	EngineID []byte       `json:"engine_id,omitempty"`
+	Statuses []hiadsd.Status `json:"-"`
+	EngineID []byte          `json:"engine_id,omitempty"`
 	// List is the node list the agent runs (its version, fingerprint and
 	// members, removed ones included), and FileHash the fingerprint of the
 	// file's list when it was last read: a restart keeps a list learned or
 	// changed since, and applies a file edited meanwhile as a change.
 	List     *nodelist.List `json:"list,omitempty"`
 	FileHash string         `json:"file_hash,omitempty"`
+}
+
+// The state file numbers statuses as the MIB does (nodeStatus: 0
+// fault-free, 1 faulty, 2 partial, 3 unknown), as it always has; in memory
+// they are the core's.
+
+// diskState is State as the file holds it.
+type diskState struct {
+	stateFields
+	Events   []diskEvent `json:"events"`
+	Statuses []int       `json:"statuses,omitempty"`
+}
+
+// stateFields are the fields of State the file holds as they are.
+type stateFields State
+
+// diskEvent is board.Event as the file holds it.
+type diskEvent struct {
+	board.Event
+	Status int `json:"Status"`
+	Prev   int `json:"Prev"`
+}
+
+// MarshalJSON writes st as the state file holds it.
+func (st State) MarshalJSON() ([]byte, error) {
+	d := diskState{stateFields: stateFields(st), Events: make([]diskEvent, len(st.Events))}
+	for k, e := range st.Events {
+		d.Events[k] = diskEvent{Event: e, Status: mib.DiagStatus(e.Status), Prev: mib.DiagStatus(e.Prev)}
+	}
+	for _, s := range st.Statuses {
+		d.Statuses = append(d.Statuses, mib.DiagStatus(s))
+	}
+	return json.Marshal(d)
+}
+
+// UnmarshalJSON reads st from the state file; a status the MIB does not
+// number is an error.
+func (st *State) UnmarshalJSON(b []byte) error {
+	var d diskState
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	*st = State(d.stateFields)
+	var err error
+	for _, e := range d.Events {
+		ev := e.Event
+		var err1, err2 error
+		ev.Status, err1 = mib.StatusOf(e.Status)
+		ev.Prev, err2 = mib.StatusOf(e.Prev)
+		st.Events = append(st.Events, ev)
+		err = errors.Join(err, err1, err2)
+	}
+	for _, v := range d.Statuses {
+		s, err1 := mib.StatusOf(v)
+		st.Statuses = append(st.Statuses, s)
+		err = errors.Join(err, err1)
+	}
+	return err
 }
 
 // CheckStateDir makes sure state can be saved under dir, for -config.check:

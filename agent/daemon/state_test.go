@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -22,7 +24,7 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatalf("empty state = %+v", st)
 	}
 	st.Counters[2] = 7
-	st.Events = append(st.Events, mib.Event{Seq: 1, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 7,
+	st.Events = append(st.Events, board.Event{Seq: 1, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 7,
 		Time: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), How: mib.SourceDirect, Detector: 2})
 	st.LastSeq, st.NMS, st.NMSCounter, st.EngineBoots, st.EngineID = 1, "127.0.0.9", 3, 5, []byte{0x80, 0, 0, 0xc8, 5, 1}
 	if err := SaveState(dir, st); err != nil {
@@ -45,7 +47,7 @@ func TestStateOtherSizeKeepsEvents(t *testing.T) {
 	dir := t.TempDir()
 	st, _ := LoadState(dir, 3)
 	st.Counters[1] = 9
-	st.Events = []mib.Event{{Seq: 1, NodeID: 2}}
+	st.Events = []board.Event{{Seq: 1, NodeID: 2}}
 	if err := SaveState(dir, st); err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,13 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/snmp"
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // benchResponder serves snap from an in-process Responder for a benchmark.
-func benchResponder(b *testing.B, snap *mib.Snapshot) Target {
+func benchResponder(b *testing.B, snap *board.Snapshot) Target {
 	b.Helper()
 	cfg := snmp.Default()
 	cfg.Communities = []snmp.Community{{Name: "public"}}
@@ -47,7 +48,7 @@ func BenchmarkProbeFaultFree(b *testing.B) {
 	p := benchProber(b)
 	ctx := context.Background()
 	for b.Loop() {
-		if res := p.Probe(ctx, target); res.Status != mib.StatusFaultFree {
+		if res := p.Probe(ctx, target); res.Status != hiadsd.FaultFree {
 			b.Fatalf("got %+v", res)
 		}
 	}

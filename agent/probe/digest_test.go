@@ -8,6 +8,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -23,17 +24,17 @@ func TestProbeReadsDigest(t *testing.T) {
 	cases := []struct {
 		name     string
 		vbs      []gosnmp.SnmpPDU
-		status   mib.Status
+		status   hiadsd.Status
 		digest   uint64
 		err      error
 		withheld bool
 	}{
-		{"digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3, 4, 5, 6, 7, 8})}, mib.StatusFaultFree, 0x0102030405060708, nil, false},
-		{"view withheld", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{})}, mib.StatusFaultFree, 0, nil, true},
-		{"older agent", []gosnmp.SnmpPDU{up, digest(gosnmp.NoSuchObject, nil)}, mib.StatusFaultFree, 0, nil, false},
-		{"short digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3})}, mib.StatusFaultFree, 0, nil, false},
-		{"digest as a gauge", []gosnmp.SnmpPDU{up, digest(gosnmp.Gauge32, uint32(7))}, mib.StatusFaultFree, 0, nil, false},
-		{"one varbind of two", []gosnmp.SnmpPDU{up}, mib.StatusFaulty, 0, ErrMalformedReply, false},
+		{"digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3, 4, 5, 6, 7, 8})}, hiadsd.FaultFree, 0x0102030405060708, nil, false},
+		{"view withheld", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{})}, hiadsd.FaultFree, 0, nil, true},
+		{"older agent", []gosnmp.SnmpPDU{up, digest(gosnmp.NoSuchObject, nil)}, hiadsd.FaultFree, 0, nil, false},
+		{"short digest", []gosnmp.SnmpPDU{up, digest(gosnmp.OctetString, []byte{1, 2, 3})}, hiadsd.FaultFree, 0, nil, false},
+		{"digest as a gauge", []gosnmp.SnmpPDU{up, digest(gosnmp.Gauge32, uint32(7))}, hiadsd.FaultFree, 0, nil, false},
+		{"one varbind of two", []gosnmp.SnmpPDU{up}, hiadsd.Faulty, 0, ErrMalformedReply, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -21,7 +22,7 @@ type Row struct {
 	// ID is the NodeID (core id plus one).
 	ID uint32
 	// Status is the peer's nodeStatus for that node.
-	Status mib.Status
+	Status hiadsd.Status
 	// Counter is the peer's nodeEventCounter for that node.
 	Counter uint32
 }

@@ -10,13 +10,15 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // rowLines overrides the nodeStatus and nodeEventCounter cells of one node.
-func rowLines(id int, status mib.Status, counter uint32) []string {
+func rowLines(id int, status hiadsd.Status, counter uint32) []string {
 	return []string{
-		fmt.Sprintf("override %s integer %d", mib.TreeCell(mib.ColNodeStatus, id), status),
+		fmt.Sprintf("override %s integer %d", mib.TreeCell(mib.ColNodeStatus, id), mib.DiagStatus(status)),
 		fmt.Sprintf("override %s unsigned %d", mib.TreeCell(mib.ColNodeEventCounter, id), counter),
 	}
 }
@@ -26,7 +28,7 @@ func treeProbeSNMPD(t *testing.T) *probeSNMPD {
 	var lines []string
 	for id := 1; id <= 6; id++ {
 		if id != 4 {
-			lines = append(lines, rowLines(id, mib.Status(id%3), uint32(10*id))...)
+			lines = append(lines, rowLines(id, hiadsd.Status(id%3), uint32(10*id))...)
 		}
 	}
 	lines = append(lines, fmt.Sprintf("override %s integer 1", mib.TreeCell(mib.ColNodeTestedOnly, 1)))
@@ -34,7 +36,7 @@ func treeProbeSNMPD(t *testing.T) *probeSNMPD {
 }
 
 // eventLines overrides every readable column of event row seq.
-func eventLines(seq int, ev mib.Event, when string) []string {
+func eventLines(seq int, ev board.Event, when string) []string {
 	cell := func(col int) string { return mib.EventCell(col, uint32(seq)) }
 	return []string{
 		fmt.Sprintf("override %s integer %d", cell(mib.ColEventNodeID), ev.NodeID),
@@ -97,7 +99,7 @@ func TestFetchDiagnosisStation(t *testing.T) {
 	})
 	p := newTestProber(t, nil)
 	got, err := p.FetchDiagnosis(probeContext(t), f.target(), 1, 1)
-	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, NodeListHash: hash, ListVersion: 5, Rows: []Row{{ID: 1, Status: mib.StatusPartial, Counter: 3}}}
+	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, NodeListHash: hash, ListVersion: 5, Rows: []Row{{ID: 1, Status: hiadsd.Partial, Counter: 3}}}
 	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters.Load() != 4 {
 		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (4)", got, err, nonRepeaters.Load(), want)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -17,7 +18,7 @@ import (
 func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
 	d := startProbeSNMPD(t, upLine("1"))
 	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
-	if res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.PingErr != nil {
+	if res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.PingErr != nil {
 		t.Fatalf("got %+v, want fault-free without errors", res)
 	}
 	if res.RTT <= 0 || res.Duration < res.RTT {
@@ -28,7 +29,7 @@ func TestProbeFaultFreeWhenLoopIsUp(t *testing.T) {
 func TestProbeStalledLoopIsPartial(t *testing.T) {
 	d := startProbeSNMPD(t, upLine("0"))
 	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
-	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) || res.PingErr != nil {
+	if res.Status != hiadsd.Partial || !errors.Is(res.SNMPErr, ErrLoopStalled) || res.PingErr != nil {
 		t.Fatalf("got %+v, want partial with ErrLoopStalled and no ping", res)
 	}
 }
@@ -36,7 +37,7 @@ func TestProbeStalledLoopIsPartial(t *testing.T) {
 func TestProbeUnexpectedValueFallsBackToPing(t *testing.T) {
 	d := startProbeSNMPD(t, upLine("yes"))
 	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
-	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) || res.PingErr != nil {
+	if res.Status != hiadsd.Partial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) || res.PingErr != nil {
 		t.Fatalf("got %+v, want partial with ErrUnexpectedValue (loopback answers ping)", res)
 	}
 }
@@ -45,7 +46,7 @@ func TestProbePlainSNMPDIsPartial(t *testing.T) {
 	// An SNMP agent without the DIAGNOSIS-MIB answers noSuchObject: not a diagnosing node.
 	d := startProbeSNMPD(t)
 	res := newTestProber(t, nil).Probe(probeContext(t), d.target())
-	if res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) {
+	if res.Status != hiadsd.Partial || !errors.Is(res.SNMPErr, ErrUnexpectedValue) {
 		t.Fatalf("got %+v, want partial with ErrUnexpectedValue", res)
 	}
 }
@@ -53,12 +54,12 @@ func TestProbePlainSNMPDIsPartial(t *testing.T) {
 func TestProbeStoppedSNMPDIsPartial(t *testing.T) {
 	d := startProbeSNMPD(t, upLine("1"))
 	p := newTestProber(t, nil)
-	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	if res := p.Probe(probeContext(t), d.target()); res.Status != hiadsd.FaultFree {
 		t.Fatalf("before stop: got %+v, want fault-free", res)
 	}
 	d.stop()
 	res := p.Probe(probeContext(t), d.target())
-	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
+	if res.Status != hiadsd.Partial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
 		t.Fatalf("after stop: got %+v, want partial with an SNMP error and a ping RTT", res)
 	}
 }
@@ -69,22 +70,22 @@ func TestProbeTestedOnly(t *testing.T) {
 	cases := []struct {
 		name    string
 		target  func(Target) Target
-		want    mib.Status
+		want    hiadsd.Status
 		wantErr error
 	}{
-		{"sysUpTime by default", func(tg Target) Target { tg.TestedOnly = true; return tg }, mib.StatusFaultFree, nil},
+		{"sysUpTime by default", func(tg Target) Target { tg.TestedOnly = true; return tg }, hiadsd.FaultFree, nil},
 		{"own community and OID", func(tg Target) Target {
 			tg.TestedOnly, tg.Community, tg.OID = true, "printer", mib.SysName0
 			return tg
-		}, mib.StatusFaultFree, nil},
+		}, hiadsd.FaultFree, nil},
 		{"missing object", func(tg Target) Target {
 			tg.TestedOnly, tg.OID = true, mib.HiADSDisUP0
 			return tg
-		}, mib.StatusPartial, ErrUnexpectedValue},
+		}, hiadsd.Partial, ErrUnexpectedValue},
 		{"wrong community", func(tg Target) Target {
 			tg.TestedOnly, tg.Community = true, "nope"
 			return tg
-		}, mib.StatusPartial, nil},
+		}, hiadsd.Partial, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,7 +93,7 @@ func TestProbeTestedOnly(t *testing.T) {
 			if res.Status != c.want || (c.wantErr != nil && !errors.Is(res.SNMPErr, c.wantErr)) {
 				t.Fatalf("got %+v, want %v (SNMPErr %v)", res, c.want, c.wantErr)
 			}
-			if (c.want == mib.StatusFaultFree) != (res.SNMPErr == nil) {
+			if (c.want == hiadsd.FaultFree) != (res.SNMPErr == nil) {
 				t.Fatalf("SNMPErr %v with status %v", res.SNMPErr, res.Status)
 			}
 		})
@@ -107,13 +108,13 @@ func TestProbeV3(t *testing.T) {
 	creds := usm.User{Name: "diag", AuthProtocol: "sha", AuthPassphrase: "diag-auth-pass",
 		PrivProtocol: "aes", PrivPassphrase: "diag-priv-pass"}
 	p := newTestProber(t, func(c *Config) { c.V3 = &creds })
-	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	if res := p.Probe(probeContext(t), d.target()); res.Status != hiadsd.FaultFree {
 		t.Fatalf("good credentials: got %+v, want fault-free", res)
 	}
 	bad := creds
 	bad.PrivPassphrase = "wrong-priv-pass"
 	p = newTestProber(t, func(c *Config) { c.V3 = &bad })
-	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusPartial || res.SNMPErr == nil {
+	if res := p.Probe(probeContext(t), d.target()); res.Status != hiadsd.Partial || res.SNMPErr == nil {
 		t.Fatalf("bad privacy pass: got %+v, want partial with an SNMP error", res)
 	}
 }
@@ -125,11 +126,11 @@ func TestProbeGivesUpWhenNoSlotFrees(t *testing.T) {
 	ctx, cancel := context.WithCancel(probeContext(t))
 	cancel()
 	res := p.Probe(ctx, d.target())
-	if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, context.Canceled) {
+	if res.Status != hiadsd.Unknown || !errors.Is(res.SNMPErr, context.Canceled) {
 		t.Fatalf("with no free slot: got %+v, want unknown with the context error", res)
 	}
 	<-p.slots
-	if res := p.Probe(probeContext(t), d.target()); res.Status != mib.StatusFaultFree {
+	if res := p.Probe(probeContext(t), d.target()); res.Status != hiadsd.FaultFree {
 		t.Fatalf("after release: got %+v, want fault-free", res)
 	}
 }
@@ -142,12 +143,12 @@ func TestProbeOverIPv6(t *testing.T) {
 		[]string{"rocommunity6 public ::1", "dontLogTCPWrappersConnects yes", upLine("1")})
 	target := Target{Addr: netip.MustParseAddr("::1"), Port: uint16(port)}
 	p := newTestProber(t, nil)
-	if res := p.Probe(probeContext(t), target); res.Status != mib.StatusFaultFree || res.SNMPErr != nil {
+	if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree || res.SNMPErr != nil {
 		t.Fatalf("over UDP6: got %+v, want fault-free", res)
 	}
 	d.Stop()
 	res := p.Probe(probeContext(t), target)
-	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
+	if res.Status != hiadsd.Partial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
 		t.Fatalf("after stop: got %+v, want partial by ICMPv6 echo", res)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // runIP runs one iproute2 command and fails the test with its output on error.
@@ -69,12 +69,12 @@ func TestProbeInNamespacePartialThenFaulty(t *testing.T) {
 	p := newTestProber(t, nil)
 	target := Target{Addr: peer, Port: 161}
 	res := p.Probe(probeContext(t), target)
-	if res.Status != mib.StatusPartial || res.SNMPErr == nil || res.PingErr != nil {
+	if res.Status != hiadsd.Partial || res.SNMPErr == nil || res.PingErr != nil {
 		t.Fatalf("host up, no SNMP: got %+v, want partial", res)
 	}
 	runIP(t, "-n", ns, "link", "set", peerIf, "down")
 	res = p.Probe(probeContext(t), target)
-	if res.Status != mib.StatusFaulty || res.SNMPErr == nil || res.PingErr == nil || res.RTT != 0 {
+	if res.Status != hiadsd.Faulty || res.SNMPErr == nil || res.PingErr == nil || res.RTT != 0 {
 		t.Fatalf("link down: got %+v, want faulty with both errors", res)
 	}
 	if !errors.Is(res.PingErr, ErrNoEchoReply) {

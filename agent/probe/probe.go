@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -52,7 +53,7 @@ type Target struct {
 type Result struct {
 	// Status is fault-free, faulty or partial; unknown only when ctx ended
 	// first or the target has no usable address.
-	Status mib.Status
+	Status hiadsd.Status
 	// RTT is the round-trip time of the answer that decided (SNMP or ICMP),
 	// 0 when nothing answered.
 	RTT time.Duration
@@ -75,7 +76,7 @@ type Result struct {
 	// test made at once with the longest wait (test.timeout): a suspicion
 	// that the peer refutes by answering it. Suspected is the first verdict.
 	Retested  bool
-	Suspected mib.Status
+	Suspected hiadsd.Status
 	// Corroborated says the re-test of a new faulty or partial verdict was
 	// cut short because a peer's own direct test (pushed to this agent)
 	// reached the same verdict meanwhile: the result is the first test's.
@@ -140,24 +141,24 @@ func (p *Prober) release() { <-p.slots }
 // Probe tests t once and never panics or returns a bare verdict: the result
 // carries the status, the deciding round-trip time and both steps' errors.
 func (p *Prober) Probe(ctx context.Context, t Target) Result {
-	return p.ProbeInView(ctx, t, View{Held: mib.StatusUnknown})
+	return p.ProbeInView(ctx, t, View{})
 }
 
 // View is what the testing agent holds about a peer while it tests it.
 type View struct {
 	// Held is the status the agent's diagnosis holds for the peer, learned
-	// or tested (the zero View holds it fault-free); with StatusUnknown the
-	// prober's own last verdict stands in. A faulty or partial verdict that differs from it is new,
+	// or tested; with Unknown (the zero View) the prober's own last verdict
+	// stands in. A faulty or partial verdict that differs from it is new,
 	// and re-tested before it is announced; one the agent already holds
 	// (learned from the peer's other testers) is not.
-	Held mib.Status
+	Held hiadsd.Status
 	// Peer delivers the verdicts other agents' direct tests reached about
 	// the peer while this test runs (the pushes this agent receives). The
 	// re-test guards against this agent's own lost replies; a peer that
 	// reached the same verdict by its own test and re-test is that guard
 	// already, so such a verdict ends the re-test at once and the first
 	// test's verdict stands (Result.Corroborated). Any other changes nothing.
-	Peer <-chan mib.Status
+	Peer <-chan hiadsd.Status
 }
 
 // ProbeInView is Probe for an agent that holds v about t.
@@ -173,31 +174,31 @@ func (p *Prober) ProbeInView(ctx context.Context, t Target, v View) Result {
 // else the previous verdict).
 func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if err := t.check(); err != nil {
-		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
 	if err := p.acquire(ctx); err != nil {
-		return Result{Status: mib.StatusUnknown, SNMPErr: err}
+		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
 	defer p.release()
 	key := t.key()
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(was.rtt))
 	held := v.Held
-	if held == mib.StatusUnknown {
+	if held == hiadsd.Unknown {
 		held = was.last
 	}
 	if suspect(res.Status, held) {
 		first := res
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		res = p.test(rctx, t, p.retry())
-		if corroborated := cut(); res.Status == mib.StatusUnknown && corroborated && ctx.Err() == nil {
+		if corroborated := cut(); res.Status == hiadsd.Unknown && corroborated && ctx.Err() == nil {
 			res = first
 			res.Corroborated = true
 		} else {
 			res.Retested, res.Suspected = true, first.Status
 		}
 	}
-	if res.Status != mib.StatusUnknown {
+	if res.Status != hiadsd.Unknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })
 	}
 	return res
@@ -206,7 +207,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 // corroboration returns a context for the re-test of verdict that ends
 // when peer delivers the same verdict, and cut, which reports, once the
 // re-test is over, whether that is what ended it. A nil peer never does.
-func corroboration(ctx context.Context, peer <-chan mib.Status, verdict mib.Status) (context.Context, func() bool) {
+func corroboration(ctx context.Context, peer <-chan hiadsd.Status, verdict hiadsd.Status) (context.Context, func() bool) {
 	if peer == nil {
 		return ctx, func() bool { return false }
 	}
@@ -269,8 +270,8 @@ func (p *Prober) retry() attempt {
 
 // suspect reports whether a verdict must be re-tested before it is
 // returned: faulty or partial where the status held was something else.
-func suspect(now, last mib.Status) bool {
-	return (now == mib.StatusFaulty || now == mib.StatusPartial) && now != last
+func suspect(now, last hiadsd.Status) bool {
+	return (now == hiadsd.Faulty || now == hiadsd.Partial) && now != last
 }
 
 // test is one test: SNMP as a says, and the ICMP echo check started
@@ -296,21 +297,21 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 	}
 	switch {
 	case err == nil:
-		return Result{Status: mib.StatusFaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: a.wait}
+		return Result{Status: hiadsd.FaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: a.wait}
 	case errors.Is(err, ErrLoopStalled):
-		return Result{Status: mib.StatusPartial, RTT: rtt, SNMPErr: err, Wait: a.wait}
+		return Result{Status: hiadsd.Partial, RTT: rtt, SNMPErr: err, Wait: a.wait}
 	case ctx.Err() != nil:
-		return Result{Status: mib.StatusUnknown, SNMPErr: err, Wait: a.wait}
+		return Result{Status: hiadsd.Unknown, SNMPErr: err, Wait: a.wait}
 	}
-	res := Result{Status: mib.StatusPartial, SNMPErr: err, Wait: a.wait}
+	res := Result{Status: hiadsd.Partial, SNMPErr: err, Wait: a.wait}
 	step() // a refused request ends SNMP before any retry
 	res.RTT, res.PingErr = ping.waitWithin(a.pingBound, stop)
 	switch {
 	case res.PingErr == nil:
 	case ctx.Err() != nil:
-		res.Status = mib.StatusUnknown
+		res.Status = hiadsd.Unknown
 	default:
-		res.Status = mib.StatusFaulty
+		res.Status = hiadsd.Faulty
 	}
 	return res
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -56,7 +57,7 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	// Every first test calls for a re-test (the verdict differs from the last),
 	// so each probe pings twice: round 1 answers every echo, round 2 none.
 	for round, answer := range []error{nil, ErrNoEchoReply} {
-		want := []mib.Status{mib.StatusPartial, mib.StatusFaulty}[round]
+		want := []hiadsd.Status{hiadsd.Partial, hiadsd.Faulty}[round]
 		results := make(chan Result, n)
 		for i := range n {
 			go func() { results <- p.Probe(probeContext(t), dead[i]) }()
@@ -85,7 +86,7 @@ func TestProbeRejectsTargetWithoutAddress(t *testing.T) {
 	p := newTestProber(t, nil)
 	for _, a := range []netip.Addr{{}, netip.MustParseAddr("::"), netip.MustParseAddr("ff02::1"), netip.MustParseAddr("0.0.0.0")} {
 		res := p.Probe(probeContext(t), Target{Addr: a})
-		if res.Status != mib.StatusUnknown || !errors.Is(res.SNMPErr, ErrBadTarget) || res.PingErr != nil {
+		if res.Status != hiadsd.Unknown || !errors.Is(res.SNMPErr, ErrBadTarget) || res.PingErr != nil {
 			t.Errorf("%q: got %+v, want unknown with ErrBadTarget and no ping", a, res)
 		}
 		if _, err := p.FetchRows(probeContext(t), Target{Addr: a}, 1, 2); !errors.Is(err, ErrBadTarget) {

@@ -17,7 +17,7 @@ var ErrNoWriteAccess = errors.New("probe: no write community or v3 user to push 
 // CanPush reports whether the prober has credentials to write pushes with.
 func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity != "" }
 
-// Push writes value (a mib.MarshalPush) to diagPush.0 of the agent at t,
+// Push writes value (a board.MarshalPush) to diagPush.0 of the agent at t,
 // with the write community or the v3 user tests use, waiting for each reply
 // as a test of t would (its round-trip timeout), so that a push to a peer
 // that has just failed gives up soon and the sender can try another; it

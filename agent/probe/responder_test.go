@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // startProbeResponder serves snap from an in-process Responder on a loopback
 // port with community "public" and returns the Target that reaches it.
-func startProbeResponder(t *testing.T, snap *mib.Snapshot) Target {
+func startProbeResponder(t *testing.T, snap *board.Snapshot) Target {
 	t.Helper()
 	cfg := snmp.Default()
 	cfg.Communities = []snmp.Community{{Name: "public"}}
@@ -44,16 +46,16 @@ func startProbeResponder(t *testing.T, snap *mib.Snapshot) Target {
 
 // probeSnapshot is a view of n nodes with varied statuses and counters and
 // events with sequence numbers 5, 6, ... .
-func probeSnapshot(n, events int) *mib.Snapshot {
-	s := &mib.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4, NodeListHash: make([]byte, 8)}
+func probeSnapshot(n, events int) *board.Snapshot {
+	s := &board.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4, NodeListHash: make([]byte, 8)}
 	for i := 1; i <= n; i++ {
-		s.Nodes = append(s.Nodes, mib.NodeRow{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
-			Status: mib.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})
+		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
+			Status: hiadsd.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})
 	}
 	when := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	for k := 0; k < events; k++ {
-		s.Events = append(s.Events, mib.Event{Seq: uint32(5 + k), NodeID: uint32(1 + k), Status: mib.StatusFaulty,
-			Prev: mib.StatusFaultFree, Counter: uint32(k + 1), Time: when.Add(time.Duration(k) * time.Second),
+		s.Events = append(s.Events, board.Event{Seq: uint32(5 + k), NodeID: uint32(1 + k), Status: hiadsd.Faulty,
+			Prev: hiadsd.FaultFree, Counter: uint32(k + 1), Time: when.Add(time.Duration(k) * time.Second),
 			How: mib.SourceDirect, Detector: 2})
 	}
 	return s
@@ -64,13 +66,13 @@ func TestProbeAgainstResponder(t *testing.T) {
 	snap.Digest = snap.FetchDigest()
 	up := startProbeResponder(t, snap)
 	p := newTestProber(t, nil)
-	if res := p.Probe(probeContext(t), up); res.Status != mib.StatusFaultFree || res.SNMPErr != nil || res.Digest != snap.Digest {
+	if res := p.Probe(probeContext(t), up); res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.Digest != snap.Digest {
 		t.Fatalf("loop up: got %+v, want fault-free with digest %x", res, snap.Digest)
 	}
 	stalledSnap := probeSnapshot(3, 0)
 	stalledSnap.Up = false
 	stalled := startProbeResponder(t, stalledSnap)
-	if res := p.Probe(probeContext(t), stalled); res.Status != mib.StatusPartial || !errors.Is(res.SNMPErr, ErrLoopStalled) {
+	if res := p.Probe(probeContext(t), stalled); res.Status != hiadsd.Partial || !errors.Is(res.SNMPErr, ErrLoopStalled) {
 		t.Fatalf("loop stalled: got %+v, want partial with ErrLoopStalled", res)
 	}
 }
@@ -108,7 +110,7 @@ func TestFetchEventsAndNMSFromResponder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("FetchEvents(%d): %v", after, err)
 		}
-		var exp []mib.Event
+		var exp []board.Event
 		for _, e := range snap.Events {
 			if e.Seq > after {
 				exp = append(exp, e)

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // rtt is one peer's round-trip estimate, kept as TCP keeps it (RFC 6298,
@@ -62,8 +62,8 @@ func (r *rtt) timeout(floor, ceiling time.Duration) time.Duration {
 // peerState is what a Prober remembers about one peer between tests.
 type peerState struct {
 	rtt rtt
-	// last is the verdict of the latest test, mib.StatusUnknown before one.
-	last mib.Status
+	// last is the verdict of the latest test, hiadsd.Unknown before one.
+	last hiadsd.Status
 }
 
 // peerBook holds the state of every peer tested, keyed by address and port.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -76,13 +77,13 @@ func TestProbeWaitFollowsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := p.Probe(probeContext(t), f.target())
-	if first.Status != mib.StatusFaultFree || first.Wait != cfg.Timeout {
+	if first.Status != hiadsd.FaultFree || first.Wait != cfg.Timeout {
 		t.Fatalf("first test: %+v, want fault-free waiting the ceiling (no round trip known)", first)
 	}
 	second := p.Probe(probeContext(t), f.target())
 	// A loopback round trip is far below 20ms/5; only a stalled machine
 	// could lift SRTT + 4·RTTVAR above the floor, and never to the ceiling.
-	if second.Status != mib.StatusFaultFree || second.Wait >= cfg.Timeout || second.Wait < cfg.TimeoutMin {
+	if second.Status != hiadsd.FaultFree || second.Wait >= cfg.Timeout || second.Wait < cfg.TimeoutMin {
 		t.Fatalf("second test: %+v, want a wait from the measured round trip, within [%s, %s)", second, cfg.TimeoutMin, cfg.Timeout)
 	}
 }
@@ -102,7 +103,7 @@ func TestProbeRetestLetsSlowPeerRefute(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 { // learn the loopback round trip
-		if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+		if r := p.Probe(probeContext(t), f.target()); r.Status != hiadsd.FaultFree {
 			t.Fatalf("warm-up: %+v", r)
 		}
 	}
@@ -111,7 +112,7 @@ func TestProbeRetestLetsSlowPeerRefute(t *testing.T) {
 	// The first test waits twice the learned loopback wait (far below the
 	// stall even on a loaded machine) and finds only the echo: partial. The
 	// re-test waits up to 3 s per reply and gets the late answer.
-	if r.Status != mib.StatusFaultFree || !r.Retested || r.Suspected != mib.StatusPartial || r.Wait != cfg.Timeout {
+	if r.Status != hiadsd.FaultFree || !r.Retested || r.Suspected != hiadsd.Partial || r.Wait != cfg.Timeout {
 		t.Fatalf("slow peer: %+v, want a partial suspicion refuted by a re-test waiting the ceiling", r)
 	}
 }
@@ -124,20 +125,20 @@ func TestProbeNoRetestOfHeldVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := p.Probe(probeContext(t), dead); r.Status != mib.StatusPartial || !r.Retested {
+	if r := p.Probe(probeContext(t), dead); r.Status != hiadsd.Partial || !r.Retested {
 		t.Fatalf("first verdict: %+v, want partial after a re-test", r)
 	}
-	if r := p.Probe(probeContext(t), dead); r.Status != mib.StatusPartial || r.Retested {
+	if r := p.Probe(probeContext(t), dead); r.Status != hiadsd.Partial || r.Retested {
 		t.Fatalf("same verdict again: %+v, want partial without a re-test", r)
 	}
 	// What the agent's view holds outranks the prober's own last verdict:
 	// a view that learned the peer fault-free meanwhile makes partial new
 	// again, and one that learned it partial from other testers does not.
-	if r := p.ProbeInView(probeContext(t), dead, View{Held: mib.StatusFaultFree}); r.Status != mib.StatusPartial || !r.Retested {
+	if r := p.ProbeInView(probeContext(t), dead, View{Held: hiadsd.FaultFree}); r.Status != hiadsd.Partial || !r.Retested {
 		t.Fatalf("partial where the view holds fault-free: %+v, want a re-test", r)
 	}
 	other := Target{Addr: dead.Addr, Port: probeFreePort(t)} // never tested by this prober
-	if r := p.ProbeInView(probeContext(t), other, View{Held: mib.StatusPartial}); r.Status != mib.StatusPartial || r.Retested {
+	if r := p.ProbeInView(probeContext(t), other, View{Held: hiadsd.Partial}); r.Status != hiadsd.Partial || r.Retested {
 		t.Fatalf("partial where the view holds partial: %+v, want no re-test", r)
 	}
 }
@@ -196,7 +197,7 @@ func TestProbePingsBesideRetries(t *testing.T) {
 	}
 	target := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(peer.conn.LocalAddr().(*net.UDPAddr).Port)}
 	r := p.Probe(probeContext(t), target)
-	if r.Status != mib.StatusPartial || r.PingErr != nil || r.SNMPErr == nil {
+	if r.Status != hiadsd.Partial || r.PingErr != nil || r.SNMPErr == nil {
 		t.Fatalf("got %+v, want partial: the echo answered while SNMP was still retrying", r)
 	}
 }
@@ -233,7 +234,7 @@ func TestProbeFirstTestBoundsItsPing(t *testing.T) {
 	}
 	target := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(peer.conn.LocalAddr().(*net.UDPAddr).Port)}
 	r := p.Probe(probeContext(t), target)
-	if r.Status != mib.StatusPartial || !r.Retested || r.Suspected != mib.StatusFaulty || pinger.calls.Load() != 2 {
+	if r.Status != hiadsd.Partial || !r.Retested || r.Suspected != hiadsd.Faulty || pinger.calls.Load() != 2 {
 		t.Fatalf("got %+v after %d pings; want faulty at first (the echo cut short), partial after the re-test", r, pinger.calls.Load())
 	}
 	if got := len(peer.got); got != cfg.Retries+1+2 {
@@ -270,25 +271,25 @@ func TestProbeRetestCorroborated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 { // learn the loopback round trip: the first test waits little
-		if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+		if r := p.Probe(probeContext(t), f.target()); r.Status != hiadsd.FaultFree {
 			t.Fatalf("warm-up: %+v", r)
 		}
 	}
 	silent.Store(true)
-	peer := make(chan mib.Status, 1)
+	peer := make(chan hiadsd.Status, 1)
 	go func() {
-		<-got                    // the first test's request
-		<-got                    // the re-test's: it now waits 30 s
-		peer <- mib.StatusFaulty // another verdict changes nothing
-		peer <- mib.StatusPartial
+		<-got                 // the first test's request
+		<-got                 // the re-test's: it now waits 30 s
+		peer <- hiadsd.Faulty // another verdict changes nothing
+		peer <- hiadsd.Partial
 	}()
 	r := p.ProbeInView(probeContext(t), f.target(), View{Peer: peer})
-	if r.Status != mib.StatusPartial || !r.Corroborated || r.Retested {
+	if r.Status != hiadsd.Partial || !r.Corroborated || r.Retested {
 		t.Fatalf("re-test with a peer's partial verdict: %+v, want partial, corroborated, not re-tested", r)
 	}
 
 	silent.Store(false)
-	if r := p.Probe(probeContext(t), f.target()); r.Status != mib.StatusFaultFree {
+	if r := p.Probe(probeContext(t), f.target()); r.Status != hiadsd.FaultFree {
 		t.Fatalf("thawed: %+v", r)
 	}
 	second := make(chan struct{})
@@ -296,15 +297,15 @@ func TestProbeRetestCorroborated(t *testing.T) {
 	t.Cleanup(func() { thaw.Do(func() { close(second) }) })
 	gate.Store(&second)
 	silent.Store(true)
-	peer = make(chan mib.Status, 1)
-	peer <- mib.StatusFaulty
+	peer = make(chan hiadsd.Status, 1)
+	peer <- hiadsd.Faulty
 	go func() {
 		<-got // the first test's request, unanswered
 		<-got // the re-test's: the member thaws and answers it
 		silent.Store(false)
 		thaw.Do(func() { close(second) })
 	}()
-	if r := p.ProbeInView(probeContext(t), f.target(), View{Peer: peer}); r.Status != mib.StatusFaultFree || r.Corroborated || !r.Retested {
+	if r := p.ProbeInView(probeContext(t), f.target(), View{Peer: peer}); r.Status != hiadsd.FaultFree || r.Corroborated || !r.Retested {
 		t.Fatalf("re-test with a peer's faulty verdict: %+v, want the re-test to run and find the peer up", r)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -32,9 +33,12 @@ func rangedValue(vb gosnmp.SnmpPDU, lo, hi int) (int, error) {
 }
 
 // statusValue reads a nodeStatus-like enumeration.
-func statusValue(vb gosnmp.SnmpPDU) (mib.Status, error) {
-	v, err := rangedValue(vb, int(mib.StatusFaultFree), int(mib.StatusUnknown))
-	return mib.Status(v), err
+func statusValue(vb gosnmp.SnmpPDU) (hiadsd.Status, error) {
+	v, err := rangedValue(vb, 0, 3)
+	if err != nil {
+		return hiadsd.Unknown, err
+	}
+	return mib.StatusOf(v)
 }
 
 // unsignedValue reads an Unsigned32 (sent as Gauge32) varbind.

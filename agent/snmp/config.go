@@ -10,8 +10,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/usm"
-	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrConfig is wrapped by every error Config.Validate returns.
@@ -27,7 +27,7 @@ const (
 type Config struct {
 	// Board holds the view served, as the daemon publishes it; nil gives the
 	// responder a board of its own, which Publish fills.
-	Board *mib.Board
+	Board *board.Board
 	// Communities are the SNMPv1/v2c communities; none means v1/v2c is refused.
 	Communities []Community
 	// Users are the SNMPv3 USM users (validated when the configuration was
@@ -59,7 +59,7 @@ type Config struct {
 	OnSetNMS func(netip.Addr) error
 	// OnPush is called with each push a peer writes to diagPush; nil makes
 	// diagPush read-only. Its error makes the SET commitFailed.
-	OnPush func(mib.Push) error
+	OnPush func(board.Push) error
 	// OnRowChange is called with a manager's change of the node list (a
 	// diagTree row created or destroyed); ErrRowNoCreation and
 	// ErrRowInconsistent choose the SET's error, any other error is

@@ -9,15 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // stampedSnapshot has every counter of the view equal to k, so a response that
 // mixes two snapshots shows two different numbers.
-func stampedSnapshot(k uint32) *mib.Snapshot {
-	s := &mib.Snapshot{NMS: netip.MustParseAddr("127.0.0.9"), NMSCounter: k}
+func stampedSnapshot(k uint32) *board.Snapshot {
+	s := &board.Snapshot{NMS: netip.MustParseAddr("127.0.0.9"), NMSCounter: k}
 	for id := uint32(1); id <= 3; id++ {
-		s.Nodes = append(s.Nodes, mib.NodeRow{ID: id, Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(id)}), Counter: k})
+		s.Nodes = append(s.Nodes, board.Row{ID: id, Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(id)}), Counter: k})
 	}
 	return s
 }
@@ -69,11 +70,11 @@ func TestRequestsReadOneSnapshotWhileItChanges(t *testing.T) {
 
 func TestPublishRefusesRowsOutOfOrder(t *testing.T) {
 	h := startHarness(t, nil)
-	bad := []*mib.Snapshot{
+	bad := []*board.Snapshot{
 		nil,
-		{Nodes: []mib.NodeRow{{ID: 2}, {ID: 1}}},
-		{Nodes: []mib.NodeRow{{ID: 0}}},
-		{Events: []mib.Event{{Seq: 5}, {Seq: 5}}},
+		{Nodes: []board.Row{{ID: 2}, {ID: 1}}},
+		{Nodes: []board.Row{{ID: 0}}},
+		{Events: []board.Event{{Seq: 5}, {Seq: 5}}},
 	}
 	for i, s := range bad {
 		if err := h.r.Publish(s); err == nil {

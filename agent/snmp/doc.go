@@ -3,14 +3,14 @@
 // statistics group and the SNMPv3 engine and USM statistics objects.
 //
 // The pieces meet like this. NewResponder takes a Config (communities, users,
-// engine identity, limits, callbacks, and the mib.Board it serves). The daemon
-// publishes an immutable mib.Snapshot of its diagnosis view on that board
+// engine identity, limits, callbacks, and the board.Board it serves). The daemon
+// publishes an immutable board.Snapshot of its diagnosis view on that board
 // whenever the view changes; each request loads it with one atomic read, so
 // the diagnosis loop never waits for SNMP. Serve runs a
 // bounded pool of workers on a net.PacketConn; each datagram goes through
 // handle (version dispatch, community checks in handle.go, USM in usm.go), then
 // through the operations in ops_get.go and ops_set.go over the sorted registry
-// of MIB objects (tree.go, objects_*.go), all reading the one mib.Snapshot loaded
+// of MIB objects (tree.go, objects_*.go), all reading the one board.Snapshot loaded
 // for that request.
 //
 // SNMPv1 and v2c messages, the hot path, are decoded and encoded by the small

@@ -5,9 +5,10 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
 	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // request is one decoded request on its way through the operations.

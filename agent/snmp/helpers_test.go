@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -87,17 +89,17 @@ func testConfig(clock *fakeClock) Config {
 }
 
 // testSnapshot is a view of three nodes and two events.
-func testSnapshot() *mib.Snapshot {
+func testSnapshot() *board.Snapshot {
 	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	return &mib.Snapshot{
-		Nodes: []mib.NodeRow{
-			{ID: 1, Addr: netip.MustParseAddr("127.0.0.1"), Status: mib.StatusFaultFree, Counter: 2, How: mib.SourceDirect},
-			{ID: 2, Addr: netip.MustParseAddr("127.0.0.2"), Status: mib.StatusFaulty, Counter: 3, LastChange: 500, How: mib.SourceLearned},
-			{ID: 3, Addr: netip.MustParseAddr("127.0.0.3"), Status: mib.StatusPartial, Counter: 1, TestedOnly: true, How: mib.SourceDirect},
+	return &board.Snapshot{
+		Nodes: []board.Row{
+			{ID: 1, Addr: netip.MustParseAddr("127.0.0.1"), Status: hiadsd.FaultFree, Counter: 2, How: mib.SourceDirect},
+			{ID: 2, Addr: netip.MustParseAddr("127.0.0.2"), Status: hiadsd.Faulty, Counter: 3, LastChange: 500, How: mib.SourceLearned},
+			{ID: 3, Addr: netip.MustParseAddr("127.0.0.3"), Status: hiadsd.Partial, Counter: 1, TestedOnly: true, How: mib.SourceDirect},
 		},
-		Events: []mib.Event{
-			{Seq: 7, NodeID: 2, Status: mib.StatusFaulty, Prev: mib.StatusFaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},
-			{Seq: 8, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
+		Events: []board.Event{
+			{Seq: 7, NodeID: 2, Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},
+			{Seq: 8, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
 		},
 		Up:           true,
 		NMS:          netip.MustParseAddr("127.0.0.9"),

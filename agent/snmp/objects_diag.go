@@ -7,6 +7,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -50,15 +51,15 @@ func diagNodes(r *Responder) []node {
 
 // diagTreeTable serves diagTree, one row per node of the snapshot.
 func diagTreeTable(r *Responder) *table {
-	row := func(v *view, i int) *mib.NodeRow { return &v.snap.Nodes[i] }
+	row := func(v *view, i int) *board.Row { return &v.snap.Nodes[i] }
 	return &table{
 		entry: mustOID(mib.DiagTreeEntry),
-		size:  func(s *mib.Snapshot) int { return len(s.Nodes) },
-		key:   func(s *mib.Snapshot, i int) uint32 { return s.Nodes[i].ID },
+		size:  func(s *board.Snapshot) int { return len(s.Nodes) },
+		key:   func(s *board.Snapshot, i int) uint32 { return s.Nodes[i].ID },
 		cols: []column{
 			{mib.ColNodeID, func(v *view, i int) value { return integer(int(row(v, i).ID)) }},
 			{mib.ColNodeAD, func(v *view, i int) value { return ipAddr(mib.NodeADOf(row(v, i).Addr)) }},
-			{mib.ColNodeStatus, func(v *view, i int) value { return integer(int(row(v, i).Status)) }},
+			{mib.ColNodeStatus, func(v *view, i int) value { return integer(mib.DiagStatus(row(v, i).Status)) }},
 			{mib.ColNodeEventCounter, func(v *view, i int) value { return gauge(row(v, i).Counter) }},
 			{mib.ColNodeTestedOnly, func(v *view, i int) value { return integer(truth(row(v, i).TestedOnly)) }},
 			{mib.ColNodeLastChange, func(v *view, i int) value { return ticks(row(v, i).LastChange) }},
@@ -73,15 +74,15 @@ func diagTreeTable(r *Responder) *table {
 
 // diagEventTable serves diagEventTable; its index column diagEventSeq is not accessible.
 func diagEventTable() *table {
-	ev := func(v *view, i int) *mib.Event { return &v.snap.Events[i] }
+	ev := func(v *view, i int) *board.Event { return &v.snap.Events[i] }
 	return &table{
 		entry: mustOID(mib.DiagEventEntry),
-		size:  func(s *mib.Snapshot) int { return len(s.Events) },
-		key:   func(s *mib.Snapshot, i int) uint32 { return s.Events[i].Seq },
+		size:  func(s *board.Snapshot) int { return len(s.Events) },
+		key:   func(s *board.Snapshot, i int) uint32 { return s.Events[i].Seq },
 		cols: []column{
 			{mib.ColEventNodeID, func(v *view, i int) value { return integer(int(ev(v, i).NodeID)) }},
-			{mib.ColEventStatus, func(v *view, i int) value { return integer(int(ev(v, i).Status)) }},
-			{mib.ColEventPrevStatus, func(v *view, i int) value { return integer(int(ev(v, i).Prev)) }},
+			{mib.ColEventStatus, func(v *view, i int) value { return integer(mib.DiagStatus(ev(v, i).Status)) }},
+			{mib.ColEventPrevStatus, func(v *view, i int) value { return integer(mib.DiagStatus(ev(v, i).Prev)) }},
 			{mib.ColEventCounter, func(v *view, i int) value { return gauge(ev(v, i).Counter) }},
 			{mib.ColEventTime, func(v *view, i int) value { return octets(dateAndTime(ev(v, i).Time)) }},
 			{mib.ColEventHowLearned, func(v *view, i int) value { return integer(int(ev(v, i).How)) }},
@@ -119,14 +120,14 @@ func dateAndTime(t time.Time) []byte {
 }
 
 // checkNMS accepts an IPv4 unicast host address (or 0.0.0.0, none) as the
-// new station (mib.StationAddr); broadcast, multicast, link-local and
+// new station (board.StationAddr); broadcast, multicast, link-local and
 // reserved addresses get wrongValue. A decoded IpAddress of another length
 // arrives as a bad value.
 func checkNMS(_ *view, val value) gosnmp.SNMPError {
 	switch {
 	case val.bad:
 		return gosnmp.WrongLength
-	case !mib.StationAddr(val.addr()):
+	case !board.StationAddr(val.addr()):
 		return gosnmp.WrongValue
 	}
 	return gosnmp.NoError
@@ -140,9 +141,9 @@ func (r *Responder) commitNMS(_ *view, val value) error {
 // checkPush accepts a value ParsePush decodes: wrongLength for a length
 // no push has, wrongValue for a bad field.
 func checkPush(_ *view, val value) gosnmp.SNMPError {
-	_, err := mib.ParsePush(val.raw)
+	_, err := board.ParsePush(val.raw)
 	switch {
-	case errors.Is(err, mib.ErrPushLength):
+	case errors.Is(err, board.ErrPushLength):
 		return gosnmp.WrongLength
 	case err != nil:
 		return gosnmp.WrongValue
@@ -152,7 +153,7 @@ func checkPush(_ *view, val value) gosnmp.SNMPError {
 
 // commitPush hands the push to the daemon.
 func (r *Responder) commitPush(_ *view, val value) error {
-	p, err := mib.ParsePush(val.raw)
+	p, err := board.ParsePush(val.raw)
 	if err != nil {
 		return err
 	}

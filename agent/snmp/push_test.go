@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -18,13 +20,13 @@ import (
 // 3416 error and reaches nothing; a GET reads a zero-length string.
 func TestPushThroughSnmpset(t *testing.T) {
 	var mu sync.Mutex
-	var got []mib.Push
+	var got []board.Push
 	h := startHarness(t, func(c *Config) {
-		c.OnPush = func(p mib.Push) error { mu.Lock(); got = append(got, p); mu.Unlock(); return nil }
+		c.OnPush = func(p board.Push) error { mu.Lock(); got = append(got, p); mu.Unlock(); return nil }
 	})
-	want := mib.Push{From: 4, Cluster: 3, ListVersion: 2, ListHash: [8]byte{9, 9, 9, 9, 9, 9, 9, 9},
-		Entries: []mib.PushEntry{{NodeID: 6, Status: mib.StatusPartial, Counter: 5}}}
-	b, err := mib.MarshalPush(want)
+	want := board.Push{From: 4, Cluster: 3, ListVersion: 2, ListHash: [8]byte{9, 9, 9, 9, 9, 9, 9, 9},
+		Entries: []board.PushEntry{{NodeID: 6, Status: hiadsd.Partial, Counter: 5}}}
+	b, err := board.MarshalPush(want)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrClosed is returned by Serve when the responder was already closed.
@@ -30,7 +32,7 @@ type Responder struct {
 	tree     *tree
 	// treeEntry is diagTreeEntry, under which a SET is a row change.
 	treeEntry OID
-	board     *mib.Board
+	board     *board.Board
 	stats     counters
 	fault     faultGate
 	salt      atomic.Uint64
@@ -79,7 +81,7 @@ func NewResponder(cfg Config) (*Responder, error) {
 	r.treeEntry = mustOID(mib.DiagTreeEntry)
 	r.board = cfg.Board
 	if r.board == nil {
-		r.board = mib.NewBoard()
+		r.board = board.New()
 	}
 	return r, nil
 }
@@ -96,8 +98,8 @@ func (r *Responder) Stats() Stats {
 
 // Publish makes s the view that later requests read (on the responder's
 // Board); s must not change afterwards. A snapshot with rows out of order is
-// refused (mib.ErrSnapshot) and the old one kept.
-func (r *Responder) Publish(s *mib.Snapshot) error { return r.board.Publish(s) }
+// refused (board.ErrSnapshot) and the old one kept.
+func (r *Responder) Publish(s *board.Snapshot) error { return r.board.Publish(s) }
 
 // upTime is sysUpTime in hundredths of a second.
 func (r *Responder) upTime(now time.Time) uint32 {

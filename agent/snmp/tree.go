@@ -5,14 +5,15 @@ import (
 	"sort"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/agent/board"
 )
 
 // view is what one request reads: a single snapshot and a single instant.
 type view struct {
 	r    *Responder
-	snap *mib.Snapshot
+	snap *board.Snapshot
 	now  time.Time
 	ws   *workspace // where generated OIDs are carved from
 }
@@ -127,8 +128,8 @@ type column struct {
 type table struct {
 	entry OID
 	cols  []column
-	size  func(s *mib.Snapshot) int
-	key   func(s *mib.Snapshot, row int) uint32
+	size  func(s *board.Snapshot) int
+	key   func(s *board.Snapshot, row int) uint32
 }
 
 func (t *table) base() OID { return t.entry }
@@ -144,7 +145,7 @@ func (t *table) column(id uint32) *column {
 }
 
 // rowAfter returns the first row whose index is greater than idx.
-func (t *table) rowAfter(s *mib.Snapshot, idx uint32) int {
+func (t *table) rowAfter(s *board.Snapshot, idx uint32) int {
 	return sort.Search(t.size(s), func(i int) bool { return t.key(s, i) > idx })
 }
 

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/board"
 )
 
 // ErrBadQuery is the error of a request whose query parameters cannot be used.
@@ -43,7 +43,7 @@ func writeRaw(w http.ResponseWriter, code int, b []byte) {
 }
 
 // snapshot returns the current view, or answers 503 and nil.
-func (s *Server) snapshot(w http.ResponseWriter) *mib.Snapshot {
+func (s *Server) snapshot(w http.ResponseWriter) *board.Snapshot {
 	snap := s.src.Snapshot()
 	if snap == nil {
 		writeJSON(w, http.StatusServiceUnavailable, apiError{errNotReady.Error()})
@@ -115,7 +115,7 @@ func queryUint(r *http.Request, name string, def, hi uint64) (uint64, error) {
 
 // encodedState returns the JSON of the whole state for snap, encoded once
 // per snapshot however many pages are open.
-func (s *Server) encodedState(snap *mib.Snapshot) []byte {
+func (s *Server) encodedState(snap *board.Snapshot) []byte {
 	s.mu.Lock()
 	if s.cachedSnap == snap {
 		b := s.cached

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -15,21 +17,21 @@ import (
 func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
 	cfg := config.Default()
 	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
-	rows := make([]mib.NodeRow, n)
+	rows := make([]board.Row, n)
 	graph := make([][]int, n)
-	events := make([]mib.Event, 0, 1024)
+	events := make([]board.Event, 0, 1024)
 	for k := range rows {
 		a := netip.AddrFrom4([4]byte{10, 0, byte(k >> 8), byte(k)})
 		cfg.Nodes = append(cfg.Nodes, config.Node{Address: a, Port: 161})
-		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: a, Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
+		rows[k] = board.Row{ID: uint32(k + 1), Addr: a, Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 		for s := 1; s < n; s *= 2 {
 			graph[k] = append(graph[k], k^s%n)
 		}
 		if len(events) < cap(events) {
-			events = append(events, mib.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: mib.StatusFaultFree, Time: time.Now()})
+			events = append(events, board.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: hiadsd.FaultFree, Time: time.Now()})
 		}
 	}
-	src := &fakeSource{snap: &mib.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}
+	src := &fakeSource{snap: &board.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}
 	s, err := New(Options{Config: cfg, Source: src, SNMPStats: func() snmp.Stats { return snmp.Stats{} }})
 	if err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -103,18 +104,18 @@ func (c *collector) collectView(ch chan<- prometheus.Metric) {
 	if snap == nil {
 		return
 	}
-	counts := map[mib.Status]int{}
+	counts := map[hiadsd.Status]int{}
 	for _, r := range snap.Nodes {
 		name := ""
 		if i := int(r.ID) - 1; i >= 0 && i < len(c.cfg.Nodes) {
 			name = c.cfg.Nodes[i].Name
 		}
 		counts[r.Status]++
-		ch <- prometheus.MustNewConstMetric(c.d.nodeStatus, prometheus.GaugeValue, float64(r.Status),
+		ch <- prometheus.MustNewConstMetric(c.d.nodeStatus, prometheus.GaugeValue, float64(mib.DiagStatus(r.Status)),
 			strconv.Itoa(int(r.ID)), r.Addr.String(), name)
 	}
-	for s := mib.StatusFaultFree; s.Valid(); s++ {
-		ch <- prometheus.MustNewConstMetric(c.d.nodes, prometheus.GaugeValue, float64(counts[s]), s.Name())
+	for _, s := range mib.DiagStatuses() {
+		ch <- prometheus.MustNewConstMetric(c.d.nodes, prometheus.GaugeValue, float64(counts[s]), s.String())
 	}
 	ch <- prometheus.MustNewConstMetric(c.d.up, prometheus.GaugeValue, bool01(snap.Up))
 	var seq uint32

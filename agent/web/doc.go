@@ -2,7 +2,7 @@
 // metrics over HTTP, read-only.
 //
 // cmd/diagagent hands the Server a Source, the daemon: its view as last
-// published on the mib.Board, the testing graph (the first batch of each
+// published on the board.Board, the testing graph (the first batch of each
 // node's interval machine), the station list, and Changed, a channel closed
 // at the next publication; open pages hear of it through server-sent events
 // and fetch nothing else. Metrics counts what Observe reports after each

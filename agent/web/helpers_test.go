@@ -9,22 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
 // fakeSource is a Source whose snapshot a test replaces.
 type fakeSource struct {
-	board    mib.Board
+	board    board.Board
 	mu       sync.Mutex
-	snap     *mib.Snapshot
+	snap     *board.Snapshot
 	graph    [][]int
 	stations []traps.Station
 	started  time.Time
 }
 
-func (f *fakeSource) Snapshot() *mib.Snapshot {
+func (f *fakeSource) Snapshot() *board.Snapshot {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.snap
@@ -45,7 +47,7 @@ func (f *fakeSource) Changed() <-chan struct{} { return f.board.Changed() }
 func (f *fakeSource) wake() { _ = f.board.Publish(f.Snapshot()) }
 
 // set publishes a new snapshot.
-func (f *fakeSource) set(s *mib.Snapshot) {
+func (f *fakeSource) set(s *board.Snapshot) {
 	f.mu.Lock()
 	f.snap = s
 	f.mu.Unlock()
@@ -61,20 +63,20 @@ func fourNodes() (*fakeSource, config.Config) {
 	}
 	cfg.Nodes[0].Name, cfg.Nodes[3].TestedOnly = "alpha", true
 	started := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
-	rows := make([]mib.NodeRow, 4)
+	rows := make([]board.Row, 4)
 	for k := range rows {
-		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: mib.StatusFaultFree, Counter: 1,
+		rows[k] = board.Row{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: hiadsd.FaultFree, Counter: 1,
 			TestedOnly: cfg.Nodes[k].TestedOnly, LastChange: 100, How: mib.SourceLearned}
 	}
-	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = mib.StatusPartial, 2, 250, mib.SourceDirect
-	evs := []mib.Event{
-		{Seq: 1, NodeID: 2, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
-		{Seq: 2, NodeID: 3, Status: mib.StatusFaultFree, Prev: mib.StatusUnknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
-		{Seq: 3, NodeID: 3, Status: mib.StatusPartial, Prev: mib.StatusFaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},
+	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = hiadsd.Partial, 2, 250, mib.SourceDirect
+	evs := []board.Event{
+		{Seq: 1, NodeID: 2, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
+		{Seq: 2, NodeID: 3, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
+		{Seq: 3, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},
 	}
 	src := &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
 		stations: []traps.Station{{Addr: "192.0.2.9:162", Usable: false}, {Addr: "192.0.2.10:162", Usable: true}},
-		snap:     &mib.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
+		snap:     &board.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
 	return src, cfg
 }
 

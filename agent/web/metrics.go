@@ -54,8 +54,8 @@ func NewMetrics() *Metrics {
 		unsaved: prometheus.NewGauge(prometheus.GaugeOpts{Name: "diagagent_events_unsaved",
 			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
 	}
-	for s := mib.StatusFaultFree; s.Valid(); s++ {
-		m.tests.WithLabelValues(s.Name())
+	for _, s := range mib.DiagStatuses() {
+		m.tests.WithLabelValues(s.String())
 	}
 	m.fetches.WithLabelValues("ok")
 	m.fetches.WithLabelValues("error")
@@ -82,7 +82,7 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result, took time.Duration, unsaved int) {
 	m.unsaved.Set(float64(unsaved))
 	for _, p := range probes {
-		m.tests.WithLabelValues(p.Status.Name()).Inc()
+		m.tests.WithLabelValues(p.Status.String()).Inc()
 		m.testTime.Observe(p.Duration.Seconds())
 		if p.Wait > 0 && !p.Retested {
 			m.wait.Observe(p.Wait.Seconds())
@@ -91,7 +91,7 @@ func (m *Metrics) ObserveInterval(rep hiadsd.Report, probes map[int]probe.Result
 		case p.Corroborated:
 			m.retests.WithLabelValues("corroborated").Inc()
 		case !p.Retested:
-		case p.Status == mib.StatusFaultFree:
+		case p.Status == hiadsd.FaultFree:
 			m.retests.WithLabelValues("refuted").Inc()
 		default:
 			m.retests.WithLabelValues("confirmed").Inc()

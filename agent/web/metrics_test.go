@@ -15,7 +15,6 @@ import (
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/version"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -72,10 +71,10 @@ func TestMetricsCarryTheFigures(t *testing.T) {
 	s, _ := newTestServer(t, Options{SNMPStats: func() snmp.Stats { return st }, TrapStats: func() traps.Stats { return tr }})
 	rep := hiadsd.Report{Units: 3, Fetches: []hiadsd.FetchResult{{From: 1, Received: 3}, {From: 2, Err: errors.New("timeout")},
 		{From: 3, Skipped: true}}}
-	probes := map[int]probe.Result{1: {Status: mib.StatusFaultFree, Duration: 2 * time.Millisecond, Wait: 50 * time.Millisecond},
-		2: {Status: mib.StatusPartial, Duration: 800 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusPartial},
-		3: {Status: mib.StatusFaultFree, Duration: 3 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: mib.StatusFaulty},
-		4: {Status: mib.StatusPartial, Duration: 300 * time.Millisecond, Wait: 50 * time.Millisecond, Corroborated: true}}
+	probes := map[int]probe.Result{1: {Status: hiadsd.FaultFree, Duration: 2 * time.Millisecond, Wait: 50 * time.Millisecond},
+		2: {Status: hiadsd.Partial, Duration: 800 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: hiadsd.Partial},
+		3: {Status: hiadsd.FaultFree, Duration: 3 * time.Millisecond, Wait: time.Second, Retested: true, Suspected: hiadsd.Faulty},
+		4: {Status: hiadsd.Partial, Duration: 300 * time.Millisecond, Wait: 50 * time.Millisecond, Corroborated: true}}
 	s.metrics.ObserveInterval(rep, probes, 900*time.Millisecond, 0)
 	s.metrics.ObserveInterval(hiadsd.Report{}, nil, time.Millisecond, 2)
 	fams := scrape(t, s)
@@ -149,10 +148,10 @@ func TestMetricsWithoutStats(t *testing.T) {
 }
 
 func TestStatusNames(t *testing.T) {
-	want := map[mib.Status]string{mib.StatusFaultFree: "fault-free", mib.StatusFaulty: "faulty",
-		mib.StatusPartial: "partial", mib.StatusUnknown: "unknown", mib.Status(9): "unknown"}
+	want := map[hiadsd.Status]string{hiadsd.FaultFree: "fault-free", hiadsd.Faulty: "faulty",
+		hiadsd.Partial: "partial", hiadsd.Unknown: "unknown", hiadsd.Status(9): "unknown"}
 	for s, w := range want {
-		if got := s.Name(); got != w {
+		if got := s.String(); got != w {
 			t.Errorf("%d.Name() = %q, want %q", s, got, w)
 		}
 	}

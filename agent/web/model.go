@@ -3,6 +3,7 @@ package web
 import (
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -91,11 +92,11 @@ type State struct {
 }
 
 // nodes turns the snapshot's rows into API rows.
-func (s *Server) nodes(snap *mib.Snapshot) []Node {
+func (s *Server) nodes(snap *board.Snapshot) []Node {
 	started := s.src.Started()
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
-		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.Name(), Code: int(r.Status),
+		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.String(), Code: mib.DiagStatus(r.Status),
 			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String()}
 		if i := int(r.ID) - 1; i >= 0 && i < len(s.cfg.Nodes) {
 			out[k].Name = s.cfg.Nodes[i].Name
@@ -137,13 +138,13 @@ func edges(g [][]int) Edges {
 
 // events returns the rows with Seq > after, oldest first, at most limit of
 // the newest ones when limit > 0.
-func events(rows []mib.Event, after uint32, limit int) []Event {
+func events(rows []board.Event, after uint32, limit int) []Event {
 	out := []Event{}
 	for _, r := range rows {
 		if r.Seq <= after {
 			continue
 		}
-		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: r.Status.Name(), Prev: r.Prev.Name(),
+		out = append(out, Event{Seq: r.Seq, Node: r.NodeID, Status: r.Status.String(), Prev: r.Prev.String(),
 			Counter: r.Counter, Time: r.Time, How: r.How.String(), Detector: r.Detector, Source: r.Source})
 	}
 	if limit > 0 && len(out) > limit {
@@ -153,13 +154,13 @@ func events(rows []mib.Event, after uint32, limit int) []Event {
 }
 
 // status summarises the snapshot and this agent's configuration.
-func (s *Server) status(snap *mib.Snapshot, nodes []Node) Status {
+func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	st := Status{Algorithm: s.cfg.Algorithm, Interval: s.cfg.Interval.String(),
 		IntervalSeconds: s.cfg.Interval.Seconds(), Up: snap.Up, Started: s.src.Started().UTC(),
 		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.NMSCounter,
 		Stations: stations(s.src.Stations())}
-	for c := mib.StatusFaultFree; c.Valid(); c++ {
-		st.Counts[c.Name()] = 0
+	for _, c := range mib.DiagStatuses() {
+		st.Counts[c.String()] = 0
 	}
 	for _, n := range nodes {
 		st.Counts[n.Status]++

@@ -13,9 +13,9 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/agentx"
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/snmp"
-	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -60,7 +60,7 @@ type Server struct {
 	handler http.Handler
 
 	mu         sync.Mutex // guards the cached encoding of the last state
-	cachedSnap *mib.Snapshot
+	cachedSnap *board.Snapshot
 	cached     []byte
 }
 

@@ -3,7 +3,7 @@ package web
 import (
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/traps"
 )
 
@@ -11,7 +11,7 @@ import (
 // implements it); every method must be safe for concurrent use.
 type Source interface {
 	// Snapshot is the view last published; it never changes afterwards.
-	Snapshot() *mib.Snapshot
+	Snapshot() *board.Snapshot
 	// Graph lists, by core id, the ids each node tests this interval.
 	Graph() [][]int
 	// Stations are the notification receivers in order of preference.

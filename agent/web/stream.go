@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/board"
 )
 
 // minGap is the least time between two messages of one stream: a burst of
@@ -32,7 +32,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	fl.Flush()
 	beat := time.NewTicker(s.beat)
 	defer beat.Stop()
-	var sent *mib.Snapshot
+	var sent *board.Snapshot
 	for {
 		changed := s.src.Changed()
 		if snap := s.src.Snapshot(); snap != nil && snap != sent {

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // sseReader reads the "state" messages of an event stream.
@@ -83,8 +84,8 @@ func TestStreamSendsStateThenEveryChange(t *testing.T) {
 		t.Fatalf("first message: %+v", st)
 	}
 	next := *src.Snapshot()
-	next.Nodes = append([]mib.NodeRow(nil), next.Nodes...)
-	next.Nodes[1].Status = mib.StatusFaulty
+	next.Nodes = append([]board.Row(nil), next.Nodes...)
+	next.Nodes[1].Status = hiadsd.Faulty
 	src.set(&next)
 	src.wake()
 	if st := r.next(5 * time.Second); st.Nodes[1].Status != "faulty" || st.Status.Counts["faulty"] != 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/agentx"
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -32,7 +33,7 @@ const shutdownGrace = 3 * time.Second
 // daemon's view to the responder, the notifier and the page, so the daemon
 // knows none of them.
 type agent struct {
-	board     *mib.Board
+	board     *board.Board
 	daemon    *daemon.Daemon
 	responder *snmp.Responder
 	notifier  *traps.Notifier
@@ -60,7 +61,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	}
 	boots := keepBoots(cfg.StateDirFor(id), st, log)
 	start := time.Now()
-	a := &agent{board: mib.NewBoard(), log: log}
+	a := &agent{board: board.New(), log: log}
 	prober, err := newProber(cfg, id, log)
 	if err != nil {
 		return nil, err
@@ -233,7 +234,7 @@ func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, err
 }
 
 // responderConfig builds the responder's configuration from the snmp section.
-func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, board *mib.Board,
+func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, board *board.Board,
 	setNMS func(netip.Addr) error, log *logrus.Entry) snmp.Config {
 	r := snmp.Default()
 	r.Board = board
@@ -274,7 +275,7 @@ func source(cfg config.Config, id int) netip.Addr {
 
 // newNotifier builds the notifier the traps section asks for; it reads the
 // stations from the board, as the daemon last published them.
-func newNotifier(cfg config.Config, id int, board *mib.Board, start time.Time, log *logrus.Entry) (*traps.Notifier, error) {
+func newNotifier(cfg config.Config, id int, board *board.Board, start time.Time, log *logrus.Entry) (*traps.Notifier, error) {
 	t := traps.Default()
 	switch cfg.Traps.Kind {
 	case config.KindTrap:

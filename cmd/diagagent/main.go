@@ -3,7 +3,7 @@
 // the state of every node.
 //
 // main.go reads the configuration and the flags; agent.go wires one agent
-// process in dependency order (state and engine ID, the mib.Board, the
+// process in dependency order (state and engine ID, the board.Board, the
 // prober, the notifier, the daemon, the SNMP responder, the page), handing
 // each part what it needs in its constructor, so nothing is set afterwards.
 package main

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -244,8 +245,8 @@ func sample(fams map[string]*dto.MetricFamily, name string, pairs ...string) flo
 // bigSource is a web.Source of n nodes, all fault-free, testing as vCube does.
 type bigSource struct {
 	mu      sync.Mutex
-	board   mib.Board // wakes the page's streams
-	snap    *mib.Snapshot
+	board   board.Board // wakes the page's streams
+	snap    *board.Snapshot
 	graph   [][]int
 	started time.Time
 }
@@ -254,20 +255,20 @@ func newBigSource(t *testing.T, n int) *bigSource {
 	t.Helper()
 	cfg := &hiadsd.Config{N: n, Algorithm: hiadsd.VCube}
 	view := hiadsd.NewDense(n)
-	rows := make([]mib.NodeRow, n)
+	rows := make([]board.Row, n)
 	for k := range view {
 		view[k] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 1}
-		rows[k] = mib.NodeRow{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
-			Status: mib.StatusFaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
+		rows[k] = board.Row{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
+			Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 	}
-	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &mib.Snapshot{Nodes: rows, Up: true}}
+	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &board.Snapshot{Nodes: rows, Up: true}}
 	for k := range n {
 		b.graph[k] = hiadsd.Expected(cfg, k, view, 1)
 	}
 	return b
 }
 
-func (b *bigSource) Snapshot() *mib.Snapshot {
+func (b *bigSource) Snapshot() *board.Snapshot {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.snap
@@ -279,14 +280,14 @@ func (b *bigSource) Started() time.Time        { return b.started }
 func (b *bigSource) Changed() <-chan struct{}  { return b.board.Changed() }
 
 // setStatus publishes a snapshot in which NodeID id has status s.
-func (b *bigSource) setStatus(id int, s mib.Status) {
+func (b *bigSource) setStatus(id int, s hiadsd.Status) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	next := *b.snap
-	next.Nodes = append([]mib.NodeRow(nil), next.Nodes...)
+	next.Nodes = append([]board.Row(nil), next.Nodes...)
 	next.Nodes[id-1].Status, next.Nodes[id-1].Counter = s, next.Nodes[id-1].Counter+1
-	next.Events = append(next.Events[:len(next.Events):len(next.Events)], mib.Event{Seq: uint32(len(next.Events) + 1),
-		NodeID: uint32(id), Status: s, Prev: mib.StatusFaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
+	next.Events = append(next.Events[:len(next.Events):len(next.Events)], board.Event{Seq: uint32(len(next.Events) + 1),
+		NodeID: uint32(id), Status: s, Prev: hiadsd.FaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
 	b.snap = &next
 	if err := b.board.Publish(&next); err != nil {
 		panic(err)
@@ -325,7 +326,7 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 		t.Errorf("%d edges drawn, want only the %d to and from node 1", edges, want)
 	}
 	mustEval[bool](t, ctx, `window.noReload = true`)
-	src.setStatus(700, mib.StatusPartial)
+	src.setStatus(700, hiadsd.Partial)
 	waitPage(t, ctx, "node 700 partial", `window.noReload === true && document.getElementById("node-700").dataset.status === "partial" &&
 		document.getElementById("g-node-700").dataset.status === "partial"`, 10*time.Second)
 	t.Logf("page at %d nodes: first render %s ms, update %s ms (headless Chromium)", n, first,
@@ -378,7 +379,7 @@ func TestDashboardFallsBackToPolling(t *testing.T) {
 	waitPage(t, ctx, "16 nodes shown by polling", `document.body.dataset.mode === "polling" &&
 		document.querySelectorAll('#nodes tbody tr[data-status="fault-free"]').length === 16`, 10*time.Second)
 	mustEval[bool](t, ctx, `window.noReload = true`)
-	src.setStatus(5, mib.StatusFaulty)
+	src.setStatus(5, hiadsd.Faulty)
 	waitPage(t, ctx, "node 5 faulty", `window.noReload === true && document.body.dataset.mode === "polling" &&
 		document.getElementById("node-5").dataset.status === "faulty"`, 10*time.Second)
 }

@@ -10,7 +10,9 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -62,23 +64,23 @@ func cmdServe(ctx context.Context, args []string) error {
 
 // BenchSnapshot builds a plausible view: n nodes on 10.0.x.y, every seventh
 // faulty, every eleventh partial, and the last events rows about them.
-func BenchSnapshot(n, events int, now time.Time) *mib.Snapshot {
-	s := &mib.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 1}
+func BenchSnapshot(n, events int, now time.Time) *board.Snapshot {
+	s := &board.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 1}
 	for i := 1; i <= n; i++ {
-		st := mib.StatusFaultFree
+		st := hiadsd.FaultFree
 		switch {
 		case i%7 == 0:
-			st = mib.StatusFaulty
+			st = hiadsd.Faulty
 		case i%11 == 0:
-			st = mib.StatusPartial
+			st = hiadsd.Partial
 		}
-		s.Nodes = append(s.Nodes, mib.NodeRow{ID: uint32(i),
+		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i),
 			Addr:   netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}),
 			Status: st, Counter: uint32(i % 5), How: mib.SourceLearned})
 	}
 	for k := 1; k <= events; k++ {
-		s.Events = append(s.Events, mib.Event{Seq: uint32(k), NodeID: uint32(1 + k%n),
-			Status: mib.StatusFaulty, Prev: mib.StatusFaultFree, Counter: uint32(k),
+		s.Events = append(s.Events, board.Event{Seq: uint32(k), NodeID: uint32(1 + k%n),
+			Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: uint32(k),
 			Time: now.Add(time.Duration(k-events) * time.Second).UTC(), How: mib.SourceDirect, Detector: 1})
 	}
 	return s

@@ -433,8 +433,8 @@ func (r *chaosRun) received() (map[string]int, []string) {
 // the one place the names are spelled.
 var statusCode = func() map[string]string {
 	m := map[string]string{}
-	for st := mib.StatusFaultFree; st.Valid(); st++ {
-		m[st.Name()] = strconv.Itoa(int(st))
+	for _, st := range mib.DiagStatuses() {
+		m[st.String()] = strconv.Itoa(mib.DiagStatus(st))
 	}
 	return m
 }()

@@ -96,9 +96,9 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 		t.Fatalf("%s: every fault-free agent holds node %d at %d: %v", what, node, want, err)
 	}
 	t.Logf("%s: node %d at %d (%s) everywhere after %v = %.1f rounds (bound %v)", what, node, want,
-		mib.Status(want).Name(), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
+		statusName(want), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
 	if _, err := c.Station.Wait(c.Bound(), mark, StatusChange(node, want)); err != nil {
-		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, mib.Status(want).Name(), err)
+		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, statusName(want), err)
 	}
 }
 
@@ -122,4 +122,13 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// statusName names the status a nodeStatus value stands for.
+func statusName(v int) string {
+	st, err := mib.StatusOf(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return st.String()
 }

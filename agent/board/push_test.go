@@ -1,14 +1,16 @@
-package mib
+package board
 
 import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 func TestPushRoundTrip(t *testing.T) {
 	p := Push{From: 300, Cluster: 9, ListVersion: 4, ListHash: [8]byte{1, 2, 3, 4, 5, 6, 7, 8},
-		Entries: []PushEntry{{NodeID: 7, Status: StatusFaulty, Counter: 1 << 31}, {NodeID: 65535, Status: StatusPartial, Counter: 2}}}
+		Entries: []PushEntry{{NodeID: 7, Status: hiadsd.Faulty, Counter: 1 << 31}, {NodeID: 65535, Status: hiadsd.Partial, Counter: 2}}}
 	b, err := MarshalPush(p)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +46,7 @@ func TestPushRoundTrip(t *testing.T) {
 // FuzzParsePush: any value a SET may carry decodes or fails cleanly, and
 // what decodes encodes back to the same octets.
 func FuzzParsePush(f *testing.F) {
-	b, err := MarshalPush(Push{From: 3, Cluster: 2, Entries: []PushEntry{{NodeID: 5, Status: StatusFaulty, Counter: 9}}})
+	b, err := MarshalPush(Push{From: 3, Cluster: 2, Entries: []PushEntry{{NodeID: 5, Status: hiadsd.Faulty, Counter: 9}}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mib
+package board
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ func TestBoardWakesEveryWaiter(t *testing.T) {
 		t.Fatal("an empty board loads nil")
 	}
 	a, c := b.Changed(), b.Changed()
-	s := &Snapshot{Nodes: []NodeRow{{ID: 1}, {ID: 2}}}
+	s := &Snapshot{Nodes: []Row{{ID: 1}, {ID: 2}}}
 	if err := b.Publish(s); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestBoardRefusesRowsOutOfOrder(t *testing.T) {
 	if err := b.Publish(good); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []*Snapshot{nil, {Nodes: []NodeRow{{ID: 2}, {ID: 2}}}, {Nodes: []NodeRow{{ID: 0}}}, {Events: []Event{{Seq: 3}, {Seq: 1}}}} {
+	for _, bad := range []*Snapshot{nil, {Nodes: []Row{{ID: 2}, {ID: 2}}}, {Nodes: []Row{{ID: 0}}}, {Events: []Event{{Seq: 3}, {Seq: 1}}}} {
 		if err := b.Publish(bad); !errors.Is(err, ErrSnapshot) {
 			t.Errorf("Publish(%+v) = %v, want ErrSnapshot", bad, err)
 		}

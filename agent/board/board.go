@@ -1,4 +1,4 @@
-package mib
+package board
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ type Board struct {
 }
 
 // NewBoard returns an empty board.
-func NewBoard() *Board { return &Board{} }
+func New() *Board { return &Board{} }
 
 // Load returns the snapshot last published, an empty one before the first.
 func (b *Board) Load() *Snapshot {

@@ -1,17 +1,20 @@
-package mib
+package board
 
 import (
 	"encoding/binary"
 	"hash/fnv"
 	"net/netip"
 	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // Snapshot is one immutable picture of the node's diagnosis view; the daemon
 // builds a new one for every change and hands it over with Publish.
 type Snapshot struct {
 	// Nodes are the diagTree rows in ascending NodeID order.
-	Nodes []NodeRow
+	Nodes []Row
 	// Events are the diagEventTable rows in ascending Seq order (oldest first).
 	Events []Event
 	// TestedOnly is this node's isTestedOnly value.
@@ -44,7 +47,7 @@ type Snapshot struct {
 func (s *Snapshot) FetchDigest() uint64 {
 	h := fnv.New64a()
 	var b [16]byte
-	a := NodeADOf(s.NMS).As4()
+	a := mib.NodeADOf(s.NMS).As4()
 	copy(b[:4], a[:])
 	binary.BigEndian.PutUint32(b[4:], s.NMSCounter)
 	binary.BigEndian.PutUint32(b[8:], s.ListVersion)
@@ -54,21 +57,21 @@ func (s *Snapshot) FetchDigest() uint64 {
 	for k := range s.Nodes {
 		r := &s.Nodes[k]
 		binary.BigEndian.PutUint32(b[:4], r.ID)
-		binary.BigEndian.PutUint32(b[4:8], uint32(r.Status))
+		binary.BigEndian.PutUint32(b[4:8], uint32(mib.DiagStatus(r.Status)))
 		binary.BigEndian.PutUint32(b[8:12], r.Counter)
 		h.Write(b[:12])
 	}
 	return max(h.Sum64(), 1)
 }
 
-// NodeRow is one diagTree row: what this agent believes about one node.
-type NodeRow struct {
+// Row is one diagTree row: what this agent believes about one node.
+type Row struct {
 	// ID is nodeID, the node's core id plus one (1..65535).
 	ID uint32
 	// Addr is nodeAD, the node's IPv4 address.
 	Addr netip.Addr
 	// Status is nodeStatus.
-	Status Status
+	Status hiadsd.Status
 	// Counter is nodeEventCounter, the event counter of the entry.
 	Counter uint32
 	// TestedOnly is nodeTestedOnly.
@@ -76,7 +79,7 @@ type NodeRow struct {
 	// LastChange is nodeLastChange in hundredths of a second of sysUpTime, 0 if never.
 	LastChange uint32
 	// How is nodeHowLearned.
-	How Source
+	How mib.Source
 	// Port is nodePort, the UDP port of the node's agent.
 	Port uint16
 }
@@ -90,15 +93,15 @@ type Event struct {
 	// Addr is nodeAD of that node, which the notification carries beside the row.
 	Addr netip.Addr
 	// Status is diagEventStatus, the new status.
-	Status Status
+	Status hiadsd.Status
 	// Prev is diagEventPrevStatus, the status before.
-	Prev Status
+	Prev hiadsd.Status
 	// Counter is diagEventCounter, the node's event counter after the change.
 	Counter uint32
 	// Time is diagEventTime, the wall-clock time the agent recorded the change.
 	Time time.Time
 	// How is diagEventHowLearned (direct or learned).
-	How Source
+	How mib.Source
 	// Detector is diagEventDetector, the NodeID of the direct tester or 0.
 	Detector uint32
 	// Source is diagEventSource, the NodeID of the agent a learned event

@@ -1,9 +1,12 @@
-package mib
+package board
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // Push is the value of diagPush: entries of the sender's view pushed down
@@ -12,7 +15,8 @@ import (
 //
 // On the wire it is one OCTET STRING: a format octet (1), the sender's
 // NodeID (2 octets), the cluster (1), diagNodeListVersion (4) and
-// diagNodeListHash (8), then 7 octets per entry: NodeID (2), nodeStatus (1)
+// diagNodeListHash (8), then 7 octets per entry: NodeID (2), nodeStatus (1,
+// the MIB's DiagStatus)
 // and nodeEventCounter (4), every number big-endian.
 type Push struct {
 	From        uint32
@@ -25,7 +29,7 @@ type Push struct {
 // PushEntry is one diagTree row carried by a push.
 type PushEntry struct {
 	NodeID  uint32
-	Status  Status
+	Status  hiadsd.Status
 	Counter uint32
 }
 
@@ -49,7 +53,7 @@ func MarshalPush(p Push) ([]byte, error) {
 	if len(p.Entries) > MaxPushEntries {
 		return nil, fmt.Errorf("%w: %d entries, at most %d", ErrPushLength, len(p.Entries), MaxPushEntries)
 	}
-	if p.From < 1 || p.From > MaxNodeID {
+	if p.From < 1 || p.From > mib.MaxNodeID {
 		return nil, fmt.Errorf("%w: sender %d", ErrPushValue, p.From)
 	}
 	b := make([]byte, pushHeader, pushHeader+pushEntry*len(p.Entries))
@@ -58,11 +62,11 @@ func MarshalPush(p Push) ([]byte, error) {
 	binary.BigEndian.PutUint32(b[4:], p.ListVersion)
 	copy(b[8:], p.ListHash[:])
 	for _, e := range p.Entries {
-		if e.NodeID < 1 || e.NodeID > MaxNodeID || e.Status > StatusUnknown {
+		if e.NodeID < 1 || e.NodeID > mib.MaxNodeID || !e.Status.Valid() {
 			return nil, fmt.Errorf("%w: entry %+v", ErrPushValue, e)
 		}
 		b = binary.BigEndian.AppendUint16(b, uint16(e.NodeID))
-		b = append(b, byte(e.Status))
+		b = append(b, byte(mib.DiagStatus(e.Status)))
 		b = binary.BigEndian.AppendUint32(b, e.Counter)
 	}
 	return b, nil
@@ -79,9 +83,10 @@ func ParsePush(b []byte) (Push, error) {
 		return Push{}, fmt.Errorf("%w: format %d, sender %d, cluster %d", ErrPushValue, b[0], p.From, p.Cluster)
 	}
 	for rest := b[pushHeader:]; len(rest) > 0; rest = rest[pushEntry:] {
-		e := PushEntry{NodeID: uint32(binary.BigEndian.Uint16(rest)), Status: Status(rest[2]), Counter: binary.BigEndian.Uint32(rest[3:])}
-		if e.NodeID == 0 || e.Status > StatusUnknown {
-			return Push{}, fmt.Errorf("%w: entry %+v", ErrPushValue, e)
+		st, err := mib.StatusOf(int(rest[2]))
+		e := PushEntry{NodeID: uint32(binary.BigEndian.Uint16(rest)), Status: st, Counter: binary.BigEndian.Uint32(rest[3:])}
+		if e.NodeID == 0 || err != nil {
+			return Push{}, fmt.Errorf("%w: entry %+v, status %d", ErrPushValue, e, rest[2])
 		}
 		p.Entries = append(p.Entries, e)
 	}
