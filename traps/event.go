@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // ErrInvalidEvent is wrapped by the errors for notifications that cannot be
@@ -26,18 +28,11 @@ type ListChange struct {
 	Removed bool       // destroy(6); otherwise createAndGo(4)
 }
 
-// NMSChange reports that the agent adopted a new management station.
-type NMSChange struct {
-	// Station is the new value of nmsID (IPv4).
-	Station netip.Addr
-	// Counter is the new value of nmsIDCounter.
-	Counter uint32
-}
-
-// Validate checks that the station is an IPv4 address.
-func (c NMSChange) Validate() error {
-	if !c.Station.Is4() {
-		return fmt.Errorf("%w: Station %v is not an IPv4 address", ErrInvalidEvent, c.Station)
+// validStation checks that a station a notification names is an IPv4
+// address, as nmsID carries it.
+func validStation(s hiadsd.Station) error {
+	if !s.Addr.Is4() {
+		return fmt.Errorf("%w: station %v is not an IPv4 address", ErrInvalidEvent, s.Addr)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -129,12 +130,13 @@ func (n *Notifier) AuthenticationFailure(src netip.Addr) error {
 	return n.enqueue(authenticationFailure(src))
 }
 
-// NMSChange queues a diagNMSChange notification.
-func (n *Notifier) NMSChange(c NMSChange) error {
-	if err := c.Validate(); err != nil {
+// NMSChange queues a diagNMSChange notification: s is the station the agent
+// adopted, with its counter.
+func (n *Notifier) NMSChange(s hiadsd.Station) error {
+	if err := validStation(s); err != nil {
 		return err
 	}
-	return n.enqueue(nmsChange(c))
+	return n.enqueue(nmsChange(s))
 }
 
 // Stats returns the current counters.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
@@ -43,7 +44,7 @@ func TestTrapV1Delivered(t *testing.T) {
 func TestInformV2cAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd)
 	n := newNotifier(t, testConfig(InformV2c, Station{Addr: d.addr, Usable: true}))
-	if err := n.NMSChange(NMSChange{Station: netip.MustParseAddr("192.0.2.9"), Counter: 2}); err != nil {
+	if err := n.NMSChange(hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := n.NodeStatusChange(testEvent(18)); err != nil {

@@ -172,7 +172,7 @@ func TestNoUsableStationDrops(t *testing.T) {
 func TestStationChangesNeverPushOutFaults(t *testing.T) {
 	n := fillingQueue(t, 4)
 	for k := range 1500 {
-		if err := n.NMSChange(NMSChange{Station: netip.AddrFrom4([4]byte{192, 0, 2, byte(k)}), Counter: uint32(k + 1)}); err != nil {
+		if err := n.NMSChange(hiadsd.Station{Addr: netip.AddrFrom4([4]byte{192, 0, 2, byte(k)}), Counter: uint32(k + 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}

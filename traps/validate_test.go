@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -63,8 +64,8 @@ func TestParseKind(t *testing.T) {
 }
 
 func TestNMSChangeValidate(t *testing.T) {
-	if err := (NMSChange{}).Validate(); !errors.Is(err, ErrInvalidEvent) {
-		t.Errorf("NMSChange{} accepted: %v", err)
+	if err := validStation(hiadsd.Station{}); !errors.Is(err, ErrInvalidEvent) {
+		t.Errorf("a station with no address accepted: %v", err)
 	}
 }
 

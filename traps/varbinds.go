@@ -9,6 +9,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -63,14 +64,14 @@ func statusChange(e board.Event) notification {
 }
 
 // nmsChange builds the diagNMSChange notification.
-func nmsChange(c NMSChange) notification {
+func nmsChange(c hiadsd.Station) notification {
 	return notification{
 		oid:      mib.DiagNMSChange,
 		generic:  v1GenericSpecific,
 		specific: specificNMS,
-		label:    fmt.Sprintf("diagNMSChange station=%v counter=%d", c.Station, c.Counter),
+		label:    fmt.Sprintf("diagNMSChange station=%v counter=%d", c.Addr, c.Counter),
 		vars: []gosnmp.SnmpPDU{
-			{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: c.Station.String()},
+			{Name: mib.NMSID0, Type: gosnmp.IPAddress, Value: c.Addr.String()},
 			{Name: mib.NMSIDCounter0, Type: gosnmp.Gauge32, Value: uint(c.Counter)},
 		},
 	}

@@ -21,10 +21,9 @@ type Snapshot struct {
 	TestedOnly bool
 	// Up is hiADSDisUP: the diagnosis loop finished an interval recently.
 	Up bool
-	// NMS is the current network management station (nmsID); the zero Addr reads as 0.0.0.0.
-	NMS netip.Addr
-	// NMSCounter is the event counter carried with NMS (nmsIDCounter).
-	NMSCounter uint32
+	// Station is the current network management station, nmsID (the zero
+	// Addr reads as 0.0.0.0) with its counter, nmsIDCounter.
+	Station hiadsd.Station
 	// NodeListHash is diagNodeListHash, the fingerprint of the node list (8 octets).
 	NodeListHash []byte
 	// ListMismatch are the NodeIDs of the peers last read with another node list.
@@ -47,9 +46,9 @@ type Snapshot struct {
 func (s *Snapshot) FetchDigest() uint64 {
 	h := fnv.New64a()
 	var b [16]byte
-	a := mib.NodeADOf(s.NMS).As4()
+	a := mib.NodeADOf(s.Station.Addr).As4()
 	copy(b[:4], a[:])
-	binary.BigEndian.PutUint32(b[4:], s.NMSCounter)
+	binary.BigEndian.PutUint32(b[4:], s.Station.Counter)
 	binary.BigEndian.PutUint32(b[8:], s.ListVersion)
 	binary.BigEndian.PutUint32(b[12:], uint32(len(s.Nodes)))
 	h.Write(b[:])

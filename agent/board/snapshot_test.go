@@ -14,7 +14,7 @@ import (
 // learned, when it changed, the events, hiADSDisUP).
 func TestFetchDigest(t *testing.T) {
 	base := func() *Snapshot {
-		s := &Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.1"), NMSCounter: 2, NodeListHash: []byte{1, 2, 3, 4, 5, 6, 7, 8}, ListVersion: 1}
+		s := &Snapshot{Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.1"), Counter: 2}, NodeListHash: []byte{1, 2, 3, 4, 5, 6, 7, 8}, ListVersion: 1}
 		for id := uint32(1); id <= 4; id++ {
 			s.Nodes = append(s.Nodes, Row{ID: id, Status: hiadsd.FaultFree, Counter: id})
 		}
@@ -25,8 +25,8 @@ func TestFetchDigest(t *testing.T) {
 		t.Fatal("digest 0, which a tester reads as none")
 	}
 	changes := map[string]func(*Snapshot){
-		"station":     func(s *Snapshot) { s.NMS = netip.MustParseAddr("192.0.2.2") },
-		"its counter": func(s *Snapshot) { s.NMSCounter++ },
+		"station":     func(s *Snapshot) { s.Station.Addr = netip.MustParseAddr("192.0.2.2") },
+		"its counter": func(s *Snapshot) { s.Station.Counter++ },
 		"list hash":   func(s *Snapshot) { s.NodeListHash = []byte{1, 2, 3, 4, 5, 6, 7, 9} },
 		"version":     func(s *Snapshot) { s.ListVersion++ },
 		"a status":    func(s *Snapshot) { s.Nodes[2].Status = hiadsd.Partial },

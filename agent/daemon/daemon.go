@@ -27,7 +27,7 @@ const maxEvents = 1024
 // Notifier is what the daemon needs from traps.Notifier.
 type Notifier interface {
 	NodeStatusChange(board.Event) error
-	NMSChange(traps.NMSChange) error
+	NMSChange(hiadsd.Station) error
 	NodeListMismatch(traps.ListMismatch) error
 	NodeListChange(traps.ListChange) error
 }
@@ -166,10 +166,10 @@ func New(o Options) (*Daemon, error) {
 	d.start = d.now()
 	d.lastDone = d.start // the loop counts as alive from its start
 	// A station given by name was resolved (config.Resolve) before New.
-	if d.st.NMS == "" && o.Config.Traps.NMS.Addr.IsValid() {
-		d.st.NMS = o.Config.Traps.NMS.Addr.String()
+	if !d.st.Station.Addr.IsValid() && o.Config.Traps.NMS.Addr.IsValid() {
+		d.st.Station.Addr = o.Config.Traps.NMS.Addr
 	}
-	node.Station = hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}
+	node.Station = d.st.Station
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
@@ -347,12 +347,6 @@ func (d *Daemon) Snapshot() *board.Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.cur
-}
-
-// nmsAddr parses the stored station, the zero Addr if there is none.
-func (d *Daemon) nmsAddrLocked() netip.Addr {
-	a, _ := netip.ParseAddr(d.st.NMS)
-	return a
 }
 
 // SetAddress tells the daemon that node id (given by host name) resolves

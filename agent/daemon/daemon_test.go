@@ -74,7 +74,7 @@ func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.nms[t.Addr]
-	return probe.Fetched{NMS: v.addr, NMSCounter: v.c, NodeListHash: f.lists[t.Addr], Rows: rows}, err
+	return probe.Fetched{Station: hiadsd.Station{Addr: v.addr, Counter: v.c}, NodeListHash: f.lists[t.Addr], Rows: rows}, err
 }
 
 func (f *fakeLAN) FetchList(context.Context, probe.Target) (probe.List, error) {
@@ -90,7 +90,7 @@ type sink struct {
 	mu     sync.Mutex
 	b      board.Board
 	events []board.Event
-	nms    []traps.NMSChange
+	nms    []hiadsd.Station
 	lists  []traps.ListMismatch
 	change []traps.ListChange
 }
@@ -119,7 +119,7 @@ func (s *sink) NodeListMismatch(m traps.ListMismatch) error {
 	return nil
 }
 
-func (s *sink) NMSChange(c traps.NMSChange) error {
+func (s *sink) NMSChange(c hiadsd.Station) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nms = append(s.nms, c)
@@ -232,8 +232,8 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
 		t.Fatal(err)
 	}
-	if snap := d.Snapshot(); snap.NMS.String() != "192.0.2.9" || snap.NMSCounter != 1 || len(s.nms) != 1 {
-		t.Fatalf("after SET: nms %v counter %d, %d NMS notifications", snap.NMS, snap.NMSCounter, len(s.nms))
+	if snap := d.Snapshot(); snap.Station.Addr.String() != "192.0.2.9" || snap.Station.Counter != 1 || len(s.nms) != 1 {
+		t.Fatalf("after SET: nms %v counter %d, %d NMS notifications", snap.Station.Addr, snap.Station.Counter, len(s.nms))
 	}
 	if st := d.Stations(); len(st) != 1 || st[0].Addr != "192.0.2.9:1162" || !st[0].Usable {
 		t.Fatalf("stations: %+v", st)
@@ -251,17 +251,17 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 	for _, c := range cases {
 		lan.nms[addr(1)] = nmsAndCount{netip.MustParseAddr(c.heard), c.c}
 		d.interval(context.Background())
-		if got := d.Snapshot().NMS.String(); got != c.want {
+		if got := d.Snapshot().Station.Addr.String(); got != c.want {
 			t.Fatalf("heard %s/%d: station %s, want %s", c.heard, c.c, got, c.want)
 		}
 	}
 	for range 100 { // the station it already is: not an event
-		if err := d.SetNMS(d.Snapshot().NMS); err != nil {
+		if err := d.SetNMS(d.Snapshot().Station.Addr); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if snap := d.Snapshot(); snap.NMSCounter != 5 || len(s.nms) != 1 {
-		t.Fatalf("100 SETs of the current station: counter %d (want 5, unchanged), %d NMS notifications (want 1)", snap.NMSCounter, len(s.nms))
+	if snap := d.Snapshot(); snap.Station.Counter != 5 || len(s.nms) != 1 {
+		t.Fatalf("100 SETs of the current station: counter %d (want 5, unchanged), %d NMS notifications (want 1)", snap.Station.Counter, len(s.nms))
 	}
 	if err := d.SetNMS(netip.MustParseAddr("2001:db8::1")); err == nil {
 		t.Fatal("an IPv6 station was accepted for nmsID")

@@ -229,7 +229,7 @@ func (p mockProber) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi i
 	p.m.reads++
 	p.m.mu.Unlock()
 	rows, err := p.FetchRows(ctx, t, lo, hi)
-	return probe.Fetched{NMS: s.NMS, NMSCounter: s.NMSCounter, NodeListHash: s.NodeListHash, ListVersion: s.ListVersion, Rows: rows}, err
+	return probe.Fetched{Station: hiadsd.Station{Addr: s.Station.Addr, Counter: s.Station.Counter}, NodeListHash: s.NodeListHash, ListVersion: s.ListVersion, Rows: rows}, err
 }
 
 func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, error) {
@@ -297,7 +297,7 @@ func TestMockNetStationReachesEveryAgent(t *testing.T) {
 	}
 	r := m.until(hiadsd.Levels(16)+1, "the station everywhere", func() bool {
 		for _, d := range m.agents {
-			if s := d.Snapshot(); s.NMS != station || s.NMSCounter != 1 {
+			if s := d.Snapshot(); s.Station.Addr != station || s.Station.Counter != 1 {
 				return false
 			}
 		}

@@ -26,15 +26,15 @@ func (d *Daemon) SetNMS(a netip.Addr) error {
 		return fmt.Errorf("nmsID must be an IPv4 unicast host address or 0.0.0.0, got %v", a)
 	}
 	d.mu.Lock()
-	if a == d.nmsAddrLocked() {
+	if a == d.st.Station.Addr {
 		d.mu.Unlock() // the station it already is: no change, no event, no notification
 		return nil
 	}
-	s := hiadsd.Station{Addr: a, Counter: d.st.NMSCounter + 1}
+	s := hiadsd.Station{Addr: a, Counter: d.st.Station.Counter + 1}
 	d.setNMS = &s
 	d.takeNMSLocked(s, logrus.Fields{"how": "set"})
 	if d.notify != nil {
-		if err := d.notify.NMSChange(traps.NMSChange{Station: a, Counter: s.Counter}); err != nil {
+		if err := d.notify.NMSChange(s); err != nil {
 			d.log.WithError(err).Warn("notification not queued")
 		}
 	}
@@ -65,7 +65,7 @@ func (d *Daemon) applyStation() {
 func (d *Daemon) learnStation(changes []hiadsd.StationChange) {
 	for _, c := range changes {
 		d.mu.Lock()
-		if !c.New.Newer(hiadsd.Station{Addr: d.nmsAddrLocked(), Counter: d.st.NMSCounter}) {
+		if !c.New.Newer(d.st.Station) {
 			d.mu.Unlock()
 			continue
 		}
@@ -73,15 +73,14 @@ func (d *Daemon) learnStation(changes []hiadsd.StationChange) {
 	}
 }
 
-// takeNMSLocked makes a with counter c the station, publishes it, unlocks
-// d.mu, logs the change and saves the state.
+// takeNMSLocked makes s the station, publishes it, unlocks d.mu, logs the
+// change and saves the state.
 func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
-	a, c := s.Addr, s.Counter
-	d.st.NMS, d.st.NMSCounter = a.String(), c
+	d.st.Station = s
 	d.publishLocked()
 	st := d.stateLocked()
 	d.mu.Unlock()
-	d.log.WithFields(f).WithFields(logrus.Fields{"nms": a.String(), "counter": c}).Info("management station changed")
+	d.log.WithFields(f).WithFields(logrus.Fields{"nms": s.Addr.String(), "counter": s.Counter}).Info("management station changed")
 	if err := d.persist(st); err != nil {
 		d.log.WithError(err).Error("cannot save state")
 	}
@@ -108,7 +107,7 @@ func Stations(cfg config.Config, s *board.Snapshot) []traps.Station {
 		}
 		return true
 	}
-	if nms := s.NMS; nms.IsValid() && !nms.IsUnspecified() {
+	if nms := s.Station.Addr; nms.IsValid() && !nms.IsUnspecified() {
 		out = append(out, traps.Station{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
 	}
 	for _, f := range cfg.Traps.Fallbacks {

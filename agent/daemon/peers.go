@@ -114,8 +114,8 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 			}
 			res.List = d.checkList(id, f.NodeListHash, f.ListVersion)
 			rows, first = f.Rows, false
-			if board.StationAddr(f.NMS) {
-				res.Station = hiadsd.Station{Addr: f.NMS, Counter: f.NMSCounter}
+			if board.StationAddr(f.Station.Addr) {
+				res.Station = f.Station
 			}
 		} else {
 			var err error

@@ -197,7 +197,7 @@ func (d *Daemon) publishLocked() {
 		evs = evs[:len(evs)-1]
 	}
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
-		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), NMS: d.nmsAddrLocked(), NMSCounter: d.st.NMSCounter,
+		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {

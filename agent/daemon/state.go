@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"path/filepath"
 
@@ -27,14 +28,14 @@ var ErrStateVersion = errors.New("state file has an unsupported version")
 // change it observes after a restart is numbered above anything it said before), its event table,
 // the management station with its counter, and the SNMP engine boots.
 type State struct {
-	Version     int           `json:"version"`
-	Nodes       int           `json:"nodes"`
-	Counters    []uint32      `json:"counters"`
-	Events      []board.Event `json:"-"`
-	LastSeq     uint32        `json:"last_seq"`
-	NMS         string        `json:"nms,omitempty"`
-	NMSCounter  uint32        `json:"nms_counter"`
-	EngineBoots uint32        `json:"engine_boots"`
+	Version  int           `json:"version"`
+	Nodes    int           `json:"nodes"`
+	Counters []uint32      `json:"counters"`
+	Events   []board.Event `json:"-"`
+	LastSeq  uint32        `json:"last_seq"`
+	// Station is the management station and its counter (nmsID, nmsIDCounter).
+	Station     hiadsd.Station `json:"-"`
+	EngineBoots uint32         `json:"engine_boots"`
 	// Statuses are the statuses the view held beside Counters, so a restart
 	// can tell a first verdict that only restores what it held from news.
 	Statuses []hiadsd.Status `json:"-"`
@@ -54,8 +55,10 @@ type State struct {
 // diskState is State as the file holds it.
 type diskState struct {
 	stateFields
-	Events   []diskEvent `json:"events"`
-	Statuses []int       `json:"statuses,omitempty"`
+	Events     []diskEvent `json:"events"`
+	Statuses   []int       `json:"statuses,omitempty"`
+	NMS        string      `json:"nms,omitempty"`
+	NMSCounter uint32      `json:"nms_counter"`
 }
 
 // stateFields are the fields of State the file holds as they are.
@@ -70,7 +73,10 @@ type diskEvent struct {
 
 // MarshalJSON writes st as the state file holds it.
 func (st State) MarshalJSON() ([]byte, error) {
-	d := diskState{stateFields: stateFields(st), Events: make([]diskEvent, len(st.Events))}
+	d := diskState{stateFields: stateFields(st), Events: make([]diskEvent, len(st.Events)), NMSCounter: st.Station.Counter}
+	if st.Station.Addr.IsValid() {
+		d.NMS = st.Station.Addr.String()
+	}
 	for k, e := range st.Events {
 		d.Events[k] = diskEvent{Event: e, Status: mib.DiagStatus(e.Status), Prev: mib.DiagStatus(e.Prev)}
 	}
@@ -88,7 +94,11 @@ func (st *State) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*st = State(d.stateFields)
+	st.Station.Counter = d.NMSCounter
 	var err error
+	if d.NMS != "" {
+		st.Station.Addr, err = netip.ParseAddr(d.NMS)
+	}
 	for _, e := range d.Events {
 		ev := e.Event
 		var err1, err2 error

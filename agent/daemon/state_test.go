@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,7 +27,7 @@ func TestStateRoundTrip(t *testing.T) {
 	st.Counters[2] = 7
 	st.Events = append(st.Events, board.Event{Seq: 1, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 7,
 		Time: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), How: mib.SourceDirect, Detector: 2})
-	st.LastSeq, st.NMS, st.NMSCounter, st.EngineBoots, st.EngineID = 1, "127.0.0.9", 3, 5, []byte{0x80, 0, 0, 0xc8, 5, 1}
+	st.LastSeq, st.Station, st.EngineBoots, st.EngineID = 1, hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: 3}, 5, []byte{0x80, 0, 0, 0xc8, 5, 1}
 	if err := SaveState(dir, st); err != nil {
 		t.Fatal(err)
 	}

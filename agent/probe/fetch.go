@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 
@@ -83,8 +82,7 @@ func decodeRow(idx uint32, vbs []gosnmp.SnmpPDU) (Row, error) {
 // Fetched is what one read of a peer's diagnosis brings: the station it
 // holds and its rows.
 type Fetched struct {
-	NMS        netip.Addr
-	NMSCounter uint32
+	Station hiadsd.Station
 	// NodeListHash is the peer's diagNodeListHash; nil from a peer that
 	// serves none (an older agent).
 	NodeListHash []byte
@@ -105,10 +103,10 @@ func (p *Prober) FetchDiagnosis(ctx context.Context, t Target, lo, hi int) (Fetc
 			return fmt.Errorf("%w: station objects answered as %s and %s", ErrMalformedReply, vbs[0].Name, vbs[1].Name)
 		}
 		var err error
-		if f.NMS, err = ipValue(vbs[0]); err != nil {
+		if f.Station.Addr, err = ipValue(vbs[0]); err != nil {
 			return err
 		}
-		if f.NMSCounter, err = unsignedValue(vbs[1]); err != nil {
+		if f.Station.Counter, err = unsignedValue(vbs[1]); err != nil {
 			return err
 		}
 		f.NodeListHash, f.ListVersion, err = listFingerprint(vbs[2:])

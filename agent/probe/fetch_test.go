@@ -16,9 +16,10 @@ import (
 )
 
 // rowLines overrides the nodeStatus and nodeEventCounter cells of one node.
-func rowLines(id int, status hiadsd.Status, counter uint32) []string {
+// rowLines serves one diagTree row: status is nodeStatus as the MIB numbers it.
+func rowLines(id, status int, counter uint32) []string {
 	return []string{
-		fmt.Sprintf("override %s integer %d", mib.TreeCell(mib.ColNodeStatus, id), mib.DiagStatus(status)),
+		fmt.Sprintf("override %s integer %d", mib.TreeCell(mib.ColNodeStatus, id), status),
 		fmt.Sprintf("override %s unsigned %d", mib.TreeCell(mib.ColNodeEventCounter, id), counter),
 	}
 }
@@ -28,7 +29,7 @@ func treeProbeSNMPD(t *testing.T) *probeSNMPD {
 	var lines []string
 	for id := 1; id <= 6; id++ {
 		if id != 4 {
-			lines = append(lines, rowLines(id, hiadsd.Status(id%3), uint32(10*id))...)
+			lines = append(lines, rowLines(id, mib.DiagStatus(hiadsd.Status(id%3)), uint32(10*id))...)
 		}
 	}
 	lines = append(lines, fmt.Sprintf("override %s integer 1", mib.TreeCell(mib.ColNodeTestedOnly, 1)))
@@ -38,10 +39,16 @@ func treeProbeSNMPD(t *testing.T) *probeSNMPD {
 // eventLines overrides every readable column of event row seq.
 func eventLines(seq int, ev board.Event, when string) []string {
 	cell := func(col int) string { return mib.EventCell(col, uint32(seq)) }
+	number := func(st hiadsd.Status) int { // a status the MIB cannot number is served as it is, as a bad reply
+		if !st.Valid() {
+			return int(st)
+		}
+		return mib.DiagStatus(st)
+	}
 	return []string{
 		fmt.Sprintf("override %s integer %d", cell(mib.ColEventNodeID), ev.NodeID),
-		fmt.Sprintf("override %s integer %d", cell(mib.ColEventStatus), ev.Status),
-		fmt.Sprintf("override %s integer %d", cell(mib.ColEventPrevStatus), ev.Prev),
+		fmt.Sprintf("override %s integer %d", cell(mib.ColEventStatus), number(ev.Status)),
+		fmt.Sprintf("override %s integer %d", cell(mib.ColEventPrevStatus), number(ev.Prev)),
 		fmt.Sprintf("override %s unsigned %d", cell(mib.ColEventCounter), ev.Counter),
 		fmt.Sprintf("override %s octet_str %s", cell(mib.ColEventTime), when),
 		fmt.Sprintf("override %s integer %d", cell(mib.ColEventHowLearned), ev.How),
@@ -99,7 +106,7 @@ func TestFetchDiagnosisStation(t *testing.T) {
 	})
 	p := newTestProber(t, nil)
 	got, err := p.FetchDiagnosis(probeContext(t), f.target(), 1, 1)
-	want := Fetched{NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 12, NodeListHash: hash, ListVersion: 5, Rows: []Row{{ID: 1, Status: hiadsd.Partial, Counter: 3}}}
+	want := Fetched{Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 12}, NodeListHash: hash, ListVersion: 5, Rows: []Row{{ID: 1, Status: hiadsd.Partial, Counter: 3}}}
 	if err != nil || !reflect.DeepEqual(got, want) || nonRepeaters.Load() != 4 {
 		t.Fatalf("FetchDiagnosis = %+v, %v (non-repeaters %d); want %+v, nil (4)", got, err, nonRepeaters.Load(), want)
 	}

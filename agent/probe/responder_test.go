@@ -47,7 +47,7 @@ func startProbeResponder(t *testing.T, snap *board.Snapshot) Target {
 // probeSnapshot is a view of n nodes with varied statuses and counters and
 // events with sequence numbers 5, 6, ... .
 func probeSnapshot(n, events int) *board.Snapshot {
-	s := &board.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4, NodeListHash: make([]byte, 8)}
+	s := &board.Snapshot{Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 4}, NodeListHash: make([]byte, 8)}
 	for i := 1; i <= n; i++ {
 		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
 			Status: hiadsd.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})
@@ -121,7 +121,7 @@ func TestFetchEventsAndNMSFromResponder(t *testing.T) {
 		}
 	}
 	f, err := p.FetchDiagnosis(probeContext(t), target, 1, 10)
-	if err != nil || f.NMS != snap.NMS || f.NMSCounter != snap.NMSCounter || len(f.Rows) != 10 {
-		t.Fatalf("FetchDiagnosis = %v, %d, %d rows, %v; want %v, %d, 10 rows", f.NMS, f.NMSCounter, len(f.Rows), err, snap.NMS, snap.NMSCounter)
+	if err != nil || f.Station.Addr != snap.Station.Addr || f.Station.Counter != snap.Station.Counter || len(f.Rows) != 10 {
+		t.Fatalf("FetchDiagnosis = %v, %d, %d rows, %v; want %v, %d, 10 rows", f.Station.Addr, f.Station.Counter, len(f.Rows), err, snap.Station.Addr, snap.Station.Counter)
 	}
 }

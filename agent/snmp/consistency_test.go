@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // stampedSnapshot has every counter of the view equal to k, so a response that
 // mixes two snapshots shows two different numbers.
 func stampedSnapshot(k uint32) *board.Snapshot {
-	s := &board.Snapshot{NMS: netip.MustParseAddr("127.0.0.9"), NMSCounter: k}
+	s := &board.Snapshot{Station: hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: k}}
 	for id := uint32(1); id <= 3; id++ {
 		s.Nodes = append(s.Nodes, board.Row{ID: id, Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(id)}), Counter: k})
 	}

@@ -102,8 +102,7 @@ func testSnapshot() *board.Snapshot {
 			{Seq: 8, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
 		},
 		Up:           true,
-		NMS:          netip.MustParseAddr("127.0.0.9"),
-		NMSCounter:   4,
+		Station:      hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: 4},
 		NodeListHash: []byte{0xd1, 0xa9, 0, 0, 0, 0, 0, 0x17},
 	}
 }

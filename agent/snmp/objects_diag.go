@@ -13,7 +13,7 @@ import (
 
 // diagNodes returns the DIAGNOSIS-MIB objects, read from the request's snapshot.
 func diagNodes(r *Responder) []node {
-	nms := newScalar(mustOID(mib.NMSID), func(v *view) value { return ipAddr(mib.NodeADOf(v.snap.NMS)) })
+	nms := newScalar(mustOID(mib.NMSID), func(v *view) value { return ipAddr(mib.NodeADOf(v.snap.Station.Addr)) })
 	if r.cfg.OnSetNMS != nil {
 		nms.write = &writer{typ: gosnmp.IPAddress, mayFail: true, check: checkNMS, commit: r.commitNMS}
 	}
@@ -32,7 +32,7 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
 		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
-		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.NMSCounter) }),
+		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.Station.Counter) }),
 		inject,
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),

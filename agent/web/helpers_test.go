@@ -76,7 +76,7 @@ func fourNodes() (*fakeSource, config.Config) {
 	}
 	src := &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
 		stations: []traps.Station{{Addr: "192.0.2.9:162", Usable: false}, {Addr: "192.0.2.10:162", Usable: true}},
-		snap:     &board.Snapshot{Nodes: rows, Events: evs, Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 4}}
+		snap:     &board.Snapshot{Nodes: rows, Events: evs, Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 4}}}
 	return src, cfg
 }
 

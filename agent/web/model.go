@@ -157,7 +157,7 @@ func events(rows []board.Event, after uint32, limit int) []Event {
 func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	st := Status{Algorithm: s.cfg.Algorithm, Interval: s.cfg.Interval.String(),
 		IntervalSeconds: s.cfg.Interval.Seconds(), Up: snap.Up, Started: s.src.Started().UTC(),
-		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.NMSCounter,
+		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.Station.Counter,
 		Stations: stations(s.src.Stations())}
 	for _, c := range mib.DiagStatuses() {
 		st.Counts[c.String()] = 0
@@ -168,8 +168,8 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	if s.id < len(nodes) {
 		st.Self = nodes[s.id]
 	}
-	if snap.NMS.IsValid() {
-		st.NMS = snap.NMS.String()
+	if snap.Station.Addr.IsValid() {
+		st.NMS = snap.Station.Addr.String()
 	}
 	if len(snap.Events) > 0 {
 		st.LastEventSeq = snap.Events[len(snap.Events)-1].Seq

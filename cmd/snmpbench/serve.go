@@ -65,7 +65,7 @@ func cmdServe(ctx context.Context, args []string) error {
 // BenchSnapshot builds a plausible view: n nodes on 10.0.x.y, every seventh
 // faulty, every eleventh partial, and the last events rows about them.
 func BenchSnapshot(n, events int, now time.Time) *board.Snapshot {
-	s := &board.Snapshot{Up: true, NMS: netip.MustParseAddr("192.0.2.9"), NMSCounter: 1}
+	s := &board.Snapshot{Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 1}}
 	for i := 1; i <= n; i++ {
 		st := hiadsd.FaultFree
 		switch {
