@@ -14,7 +14,7 @@ func BenchmarkNodeStatusChange(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer hole.Close()
-	cfg := testConfig(InformV2c, Station{Addr: hole.LocalAddr().String(), Usable: true})
+	cfg := testConfig(InformV2c, Destination{Addr: hole.LocalAddr().String(), Usable: true})
 	cfg.Timeout, cfg.MaxTimeout = time.Second, time.Second
 	n, err := New(cfg)
 	if err != nil {
@@ -45,7 +45,7 @@ func BenchmarkTrapV2cToSnmptrapd(b *testing.B) {
 // benchmarkDelivery queues b.N events and times until Close has drained them all.
 func benchmarkDelivery(b *testing.B, kind Kind) {
 	d := startTrapd(b, openTrapd) // its output is drained into memory as it comes
-	cfg := testConfig(kind, Station{Addr: d.addr, Usable: true})
+	cfg := testConfig(kind, Destination{Addr: d.addr, Usable: true})
 	cfg.QueueSize = b.N
 	cfg.DrainTimeout = time.Minute
 	n, err := New(cfg)

@@ -55,8 +55,8 @@ func (k Kind) acknowledged() bool {
 	return k == InformV2c || k == InformV3
 }
 
-// Station is one candidate receiver of notifications.
-type Station struct {
+// Destination is one candidate receiver of notifications.
+type Destination struct {
 	// Addr is "host:port"; a bare host or IPv4 address means port 162.
 	Addr string
 	// Usable is the caller's verdict, e.g. false when the diagnosis holds the
@@ -75,7 +75,7 @@ type Config struct {
 	// Stations returns the candidate stations in order of preference (the
 	// station set through nmsID first, then the fall-backs); it is called
 	// before every attempt and must be safe for concurrent use.
-	Stations func() []Station
+	Stations func() []Destination
 	// QueueSize bounds the notifications waiting to be sent; when it is full
 	// the oldest one is dropped.
 	QueueSize int
@@ -106,13 +106,16 @@ type Config struct {
 	Log *logrus.Entry
 }
 
-// Default returns a configuration for v2c informs with a 256-entry queue.
+// Default returns the notifier's defaults, the configuration file's: v2c
+// traps with community "public", a 256-entry queue, and informs (when
+// asked for) waiting 5 s and sent 4 times at most.
 func Default() Config {
 	return Config{
-		Kind:         InformV2c,
+		Kind:         TrapV2c,
 		Community:    "public",
 		QueueSize:    256,
-		Timeout:      time.Second,
+		Timeout:      5 * time.Second,
+		MaxAttempts:  4,
 		MaxTimeout:   30 * time.Second,
 		Recheck:      time.Minute,
 		DrainTimeout: 5 * time.Second,

@@ -17,7 +17,7 @@ import (
 
 func TestTrapV2cDelivered(t *testing.T) {
 	d := startTrapd(t, openTrapd)
-	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: d.addr, Usable: true}))
+	n := newNotifier(t, testConfig(TrapV2c, Destination{Addr: d.addr, Usable: true}))
 	if err := n.NodeStatusChange(testEvent(17)); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestTrapV2cDelivered(t *testing.T) {
 
 func TestTrapV1Delivered(t *testing.T) {
 	d := startTrapd(t, openTrapd)
-	n := newNotifier(t, testConfig(TrapV1, Station{Addr: d.addr, Usable: true}))
+	n := newNotifier(t, testConfig(TrapV1, Destination{Addr: d.addr, Usable: true}))
 	if err := n.NodeStatusChange(testEvent(5)); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestTrapV1Delivered(t *testing.T) {
 
 func TestInformV2cAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd)
-	n := newNotifier(t, testConfig(InformV2c, Station{Addr: d.addr, Usable: true}))
+	n := newNotifier(t, testConfig(InformV2c, Destination{Addr: d.addr, Usable: true}))
 	if err := n.NMSChange(hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
-			cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+			cfg := testConfig(InformV3, Destination{Addr: d.addr, Usable: true})
 			cfg.User = usm.User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
 				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
 			n := newNotifier(t, cfg)
@@ -90,7 +90,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 
 func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
-	cfg := testConfig(InformV3, Station{Addr: d.addr, Usable: true})
+	cfg := testConfig(InformV3, Destination{Addr: d.addr, Usable: true})
 	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
 		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
@@ -109,7 +109,7 @@ func TestUnusablePrimarySkipped(t *testing.T) {
 	d := startTrapd(t, openTrapd)
 	hole := newBlackhole(t)
 	n := newNotifier(t, testConfig(InformV2c,
-		Station{Addr: hole.addr(), Usable: false}, Station{Addr: d.addr, Usable: true}))
+		Destination{Addr: hole.addr(), Usable: false}, Destination{Addr: d.addr, Usable: true}))
 	if err := n.NodeStatusChange(testEvent(30)); err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func TestFallbackAfterPrimaryTurnsFaulty(t *testing.T) {
 	primaryUsable.Store(true)
 	cfg := testConfig(InformV2c)
 	cfg.Timeout, cfg.MaxTimeout = 50*time.Millisecond, 50*time.Millisecond
-	cfg.Stations = func() []Station {
-		return []Station{{Addr: hole.addr(), Usable: primaryUsable.Load()}, {Addr: d.addr, Usable: true}}
+	cfg.Stations = func() []Destination {
+		return []Destination{{Addr: hole.addr(), Usable: primaryUsable.Load()}, {Addr: d.addr, Usable: true}}
 	}
 	n := newNotifier(t, cfg)
 	if err := n.NodeStatusChange(testEvent(31)); err != nil {
@@ -155,7 +155,7 @@ func TestInformV3KeepsTheStationEngine(t *testing.T) {
 	user := "createUser diaguser SHA-256 authpass-256 AES privpass-128"
 	d := startTrapd(t, openTrapd, user)
 	relay := netsnmptest.StartRelay(t, "127.0.0.1", d.addr)
-	cfg := testConfig(InformV3, Station{Addr: relay.Addr(), Usable: true})
+	cfg := testConfig(InformV3, Destination{Addr: relay.Addr(), Usable: true})
 	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "authpass-256",
 		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
 	n := newNotifier(t, cfg)
@@ -202,7 +202,7 @@ func waitAcknowledged(t *testing.T, n *Notifier, want uint64) {
 // answers again.
 func TestFailoverFromAStationThatIsNotANode(t *testing.T) {
 	primary, fallback := startTrapd(t, openTrapd), startTrapd(t, openTrapd)
-	cfg := testConfig(InformV2c, Station{Addr: primary.addr, Usable: true}, Station{Addr: fallback.addr, Usable: true})
+	cfg := testConfig(InformV2c, Destination{Addr: primary.addr, Usable: true}, Destination{Addr: fallback.addr, Usable: true})
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts, cfg.Recheck = 100*time.Millisecond, 100*time.Millisecond, 2, 300*time.Millisecond
 	n := newNotifier(t, cfg)
 	send := func(node int) {
@@ -267,7 +267,7 @@ func TestStandardNotificationsDelivered(t *testing.T) {
 		{TrapV1, "SNMP v1, community public\tDIAGNOSIS-MIB::diagnosisMIB\t0\t\tgeneric 0", "SNMP v1, community public\tDIAGNOSIS-MIB::diagnosisMIB\t0\t\tgeneric 4"},
 	} {
 		d := startTrapd(t, openTrapd)
-		n := newNotifier(t, testConfig(c.kind, Station{Addr: d.addr, Usable: true}))
+		n := newNotifier(t, testConfig(c.kind, Destination{Addr: d.addr, Usable: true}))
 		if err := n.ColdStart(); err != nil {
 			t.Fatal(err)
 		}
@@ -286,7 +286,7 @@ func TestStandardNotificationsDelivered(t *testing.T) {
 // with this agent's fingerprint and the peer's address by name.
 func TestNodeListMismatchDelivered(t *testing.T) {
 	d := startTrapd(t, openTrapd)
-	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: d.addr, Usable: true}))
+	n := newNotifier(t, testConfig(TrapV2c, Destination{Addr: d.addr, Usable: true}))
 	m := ListMismatch{Peer: 3, PeerAddr: netip.MustParseAddr("10.1.2.3"), Ours: []byte{1, 2, 3, 4, 5, 6, 7, 8}}
 	if err := n.NodeListMismatch(m); err != nil {
 		t.Fatal(err)

@@ -51,10 +51,10 @@ func statusFragments(seq string) []string {
 }
 
 // testConfig returns a configuration of the given kind sending to stations.
-func testConfig(kind Kind, stations ...Station) Config {
+func testConfig(kind Kind, stations ...Destination) Config {
 	cfg := Default()
 	cfg.Kind = kind
-	cfg.Stations = func() []Station { return stations }
+	cfg.Stations = func() []Destination { return stations }
 	cfg.Uptime = func() uint32 { return 4321 }
 	cfg.Timeout = 500 * time.Millisecond
 	cfg.MaxTimeout = 2 * time.Second
@@ -121,7 +121,7 @@ func waitForSeq(t *testing.T, hole *blackhole, seq uint32) {
 
 func TestInformToSilentStationRetriedThenDroppedWhenQueueFull(t *testing.T) {
 	hole := newBlackhole(t)
-	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg := testConfig(InformV2c, Destination{Addr: hole.addr(), Usable: true})
 	cfg.QueueSize = 2
 	cfg.Timeout, cfg.MaxTimeout = 20*time.Millisecond, 40*time.Millisecond
 	n := newNotifier(t, cfg)
@@ -155,7 +155,7 @@ func TestInformToSilentStationRetriedThenDroppedWhenQueueFull(t *testing.T) {
 }
 
 func TestNoUsableStationDrops(t *testing.T) {
-	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: "127.0.0.1:9", Usable: false}))
+	n := newNotifier(t, testConfig(TrapV2c, Destination{Addr: "127.0.0.1:9", Usable: false}))
 	if err := n.NodeStatusChange(testEvent(1)); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestAuthenticationFailuresAreSpaced(t *testing.T) {
 func fillingQueue(t *testing.T, size int) *Notifier {
 	t.Helper()
 	hole := newBlackhole(t)
-	cfg := testConfig(InformV2c, Station{Addr: hole.addr(), Usable: true})
+	cfg := testConfig(InformV2c, Destination{Addr: hole.addr(), Usable: true})
 	cfg.QueueSize = size
 	cfg.Timeout, cfg.MaxTimeout = time.Hour, time.Hour
 	n := newNotifier(t, cfg)

@@ -4,14 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // ErrNoStation means no station the caller listed is usable.
 var ErrNoStation = errors.New("no usable management station")
 
-// defaultPort is the SNMP notification port (RFC 3417).
-const defaultPort = 162
+// DefaultPort is the SNMP notification port (RFC 3417), where a station
+// given without one is sent to.
+const DefaultPort = 162
 
 // target is a station resolved to a host and a port.
 type target struct {
@@ -31,7 +36,7 @@ func parseStation(addr string) (target, error) {
 		if addr == "" {
 			return target{}, errors.New("empty station address")
 		}
-		return target{host: addr, port: defaultPort}, nil
+		return target{host: addr, port: DefaultPort}, nil
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 {
@@ -42,7 +47,7 @@ func parseStation(addr string) (target, error) {
 
 // candidates returns the usable stations with a valid address, in order,
 // and the errors of the usable stations skipped for a malformed address.
-func candidates(stations []Station) ([]target, []error) {
+func candidates(stations []Destination) ([]target, []error) {
 	var out []target
 	var skipped []error
 	for _, s := range stations {
@@ -57,4 +62,31 @@ func candidates(stations []Station) ([]target, []error) {
 		out = append(out, t)
 	}
 	return out, skipped
+}
+
+// Stations lists where notifications may go according to snapshot s, in
+// order: the station of nmsID (on port), then fallbacks (host:port, a host
+// name or an address). A station that is a node s holds faulty is unusable,
+// so the notifier moves on to the next one; a fall-back given by name is
+// resolved at each send, so only one given by address is matched against
+// the rows.
+func Stations(s *board.Snapshot, port uint16, fallbacks []string) []Destination {
+	var out []Destination
+	usable := func(a netip.Addr) bool {
+		for _, r := range s.Nodes {
+			if r.Addr == a && r.Status == hiadsd.Faulty {
+				return false
+			}
+		}
+		return true
+	}
+	if nms := s.Station.Addr; nms.IsValid() && !nms.IsUnspecified() {
+		out = append(out, Destination{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
+	}
+	for _, f := range fallbacks {
+		t, err := parseStation(f)
+		a, _ := netip.ParseAddr(t.host)
+		out = append(out, Destination{Addr: f, Usable: err == nil && (!a.IsValid() || usable(a))})
+	}
+	return out
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func TestConfigValidate(t *testing.T) {
-	good := testConfig(InformV2c, Station{Addr: "127.0.0.1:162", Usable: true})
+	good := testConfig(InformV2c, Destination{Addr: "127.0.0.1:162", Usable: true})
 	v3 := good
 	v3.Kind = InformV3
 	v3.User = usm.User{Name: "u", AuthProtocol: "sha256", AuthPassphrase: "12345678", PrivProtocol: "aes", PrivPassphrase: "12345678"}
@@ -70,7 +70,7 @@ func TestNMSChangeValidate(t *testing.T) {
 }
 
 func TestBadEventIsRefusedAndNothingQueued(t *testing.T) {
-	n := newNotifier(t, testConfig(TrapV2c, Station{Addr: "127.0.0.1:9", Usable: false}))
+	n := newNotifier(t, testConfig(TrapV2c, Destination{Addr: "127.0.0.1:9", Usable: false}))
 	e := testEvent(0)
 	if err := n.NodeStatusChange(e); !errors.Is(err, ErrInvalidEvent) {
 		t.Fatalf("NodeStatusChange(seq 0) = %v, want ErrInvalidEvent", err)
@@ -109,7 +109,7 @@ func TestParseStation(t *testing.T) {
 }
 
 func TestCandidatesSkipUnusableAndMalformed(t *testing.T) {
-	got, skipped := candidates([]Station{
+	got, skipped := candidates([]Destination{
 		{Addr: "192.0.2.1", Usable: false},
 		{Addr: "192.0.2.2:bad", Usable: true},
 		{Addr: "192.0.2.3", Usable: true},
@@ -118,7 +118,7 @@ func TestCandidatesSkipUnusableAndMalformed(t *testing.T) {
 	if len(got) != 2 || got[0].String() != "192.0.2.3:162" || got[1].String() != "192.0.2.4:1162" || len(skipped) != 1 {
 		t.Errorf("candidates = %v, %v; want 192.0.2.3:162, 192.0.2.4:1162 with one malformed skipped", got, skipped)
 	}
-	if got, _ := candidates([]Station{{Addr: "192.0.2.1"}}); len(got) != 0 {
+	if got, _ := candidates([]Destination{{Addr: "192.0.2.1"}}); len(got) != 0 {
 		t.Errorf("candidates with no usable station = %v, want none", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -17,7 +18,8 @@ type Snapshot struct {
 	Nodes []Row
 	// Events are the diagEventTable rows in ascending Seq order (oldest first).
 	Events []Event
-	// TestedOnly is this node's isTestedOnly value.
+	// Self is this agent's NodeID; TestedOnly is its isTestedOnly value.
+	Self       uint32
 	TestedOnly bool
 	// Up is hiADSDisUP: the diagnosis loop finished an interval recently.
 	Up bool
@@ -67,20 +69,18 @@ func (s *Snapshot) FetchDigest() uint64 {
 type Row struct {
 	// ID is nodeID, the node's core id plus one (1..65535).
 	ID uint32
-	// Addr is nodeAD, the node's IPv4 address.
-	Addr netip.Addr
+	// Member is the node as the node list has it: nodeAddr (and nodeAD for
+	// IPv4) is its address, nodePort its port, nodeTestedOnly its role;
+	// the page shows its name.
+	nodelist.Member
 	// Status is nodeStatus.
 	Status hiadsd.Status
 	// Counter is nodeEventCounter, the event counter of the entry.
 	Counter uint32
-	// TestedOnly is nodeTestedOnly.
-	TestedOnly bool
 	// LastChange is nodeLastChange in hundredths of a second of sysUpTime, 0 if never.
 	LastChange uint32
 	// How is nodeHowLearned.
 	How mib.Source
-	// Port is nodePort, the UDP port of the node's agent.
-	Port uint16
 }
 
 // Event is one diagEventTable row: a status change this agent recorded.

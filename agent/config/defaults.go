@@ -4,7 +4,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/traps"
 )
 
 // AutoID as Config.ID means: find this node's id by matching a local address.
@@ -35,6 +40,22 @@ const (
 	KindV3Inform = "v3inform"
 )
 
+// kinds are the notifier's kinds the names of Traps.Kind stand for.
+var kinds = map[string]traps.Kind{KindTrap: traps.TrapV2c, KindInform: traps.InformV2c, KindV3Inform: traps.InformV3}
+
+// NotifierKind returns the notifier's kind the name of Traps.Kind stands for.
+func (t Traps) NotifierKind() traps.Kind { return kinds[t.Kind] }
+
+// kindName returns the name of the notifier's kind k, "" if the file has none.
+func kindName(k traps.Kind) string {
+	for name, kind := range kinds {
+		if kind == k {
+			return name
+		}
+	}
+	return ""
+}
+
 // The notification scopes Traps.Scope may name.
 const (
 	ScopeDetected = "detected"
@@ -53,50 +74,62 @@ const (
 	ModeAgentX     = "agentx"
 )
 
-// DefaultPort is the UDP port of a node whose entry gives none.
-const DefaultPort = 161
+// DefaultPort is the UDP port of a node whose entry gives none (the node list's).
+const DefaultPort = nodelist.DefaultPort
 
-// TrapPort is the UDP port of a station given without one (snmptrapd's).
-const TrapPort = 162
+// TrapPort is the UDP port of a station given without one (the notifier's, snmptrapd's).
+const TrapPort = traps.DefaultPort
 
-// SysUpTimeOID is the object a tested-only node is tested with unless its entry names another.
-const SysUpTimeOID = ".1.3.6.1.2.1.1.3.0"
+// SysUpTimeOID is the object a tested-only node is tested with unless its entry names another (the prober's).
+const SysUpTimeOID = probe.DefaultOID
 
-// Default returns the configuration every key falls back to; it has no nodes, so it does not validate.
+// Default returns the configuration every key falls back to; it has no
+// nodes, so it does not validate. Each default is the part's own: the
+// daemon's, the prober's, the responder's, the notifier's and the node
+// list's, so a part and the file cannot disagree.
 func Default() Config {
+	d, p, r, t, l := daemon.Default(), probe.Default(), snmp.Default(), traps.Default(), nodelist.Default()
+	plan := PlanFull
+	if d.Rotate {
+		plan = PlanRotate
+	}
+	scope := ScopeDetected
+	if d.NotifyLearned {
+		scope = ScopeAll
+	}
 	return Config{
 		ID:        AutoID,
-		Algorithm: AlgorithmVCube,
-		Interval:  2 * time.Second,
+		Algorithm: d.Algorithm.String(),
+		Interval:  d.Interval,
 		SNMP: SNMP{
 			Mode:        ModeStandalone,
 			AgentX:      "unix:/var/agentx/master",
 			Listen:      "0.0.0.0:" + strconv.Itoa(DefaultPort),
-			Communities: Communities{Read: "public"},
+			Communities: Communities{Read: p.Community},
 			Allow:       Allow{Read: everywhere(), Write: everywhere()},
-			MaxWorkers:  4,
+			MaxWorkers:  r.Workers,
 		},
 		Test: Test{
-			Plan:        PlanRotate,
-			TimeoutMin:  50 * time.Millisecond,
-			Timeout:     time.Second,
-			Retries:     3,
-			PingTimeout: 2 * time.Second,
-			PingCount:   2,
-			Concurrency: 8,
+			Plan:        plan,
+			TimeoutMin:  p.TimeoutMin,
+			Timeout:     p.Timeout,
+			Retries:     p.Retries,
+			PingTimeout: p.PingTimeout,
+			PingCount:   p.PingCount,
+			Concurrency: p.Concurrency,
 		},
 		Traps: Traps{
-			Kind:         KindTrap,
-			Scope:        ScopeDetected,
-			Community:    "public",
-			Timeout:      5 * time.Second,
-			Retries:      3,
-			Queue:        256,
-			StartupGrace: 30 * time.Second,
+			Kind:         kindName(t.Kind),
+			Scope:        scope,
+			Community:    t.Community,
+			Timeout:      t.Timeout,
+			Retries:      t.MaxAttempts - 1,
+			Queue:        t.QueueSize,
+			StartupGrace: d.StartupGrace,
 		},
 		Web:             Web{Listen: "127.0.0.1:8161"},
-		StateDir:        "/var/lib/diagagent",
-		ResolveInterval: 5 * time.Minute,
+		StateDir:        d.StateDir,
+		ResolveInterval: l.ResolveInterval,
 		Log:             Log{Level: "info", Format: "text"},
 	}
 }

@@ -65,14 +65,30 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		if k.FileOnly {
 			continue
 		}
+		typ := k.TypeName()
 		usage := k.Doc + " (" + k.Env
+		if typ != "bool" {
+			usage = k.Doc + " (`" + typ + "`; " + k.Env
+		}
 		if k.Default != "" {
 			usage += ", default " + k.Default
 		}
-		fs.String(k.Name, "", usage+")")
+		fs.Var(&keyFlag{boolean: typ == "bool"}, k.Name, usage+")")
 	}
 	return f
 }
+
+// keyFlag is the flag of one key: it keeps the text given, which Load
+// decodes as it decodes the file's, and tells -h the key's type; a bool
+// key's flag may be given alone (-fault_injection).
+type keyFlag struct {
+	text    string
+	boolean bool
+}
+
+func (f *keyFlag) String() string     { return f.text }
+func (f *keyFlag) Set(s string) error { f.text = s; return nil }
+func (f *keyFlag) IsBoolFlag() bool   { return f.boolean }
 
 // flagSettings returns the [key, value] pairs of the key flags set on fs.
 func flagSettings(fs *flag.FlagSet) [][2]string {

@@ -4,33 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
 	"slices"
+
+	"github.com/diagagent/diagagent/agent/nodelist"
 )
 
-// Lookup resolves a host name to its addresses, as
-// net.DefaultResolver.LookupNetIP(ctx, "ip", host) does.
-type Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
-
-// LookupHost resolves host and picks the address to test it at: its first
-// IPv4 address, else its first IPv6 one (IPv4-mapped ones count as IPv4).
-func LookupHost(ctx context.Context, lookup Lookup, host string) (netip.Addr, error) {
-	addrs, err := lookup(ctx, host)
-	if err != nil {
-		return netip.Addr{}, err
-	}
-	for _, a := range addrs {
-		if a.Unmap().Is4() {
-			return a.Unmap(), nil
-		}
-	}
-	for _, a := range addrs {
-		if a.Is6() && a.IsValid() {
-			return a.WithZone(""), nil
-		}
-	}
-	return netip.Addr{}, fmt.Errorf("%s has no address", host)
-}
+// Lookup resolves a host name to its addresses (nodelist.Lookup).
+type Lookup = nodelist.Lookup
 
 // Resolve returns c with every node given by host name at the address its
 // name resolves to now, and traps.nms given by name at its IPv4 address; a
@@ -45,7 +25,7 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 		if n.Host == "" {
 			continue
 		}
-		a, err := LookupHost(ctx, lookup, n.Host)
+		a, err := nodelist.LookupHost(ctx, lookup, n.Host)
 		if err != nil {
 			m.add(fmt.Sprintf("nodes[%d].host", i), "cannot resolve %q: %v; check the name, or give address", n.Host, err)
 			continue
@@ -53,7 +33,7 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 		n.Address = a
 	}
 	if h := c.Traps.NMS.Host; h != "" {
-		a, err := LookupHost(ctx, lookup, h)
+		a, err := nodelist.LookupHost(ctx, lookup, h)
 		switch {
 		case err != nil:
 			m.add("traps.nms", "cannot resolve %q: %v; check the name, or give an address", h, err)

@@ -54,6 +54,24 @@ func appendKeys(out []Key, t reflect.Type, prefix string, index []int) []Key {
 	return out
 }
 
+// TypeName names what the key takes, as -h shows it: duration, int, bool,
+// string, address (a station) or list (comma-separated).
+func (k Key) TypeName() string {
+	switch {
+	case k.typ == reflect.TypeFor[time.Duration]():
+		return "duration"
+	case k.typ == reflect.TypeFor[Station]():
+		return "address"
+	case k.typ.Kind() == reflect.Slice:
+		return "list"
+	case k.typ.Kind() == reflect.Bool:
+		return "bool"
+	case k.typ.Kind() >= reflect.Int && k.typ.Kind() <= reflect.Uint64:
+		return "int"
+	}
+	return "string"
+}
+
 // envName turns a dotted key into its environment variable: snmp.listen gives DIAG_SNMP_LISTEN.
 func envName(key string) string {
 	return envPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -32,11 +32,65 @@ type Notifier interface {
 	NodeListChange(traps.ListChange) error
 }
 
+// Config is what a Daemon runs with.
+type Config struct {
+	// Nodes is the node list the file gives (ids are positions), each member
+	// with its name, community and OID; Self is this node's index in it.
+	Nodes []nodelist.Member
+	Self  int
+	// Algorithm is the diagnosis algorithm; Rotate asks vCube for the
+	// rotating plan (one cluster an interval, taken in turn by the clock),
+	// where the full plan runs all log2 N testers every interval.
+	Algorithm hiadsd.Algorithm
+	Rotate    bool
+	// Interval is the testing interval.
+	Interval time.Duration
+	// TestBudget is the longest one test can take (probe.Config.TestBudget):
+	// hiADSDisUP turns 0 when no interval ended for two intervals and four
+	// budgets.
+	TestBudget time.Duration
+	// Station is the management station until nmsID is set (the station the
+	// state kept wins); the zero Addr is none.
+	Station netip.Addr
+	// StartupGrace holds back, this long after start, a first faulty or
+	// partial verdict about a node this agent has never seen up.
+	StartupGrace time.Duration
+	// NotifyLearned notifies the events this agent learned from others as
+	// well as those it tested.
+	NotifyLearned bool
+	// StateDir holds what survives a restart.
+	StateDir string
+}
+
+// Default returns the daemon's defaults, the configuration file's: vCube
+// on the rotating plan every 2 s, a 30 s start-up grace, notifications of
+// what this agent tested, state in /var/lib/diagagent. It has no nodes.
+func Default() Config {
+	return Config{
+		Algorithm:    hiadsd.VCube,
+		Rotate:       true,
+		Interval:     2 * time.Second,
+		TestBudget:   probe.Default().TestBudget(),
+		StartupGrace: 30 * time.Second,
+		StateDir:     "/var/lib/diagagent",
+	}
+}
+
+// isolation is hiadsd.Config.Isolation for the daemon: an agent that
+// reaches none of the peers it tests holds its verdicts back for this many
+// intervals, suspecting its own link (hiadsd/isolation.go).
+const isolation = 2
+
+// core returns the core's configuration the daemon runs on list l.
+func (c Config) core(l nodelist.List) *hiadsd.Config {
+	return l.Shape(hiadsd.Config{Algorithm: c.Algorithm, Recheck: true, Push: true, Isolation: isolation,
+		Rotate: c.Rotate && c.Algorithm == hiadsd.VCube})
+}
+
 // Options are the parts a Daemon is built from; New checks them.
 type Options struct {
-	// Config is the validated configuration and ID the resolved id of this node.
-	Config config.Config
-	ID     int
+	// Config is the daemon's configuration.
+	Config Config
 	// Prober tests peers and reads their diagTree.
 	Prober Prober
 	// Board receives every snapshot of the view; the responder, the notifier
@@ -57,13 +111,12 @@ type Options struct {
 
 // Daemon runs the diagnosis loop of one node.
 type Daemon struct {
-	cfg     config.Config
+	cfg     Config
 	id      int
 	log     *logrus.Entry
 	node    *hiadsd.Node
 	machine hiadsd.Interval // the node's interval machine, reused from one interval to the next
 	view    hiadsd.Dense
-	targets []probe.Target
 	prober  Prober
 	board   *board.Board
 	notify  Notifier
@@ -71,6 +124,7 @@ type Daemon struct {
 	rng     *rand.Rand
 	start   time.Time
 	observe func(IntervalInfo)
+	met     metrics
 
 	// how, changed and held are owned by the loop goroutine.
 	how     []mib.Source
@@ -82,13 +136,12 @@ type Daemon struct {
 	push   pushing // pushes received, waiting for the loop, and sent
 	pushes bool    // pushes are sent (the prober can write)
 
-	listHash []byte        // this agent's diagNodeListHash
-	lists    listCheck     // peers last read with another node list
-	list     nodelist.List // the node list the core runs; owned by the loop
-	file     []config.Node // the file's nodes, for the names and communities of members
-	fileID   int           // this node's index in the file: the {id} of state_dir
-	removed  bool          // the list removed this agent's node: it no longer tests
-	isolated int           // the core's Report.Isolated of the last interval
+	listHash []byte            // this agent's diagNodeListHash
+	lists    listCheck         // peers last read with another node list
+	list     nodelist.List     // the node list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
+	file     []nodelist.Member // the file's nodes
+	removed  bool              // the list removed this agent's node: it no longer tests
+	isolated int               // the core's Report.Isolated of the last interval
 
 	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
 	st       State
@@ -109,48 +162,44 @@ func New(o Options) (*Daemon, error) {
 	if o.Prober == nil || o.Board == nil {
 		return nil, errors.New("daemon: Options need a Prober and a Board")
 	}
-	algo, err := hiadsd.ParseAlgorithm(o.Config.Algorithm)
-	if err != nil {
-		return nil, fmt.Errorf("algorithm: %w", err)
-	}
 	if o.Log == nil {
 		l := logrus.New()
 		l.SetLevel(logrus.PanicLevel)
 		o.Log = logrus.NewEntry(l)
 	}
-	if o.ID < 0 || o.ID >= len(o.Config.Nodes) {
-		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", o.ID, len(o.Config.Nodes), hiadsd.ErrBadConfig)
+	c := o.Config
+	if c.Self < 0 || c.Self >= len(c.Nodes) {
+		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", c.Self, len(c.Nodes), hiadsd.ErrBadConfig)
 	}
-	list, edited := startList(o.Config.Nodes, o.State, o.Log)
-	self := o.Config.Nodes[o.ID]
-	id := list.Find(self.Address, uint16(self.Port))
+	list, edited := startList(c.Nodes, o.State, o.Log)
+	self := c.Nodes[c.Self]
+	id := list.Find(self.Addr, self.Port)
 	if id < 0 {
 		return nil, fmt.Errorf("node %d (%s) is not in the node list this agent runs (version %d): it was removed; add it again through another agent, or start afresh (empty state_dir): %w",
-			o.ID+1, self.Address, list.Version, hiadsd.ErrRemoved)
+			c.Self+1, self.Addr, list.Version, hiadsd.ErrRemoved)
 	}
-	file := o.Config.Nodes
-	o.Config.Nodes = nodesOf(list, o.Config) // SetAddress and list changes change the daemon's copy only
-	n := len(o.Config.Nodes)
+	list = list.WithFile(c.Nodes)
+	n := len(list.Members)
 	view := hiadsd.NewDense(n)
 	for k := range view {
 		if k < len(o.State.Counters) {
 			view[k].Counter = o.State.Counters[k]
 		}
 	}
-	node, err := hiadsd.NewNode(list.Config(algo, o.Config.Test.Plan == config.PlanRotate), id, view)
+	node, err := hiadsd.NewNode(c.core(list), id, view)
 	if err != nil {
 		return nil, err
 	}
 	node.List = list.Core()
 	o.State.List = &list
-	fromFile := nodelist.FromConfig(file)
+	fromFile := nodelist.New(c.Nodes)
 	o.State.FileHash = hex.EncodeToString(fromFile.Hash[:])
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
-	d := &Daemon{cfg: o.Config, id: id, fileID: o.ID, file: file, list: list, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
+	d := &Daemon{cfg: c, id: id, file: c.Nodes, list: list, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
 		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
-		targets: targets(o.Config), how: make([]mib.Source, n), changed: make([]uint32, n),
+		how: make([]mib.Source, n), changed: make([]uint32, n), met: newMetrics(),
 		held: append([]hiadsd.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
 		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
 		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
@@ -161,28 +210,18 @@ func New(o Options) (*Daemon, error) {
 		d.now = time.Now
 	}
 	if d.rng == nil {
-		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(o.ID)))
+		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(c.Self)))
 	}
 	d.start = d.now()
 	d.lastDone = d.start // the loop counts as alive from its start
-	// A station given by name was resolved (config.Resolve) before New.
-	if !d.st.Station.Addr.IsValid() && o.Config.Traps.NMS.Addr.IsValid() {
-		d.st.Station.Addr = o.Config.Traps.NMS.Addr
+	if !d.st.Station.Addr.IsValid() && c.Station.IsValid() {
+		d.st.Station.Addr = c.Station
 	}
 	node.Station = d.st.Station
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
 	return d, nil
-}
-
-// targets turns the node list into probe targets.
-func targets(c config.Config) []probe.Target {
-	out := make([]probe.Target, len(c.Nodes))
-	for k, n := range c.Nodes {
-		out[k] = probe.Target{Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly, Community: n.Community, OID: n.OID}
-	}
-	return out
 }
 
 // Run publishes the view, then runs one testing interval after another until
@@ -236,16 +275,10 @@ func (d *Daemon) nextDelay() time.Duration {
 	return d.cfg.Interval + time.Duration(d.rng.Int64N(2*j+1)-j)
 }
 
-// testBudget is the longest one test of a peer can take.
-func (d *Daemon) testBudget() time.Duration {
-	t := d.cfg.Test
-	return t.Timeout*time.Duration(t.Retries+1) + t.PingTimeout
-}
-
 // staleAfter is how long after its last interval the loop still counts as
 // alive for hiADSDisUP: two intervals plus room for a slow one.
 func (d *Daemon) staleAfter() time.Duration {
-	return 2*d.cfg.Interval + 4*d.testBudget()
+	return 2*d.cfg.Interval + 4*d.cfg.TestBudget
 }
 
 // interval runs one testing interval and records what it found: it drives
@@ -286,7 +319,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	rep := m.Report()
 	for _, f := range rep.Fetches {
 		if f.Err != nil {
-			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.targets[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
+			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.list.Members[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
 		}
 	}
 	d.explain(probes)
@@ -296,11 +329,13 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.sendPushes(ctx, rep.Pushes)
 	d.mergeHeld()
 	d.adoptList(ctx, rep.Lists)
+	d.mu.Lock()
+	unsaved := len(d.unsaved)
+	d.mu.Unlock()
+	took := d.now().Sub(began)
+	d.met.observe(rep, took, unsaved)
 	if d.observe != nil {
-		d.mu.Lock()
-		unsaved := len(d.unsaved)
-		d.mu.Unlock()
-		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: d.now().Sub(began), Unsaved: unsaved})
+		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: took, Unsaved: unsaved})
 	}
 }
 
@@ -353,7 +388,7 @@ func (d *Daemon) Snapshot() *board.Snapshot {
 // to a now; from the next interval on it is tested there and its row and
 // events carry the new address. Safe from any goroutine.
 func (d *Daemon) SetAddress(id int, a netip.Addr) {
-	if id < 0 || id >= len(d.cfg.Nodes) || !a.IsValid() {
+	if id < 0 || !a.IsValid() {
 		return
 	}
 	d.mu.Lock()
@@ -369,13 +404,18 @@ func (d *Daemon) applyMoves() {
 	if len(d.moved) == 0 {
 		return
 	}
+	d.list.Members = slices.Clone(d.list.Members) // the list as kept and as queued stays as it was
 	for id, a := range d.moved {
-		old := d.cfg.Nodes[id].Address
+		if id >= len(d.list.Members) {
+			continue
+		}
+		m := &d.list.Members[id]
+		old := m.Addr
 		if old == a {
 			continue
 		}
-		d.cfg.Nodes[id].Address, d.targets[id].Addr = a, a
-		d.log.WithFields(logrus.Fields{"node": id + 1, "host": d.cfg.Nodes[id].Host, "old": old.String(), "new": a.String()}).
+		m.Addr = a
+		d.log.WithFields(logrus.Fields{"node": id + 1, "host": m.Host, "old": old.String(), "new": a.String()}).
 			Warn("node address changed")
 	}
 	clear(d.moved)

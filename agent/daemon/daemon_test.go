@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -130,24 +129,24 @@ func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, byte(k +
 
 // testConfig is a brute-force LAN of n nodes (every node tested each interval,
 // so the tests know exactly what a single interval sees).
-func testConfig(t *testing.T, n int, algo, scope string) config.Config {
-	c := config.Default()
+func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, learned bool) Config {
+	c := Default()
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
-	c.Traps.Scope = scope
-	c.Traps.NMS = config.StationAt(netip.MustParseAddr("127.0.0.100"), 1162)
-	c.Traps.StartupGrace = 0 // these tests check what is notified at once; TestStartupGrace the grace
+	c.NotifyLearned = learned
+	c.Station = netip.MustParseAddr("127.0.0.100")
+	c.StartupGrace = 0 // these tests check what is notified at once; TestStartupGrace the grace
 	for k := 0; k < n; k++ {
-		c.Nodes = append(c.Nodes, config.Node{Address: addr(k), Port: 161})
+		c.Nodes = append(c.Nodes, nodelist.Member{Addr: addr(k), Port: 161})
 	}
 	return c
 }
 
-func newTestDaemon(t *testing.T, cfg config.Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
+func newTestDaemon(t *testing.T, cfg Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
 	t.Helper()
 	if st.Counters == nil {
 		st = State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
 	}
-	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s, State: st,
+	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s, State: st,
 		Now: now, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +155,7 @@ func newTestDaemon(t *testing.T, cfg config.Config, lan *fakeLAN, s *sink, st St
 }
 
 func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
@@ -183,7 +182,7 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	if len(s.events) != 2 || s.events[1].Prev != hiadsd.Partial || s.events[1].Counter != 1 {
 		t.Fatalf("repair notification: %+v", s.events)
 	}
-	st, err := LoadState(cfg.StateDirFor(0), 4)
+	st, err := LoadState(cfg.StateDir, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,9 +192,9 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 }
 
 func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
-	for _, scope := range []string{config.ScopeDetected, config.ScopeAll} {
-		t.Run(scope, func(t *testing.T) {
-			cfg := testConfig(t, 4, config.AlgorithmVRing, scope)
+	for _, scope := range []bool{false, true} {
+		t.Run(fmt.Sprint("learned=", scope), func(t *testing.T) {
+			cfg := testConfig(t, 4, hiadsd.VRing, scope)
 			lan, s := newFakeLAN(), &sink{}
 			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
 			lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree, Counter: 0}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
@@ -215,18 +214,18 @@ func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
 				t.Fatalf("node 4's event: %+v, want learned from node 2", ev)
 			}
 			want := 0
-			if scope == config.ScopeAll {
+			if scope {
 				want = 1
 			}
 			if len(s.events) != want {
-				t.Fatalf("scope %s: %d notifications, want %d: %+v", scope, len(s.events), want, s.events)
+				t.Fatalf("learned %v: %d notifications, want %d: %+v", scope, len(s.events), want, s.events)
 			}
 		})
 	}
 }
 
 func TestNMSSetSpreadsAndTieRule(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmVRing, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.VRing, false)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
@@ -234,9 +233,6 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 	}
 	if snap := d.Snapshot(); snap.Station.Addr.String() != "192.0.2.9" || snap.Station.Counter != 1 || len(s.nms) != 1 {
 		t.Fatalf("after SET: nms %v counter %d, %d NMS notifications", snap.Station.Addr, snap.Station.Counter, len(s.nms))
-	}
-	if st := d.Stations(); len(st) != 1 || st[0].Addr != "192.0.2.9:1162" || !st[0].Usable {
-		t.Fatalf("stations: %+v", st)
 	}
 	cases := []struct {
 		heard string
@@ -268,26 +264,8 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 	}
 }
 
-func TestFallbackStationWhenNMSFaulty(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
-	cfg.Traps.NMS = config.StationAt(addr(3), 162)
-	cfg.Traps.Fallbacks = []config.Station{config.StationAt(netip.MustParseAddr("127.0.0.50"), 162)}
-	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
-	d.interval(context.Background())
-	if st := d.Stations(); !st[0].Usable || !st[1].Usable {
-		t.Fatalf("all fault-free: %+v", st)
-	}
-	lan.status[addr(3)] = hiadsd.Faulty
-	d.interval(context.Background())
-	st := d.Stations()
-	if st[0].Usable || st[0].Addr != "127.0.0.4:162" || !st[1].Usable || st[1].Addr != "127.0.0.50:162" {
-		t.Fatalf("station faulty: %+v", st)
-	}
-}
-
 func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmVCube, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.VCube, false)
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -306,7 +284,7 @@ func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
 }
 
 func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
 	st := State{Version: stateVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(1)] = hiadsd.Faulty
@@ -335,23 +313,23 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 	for _, c := range []struct {
 		plan  string
 		edges int
-	}{{config.PlanFull, 8 * 3}, {config.PlanRotate, 8}} {
+	}{{"full", 8 * 3}, {"rotate", 8}} {
 		t.Run(c.plan, func(t *testing.T) {
-			cfg := testConfig(t, 8, config.AlgorithmVCube, config.ScopeDetected)
-			cfg.Test.Plan = c.plan
+			cfg := testConfig(t, 8, hiadsd.VCube, false)
+			cfg.Rotate = c.plan == "rotate"
 			hypercubeGraph(t, cfg, c.edges)
 		})
 	}
 }
 
-func hypercubeGraph(t *testing.T, cfg config.Config, want int) {
+func hypercubeGraph(t *testing.T, cfg Config, want int) {
 	t.Helper()
 	var infos []IntervalInfo
 	lan, s := newFakeLAN(), &sink{}
 	for k := 1; k < 8; k++ {
 		lan.rows[addr(k)] = allFaultFreeRows(8)
 	}
-	d, err := New(Options{Config: cfg, ID: 0, Prober: lan, Board: s.board(), Notifier: s,
+	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
 		State:   State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)},
 		Observe: func(i IntervalInfo) { infos = append(infos, i) }})
 	if err != nil {
@@ -393,8 +371,8 @@ func allFaultFreeRows(n int) []probe.Row {
 // saves fail it waits, and it goes out with the first save that succeeds,
 // whatever made it.
 func TestEventsWaitForTheirSave(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
-	dir := cfg.StateDirFor(0)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	dir := cfg.StateDir
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
@@ -442,7 +420,7 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 // elsewhere is tested at its new address from the next interval on, and its
 // row and events carry it; the caller's configuration is left alone.
 func TestSetAddressMovesANode(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
 	cfg.Nodes[2].Host = "ws-03.lan"
 	lan, s := newFakeLAN(), &sink{}
 	moved := netip.MustParseAddr("2001:db8::3")
@@ -461,7 +439,7 @@ func TestSetAddressMovesANode(t *testing.T) {
 	if ev := s.events[len(s.events)-1]; ev.NodeID != 3 || ev.Addr != moved {
 		t.Errorf("the event names %v, want node 3 at %v", ev.Addr, moved)
 	}
-	if cfg.Nodes[2].Address != addr(2) {
+	if cfg.Nodes[2].Addr != addr(2) {
 		t.Error("SetAddress changed the caller's configuration")
 	}
 }
@@ -472,8 +450,8 @@ func TestSetAddressMovesANode(t *testing.T) {
 // ends it is notified then; a node seen up that fails within the grace is
 // notified at once.
 func TestStartupGrace(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmBruteForce, config.ScopeDetected)
-	cfg.Traps.StartupGrace = 10 * time.Second
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg.StartupGrace = 10 * time.Second
 	clock := &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial // started later than this agent
@@ -508,12 +486,12 @@ func TestStartupGrace(t *testing.T) {
 // this agent's is not a source of diagnostic information (its rows would
 // name other nodes), and the snapshot names it, until the lists agree.
 func TestPeerWithAnotherNodeList(t *testing.T) {
-	cfg := testConfig(t, 4, config.AlgorithmVRing, config.ScopeDetected)
+	cfg := testConfig(t, 4, hiadsd.VRing, false)
 	lan, s := newFakeLAN(), &sink{}
 	// Node 0 tests node 1 (vRing) and would learn node 3's fault from it.
 	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
 	other := cfg
-	other.Nodes = append(slices.Clone(cfg.Nodes), config.Node{Address: netip.MustParseAddr("127.0.0.99"), Port: 161})
+	other.Nodes = append(slices.Clone(cfg.Nodes), nodelist.Member{Addr: netip.MustParseAddr("127.0.0.99"), Port: 161})
 	lan.lists[addr(1)] = fingerprint(other)
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
@@ -536,7 +514,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 }
 
 // fingerprint is the diagNodeListHash of cfg's list as written.
-func fingerprint(cfg config.Config) []byte {
-	l := nodelist.FromConfig(cfg.Nodes)
+func fingerprint(cfg Config) []byte {
+	l := nodelist.New(cfg.Nodes)
 	return l.Hash[:]
 }

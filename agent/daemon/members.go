@@ -9,7 +9,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -26,8 +25,8 @@ var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it
 // differs from it is reported as older. A file edited while the agent was
 // down is returned as next, a change of the state's list (next version)
 // made at the first interval and notified as any change made here.
-func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, *nodelist.List) {
-	fromFile := nodelist.FromConfig(file)
+func startList(file []nodelist.Member, st State, log *logrus.Entry) (nodelist.List, *nodelist.List) {
+	fromFile := nodelist.New(file)
 	if st.List == nil {
 		return fromFile, nil
 	}
@@ -45,33 +44,6 @@ func startList(file []config.Node, st State, log *logrus.Entry) (nodelist.List, 
 	}
 	log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
 	return running, &edited
-}
-
-// nodesOf returns the list as configuration nodes, id by id: a member the
-// file names keeps the file's entry (name, host, community, oid); one
-// learned or added by SNMP gets the defaults the file would give it.
-func nodesOf(l nodelist.List, cfg config.Config) []config.Node {
-	out := make([]config.Node, len(l.Members))
-	for k, m := range l.Members {
-		for _, n := range cfg.Nodes {
-			if n.Address == m.Addr && uint16(n.Port) == m.Port {
-				out[k] = n
-			}
-		}
-		if out[k].Address.IsValid() {
-			out[k].TestedOnly = m.TestedOnly
-			continue
-		}
-		n := config.Node{Address: m.Addr, Port: int(m.Port), TestedOnly: m.TestedOnly}
-		if m.TestedOnly || cfg.Test.V3User == "" {
-			n.Community = cfg.SNMP.Communities.Read
-		}
-		if m.TestedOnly {
-			n.OID = config.SysUpTimeOID
-		}
-		out[k] = n
-	}
-	return out
 }
 
 // latestLocked is the list the next change applies to: the one queued, or
@@ -116,7 +88,7 @@ func (d *Daemon) RemoveNode(id int) error {
 // Reload queues the node list of an edited file (SIGHUP), matched by
 // address and port; it returns the version it will run, and false if the
 // file changes nothing.
-func (d *Daemon) Reload(nodes []config.Node) (uint32, bool, error) {
+func (d *Daemon) Reload(nodes []nodelist.Member) (uint32, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	base := d.latestLocked()
@@ -157,7 +129,7 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 		return
 	}
 	from := seen[best].From
-	got, err := d.prober.FetchList(ctx, d.targets[from])
+	got, err := d.prober.FetchList(ctx, d.list.Members[from])
 	if err != nil {
 		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("cannot read a newer node list; trying again at the next interval")
 		return
@@ -208,7 +180,7 @@ func (d *Daemon) learned(got probe.List) (nodelist.List, error) {
 // which is also notified to the station.
 func (d *Daemon) switchList(l nodelist.List, from int) {
 	old := d.list
-	err := d.node.SetList(l.Config(d.node.Config.Algorithm, d.node.Config.Rotate), l.Core())
+	err := d.node.SetList(d.cfg.core(l), l.Core())
 	if errors.Is(err, hiadsd.ErrRemoved) {
 		d.removed = true
 		d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped")
@@ -221,8 +193,7 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 	d.mu.Lock()
 	file := d.file
 	d.mu.Unlock()
-	d.cfg.Nodes = nodesOf(l, config.Config{Nodes: file, Test: d.cfg.Test, SNMP: d.cfg.SNMP})
-	d.targets = targets(d.cfg)
+	l = l.WithFile(file)
 	for len(d.how) < n {
 		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)
 	}
@@ -243,7 +214,7 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 	d.publishLocked()
 	st := d.stateLocked()
 	d.mu.Unlock()
-	if err := SaveState(d.cfg.StateDirFor(d.fileID), st); err != nil {
+	if err := SaveState(d.cfg.StateDir, st); err != nil {
 		d.log.WithError(err).Error("cannot save the new node list")
 	}
 	if from == hiadsd.Direct {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/traps"
@@ -67,7 +66,7 @@ func (m *mockNet) changes(id int) []traps.ListChange {
 // restarted with the file it started from keeps the list it learned; one
 // whose file was edited while it was down makes that edit the next change.
 func TestMockNetJoinAndLeave(t *testing.T) {
-	m := newMockNet(t, 8, config.AlgorithmVCube, config.ScopeDetected)
+	m := newMockNet(t, 8, hiadsd.VCube, false)
 	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
 		for k := range 8 {
 			if !m.everyone(k, hiadsd.FaultFree, -1) {
@@ -78,8 +77,8 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	})
 	joiner := m.addHost()
 	cfg := m.cfg
-	cfg.Nodes = append(slices.Clone(m.cfg.Nodes), config.Node{Address: addr(joiner), Port: 161})
-	cfg.Traps.StartupGrace = time.Minute // started before the change reaches everyone
+	cfg.Nodes = append(slices.Clone(m.cfg.Nodes), nodelist.Member{Addr: addr(joiner), Port: 161})
+	cfg.StartupGrace = time.Minute // started before the change reaches everyone
 	m.startWith(joiner, cfg)
 	if err := m.agents[2].AddNode(joiner, nodelist.Member{Addr: addr(joiner), Port: 161}); err != nil {
 		t.Fatal(err)

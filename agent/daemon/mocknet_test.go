@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +18,6 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -30,7 +31,7 @@ import (
 // running daemon's interval in id order, so nothing waits on the wall clock.
 type mockNet struct {
 	t      *testing.T
-	cfg    config.Config
+	cfg    Config
 	clock  *mockClock
 	mu     sync.Mutex
 	boards []*board.Board
@@ -55,9 +56,8 @@ func (c *mockClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 // newMockNet starts n daemons running algo, every one fault-free.
-func newMockNet(t *testing.T, n int, algo, scope string) *mockNet {
-	cfg := testConfig(t, n, algo, scope)
-	cfg.StateDir = t.TempDir() + "/{id}"
+func newMockNet(t *testing.T, n int, algo hiadsd.Algorithm, learned bool) *mockNet {
+	cfg := testConfig(t, n, algo, learned)
 	// Every agent's interval of a round runs at one instant of the clock:
 	// half an interval into the round, past every agent's stagger, so
 	// they all test the round's cluster (rounds.go).
@@ -76,13 +76,14 @@ func (m *mockNet) start(id int) { m.startWith(id, m.cfg) }
 
 // startWith runs host id's agent from cfg, a host added with addHost
 // included.
-func (m *mockNet) startWith(id int, cfg config.Config) {
-	st, err := LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
+func (m *mockNet) startWith(id int, cfg Config) {
+	cfg.Self, cfg.StateDir = id, filepath.Join(cfg.StateDir, strconv.Itoa(id))
+	st, err := LoadState(cfg.StateDir, len(cfg.Nodes))
 	if err != nil {
 		m.t.Fatal(err)
 	}
 	m.boards[id], m.sinks[id] = board.New(), &sink{}
-	o := Options{Config: cfg, ID: id, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
+	o := Options{Config: cfg, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
 		State: st, Now: m.clock.Now, Rand: rand.New(rand.NewPCG(uint64(id), 7))}
 	d, err := New(o)
 	if err != nil {
@@ -282,7 +283,7 @@ func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]
 // every other agent serves the new station within log2 16 rounds (it rides
 // the fetches), and only the agent that took the SET notifies the change.
 func TestMockNetStationReachesEveryAgent(t *testing.T) {
-	m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+	m := newMockNet(t, 16, hiadsd.VCube, false)
 	m.until(2*hiadsd.Levels(16), "every agent knows every node", func() bool {
 		for k := range 16 {
 			if !m.everyone(k, hiadsd.FaultFree, -1) {
@@ -320,16 +321,15 @@ func TestMockNetStationReachesEveryAgent(t *testing.T) {
 // partial was announced again at every restart); the next real change goes
 // on from the sequence number where it stopped.
 func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
-	for _, algo := range []string{config.AlgorithmVCube, config.AlgorithmHiADSD} {
-		t.Run(algo, func(t *testing.T) {
-			m := newMockNet(t, 8, algo, config.ScopeAll)
-			a, _ := hiadsd.ParseAlgorithm(algo)
+	for _, a := range []hiadsd.Algorithm{hiadsd.VCube, hiadsd.HiADSD} {
+		t.Run(a.String(), func(t *testing.T) {
+			m := newMockNet(t, 8, a, true)
 			bound := hiadsd.LatencyBound(a, 8) + 1
 			m.until(2*bound, "start-up", func() bool { return m.everyone(5, hiadsd.FaultFree, -1) })
 			m.stop(2, false)
 			m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, hiadsd.Partial, 2) })
 			m.stop(5, false)
-			st, err := LoadState(m.cfg.StateDirFor(5), 8)
+			st, err := LoadState(filepath.Join(m.cfg.StateDir, "5"), 8)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,7 +372,7 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 // Recheck retracts, where the holder of a verdict never tests the node, are
 // replayed in hiadsd/testdata/recheck.txt.)
 func TestMockNetPartitionHeals(t *testing.T) {
-	m := newMockNet(t, 8, config.AlgorithmHiADSD, config.ScopeDetected)
+	m := newMockNet(t, 8, hiadsd.HiADSD, false)
 	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
 	m.until(2*bound, "start-up", func() bool { return m.everyone(1, hiadsd.FaultFree, -1) })
 	m.mu.Lock()
@@ -390,13 +390,13 @@ func TestMockNetPartitionHeals(t *testing.T) {
 
 // TestMockNetHealedPartitionSpreadsNothing cuts host 6 off from all 15
 // others of 16 vCube agents for long enough that it applies its verdicts
-// (past nodelist.Isolation), then plugs it back. Host 6 suspected itself:
+// (past isolation), then plugs it back. Host 6 suspected itself:
 // no other agent ever records or notifies an event about anyone but node 7,
 // and host 6 itself notifies nothing while its verdicts are held, and rolls
 // back what it applied once a test answers.
 func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	const n, cut = 16, 6
-	m := newMockNet(t, n, config.AlgorithmVCube, config.ScopeDetected)
+	m := newMockNet(t, n, hiadsd.VCube, false)
 	m.until(8, "start-up", func() bool { return m.everyone(0, hiadsd.FaultFree, -1) && m.everyone(cut, hiadsd.FaultFree, -1) })
 	m.round()
 	m.clock.advance(time.Minute) // past the start-up grace: every verdict is notified
@@ -414,7 +414,7 @@ func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 		m.mu.Unlock()
 	}
 	setCut(true)
-	for r := range nodelist.Isolation {
+	for r := range isolation {
 		m.round()
 		if got := len(m.sinks[cut].events); got != 0 {
 			t.Fatalf("round %d cut off: host %d notified %d events while suspecting itself", r, cut+1, got)
@@ -446,7 +446,7 @@ func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	}
 	rolled := len(m.sinks[cut].events) - applied
 	t.Logf("host %d applied %d verdicts after %d intervals cut off and notified their roll-back (%d events) after the heal",
-		cut+1, applied, nodelist.Isolation+1, rolled)
+		cut+1, applied, isolation+1, rolled)
 	if applied == 0 || rolled < applied {
 		t.Fatalf("host %d notified %d applied verdicts and %d roll-backs; want some, each undone", cut+1, applied, rolled)
 	}
@@ -455,9 +455,9 @@ func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 // TestMockNetNotificationScope: with scope detected only the agents that
 // tested the change notify it; with scope all every agent does.
 func TestMockNetNotificationScope(t *testing.T) {
-	for _, scope := range []string{config.ScopeDetected, config.ScopeAll} {
-		t.Run(scope, func(t *testing.T) {
-			m := newMockNet(t, 8, config.AlgorithmVCube, scope)
+	for _, scope := range []bool{false, true} {
+		t.Run(fmt.Sprint("learned=", scope), func(t *testing.T) {
+			m := newMockNet(t, 8, hiadsd.VCube, scope)
 			m.until(8, "start-up", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
 			m.stop(2, true)
 			m.until(hiadsd.Levels(8)+1, "node 3 faulty everywhere", func() bool { return m.everyone(2, hiadsd.Faulty, 2) })
@@ -476,9 +476,9 @@ func TestMockNetNotificationScope(t *testing.T) {
 				}
 			}
 			switch {
-			case scope == config.ScopeAll && notified != 7:
+			case scope && notified != 7:
 				t.Errorf("scope all: %d agents notified, want all 7", notified)
-			case scope == config.ScopeDetected && (notified == 0 || notified > testers):
+			case !scope && (notified == 0 || notified > testers):
 				t.Errorf("scope detected: %d agents notified, %d of them tested node 3", notified, testers)
 			}
 		})
@@ -489,7 +489,7 @@ func TestMockNetNotificationScope(t *testing.T) {
 // once, not every interval, and again when the peer comes back and fails
 // anew.
 func TestMockNetExplainsPartialOnce(t *testing.T) {
-	m := newMockNet(t, 4, config.AlgorithmVCube, config.ScopeDetected)
+	m := newMockNet(t, 4, hiadsd.VCube, false)
 	logger, hook := logtest.NewNullLogger()
 	for id, d := range m.agents {
 		d.log = logger.WithField("self", id)
@@ -549,7 +549,7 @@ func TestExplainCauses(t *testing.T) {
 	logger, hook := logtest.NewNullLogger()
 	addr := netip.MustParseAddr("192.0.2.1")
 	d := &Daemon{log: logrus.NewEntry(logger), told: map[int]bool{},
-		targets: []probe.Target{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}
+		list: nodelist.List{Members: []nodelist.Member{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}}
 	d.explain(map[int]probe.Result{
 		0: {Status: hiadsd.Partial, SNMPErr: errMockNoAnswer},
 		1: {Status: hiadsd.Partial, SNMPErr: probe.ErrLoopStalled},
@@ -575,7 +575,7 @@ func TestExplainCauses(t *testing.T) {
 func TestMockNetSteadyStateReadsNothing(t *testing.T) {
 	for _, push := range []bool{false, true} {
 		t.Run(fmt.Sprintf("push=%v", push), func(t *testing.T) {
-			m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+			m := newMockNet(t, 16, hiadsd.VCube, false)
 			m.noPush = !push
 			steadyStateReadsNothing(t, m, push)
 		})
@@ -634,7 +634,7 @@ func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 // round leaves some agent unaware.
 func TestMockNetPushKnowsInOneRound(t *testing.T) {
 	for _, push := range []bool{true, false} {
-		m := newMockNet(t, 16, config.AlgorithmVCube, config.ScopeDetected)
+		m := newMockNet(t, 16, hiadsd.VCube, false)
 		m.noPush = !push
 		m.until(12, "start-up", func() bool {
 			for k, d := range m.agents {

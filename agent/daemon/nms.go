@@ -7,13 +7,8 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/traps"
 )
-
-// defaultTrapPort is where notifications go when no port is configured.
-const defaultTrapPort = 162
 
 // SetNMS is the responder's callback for a SET of nmsID: a SET of the station
 // already served changes nothing (issue 13: 1,500 such SETs had pushed every
@@ -84,36 +79,4 @@ func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	if err := d.persist(st); err != nil {
 		d.log.WithError(err).Error("cannot save state")
 	}
-}
-
-// Stations lists where notifications may go, in the view last published.
-func (d *Daemon) Stations() []traps.Station { return Stations(d.cfg, d.board.Load()) }
-
-// Stations lists where notifications may go according to snapshot s, in
-// order: the station of nmsID, then the configured fall-backs. A station that
-// is a node s holds faulty is marked unusable, so the notifier moves on to
-// the next one.
-func Stations(cfg config.Config, s *board.Snapshot) []traps.Station {
-	port := uint16(defaultTrapPort)
-	if cfg.Traps.NMS.IsValid() && cfg.Traps.NMS.Port != 0 {
-		port = cfg.Traps.NMS.Port
-	}
-	var out []traps.Station
-	usable := func(a netip.Addr) bool {
-		for _, r := range s.Nodes {
-			if r.Addr == a && r.Status == hiadsd.Faulty {
-				return false
-			}
-		}
-		return true
-	}
-	if nms := s.Station.Addr; nms.IsValid() && !nms.IsUnspecified() {
-		out = append(out, traps.Station{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
-	}
-	for _, f := range cfg.Traps.Fallbacks {
-		// A fall-back given by name is resolved at each send; only one given
-		// by address can be matched against the nodes' rows.
-		out = append(out, traps.Station{Addr: f.String(), Usable: !f.Addr.IsValid() || usable(f.Addr)})
-	}
-	return out
 }

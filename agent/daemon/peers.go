@@ -44,7 +44,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for k, op := range ops {
-		t := d.targets[op.Target]
+		t := d.list.Members[op.Target]
 		wg.Go(func() {
 			switch op.Kind {
 			case hiadsd.OpTest:
@@ -86,12 +86,12 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 		case errors.Is(r.SNMPErr, probe.ErrLoopStalled):
 			cause = "its SNMP agent answers, but its diagnosis loop is stalled (hiADSDisUP is 0)"
 		case !errors.Is(r.SNMPErr, probe.ErrUnexpectedValue) && !errors.Is(r.SNMPErr, probe.ErrMalformedReply):
-		case d.targets[id].TestedOnly:
+		case d.list.Members[id].TestedOnly:
 			cause = "it answers ping and SNMP, but not with a value of the object it is tested by (its oid)"
 		default:
 			cause = "it answers ping and SNMP, but not as a diagagent does: is it a device to mark tested_only?"
 		}
-		d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(), "cause": cause}).
+		d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String(), "cause": cause}).
 			WithError(r.SNMPErr).Info("peer held partial")
 	}
 }
@@ -99,7 +99,7 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 // fetch reads a peer's station and its rows for ranges: the first range in
 // the same GETBULK as the station, any other with a walk of its own.
 func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiadsd.Result {
-	t := d.targets[id]
+	t := d.list.Members[id]
 	var res hiadsd.Result
 	first := true
 	for _, r := range ranges {
@@ -192,14 +192,14 @@ func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersi
 	if conflict == was { // nothing to say: the common case of every fetch
 		return theirs
 	}
-	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.targets[id].Addr.String(), "version": version,
+	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String(), "version": version,
 		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(hash)})
 	if !conflict {
 		f.Info("peer's node list agrees again")
 		return theirs
 	}
 	f.Warn("peer runs another node list: not used as a source until the lists agree")
-	if d.now().Sub(d.start) < d.cfg.Traps.StartupGrace {
+	if d.now().Sub(d.start) < d.cfg.StartupGrace {
 		d.lists.mu.Lock()
 		if d.lists.held == nil {
 			d.lists.held = map[int]bool{}
@@ -217,7 +217,7 @@ func (d *Daemon) notifyMismatch(id int) {
 	if d.notify == nil {
 		return
 	}
-	m := traps.ListMismatch{Peer: uint32(id + 1), PeerAddr: d.targets[id].Addr, Ours: d.listHash}
+	m := traps.ListMismatch{Peer: uint32(id + 1), PeerAddr: d.list.Members[id].Addr, Ours: d.listHash}
 	if err := d.notify.NodeListMismatch(m); err != nil {
 		d.log.WithError(err).Warn("notification not queued")
 	}

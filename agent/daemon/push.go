@@ -181,7 +181,7 @@ func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 			}
 			d.push.sends.Go(func() {
 				for _, to := range append([]int{p.To}, p.Alternates...) { // the next of the cluster when one fails
-					t := d.targets[to]
+					t := d.list.Members[to]
 					err := d.prober.Push(ctx, t, b)
 					if err == nil {
 						return

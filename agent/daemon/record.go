@@ -8,7 +8,6 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -29,7 +28,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			continue
 		}
 		d.st.LastSeq++
-		ev := board.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.cfg.Nodes[u.ID].Address,
+		ev := board.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.list.Members[u.ID].Addr,
 			Status: u.New.Status, Prev: u.Old.Status, Counter: u.New.Counter,
 			Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
@@ -70,7 +69,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 // interval's, a station change's, the last one on the way out), so whichever
 // succeeds first releases them.
 func (d *Daemon) persist(st State) error {
-	if err := SaveState(d.cfg.StateDirFor(d.fileID), st); err != nil {
+	if err := SaveState(d.cfg.StateDir, st); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -156,14 +155,14 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
 	if !u.IsDirect() {
 		f = f.WithField("from", u.From+1)
 	}
-	held := d.grace.hold(ev, u, d.now().Sub(d.start) < d.cfg.Traps.StartupGrace)
+	held := d.grace.hold(ev, u, d.now().Sub(d.start) < d.cfg.StartupGrace)
 	initial := u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
 	if initial {
 		f.Debug("node status learned")
 		return
 	}
 	f.Info("node status changed")
-	if d.notify == nil || (!u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
+	if d.notify == nil || (!u.IsDirect() && !d.cfg.NotifyLearned) {
 		return
 	}
 	if held {
@@ -183,9 +182,8 @@ func (d *Daemon) buildRows() []board.Row {
 		if k < len(d.list.Members) && d.list.Members[k].Removed {
 			continue
 		}
-		n := d.cfg.Nodes[k]
-		rows = append(rows, board.Row{ID: uint32(k + 1), Addr: n.Address, Status: e.Status,
-			Counter: e.Counter, TestedOnly: n.TestedOnly, LastChange: d.changed[k], How: d.how[k], Port: uint16(n.Port)})
+		rows = append(rows, board.Row{ID: uint32(k + 1), Member: d.list.Members[k], Status: e.Status,
+			Counter: e.Counter, LastChange: d.changed[k], How: d.how[k]})
 	}
 	return rows
 }
@@ -197,7 +195,7 @@ func (d *Daemon) publishLocked() {
 		evs = evs[:len(evs)-1]
 	}
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
-		TestedOnly: d.cfg.Nodes[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
+		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {
@@ -276,7 +274,7 @@ func (g *grace) hold(ev board.Event, u hiadsd.Update, within bool) bool {
 // endGrace ends the grace once it has passed: each held verdict that the
 // view still holds is notified now, late but true.
 func (d *Daemon) endGrace() {
-	if d.grace.over || d.now().Sub(d.start) < d.cfg.Traps.StartupGrace {
+	if d.grace.over || d.now().Sub(d.start) < d.cfg.StartupGrace {
 		return
 	}
 	for _, peer := range d.lists.heldStill() { // a conflict that outlived the grace
@@ -288,7 +286,7 @@ func (d *Daemon) endGrace() {
 	d.grace.held = nil
 	d.grace.mu.Unlock()
 	for id, e := range held {
-		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && d.cfg.Traps.Scope != config.ScopeAll) {
+		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && !d.cfg.NotifyLearned) {
 			continue
 		}
 		d.log.WithFields(logrus.Fields{"node": id + 1, "new": e.u.New.Status.String(), "seq": e.ev.Seq}).

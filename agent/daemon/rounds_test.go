@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestRoundsAgreeAcrossAgents: under the rotating plan, agents that start
@@ -14,12 +14,13 @@ import (
 // than running the one it missed late.
 func TestRoundsAgreeAcrossAgents(t *testing.T) {
 	const n = 16
-	cfg := testConfig(t, n, config.AlgorithmVCube, config.ScopeDetected)
+	cfg := testConfig(t, n, hiadsd.VCube, false)
 	cfg.Interval = 2 * time.Second
 	var now time.Time
 	agents := make([]*Daemon, n)
 	for id := range agents {
-		d, err := New(Options{Config: cfg, ID: id, Prober: newFakeLAN(), Board: (&sink{}).board(), Notifier: &sink{},
+		cfg.Self = id
+		d, err := New(Options{Config: cfg, Prober: newFakeLAN(), Board: (&sink{}).board(), Notifier: &sink{},
 			State: State{Version: stateVersion, Nodes: n, Counters: make([]uint32, n)}, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)

@@ -6,21 +6,35 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// Member is one id of the list.
+// Member is one node of the list: the one type of a node, which the
+// prober tests, the rows show and the page names.
 type Member struct {
 	// Host is the host name the file gave, if any; learned lists carry none.
-	Host       string     `json:"host,omitempty"`
-	Addr       netip.Addr `json:"addr"`
-	Port       uint16     `json:"port"`
-	TestedOnly bool       `json:"tested_only,omitempty"`
+	Host string     `json:"host,omitempty"`
+	Addr netip.Addr `json:"addr"`
+	Port uint16     `json:"port"`
+	// TestedOnly marks a device that runs no agent (a printer): tested, never
+	// a tester nor a source.
+	TestedOnly bool `json:"tested_only,omitempty"`
 	// Removed marks an id taken out of the list: never tested, never given again.
 	Removed bool `json:"removed,omitempty"`
+	// Name, Community and OID are the file's: a label, the community the
+	// node is tested with and the object a tested-only node is tested by.
+	// They are no part of the list (the fingerprint leaves them out, peers
+	// do not learn them, the state file does not keep them): a member the
+	// file does not name has none (WithFile), and the prober's defaults.
+	Name      string `json:"-"`
+	Community string `json:"-"`
+	OID       string `json:"-"`
 }
+
+// DefaultPort is the UDP port of a node whose entry gives none.
+const DefaultPort = 161
 
 // List is a version of the node list.
 type List struct {
@@ -40,18 +54,31 @@ var (
 	ErrNoMember = errors.New("no such member")
 )
 
-// Isolation is hiadsd.Config.Isolation for the daemon: an agent that
-// reaches none of the peers it tests holds its verdicts back for this many
-// intervals, suspecting its own link (hiadsd/isolation.go).
-const Isolation = 2
-
-// FromConfig returns the list of a configuration file, at version 0.
-func FromConfig(nodes []config.Node) List {
-	l := List{Members: make([]Member, len(nodes))}
-	for k, n := range nodes {
-		l.Members[k] = Member{Host: n.Host, Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly}
-	}
+// New returns the list of members, as a file gives it, at version 0.
+func New(members []Member) List {
+	l := List{Members: slices.Clone(members)}
 	l.Seal()
+	return l
+}
+
+// WithFile returns l with the file's Name, Community and OID on each member
+// the file lists (by host name if it gives one, else by address, and by
+// port), and none on the others.
+func (l List) WithFile(file []Member) List {
+	l.Members = slices.Clone(l.Members)
+	for k := range l.Members {
+		m := &l.Members[k]
+		m.Name, m.Community, m.OID = "", "", ""
+		for _, f := range file {
+			same := f.Addr == m.Addr
+			if f.Host != "" {
+				same = f.Host == m.Host
+			}
+			if same && f.Port == m.Port {
+				m.Name, m.Community, m.OID = f.Name, f.Community, f.OID
+			}
+		}
+	}
 	return l
 }
 
@@ -80,12 +107,11 @@ func (l List) Core() hiadsd.ListVersion {
 	return hiadsd.ListVersion{Counter: l.Version, Hash: binary.BigEndian.Uint64(l.Hash[:])}
 }
 
-// Config returns the core's configuration of the list. rotate asks for
-// the rotating plan, which only vCube has (Hi-ADSD tests one cluster per
-// interval by itself); other algorithms ignore it.
-func (l List) Config(algo hiadsd.Algorithm, rotate bool) *hiadsd.Config {
-	c := &hiadsd.Config{N: len(l.Members), Algorithm: algo, Recheck: true, Push: true, Isolation: Isolation,
-		Rotate: rotate && algo == hiadsd.VCube}
+// Shape returns the core's configuration base on this list: its size and
+// its tested-only and removed ids.
+func (l List) Shape(base hiadsd.Config) *hiadsd.Config {
+	c := &base
+	c.N, c.TestedOnly, c.Removed = len(l.Members), nil, nil
 	for k, m := range l.Members {
 		switch {
 		case m.Removed:
@@ -150,12 +176,12 @@ func (l List) Remove(id int) (List, error) {
 // tested-only flag changed is removed and added again (its id's meaning
 // would change). It reports whether anything changed; a change takes the
 // next version.
-func (l List) Apply(nodes []config.Node) (List, bool) {
+func (l List) Apply(file []Member) (List, bool) {
 	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...)}
 	inFile := map[[2]any]bool{}
 	changed := false
-	for _, n := range nodes {
-		want := Member{Host: n.Host, Addr: n.Address, Port: uint16(n.Port), TestedOnly: n.TestedOnly}
+	for _, want := range file {
+		want.Removed = false
 		inFile[[2]any{want.Addr, want.Port}] = true
 		k := l.Find(want.Addr, want.Port)
 		if k >= 0 && l.Members[k].TestedOnly == want.TestedOnly {

@@ -6,13 +6,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
-func nodes(last ...int) []config.Node {
-	var out []config.Node
+func nodes(last ...int) []Member {
+	var out []Member
 	for _, b := range last {
-		out = append(out, config.Node{Address: netip.AddrFrom4([4]byte{10, 0, 0, byte(b)}), Port: 161})
+		out = append(out, Member{Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(b)}), Port: 161})
 	}
 	return out
 }
@@ -21,7 +21,7 @@ func nodes(last ...int) []config.Node {
 // change takes the next version and a new fingerprint, and a file is
 // applied by address, not by position.
 func TestChanges(t *testing.T) {
-	l := FromConfig(nodes(1, 2, 3))
+	l := New(nodes(1, 2, 3))
 	if l.Version != 0 || l.Count() != 3 {
 		t.Fatalf("FromConfig: version %d, %d members", l.Version, l.Count())
 	}
@@ -35,7 +35,7 @@ func TestChanges(t *testing.T) {
 	if err != nil || added.Version != 1 || added.Hash == l.Hash || added.Count() != 4 {
 		t.Fatalf("add: %+v, %v", added, err)
 	}
-	if added.Hash != FromConfig(nodes(1, 2, 3, 4)).Hash {
+	if added.Hash != New(nodes(1, 2, 3, 4)).Hash {
 		t.Error("a list with a node added differs from the file that lists it")
 	}
 	removed, err := added.Remove(1)
@@ -66,8 +66,25 @@ func TestChanges(t *testing.T) {
 	if same, changed := applied.Apply(nodes(3, 4, 5)); changed || same.Version != 3 {
 		t.Errorf("the same members in another order: changed %v, version %d", changed, same.Version)
 	}
-	c := applied.Config(0, false)
-	if c.N != 5 || !slices.Equal(c.Removed, []int{0, 1}) {
+	c := applied.Shape(hiadsd.Config{Algorithm: hiadsd.VCube})
+	if c.N != 5 || !slices.Equal(c.Removed, []int{0, 1}) || c.Algorithm != hiadsd.VCube {
 		t.Errorf("core config: N %d, removed %v", c.N, c.Removed)
+	}
+}
+
+// TestWithFile: the file's names, communities and OIDs go to the members it
+// lists (by host name when it gives one), and no others.
+func TestWithFile(t *testing.T) {
+	l := New(nodes(1, 2, 3))
+	l.Members[2].Host = "ws-3.lan"
+	file := []Member{{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161, Name: "alpha", Community: "c1"},
+		{Host: "ws-3.lan", Addr: netip.MustParseAddr("10.0.0.9"), Port: 161, Name: "gamma", OID: ".1.3.6.1.2.1.1.5.0"}}
+	got := l.WithFile(file)
+	if got.Members[0].Name != "alpha" || got.Members[0].Community != "c1" || got.Members[1].Name != "" ||
+		got.Members[2].Name != "gamma" || got.Members[2].OID != ".1.3.6.1.2.1.1.5.0" {
+		t.Errorf("WithFile: %+v", got.Members)
+	}
+	if l.Members[0].Name != "" || got.Hash != l.Hash {
+		t.Error("WithFile changed the list it was given, or its fingerprint")
 	}
 }

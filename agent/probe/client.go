@@ -7,20 +7,19 @@ import (
 	"strings"
 
 	"github.com/gosnmp/gosnmp"
-)
 
-// defaultSNMPPort is where a Target with Port 0 is reached.
-const defaultSNMPPort = 161
+	"github.com/diagagent/diagagent/agent/nodelist"
+)
 
 // client opens one connected UDP socket to t for one probe or fetch; the
 // caller closes it. A target with its own community is spoken to in v2c.
 func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
-	if err := t.check(); err != nil {
+	if err := check(t); err != nil {
 		return nil, err
 	}
 	port := t.Port
 	if port == 0 {
-		port = defaultSNMPPort
+		port = nodelist.DefaultPort
 	}
 	g := &gosnmp.GoSNMP{
 		Target:         t.Addr.Unmap().String(),
@@ -42,10 +41,11 @@ func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
 	return g, nil
 }
 
-// setSecurity picks v2c with a community or v3 with the configured user.
+// setSecurity picks v2c with a community or v3 with the configured user; a
+// tested-only device runs no agent, so it is never spoken to as the user.
 func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
 	v3 := p.cfg.V3
-	if t.Community != "" || v3 == nil {
+	if t.Community != "" || t.TestedOnly || v3 == nil {
 		g.Version = gosnmp.Version2c
 		g.Community = t.Community
 		if g.Community == "" {

@@ -61,6 +61,12 @@ func Default() Config {
 	}
 }
 
+// TestBudget is the longest one test of a peer can take: every SNMP try
+// at the ceiling, then the echo check.
+func (c Config) TestBudget() time.Duration {
+	return c.Timeout*time.Duration(c.Retries+1) + c.PingTimeout
+}
+
 // Validate names the first field that is out of range; it fills in nothing
 // (a zero Concurrency would block every probe).
 func (c Config) Validate() error {

@@ -41,7 +41,7 @@ func (ip *ICMPPinger) Ping(ctx context.Context, addr netip.Addr) (time.Duration,
 	if ip.Timeout <= 0 {
 		return 0, fmt.Errorf("%w: ICMPPinger.Timeout %s: want > 0", ErrConfig, ip.Timeout)
 	}
-	if (Target{Addr: addr}).check() != nil {
+	if check(Target{Addr: addr}) != nil {
 		return 0, fmt.Errorf("ping %q: %w", addr, ErrBadTarget)
 	}
 	pg := probing.New(addr.Unmap().String())

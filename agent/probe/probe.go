@@ -12,6 +12,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -33,21 +34,16 @@ var (
 	ErrBadTarget = errors.New("probe: target needs an IPv4 address")
 )
 
-// Target is one peer to test.
-type Target struct {
-	// Addr is the peer's IPv4 address.
-	Addr netip.Addr
-	// Port is the peer's SNMP port; 0 means 161.
-	Port uint16
-	// TestedOnly marks a device that does not run the agent (printer, modem):
-	// it is tested by reading OID, and any value means fault-free.
-	TestedOnly bool
-	// Community is this peer's own v2c community (tested-only devices usually
-	// have one); empty means the prober's Community or V3 user.
-	Community string
-	// OID is the object read from a tested-only peer; empty means sysUpTime.0.
-	OID string
-}
+// Target is one peer to test: a member of the node list, reached at its
+// address and port (0 means 161). A tested-only member (a printer) is tested
+// by reading its OID (empty means sysUpTime.0) with its community (empty
+// means Config.Community), and any value means fault-free; an agent is
+// tested with its community, else the V3 user, else Config.Community.
+type Target = nodelist.Member
+
+// DefaultOID is the object a tested-only target is tested by unless its
+// entry names another: sysUpTime.0.
+const DefaultOID = mib.SysUpTime0
 
 // Result is the outcome of one test of a peer.
 type Result struct {
@@ -87,7 +83,7 @@ type Result struct {
 
 // check rejects a target the prober cannot address: it needs a unicast
 // IPv4 or IPv6 address (an IPv4-mapped one counts as IPv4).
-func (t Target) check() error {
+func check(t Target) error {
 	if a := t.Addr.Unmap(); !a.IsValid() || a.IsUnspecified() || a.IsMulticast() {
 		return fmt.Errorf("%w: got %q", ErrBadTarget, t.Addr)
 	}
@@ -95,7 +91,7 @@ func (t Target) check() error {
 }
 
 // key names the peer in the Prober's book.
-func (t Target) key() netip.AddrPort {
+func key(t Target) netip.AddrPort {
 	return netip.AddrPortFrom(t.Addr.Unmap(), t.Port)
 }
 
@@ -111,6 +107,7 @@ type Prober struct {
 	pinger Pinger
 	slots  chan struct{}
 	book   peerBook
+	met    metrics
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo
@@ -122,7 +119,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
-	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency)}, nil
+	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), met: newMetrics()}, nil
 }
 
 // acquire waits for a concurrency slot or for ctx to end.
@@ -166,6 +163,9 @@ func (p *Prober) ProbeInView(ctx context.Context, t Target, v View) Result {
 	start := time.Now()
 	res := p.probe(ctx, t, v)
 	res.Duration = time.Since(start)
+	if ctx.Err() == nil { // a test cut short by the agent stopping is no test
+		p.met.observe(res)
+	}
 	return res
 }
 
@@ -173,14 +173,14 @@ func (p *Prober) ProbeInView(ctx context.Context, t Target, v View) Result {
 // when the first would announce a fault the agent does not hold (v.Held,
 // else the previous verdict).
 func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
-	if err := t.check(); err != nil {
+	if err := check(t); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
 	if err := p.acquire(ctx); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
 	defer p.release()
-	key := t.key()
+	key := key(t)
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(was.rtt))
 	held := v.Held
@@ -287,7 +287,7 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 	}
 	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, a, step)
 	if rtt > 0 { // a reply came, whatever it said
-		p.book.update(t.key(), func(s *peerState) {
+		p.book.update(key(t), func(s *peerState) {
 			if resent == 0 {
 				s.rtt.sample(rtt)
 			} else {
@@ -366,7 +366,7 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 	if t.TestedOnly {
 		oids = []string{t.OID}
 		if t.OID == "" {
-			oids[0] = mib.SysUpTime0
+			oids[0] = DefaultOID
 		}
 	}
 	g, err := p.client(ctx, t)

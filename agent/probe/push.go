@@ -39,7 +39,7 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 		return err
 	}
 	defer g.Conn.Close()
-	was := p.book.get(t.key())
+	was := p.book.get(key(t))
 	g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
 	pkt, err := g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -49,7 +50,7 @@ func startProbeResponder(t *testing.T, snap *board.Snapshot) Target {
 func probeSnapshot(n, events int) *board.Snapshot {
 	s := &board.Snapshot{Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 4}, NodeListHash: make([]byte, 8)}
 	for i := 1; i <= n; i++ {
-		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i), Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}),
+		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i), Member: nodelist.Member{Addr: netip.AddrFrom4([4]byte{10, 0, 0, byte(i)})},
 			Status: hiadsd.Status(i % 4), Counter: uint32(3 * i), How: mib.SourceLearned})
 	}
 	when := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)

@@ -6,7 +6,7 @@ import (
 )
 
 // ErrMalformed is wrapped by every error about an undecodable datagram.
-var ErrMalformed = errors.New("agent: malformed SNMP message")
+var ErrMalformed = errors.New("snmp: malformed SNMP message")
 
 // BER tags the header reader needs.
 const (

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -15,7 +14,7 @@ import (
 )
 
 // ErrConfig is wrapped by every error Config.Validate returns.
-var ErrConfig = errors.New("agent: invalid responder config")
+var ErrConfig = errors.New("snmp: invalid responder config")
 
 // Limits on the message size (RFC 3417: 484 at least; UDP over IPv4 at most).
 const (
@@ -95,13 +94,14 @@ type Community struct {
 	Sources []netip.Prefix
 }
 
-// Default returns a configuration with the defaults filled in and no access.
+// Default returns the responder's defaults, the configuration file's
+// among them (4 workers), and no access.
 func Default() Config {
 	return Config{
 		EngineBoots:    1,
 		MaxMessageSize: 1472,
-		Workers:        runtime.GOMAXPROCS(0),
-		SysDescr:       "diagagent: distributed fault-management agent (Hi-ADSD)",
+		Workers:        4,
+		SysDescr:       "diagagent: distributed fault-management agent, vCube diagnosis",
 	}
 }
 
@@ -131,7 +131,7 @@ func (c *Config) Validate() error {
 func NewEngineID() ([]byte, error) {
 	id := []byte{0x80, 0x00, 0x00, 0xc8, 0x05, 0, 0, 0, 0, 0, 0, 0, 0}
 	if _, err := rand.Read(id[5:]); err != nil {
-		return nil, fmt.Errorf("agent: engine ID: %w", err)
+		return nil, fmt.Errorf("snmp: engine ID: %w", err)
 	}
 	return id, nil
 }

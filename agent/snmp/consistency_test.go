@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -19,7 +20,7 @@ import (
 func stampedSnapshot(k uint32) *board.Snapshot {
 	s := &board.Snapshot{Station: hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: k}}
 	for id := uint32(1); id <= 3; id++ {
-		s.Nodes = append(s.Nodes, board.Row{ID: id, Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(id)}), Counter: k})
+		s.Nodes = append(s.Nodes, board.Row{ID: id, Member: nodelist.Member{Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(id)})}, Counter: k})
 	}
 	return s
 }

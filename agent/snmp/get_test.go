@@ -52,7 +52,7 @@ func TestGetNextEveryVarbindItsOwnSuccessor(t *testing.T) {
 		".1.3.6.1.2.1.1", mib.TreeCell(mib.ColNodeStatus, 3), mib.DiagTree, mib.DiagEventTable,
 		".1.3.6.1.6.3.15.1.1.6.0", mib.TreeCell(mib.ColNodeAD, 2)+".5")...)
 	assertLines(t, out, []string{
-		`.1.3.6.1.2.1.1.1.0 = STRING: "diagagent: distributed fault-management agent (Hi-ADSD)"`,
+		`.1.3.6.1.2.1.1.1.0 = STRING: "diagagent: distributed fault-management agent, vCube diagnosis"`,
 		`.1.3.6.1.4.1.200.1.1.1.4.1 = Gauge32: 2`,
 		`.1.3.6.1.4.1.200.1.1.1.1.1 = INTEGER: 1`,
 		`.1.3.6.1.4.1.200.1.8.1.2.7 = INTEGER: 2`,

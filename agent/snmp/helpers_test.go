@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -93,9 +94,9 @@ func testSnapshot() *board.Snapshot {
 	at := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	return &board.Snapshot{
 		Nodes: []board.Row{
-			{ID: 1, Addr: netip.MustParseAddr("127.0.0.1"), Status: hiadsd.FaultFree, Counter: 2, How: mib.SourceDirect},
-			{ID: 2, Addr: netip.MustParseAddr("127.0.0.2"), Status: hiadsd.Faulty, Counter: 3, LastChange: 500, How: mib.SourceLearned},
-			{ID: 3, Addr: netip.MustParseAddr("127.0.0.3"), Status: hiadsd.Partial, Counter: 1, TestedOnly: true, How: mib.SourceDirect},
+			{ID: 1, Member: nodelist.Member{Addr: netip.MustParseAddr("127.0.0.1")}, Status: hiadsd.FaultFree, Counter: 2, How: mib.SourceDirect},
+			{ID: 2, Member: nodelist.Member{Addr: netip.MustParseAddr("127.0.0.2")}, Status: hiadsd.Faulty, Counter: 3, LastChange: 500, How: mib.SourceLearned},
+			{ID: 3, Member: nodelist.Member{Addr: netip.MustParseAddr("127.0.0.3"), TestedOnly: true}, Status: hiadsd.Partial, Counter: 1, How: mib.SourceDirect},
 		},
 		Events: []board.Event{
 			{Seq: 7, NodeID: 2, Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},

@@ -9,7 +9,7 @@ import (
 )
 
 // ErrBadOID is returned when a dotted object identifier cannot be parsed.
-var ErrBadOID = errors.New("agent: malformed object identifier")
+var ErrBadOID = errors.New("snmp: malformed object identifier")
 
 // OID is an object identifier as a slice of sub-identifiers; order is the
 // lexicographic order SNMP walks in (slices.Compare).

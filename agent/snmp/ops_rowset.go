@@ -6,6 +6,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -14,12 +15,10 @@ import (
 type RowChange struct {
 	// ID is the row's nodeID (the core id plus one).
 	ID uint32
-	// Destroy removes the node; otherwise the node Addr, Port and
-	// TestedOnly is added.
-	Destroy    bool
-	Addr       netip.Addr
-	Port       uint16
-	TestedOnly bool
+	// Destroy removes the node; otherwise Member (its address, port and
+	// role) is added.
+	Destroy bool
+	nodelist.Member
 }
 
 // Errors OnRowChange returns to choose the SET's error status (RFC 3416):
@@ -137,7 +136,7 @@ func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, v
 	}
 	ch.Addr = a
 	if ch.Port == 0 {
-		ch.Port = 161
+		ch.Port = nodelist.DefaultPort
 	}
 	return ch, gosnmp.NoError, 0
 }

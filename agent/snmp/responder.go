@@ -19,7 +19,7 @@ import (
 )
 
 // ErrClosed is returned by Serve when the responder was already closed.
-var ErrClosed = errors.New("agent: responder closed")
+var ErrClosed = errors.New("snmp: responder closed")
 
 // Responder is the SNMP agent; it is safe for concurrent use.
 type Responder struct {
@@ -74,7 +74,7 @@ func NewResponder(cfg Config) (*Responder, error) {
 	}
 	var seed [8]byte
 	if _, err := rand.Read(seed[:]); err != nil {
-		return nil, fmt.Errorf("agent: salt: %w", err)
+		return nil, fmt.Errorf("snmp: salt: %w", err)
 	}
 	r.salt.Store(binary.BigEndian.Uint64(seed[:]))
 	r.tree = newTree(append(stdNodes(r), diagNodes(r)...))

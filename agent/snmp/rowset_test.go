@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -44,7 +45,7 @@ func TestRowSets(t *testing.T) {
 	}
 	h.must(t, "snmpset", h.v2(rwCommunity, create(4, "0a000009")...)...)
 	h.must(t, "snmpset", h.v2(rwCommunity, cell(mib.ColNodeRowStatus, 2), "i", "6")...)
-	want := []RowChange{{ID: 4, Addr: netip.MustParseAddr("10.0.0.9"), Port: 1161, TestedOnly: true}, {ID: 2, Destroy: true}}
+	want := []RowChange{{ID: 4, Member: nodelist.Member{Addr: netip.MustParseAddr("10.0.0.9"), Port: 1161, TestedOnly: true}}, {ID: 2, Destroy: true}}
 	if fmt.Sprint(rec.got) != fmt.Sprint(want) {
 		t.Errorf("OnRowChange got %+v, want %+v", rec.got, want)
 	}

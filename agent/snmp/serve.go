@@ -66,7 +66,7 @@ func (r *Responder) reader(pc packetIO, jobs, free chan *job) error {
 		n, src, addr, err := pc.read(buf)
 		if err != nil {
 			_ = pc.conn.Close()
-			return fmt.Errorf("agent: reading requests: %w", err)
+			return fmt.Errorf("snmp: reading requests: %w", err)
 		}
 		b := buf[:n]
 		if v, _, err := messageVersion(b); err == nil && v == 3 && n <= r.cfg.MaxMessageSize {

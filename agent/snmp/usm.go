@@ -57,7 +57,7 @@ func localizeUsers(users []User, engineID []byte) (map[string]*usmUser, error) {
 			PrivacyProtocol: priv, PrivacyPassphrase: u.PrivPassphrase,
 		}
 		if err := sp.InitSecurityKeys(); err != nil {
-			return nil, fmt.Errorf("agent: localizing keys of user %q: %w", u.Name, err)
+			return nil, fmt.Errorf("snmp: localizing keys of user %q: %w", u.Name, err)
 		}
 		uu := &usmUser{User: u, auth: auth, priv: priv, write: u.Write,
 			secret: sp.SecretKey, privKey: sp.PrivacyKey, level: gosnmp.NoAuthNoPriv}

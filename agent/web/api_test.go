@@ -21,7 +21,7 @@ func decode(t *testing.T, body string, v any) {
 }
 
 func TestNodesAPI(t *testing.T) {
-	s, _ := newTestServer(t, Options{ID: 0})
+	s, _ := newTestServer(t, Config{}, 1)
 	res, body := get(t, s.Handler(), "GET", "/api/v1/nodes")
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("GET /api/v1/nodes: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
@@ -39,7 +39,7 @@ func TestNodesAPI(t *testing.T) {
 }
 
 func TestStatusAPI(t *testing.T) {
-	s, _ := newTestServer(t, Options{ID: 1})
+	s, _ := newTestServer(t, Config{}, 2)
 	_, body := get(t, s.Handler(), "GET", "/api/v1/status")
 	var st Status
 	decode(t, body, &st)
@@ -55,7 +55,7 @@ func TestStatusAPI(t *testing.T) {
 }
 
 func TestGraphAPI(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	_, body := get(t, s.Handler(), "GET", "/api/v1/graph")
 	var g Edges
 	decode(t, body, &g)
@@ -66,7 +66,7 @@ func TestGraphAPI(t *testing.T) {
 }
 
 func TestEventsAPI(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	for _, c := range []struct {
 		query string
 		seqs  []uint32
@@ -91,7 +91,7 @@ func TestEventsAPI(t *testing.T) {
 }
 
 func TestEventsAPIRejectsBadQuery(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	for _, q := range []string{"after=-1", "after=x", "after=4294967296", "limit=99999999", "limit=1.5"} {
 		res, body := get(t, s.Handler(), "GET", "/api/v1/events?"+q)
 		var e apiError
@@ -106,7 +106,7 @@ func TestEventsAPIRejectsBadQuery(t *testing.T) {
 }
 
 func TestStateAPIIsCachedPerSnapshot(t *testing.T) {
-	s, src := newTestServer(t, Options{})
+	s, src := newTestServer(t, Config{}, 1)
 	_, first := get(t, s.Handler(), "GET", "/api/v1/state")
 	var st State
 	decode(t, first, &st)
@@ -129,20 +129,20 @@ func TestStateAPIIsCachedPerSnapshot(t *testing.T) {
 }
 
 func TestNotReadyAnswers503(t *testing.T) {
-	s, src := newTestServer(t, Options{})
+	s, src := newTestServer(t, Config{}, 1)
 	src.set(nil)
 	for _, p := range []string{"/api/v1/status", "/api/v1/nodes", "/api/v1/events", "/api/v1/state"} {
 		if res, _ := get(t, s.Handler(), "GET", p); res.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("%s before the first snapshot: %d, want 503", p, res.StatusCode)
 		}
 	}
-	if res, body := get(t, s.Handler(), "GET", "/metrics"); res.StatusCode != http.StatusOK || strings.Contains(body, "diagagent_node_status{") {
-		t.Errorf("/metrics before the first snapshot: %d, node metrics present: %v", res.StatusCode, strings.Contains(body, "diagagent_node_status{"))
+	if res, body := get(t, s.Handler(), "GET", "/metrics"); res.StatusCode != http.StatusOK || !strings.Contains(body, "go_goroutines") {
+		t.Errorf("/metrics before the first snapshot: %d, gathered: %v", res.StatusCode, strings.Contains(body, "go_goroutines"))
 	}
 }
 
 func TestReadOnly(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	for _, p := range []string{"/", "/api/v1/status", "/api/v1/nodes", "/api/v1/events", "/api/v1/stream", "/metrics", "/assets/app.js", "/api/v1/nope"} {
@@ -171,7 +171,7 @@ func TestReadOnly(t *testing.T) {
 }
 
 func TestUnknownAPIPath(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	res, body := get(t, s.Handler(), "GET", "/api/v2/nodes")
 	var e apiError
 	decode(t, body, &e)
@@ -184,7 +184,7 @@ func TestUnknownAPIPath(t *testing.T) {
 }
 
 func TestNewNeedsSource(t *testing.T) {
-	if _, err := New(Options{}); !errors.Is(err, ErrNoSource) {
+	if _, err := New(Config{}); !errors.Is(err, ErrNoSource) {
 		t.Errorf("New without a Source: %v, want %v", err, ErrNoSource)
 	}
 }

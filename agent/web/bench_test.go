@@ -7,23 +7,19 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
-	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // bigServer is a Server over n fault-free nodes, each testing the next log2 n.
 func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
-	cfg := config.Default()
-	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
 	rows := make([]board.Row, n)
 	graph := make([][]int, n)
 	events := make([]board.Event, 0, 1024)
 	for k := range rows {
 		a := netip.AddrFrom4([4]byte{10, 0, byte(k >> 8), byte(k)})
-		cfg.Nodes = append(cfg.Nodes, config.Node{Address: a, Port: 161})
-		rows[k] = board.Row{ID: uint32(k + 1), Addr: a, Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
+		rows[k] = board.Row{ID: uint32(k + 1), Member: nodelist.Member{Addr: a}, Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 		for s := 1; s < n; s *= 2 {
 			graph[k] = append(graph[k], k^s%n)
 		}
@@ -32,7 +28,7 @@ func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
 		}
 	}
 	src := &fakeSource{snap: &board.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}
-	s, err := New(Options{Config: cfg, Source: src, SNMPStats: func() snmp.Stats { return snmp.Stats{} }})
+	s, err := New(Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,21 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // fakeSource is a Source whose snapshot a test replaces.
 type fakeSource struct {
-	board    board.Board
-	mu       sync.Mutex
-	snap     *board.Snapshot
-	graph    [][]int
-	stations []traps.Station
-	started  time.Time
+	board   board.Board
+	mu      sync.Mutex
+	snap    *board.Snapshot
+	graph   [][]int
+	started time.Time
 }
 
 func (f *fakeSource) Snapshot() *board.Snapshot {
@@ -38,8 +39,7 @@ func (f *fakeSource) Graph() [][]int {
 	return f.graph
 }
 
-func (f *fakeSource) Stations() []traps.Station { return f.stations }
-func (f *fakeSource) Started() time.Time        { return f.started }
+func (f *fakeSource) Started() time.Time { return f.started }
 
 func (f *fakeSource) Changed() <-chan struct{} { return f.board.Changed() }
 
@@ -55,37 +55,40 @@ func (f *fakeSource) set(s *board.Snapshot) {
 
 // fourNodes is a view of four nodes seen by node 1: node 3 partial (seen
 // directly at 2.5 s), node 4 a tested-only printer.
-func fourNodes() (*fakeSource, config.Config) {
-	cfg := config.Default()
-	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
-	for k := 1; k <= 4; k++ {
-		cfg.Nodes = append(cfg.Nodes, config.Node{Address: netip.AddrFrom4([4]byte{127, 0, 0, byte(k)}), Port: 161})
-	}
-	cfg.Nodes[0].Name, cfg.Nodes[3].TestedOnly = "alpha", true
+func fourNodes() *fakeSource {
 	started := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	rows := make([]board.Row, 4)
 	for k := range rows {
-		rows[k] = board.Row{ID: uint32(k + 1), Addr: cfg.Nodes[k].Address, Status: hiadsd.FaultFree, Counter: 1,
-			TestedOnly: cfg.Nodes[k].TestedOnly, LastChange: 100, How: mib.SourceLearned}
+		rows[k] = board.Row{ID: uint32(k + 1), Member: nodelist.Member{Addr: netip.AddrFrom4([4]byte{127, 0, 0, byte(k + 1)}), Port: 161},
+			Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 	}
+	rows[0].Name, rows[3].TestedOnly = "alpha", true
 	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = hiadsd.Partial, 2, 250, mib.SourceDirect
 	evs := []board.Event{
 		{Seq: 1, NodeID: 2, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
 		{Seq: 2, NodeID: 3, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
 		{Seq: 3, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},
 	}
-	src := &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
-		stations: []traps.Station{{Addr: "192.0.2.9:162", Usable: false}, {Addr: "192.0.2.10:162", Usable: true}},
-		snap:     &board.Snapshot{Nodes: rows, Events: evs, Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 4}}}
-	return src, cfg
+	return &fakeSource{started: started, graph: [][]int{{1, 2, 3}, {0}, nil, nil},
+		snap: &board.Snapshot{Self: 1, Nodes: rows, Events: evs, Up: true, Station: hiadsd.Station{Addr: netip.MustParseAddr("192.0.2.9"), Counter: 4}}}
 }
 
-// newTestServer builds a Server over the four-node view.
-func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
+// newTestServer builds a Server over the four-node view, as agent self
+// (a NodeID) shows it, running vCube every 30 s with two stations.
+func newTestServer(t *testing.T, c Config, self uint32) (*Server, *fakeSource) {
 	t.Helper()
-	src, cfg := fourNodes()
-	o.Config, o.Source = cfg, src
-	s, err := New(o)
+	src := fourNodes()
+	src.snap.Self = self
+	c.Source, c.Algorithm, c.Interval = src, "vcube", 30*time.Second
+	if c.Gatherer == nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector())
+		c.Gatherer = reg
+	}
+	c.Stations = func() []Station {
+		return []Station{{Address: "192.0.2.9:162", Usable: false}, {Address: "192.0.2.10:162", Usable: true}}
+	}
+	s, err := New(c)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // Node is one row of /api/v1/nodes: what this agent believes about one node.
@@ -63,6 +62,17 @@ type Station struct {
 	InUse   bool   `json:"inUse"`
 }
 
+// inUse marks the first usable station as the one in use.
+func inUse(in []Station) []Station {
+	out := make([]Station, len(in))
+	used := false
+	for k, st := range in {
+		out[k] = Station{Address: st.Address, Usable: st.Usable, InUse: st.Usable && !used}
+		used = used || st.Usable
+	}
+	return out
+}
+
 // Status is /api/v1/status: this agent and a summary of its view.
 type Status struct {
 	Self      Node   `json:"self"`
@@ -97,10 +107,7 @@ func (s *Server) nodes(snap *board.Snapshot) []Node {
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
 		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.String(), Code: mib.DiagStatus(r.Status),
-			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String()}
-		if i := int(r.ID) - 1; i >= 0 && i < len(s.cfg.Nodes) {
-			out[k].Name = s.cfg.Nodes[i].Name
-		}
+			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name}
 		if r.LastChange != 0 {
 			t := started.Add(time.Duration(r.LastChange) * 10 * time.Millisecond).UTC()
 			out[k].LastChange = &t
@@ -157,16 +164,20 @@ func events(rows []board.Event, after uint32, limit int) []Event {
 func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	st := Status{Algorithm: s.cfg.Algorithm, Interval: s.cfg.Interval.String(),
 		IntervalSeconds: s.cfg.Interval.Seconds(), Up: snap.Up, Started: s.src.Started().UTC(),
-		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.Station.Counter,
-		Stations: stations(s.src.Stations())}
+		Nodes: len(nodes), Counts: map[string]int{}, NMSCounter: snap.Station.Counter, Stations: []Station{}}
+	if s.cfg.Stations != nil {
+		st.Stations = inUse(s.cfg.Stations())
+	}
 	for _, c := range mib.DiagStatuses() {
 		st.Counts[c.String()] = 0
 	}
 	for _, n := range nodes {
 		st.Counts[n.Status]++
 	}
-	if s.id < len(nodes) {
-		st.Self = nodes[s.id]
+	for _, n := range nodes {
+		if n.ID == snap.Self {
+			st.Self = n
+		}
 	}
 	if snap.Station.Addr.IsValid() {
 		st.NMS = snap.Station.Addr.String()
@@ -176,15 +187,4 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	}
 	st.ListMismatch = append([]uint32{}, snap.ListMismatch...)
 	return st
-}
-
-// stations marks the first usable station as the one in use.
-func stations(in []traps.Station) []Station {
-	out := make([]Station, len(in))
-	used := false
-	for k, st := range in {
-		out[k] = Station{Address: st.Addr, Usable: st.Usable, InUse: st.Usable && !used}
-		used = used || st.Usable
-	}
-	return out
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func TestPageIsServedFromTheBinary(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	res, body := get(t, s.Handler(), "GET", "/")
 	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") ||
 		!strings.Contains(body, `src="/assets/app.js"`) || !strings.Contains(body, `href="/assets/style.css"`) {

@@ -26,7 +26,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/state", s.apiState)
 	mux.HandleFunc("GET /api/v1/stream", s.stream)
 	mux.HandleFunc("GET /api/", s.apiNotFound)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	if s.cfg.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
+	}
 	return headers(mux)
 }
 

@@ -11,7 +11,7 @@ import (
 // TestServeStopsWithItsContext serves on a real socket with an event stream
 // open and checks that cancelling the context ends both promptly.
 func TestServeStopsWithItsContext(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestServeStopsWithItsContext(t *testing.T) {
 }
 
 func TestServeReportsAClosedListener(t *testing.T) {
-	s, _ := newTestServer(t, Options{})
+	s, _ := newTestServer(t, Config{}, 1)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

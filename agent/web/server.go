@@ -10,51 +10,47 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent/agentx"
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
-	"github.com/diagagent/diagagent/agent/snmp"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // shutdownGrace bounds how long requests in flight may finish when the server stops.
 const shutdownGrace = 2 * time.Second
 
-// ErrNoSource is returned by New when Options.Source is nil.
-var ErrNoSource = errors.New("web: Options need a Source")
+// ErrNoSource is returned by New when Config.Source is nil.
+var ErrNoSource = errors.New("web: Config needs a Source")
 
-// Options are the parts a Server is built from.
-type Options struct {
-	// Config is the validated configuration and ID this node's id in it.
-	Config config.Config
-	ID     int
+// Config is what a Server is built from.
+type Config struct {
 	// Source is the daemon's view; required.
 	Source Source
-	// Metrics receives the interval observations; nil makes a fresh one.
-	Metrics *Metrics
-	// SNMPStats and TrapStats read the responder's and the notifier's
-	// counters at scrape time; nil leaves those metrics out.
-	SNMPStats func() snmp.Stats
-	TrapStats func() traps.Stats
-	// AgentX reads the AgentX session's state (snmp.mode agentx); nil
-	// leaves the diagagent_agentx_* metrics out.
-	AgentX func() agentx.State
+	// Gatherer is what /metrics serves (every part's collectors); nil
+	// serves no /metrics.
+	Gatherer prometheus.Gatherer
+	// Algorithm and Interval are shown as the agent runs them.
+	Algorithm string
+	Interval  time.Duration
+	// Stations lists the notification receivers in order of preference;
+	// nil shows none.
+	Stations func() []Station
 	// Log receives the HTTP server's complaints (bad requests, broken
 	// connections) at warning level; nil discards them.
 	Log *logrus.Entry
 	// Heartbeat is how often an idle event stream sends a comment to keep
-	// proxies from closing it; 0 means 15 s.
+	// proxies from closing it.
 	Heartbeat time.Duration
 }
 
+// Default returns the page's defaults: an idle event stream sends a
+// comment every 15 s.
+func Default() Config { return Config{Heartbeat: 15 * time.Second} }
+
 // Server is one agent's read-only HTTP face: page, JSON API and /metrics.
 type Server struct {
-	cfg     config.Config
-	id      int
+	cfg     Config
 	src     Source
-	metrics *Metrics
 	log     *logrus.Entry
 	beat    time.Duration
 	handler http.Handler
@@ -64,26 +60,19 @@ type Server struct {
 	cached     []byte
 }
 
-// New builds a Server and registers its scrape-time collector on the metrics.
-func New(o Options) (*Server, error) {
-	if o.Source == nil {
+// New builds a Server.
+func New(c Config) (*Server, error) {
+	if c.Source == nil {
 		return nil, ErrNoSource
 	}
-	s := &Server{cfg: o.Config, id: o.ID, src: o.Source, metrics: o.Metrics, log: o.Log, beat: o.Heartbeat}
-	if s.metrics == nil {
-		s.metrics = NewMetrics()
-	}
+	s := &Server{cfg: c, src: c.Source, log: c.Log, beat: c.Heartbeat}
 	if s.beat <= 0 {
-		s.beat = 15 * time.Second
+		s.beat = Default().Heartbeat
 	}
 	if s.log == nil {
 		l := logrus.New()
 		l.SetLevel(logrus.PanicLevel)
 		s.log = logrus.NewEntry(l)
-	}
-	c := &collector{cfg: o.Config, src: o.Source, snmp: o.SNMPStats, traps: o.TrapStats, agentx: o.AgentX, d: newDescs()}
-	if err := s.metrics.reg.Register(c); err != nil {
-		return nil, fmt.Errorf("web: metrics: %w", err)
 	}
 	s.handler = s.routes()
 	return s, nil

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // Source is what the page shows, as the daemon offers it (daemon.Daemon
@@ -14,8 +13,6 @@ type Source interface {
 	Snapshot() *board.Snapshot
 	// Graph lists, by core id, the ids each node tests this interval.
 	Graph() [][]int
-	// Stations are the notification receivers in order of preference.
-	Stations() []traps.Station
 	// Started is when the daemon started; NodeRow.LastChange counts from it.
 	Started() time.Time
 	// Changed returns a channel closed when the next snapshot is published.

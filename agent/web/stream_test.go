@@ -74,7 +74,7 @@ func (r *sseReader) next(d time.Duration) State {
 }
 
 func TestStreamSendsStateThenEveryChange(t *testing.T) {
-	s, src := newTestServer(t, Options{})
+	s, src := newTestServer(t, Config{}, 1)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,7 +100,7 @@ func TestStreamSendsStateThenEveryChange(t *testing.T) {
 }
 
 func TestStreamHeartbeat(t *testing.T) {
-	s, _ := newTestServer(t, Options{Heartbeat: 10 * time.Millisecond})
+	s, _ := newTestServer(t, Config{Heartbeat: 10 * time.Millisecond}, 1)
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/agentx"
@@ -29,14 +30,16 @@ import (
 const shutdownGrace = 3 * time.Second
 
 // agent is one diagnosis agent process: the parts, built in dependency
-// order, each given what it needs in its constructor. The board carries the
-// daemon's view to the responder, the notifier and the page, so the daemon
-// knows none of them.
+// order, each from its own configuration (parts.go translates the file). The
+// board carries the daemon's view to the responder, the notifier and the
+// page, so the daemon knows none of them; every part's collector goes into
+// one registry, which the page serves.
 type agent struct {
 	board     *board.Board
 	daemon    *daemon.Daemon
 	responder *snmp.Responder
 	notifier  *traps.Notifier
+	metrics   *prometheus.Registry
 	web       *web.Server      // nil when web.listen is empty
 	subagent  *agentx.Subagent // snmp.mode agentx: served through the host's snmpd, conn is nil
 	conn      net.PacketConn
@@ -48,10 +51,11 @@ type agent struct {
 // its sockets; run starts it. ICMP is checked here so a missing capability
 // is reported at start with its fix.
 func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
-	if err := daemon.PrepareStateDir(cfg.StateDirFor(id)); err != nil {
+	stateDir := cfg.StateDirFor(id)
+	if err := daemon.PrepareStateDir(stateDir); err != nil {
 		return nil, err
 	}
-	st, err := daemon.LoadState(cfg.StateDirFor(id), len(cfg.Nodes))
+	st, err := daemon.LoadState(stateDir, len(cfg.Nodes))
 	if err != nil {
 		return nil, err
 	}
@@ -59,27 +63,30 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	if st.EngineID, err = engineID(cfg, st); err != nil {
 		return nil, err
 	}
-	boots := keepBoots(cfg.StateDirFor(id), st, log)
+	boots := keepBoots(stateDir, st, log)
 	start := time.Now()
-	a := &agent{board: board.New(), log: log}
-	prober, err := newProber(cfg, id, log)
+	a := &agent{board: board.New(), log: log, metrics: registry()}
+	pc := proberConfig(cfg, id)
+	prober, err := newProber(pc, log)
 	if err != nil {
 		return nil, err
 	}
-	if a.notifier, err = newNotifier(cfg, id, a.board, start, log); err != nil {
-		return nil, err
+	if a.notifier, err = traps.New(notifierConfig(cfg, id, a.board, start, log)); err != nil {
+		return nil, fmt.Errorf("traps: %w", err)
 	}
-	metrics := web.NewMetrics()
-	a.daemon, err = daemon.New(daemon.Options{Config: cfg, ID: id, Prober: prober, Board: a.board,
-		Notifier: a.notifier, State: st, Log: log, Now: time.Now,
-		Observe: func(i daemon.IntervalInfo) { metrics.ObserveInterval(i.Report, i.Probes, i.Took, i.Unsaved) }})
+	dc, err := daemonConfig(cfg, id, pc)
 	if err != nil {
 		a.notifier.Close()
 		return nil, err
 	}
-	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, a.daemon.SetNMS, log)
-	rc.OnRowChange = rowChanger(a.daemon)
-	rc.OnPush = a.daemon.Receive
+	a.daemon, err = daemon.New(daemon.Options{Config: dc, Prober: prober, Board: a.board,
+		Notifier: a.notifier, State: st, Log: log, Now: time.Now})
+	if err != nil {
+		a.notifier.Close()
+		return nil, err
+	}
+	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, log)
+	rc.OnSetNMS, rc.OnRowChange, rc.OnPush = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
 	}
@@ -87,11 +94,13 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		a.notifier.Close()
 		return nil, fmt.Errorf("snmp: %w", err)
 	}
+	a.metrics.MustRegister(a.daemon, prober, a.responder, a.notifier)
 	if cfg.SNMP.Mode == config.ModeAgentX {
 		if a.subagent, err = newSubagent(cfg, a.responder, log); err != nil {
 			a.notifier.Close()
 			return nil, err
 		}
+		a.metrics.MustRegister(a.subagent)
 	} else {
 		listen := cfg.SNMPListen(id)
 		if a.conn, err = net.ListenPacket("udp", listen.String()); err != nil {
@@ -99,7 +108,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 			return nil, bindError("snmp.listen", "udp", listen.String(), err)
 		}
 	}
-	if err := a.openWeb(cfg, id, metrics); err != nil {
+	if err := a.openWeb(cfg, id); err != nil {
 		if a.conn != nil {
 			a.conn.Close()
 		}
@@ -107,6 +116,19 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// registry is where every part's collector goes, with the build's own
+// metric and the Go runtime's and the process's.
+func registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	b := version.Get()
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "diagagent_build_info",
+		Help: "Always 1; its labels name the build running (version, VCS revision, Go version)."},
+		[]string{"version", "revision", "goversion"})
+	build.WithLabelValues(b.Version, b.Revision, b.GoVersion).Set(1)
+	reg.MustRegister(build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
 }
 
 // keepBoots saves st, whose snmpEngineBoots is one above any served before,
@@ -141,17 +163,12 @@ func engineID(cfg config.Config, st daemon.State) ([]byte, error) {
 }
 
 // openWeb builds the HTTP server and binds web.listen, if it is set.
-func (a *agent) openWeb(cfg config.Config, id int, m *web.Metrics) error {
+func (a *agent) openWeb(cfg config.Config, id int) error {
 	addr, ok := cfg.WebListen(id)
 	if !ok {
 		return nil
 	}
-	o := web.Options{Config: cfg, ID: id, Source: a.daemon, Metrics: m,
-		SNMPStats: a.responder.Stats, TrapStats: a.notifier.Stats, Log: a.log}
-	if a.subagent != nil {
-		o.AgentX = a.subagent.State
-	}
-	srv, err := web.New(o)
+	srv, err := web.New(webConfig(cfg, a))
 	if err != nil {
 		return err
 	}
@@ -207,13 +224,9 @@ func (a *agent) run(ctx context.Context) error {
 	return errors.Join(loopErr, closeErr, serveErr, webErr, trapErr)
 }
 
-// newProber builds the prober from the test section.
-func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, error) {
-	p := probe.Default()
-	t := cfg.Test
-	p.TimeoutMin, p.Timeout, p.Retries, p.PingTimeout, p.PingCount, p.Concurrency = t.TimeoutMin, t.Timeout, t.Retries, t.PingTimeout, t.PingCount, t.Concurrency
-	p.Community, p.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
-	p.Source = source(cfg, id)
+// newProber builds the prober, falling back to unprivileged ICMP when no
+// raw socket can be opened.
+func newProber(p probe.Config, log *logrus.Entry) (*probe.Prober, error) {
 	if err := probe.CheckICMP(); err != nil {
 		if probe.CheckUnprivilegedICMP() != nil {
 			return nil, fmt.Errorf("test: %w", err)
@@ -221,87 +234,11 @@ func newProber(cfg config.Config, id int, log *logrus.Entry) (*probe.Prober, err
 		p.PingPrivileged = false
 		log.WithError(err).Warn("no raw ICMP socket: pinging with unprivileged ICMP (net.ipv4.ping_group_range allows it)")
 	}
-	if cfg.Test.V3User != "" {
-		u, _ := cfg.SNMP.User(cfg.Test.V3User)
-		v3 := u.Credentials.User()
-		p.V3 = &v3
-	}
 	pr, err := probe.New(p, nil)
 	if err != nil {
 		return nil, fmt.Errorf("test: %w", err)
 	}
 	return pr, nil
-}
-
-// responderConfig builds the responder's configuration from the snmp section.
-func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, board *board.Board,
-	setNMS func(netip.Addr) error, log *logrus.Entry) snmp.Config {
-	r := snmp.Default()
-	r.Board = board
-	c := cfg.SNMP.Communities
-	if c.Read != "" {
-		r.Communities = append(r.Communities, snmp.Community{Name: c.Read, Sources: cfg.SNMP.Allow.Read})
-	}
-	if c.Write != "" {
-		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
-	}
-	for _, u := range cfg.SNMP.Users {
-		r.Users = append(r.Users, snmp.User{User: u.Credentials.User(), Write: u.Access == config.AccessWrite})
-	}
-	r.EngineID, r.EngineBoots = engineID, boots
-	r.Workers = cfg.SNMP.MaxWorkers
-	host, _ := os.Hostname()
-	r.SysName = host
-	if n := cfg.Nodes[id]; n.Name != "" {
-		r.SysName = n.Name
-	}
-	r.SysDescr = sysDescr(version.Get(), cfg.Algorithm)
-	r.SysContact, r.SysLocation = cfg.SNMP.Contact, cfg.SNMP.Location
-	r.FaultInjection = cfg.FaultInjection
-	r.OnSetNMS = setNMS
-	r.Log = log
-	return r
-}
-
-// source is the address tests, fetches and notifications leave from: the
-// listen address when it names one, so peers and the station see the agent
-// at the address it serves; none (the kernel picks) for a wildcard.
-func source(cfg config.Config, id int) netip.Addr {
-	if a := cfg.SNMPListen(id).Addr(); a.IsValid() && !a.IsUnspecified() {
-		return a
-	}
-	return netip.Addr{}
-}
-
-// newNotifier builds the notifier the traps section asks for; it reads the
-// stations from the board, as the daemon last published them.
-func newNotifier(cfg config.Config, id int, board *board.Board, start time.Time, log *logrus.Entry) (*traps.Notifier, error) {
-	t := traps.Default()
-	switch cfg.Traps.Kind {
-	case config.KindTrap:
-		t.Kind = traps.TrapV2c
-	case config.KindInform:
-		t.Kind = traps.InformV2c
-	case config.KindV3Inform:
-		t.Kind = traps.InformV3
-		t.User = cfg.Traps.V3.User()
-	}
-	t.Community = cfg.Traps.Community
-	t.QueueSize = cfg.Traps.Queue
-	t.Timeout = cfg.Traps.Timeout
-	t.MaxAttempts = cfg.Traps.Retries + 1
-	t.Stations = func() []traps.Station { return daemon.Stations(cfg, board.Load()) }
-	if a := cfg.Nodes[id].Address; a.Is4() {
-		t.AgentAddress = a.String() // an IPv6 node's v1 traps keep traps.Default's 0.0.0.0
-	}
-	t.Source = source(cfg, id)
-	t.Uptime = func() uint32 { return uint32(time.Since(start) / (10 * time.Millisecond)) }
-	t.Log = log
-	n, err := traps.New(t)
-	if err != nil {
-		return nil, fmt.Errorf("traps: %w", err)
-	}
-	return n, nil
 }
 
 // algorithmNames are the configured algorithms as the papers name them.
@@ -338,11 +275,7 @@ func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agen
 	if err != nil {
 		return nil, err
 	}
-	ax := agentx.Default()
-	ax.Network, ax.Address, _ = cfg.SNMP.AgentXSocket()
-	ax.Subtree, ax.ID = agentx.OID(root), agentx.OID(root)
-	ax.Descr = sysDescr(version.Get(), cfg.Algorithm)
-	ax.Log = log
+	ax := subagentConfig(cfg, agentx.OID(root), log)
 	s, err := agentx.New(ax, r.AgentX(ax.Subtree))
 	if err != nil {
 		return nil, fmt.Errorf("snmp.agentx: %w", err)
@@ -361,7 +294,7 @@ func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
 		if ch.Destroy {
 			err = d.RemoveNode(id)
 		} else {
-			err = d.AddNode(id, nodelist.Member{Addr: ch.Addr, Port: ch.Port, TestedOnly: ch.TestedOnly})
+			err = d.AddNode(id, ch.Member)
 		}
 		switch {
 		case err == nil:

@@ -90,7 +90,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		return c.Resolve(ctx, lookupIP)
 	}
 	go reloadOnHangup(ctx, reread, a.daemon, log)
-	go followHosts(ctx, cfg, lookupIP, a.daemon, log)
+	go nodelistConfig(cfg).Follow(ctx, members(cfg), lookupIP, a.daemon.SetAddress, log)
 	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
 	if w := a.WebAddr(); w != nil {
@@ -158,7 +158,7 @@ func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Co
 			log.WithError(err).Error("SIGHUP: the configuration does not load; nothing changed")
 			continue
 		}
-		v, changed, err := d.Reload(cfg.Nodes)
+		v, changed, err := d.Reload(members(cfg))
 		switch {
 		case err != nil:
 			log.WithError(err).Error("SIGHUP: the node list was not changed")

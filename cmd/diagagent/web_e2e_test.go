@@ -27,12 +27,11 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 	"github.com/diagagent/diagagent/mib"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // updateScreenshot rewrites docs/dashboard.png from TestDashboardInChromium.
@@ -258,7 +257,7 @@ func newBigSource(t *testing.T, n int) *bigSource {
 	rows := make([]board.Row, n)
 	for k := range view {
 		view[k] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 1}
-		rows[k] = board.Row{ID: uint32(k + 1), Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)}),
+		rows[k] = board.Row{ID: uint32(k + 1), Member: nodelist.Member{Addr: netip.AddrFrom4([4]byte{127, 1, byte(k >> 8), byte(k)})},
 			Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
 	}
 	b := &bigSource{started: time.Now(), graph: make([][]int, n), snap: &board.Snapshot{Nodes: rows, Up: true}}
@@ -274,10 +273,9 @@ func (b *bigSource) Snapshot() *board.Snapshot {
 	return b.snap
 }
 
-func (b *bigSource) Graph() [][]int            { return b.graph }
-func (b *bigSource) Stations() []traps.Station { return nil }
-func (b *bigSource) Started() time.Time        { return b.started }
-func (b *bigSource) Changed() <-chan struct{}  { return b.board.Changed() }
+func (b *bigSource) Graph() [][]int           { return b.graph }
+func (b *bigSource) Started() time.Time       { return b.started }
+func (b *bigSource) Changed() <-chan struct{} { return b.board.Changed() }
 
 // setStatus publishes a snapshot in which NodeID id has status s.
 func (b *bigSource) setStatus(id int, s hiadsd.Status) {
@@ -341,12 +339,8 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 func servePage(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*bigSource, *web.Server, string) {
 	t.Helper()
 	src := newBigSource(t, n)
-	cfg := config.Default()
-	cfg.Algorithm, cfg.Interval = "vcube", 30*time.Second
-	for k := range n {
-		cfg.Nodes = append(cfg.Nodes, config.Node{Address: src.snap.Nodes[k].Addr, Port: 161})
-	}
-	srv, err := web.New(web.Options{Config: cfg, ID: 0, Source: src})
+	src.snap.Self = 1
+	srv, err := web.New(web.Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -75,7 +76,7 @@ func BenchSnapshot(n, events int, now time.Time) *board.Snapshot {
 			st = hiadsd.Partial
 		}
 		s.Nodes = append(s.Nodes, board.Row{ID: uint32(i),
-			Addr:   netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}),
+			Member: nodelist.Member{Addr: netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})},
 			Status: st, Counter: uint32(i % 5), How: mib.SourceLearned})
 	}
 	for k := 1; k <= events; k++ {

@@ -1,4 +1,4 @@
-package main
+package nodelist
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-
-	"github.com/diagagent/diagagent/agent/config"
 )
 
 type moves struct {
@@ -43,16 +41,16 @@ func TestFollowHosts(t *testing.T) {
 		}
 		return nil, errors.New("no such host")
 	}
-	cfg := config.Default()
+	cfg := Default()
 	cfg.ResolveInterval = 5 * time.Millisecond
-	cfg.Nodes = []config.Node{{Host: "ws-01.lan", Address: netip.MustParseAddr("192.0.2.1")},
-		{Host: "gone.lan", Address: netip.MustParseAddr("192.0.2.2")}, {Address: netip.MustParseAddr("192.0.2.3")}}
+	nodes := []Member{{Host: "ws-01.lan", Addr: netip.MustParseAddr("192.0.2.1")},
+		{Host: "gone.lan", Addr: netip.MustParseAddr("192.0.2.2")}, {Addr: netip.MustParseAddr("192.0.2.3")}}
 	m := &moves{got: map[int]netip.Addr{}, ch: make(chan struct{}, 4)}
 	l := logrus.New()
 	l.SetOutput(io.Discard)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { followHosts(ctx, cfg, lookup, m, logrus.NewEntry(l)); close(done) }()
+	go func() { cfg.Follow(ctx, nodes, lookup, m.SetAddress, logrus.NewEntry(l)); close(done) }()
 	mu.Lock()
 	answer["ws-01.lan"] = []netip.Addr{netip.MustParseAddr("2001:db8::1")}
 	mu.Unlock()

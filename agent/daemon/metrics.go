@@ -1,0 +1,115 @@
+package daemon
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// The view's metrics, read from the snapshot last published at scrape time.
+var (
+	descNodeStatus = prometheus.NewDesc("diagagent_node_status",
+		"Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown.",
+		[]string{"node", "address", "name"}, nil)
+	descNodes = prometheus.NewDesc("diagagent_nodes",
+		"Nodes this agent holds in each status.", []string{"status"}, nil)
+	descUp = prometheus.NewDesc("diagagent_up",
+		"hiADSDisUP: 1 if the diagnosis loop finished an interval recently.", nil, nil)
+	descLastSeq = prometheus.NewDesc("diagagent_last_event_seq",
+		"Sequence number of the newest row of the event table.", nil, nil)
+	descListsDiffer = prometheus.NewDesc("diagagent_node_lists_differing",
+		"Peers last read with another node list (diagNodeListHash): not used as sources until the lists agree.", nil, nil)
+)
+
+// metrics are what only the testing intervals tell: the reads of peers'
+// diagnostic information, the entries they brought, the intervals and the
+// events waiting for a save.
+type metrics struct {
+	entries   prometheus.Counter
+	fetches   *prometheus.CounterVec
+	intervals prometheus.Counter
+	took      prometheus.Histogram
+	unsaved   prometheus.Gauge
+}
+
+// newMetrics makes the interval metrics, every label value at 0.
+func newMetrics() metrics {
+	m := metrics{
+		entries: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_entries_received_total",
+			Help: "Diagnostic units (one node's entry) this agent took from the nodes it tested."}),
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_fetches_total",
+			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
+		intervals: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_intervals_total",
+			Help: "Testing intervals (this agent's share of a testing round) completed."}),
+		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
+			Help:    "Duration of one testing interval: tests, reads and recording.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
+		unsaved: prometheus.NewGauge(prometheus.GaugeOpts{Name: "diagagent_events_unsaved",
+			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
+	}
+	for _, r := range []string{"ok", "error", "skipped"} {
+		m.fetches.WithLabelValues(r)
+	}
+	return m
+}
+
+// observe counts one testing interval: the reads it made, the entries they
+// brought, its duration and the events still waiting for a save.
+func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
+	for _, f := range rep.Fetches {
+		switch {
+		case f.Err != nil:
+			m.fetches.WithLabelValues("error").Inc()
+		case f.Skipped:
+			m.fetches.WithLabelValues("skipped").Inc()
+		default:
+			m.fetches.WithLabelValues("ok").Inc()
+		}
+	}
+	m.entries.Add(float64(rep.Units))
+	m.intervals.Inc()
+	m.took.Observe(took.Seconds())
+	m.unsaved.Set(float64(unsaved))
+}
+
+// Describe sends the descriptions of the daemon's metrics (prometheus.Collector).
+func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
+	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer} {
+		ch <- desc
+	}
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.took, d.met.unsaved} {
+		c.Describe(ch)
+	}
+}
+
+// Collect sends the status of every node, the counts, hiADSDisUP and the
+// interval metrics (prometheus.Collector).
+func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.took, d.met.unsaved} {
+		c.Collect(ch)
+	}
+	snap := d.Snapshot()
+	if snap == nil {
+		return // nothing published yet
+	}
+	counts := map[hiadsd.Status]int{}
+	for _, r := range snap.Nodes {
+		counts[r.Status]++
+		ch <- prometheus.MustNewConstMetric(descNodeStatus, prometheus.GaugeValue, float64(mib.DiagStatus(r.Status)),
+			strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
+	}
+	for _, s := range mib.DiagStatuses() {
+		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(counts[s]), s.String())
+	}
+	up := 0.0
+	if snap.Up {
+		up = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, up)
+	ch <- prometheus.MustNewConstMetric(descLastSeq, prometheus.GaugeValue, float64(snap.LastSeq()))
+	ch <- prometheus.MustNewConstMetric(descListsDiffer, prometheus.GaugeValue, float64(len(snap.ListMismatch)))
+}

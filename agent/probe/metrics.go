@@ -1,0 +1,74 @@
+package probe
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// metrics are the prober's: every test it finishes, its duration, its
+// round-trip wait and its re-test.
+type metrics struct {
+	tests    *prometheus.CounterVec
+	testTime prometheus.Histogram
+	wait     prometheus.Histogram
+	retests  *prometheus.CounterVec
+}
+
+// newMetrics makes the prober's metrics, every label value at 0.
+func newMetrics() metrics {
+	m := metrics{
+		tests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_tests_total",
+			Help: "Tests of peers this agent made, by outcome (fault-free, faulty, partial, unknown)."}, []string{"outcome"}),
+		testTime: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_test_duration_seconds",
+			Help:    "Duration of one test of a peer: SNMP GET, then ICMP echo when needed.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}),
+		wait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_test_wait_seconds",
+			Help:    "Wait for each SNMP reply of a test: the peer's SRTT + 4·RTTVAR within test.timeout_min and test.timeout.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}),
+		retests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_retests_total",
+			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed; corroborated: cut short by a peer's pushed verdict, the same)."}, []string{"outcome"}),
+	}
+	for _, s := range mib.DiagStatuses() {
+		m.tests.WithLabelValues(s.String())
+	}
+	for _, o := range []string{"refuted", "confirmed", "corroborated"} {
+		m.retests.WithLabelValues(o)
+	}
+	return m
+}
+
+// observe counts one finished test.
+func (m metrics) observe(r Result) {
+	m.tests.WithLabelValues(r.Status.String()).Inc()
+	m.testTime.Observe(r.Duration.Seconds())
+	if r.Wait > 0 && !r.Retested {
+		m.wait.Observe(r.Wait.Seconds())
+	}
+	switch {
+	case r.Corroborated:
+		m.retests.WithLabelValues("corroborated").Inc()
+	case !r.Retested:
+	case r.Status == hiadsd.FaultFree:
+		m.retests.WithLabelValues("refuted").Inc()
+	default:
+		m.retests.WithLabelValues("confirmed").Inc()
+	}
+}
+
+// Describe sends the descriptions of the prober's metrics (prometheus.Collector).
+func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
+	p.met.tests.Describe(ch)
+	p.met.testTime.Describe(ch)
+	p.met.wait.Describe(ch)
+	p.met.retests.Describe(ch)
+}
+
+// Collect sends the prober's metrics (prometheus.Collector).
+func (p *Prober) Collect(ch chan<- prometheus.Metric) {
+	p.met.tests.Collect(ch)
+	p.met.testTime.Collect(ch)
+	p.met.wait.Collect(ch)
+	p.met.retests.Collect(ch)
+}
