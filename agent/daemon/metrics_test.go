@@ -1,0 +1,53 @@
+package daemon
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// TestMetrics: the daemon's collector carries each node's status as the
+// MIB numbers it, with its name, the counts by status, hiADSDisUP, the
+// newest event and what the intervals read.
+func TestMetrics(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg.Nodes[0].Name = "alpha"
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(2)] = hiadsd.Partial
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	want := `
+# HELP diagagent_node_status Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown.
+# TYPE diagagent_node_status gauge
+diagagent_node_status{address="127.0.0.1",name="alpha",node="1"} 0
+diagagent_node_status{address="127.0.0.2",name="",node="2"} 0
+diagagent_node_status{address="127.0.0.3",name="",node="3"} 2
+diagagent_node_status{address="127.0.0.4",name="",node="4"} 0
+# HELP diagagent_nodes Nodes this agent holds in each status.
+# TYPE diagagent_nodes gauge
+diagagent_nodes{status="fault-free"} 3
+diagagent_nodes{status="faulty"} 0
+diagagent_nodes{status="partial"} 1
+diagagent_nodes{status="unknown"} 0
+# HELP diagagent_up hiADSDisUP: 1 if the diagnosis loop finished an interval recently.
+# TYPE diagagent_up gauge
+diagagent_up 1
+# HELP diagagent_intervals_total Testing intervals (this agent's share of a testing round) completed.
+# TYPE diagagent_intervals_total counter
+diagagent_intervals_total 1
+`
+	if err := testutil.CollectAndCompare(d, strings.NewReader(want), "diagagent_node_status", "diagagent_nodes",
+		"diagagent_up", "diagagent_intervals_total"); err != nil {
+		t.Error(err)
+	}
+	if got := testutil.ToFloat64(d.met.unsaved); got != 0 {
+		t.Errorf("diagagent_events_unsaved = %v, want 0", got)
+	}
+	if seq := d.Snapshot().LastSeq(); seq == 0 {
+		t.Error("no event recorded")
+	}
+}
