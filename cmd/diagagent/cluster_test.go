@@ -14,26 +14,27 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/internal/lan"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
-// binPath is the diagagent binary TestMain builds once for every test.
-var binPath string
+// agentBin is the diagagent binary the tests that run agents build, once.
+var agentBin lan.Agent
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "diagagent-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "diagagent")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build diagagent: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	agentBin.Remove()
 	os.Exit(code)
+}
+
+// binPath returns the diagagent binary, built at its first call.
+func binPath(t testing.TB) string {
+	t.Helper()
+	p, err := agentBin.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // Timing of the test clusters: short, but with a retry so one lost datagram
@@ -221,7 +222,7 @@ func (c *cluster) start(k int) {
 	if c.masters != nil {
 		args = append(args, "-snmp.agentx", "unix:"+c.agentxSocket(k))
 	}
-	cmd := exec.Command(binPath, args...)
+	cmd := exec.Command(binPath(c.t), args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start agent %d: %v", k, err)

@@ -16,7 +16,7 @@ import (
 // station's notification about it.
 func TestMakeDemo(t *testing.T) {
 	cmd := exec.Command("../../scripts/demo.sh")
-	cmd.Env = append(os.Environ(), "DIAGAGENT="+binPath, "DEMO_WAIT=0")
+	cmd.Env = append(os.Environ(), "DIAGAGENT="+binPath(t), "DEMO_WAIT=0")
 	done := make(chan struct{})
 	var out []byte
 	var err error

@@ -226,7 +226,7 @@ func TestEngineBootsNeverRepeat(t *testing.T) {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for want := 1; want <= 3; want++ {
-		cmd := exec.Command(binPath, "-config", conf, "-id", "0")
+		cmd := exec.Command(binPath(t), "-config", conf, "-id", "0")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

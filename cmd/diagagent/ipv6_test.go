@@ -57,7 +57,7 @@ func TestIPv6Agents(t *testing.T) {
 		if k == 0 {
 			args = append(args, "-web.listen", web) // the page, over IPv6
 		}
-		procs[k] = exec.Command(binPath, args...)
+		procs[k] = exec.Command(binPath(t), args...)
 		procs[k].Stdout, procs[k].Stderr = logf, logf
 		if err := procs[k].Start(); err != nil {
 			t.Fatal(err)
@@ -125,11 +125,11 @@ func TestHostNames(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(binPath, "-config", conf, "-id", "0", "-config.check").CombinedOutput(); err != nil {
+	if out, err := exec.Command(binPath(t), "-config", conf, "-id", "0", "-config.check").CombinedOutput(); err != nil {
 		t.Fatalf("-config.check: %v\n%s", err, out)
 	}
 	for k := range 2 {
-		cmd := exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		cmd := exec.Command(binPath(t), "-config", conf, "-id", fmt.Sprint(k))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -140,7 +140,7 @@ type runningAgent struct {
 // agent's is appended to) when it is given.
 func startAgent(t *testing.T, conf string, wrap []string) *runningAgent {
 	t.Helper()
-	argv := append(append([]string(nil), wrap...), binPath, "-config", conf, "-id", "0")
+	argv := append(append([]string(nil), wrap...), binPath(t), "-config", conf, "-id", "0")
 	a := &runningAgent{cmd: exec.Command(argv[0], argv[1:]...), log: &bytes.Buffer{}}
 	a.cmd.Stdout, a.cmd.Stderr = a.log, a.log
 	if err := a.cmd.Start(); err != nil {

@@ -180,7 +180,7 @@ func TestAgentsWithDifferentLists(t *testing.T) {
 	}
 	defer out.Close()
 	for k, conf := range []string{ours, theirs} {
-		cmd := exec.Command(binPath, "-config", conf, "-id", fmt.Sprint(k))
+		cmd := exec.Command(binPath(t), "-config", conf, "-id", fmt.Sprint(k))
 		if k == 0 {
 			cmd.Args = append(cmd.Args, "-web.listen", fmt.Sprintf("127.0.0.1:%d", web))
 			cmd.Stdout, cmd.Stderr = out, out

@@ -3,7 +3,6 @@ package lan
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,30 +10,30 @@ import (
 	"github.com/diagagent/diagagent/mib"
 )
 
-// binPath is the diagagent binary TestMain builds once for every test.
-var binPath string
+// agent is the diagagent binary the tests that run agents build, once.
+var agent Agent
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "diaglan-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binPath = filepath.Join(dir, "diagagent")
-	if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/diagagent").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build diagagent: %v\n%s", err, out)
-		os.Exit(1)
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	agent.Remove()
 	os.Exit(code)
+}
+
+// binPath returns the diagagent binary, built at its first call.
+func binPath(t testing.TB) string {
+	t.Helper()
+	p, err := agent.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // ciSpec is the CI-sized LAN: a 1 s interval, and a retry and timeouts long
 // enough that one lost datagram or a busy shared machine does not make a
 // node faulty (a round lasts at most 1.1 s + 2 x 500 ms + 1 s = 3.1 s).
 func ciSpec(t *testing.T, tag, algo string, agents int, printer bool) Spec {
-	return Spec{Tag: tag, Bin: binPath, Dir: t.TempDir(), Algorithm: algo, Agents: agents, Printer: printer,
+	return Spec{Tag: tag, Bin: binPath(t), Dir: t.TempDir(), Algorithm: algo, Agents: agents, Printer: printer,
 		Interval: time.Second, Timeout: 500 * time.Millisecond, Retries: 1,
 		PingTimeout: time.Second, PingCount: 1}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -148,4 +149,35 @@ func stopAll(ps []*Proc, grace time.Duration) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Agent is the diagagent binary a test builds once, when its first test
+// that runs agents asks for it (Path), and removes when the tests end
+// (Remove): a plain unit run builds nothing.
+type Agent struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// Path builds the binary from cmd/diagagent at its first call and returns
+// where it is.
+func (a *Agent) Path() (string, error) {
+	a.once.Do(func() {
+		if a.dir, a.err = os.MkdirTemp("", "diagagent-bin-"); a.err != nil {
+			return
+		}
+		a.path = filepath.Join(a.dir, "diagagent")
+		if out, err := exec.Command("go", "build", "-o", a.path, "github.com/diagagent/diagagent/cmd/diagagent").CombinedOutput(); err != nil {
+			a.err = fmt.Errorf("build diagagent: %w\n%s", err, out)
+		}
+	})
+	return a.path, a.err
+}
+
+// Remove removes the binary, if it was built.
+func (a *Agent) Remove() {
+	if a.dir != "" {
+		os.RemoveAll(a.dir)
+	}
 }

@@ -20,7 +20,7 @@ func TestVersusCrash(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-C", "../../cmd/swimmember", "-o", swim, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build swimmember: %v\n%s", err, out)
 	}
-	spec := VersusSpec{N: 8, Dir: t.TempDir(), DiagBin: binPath, SwimBin: swim, SwimProbe: time.Second, Algorithm: "vcube",
+	spec := VersusSpec{N: 8, Dir: t.TempDir(), DiagBin: binPath(t), SwimBin: swim, SwimProbe: time.Second, Algorithm: "vcube",
 		Settings: []Setting{{Label: "diagagent 1 s", Interval: time.Second, Timeout: 500 * time.Millisecond,
 			Retries: 2, PingTimeout: time.Second, PingCount: 1}},
 		Steady: 10 * time.Second, Cap: time.Minute, Kinds: []string{"crash"}, Startup: time.Minute}
