@@ -109,52 +109,44 @@ type Options struct {
 	Rand *rand.Rand
 }
 
-// Daemon runs the diagnosis loop of one node.
+// Daemon runs the diagnosis loop of one node. It is three parts, each of
+// its own file: the loop that drives the core (this file, peers.go,
+// push.go, rounds.go, isolation.go), the node list it runs (membership,
+// members.go) and what it says (journal, record.go, nms.go, state.go).
 type Daemon struct {
 	cfg     Config
-	id      int
+	id      int // this node's id in the list it runs
 	log     *logrus.Entry
-	node    *hiadsd.Node
-	machine hiadsd.Interval // the node's interval machine, reused from one interval to the next
-	view    hiadsd.Dense
-	prober  Prober
 	board   *board.Board
 	notify  Notifier
 	now     func() time.Time
-	rng     *rand.Rand
 	start   time.Time
 	observe func(IntervalInfo)
 	met     metrics
 
-	// how, changed and held are owned by the loop goroutine.
-	how     []mib.Source
-	changed []uint32        // nodeLastChange, hundredths of a second since start
-	held    []hiadsd.Status // what the state file held per node, until the first verdict on it
-	told    map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
+	loop
+	membership
+	journal
 
-	grace  grace   // first verdicts held back during start-up
-	push   pushing // pushes received, waiting for the loop, and sent
-	pushes bool    // pushes are sent (the prober can write)
+	// mu guards what the responder's SET, the watchdog and the saves share
+	// with the loop: the journal's state and snapshot, the list queued and
+	// the nodes moved.
+	mu sync.Mutex
+}
 
-	listHash []byte            // this agent's diagNodeListHash
-	lists    listCheck         // peers last read with another node list
-	list     nodelist.List     // the node list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
-	file     []nodelist.Member // the file's nodes
-	removed  bool              // the list removed this agent's node: it no longer tests
-	isolated int               // the core's Report.Isolated of the last interval
-
-	mu       sync.Mutex // guards what follows; the responder's SET and the watchdog take it
-	st       State
-	setNMS   *hiadsd.Station    // a station SET since the last interval began, for the core
-	pending  *nodelist.List     // a list changed by SET or reload, for the next interval
-	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, applied at the next interval
-	savedSeq uint32             // the newest event sequence number on disk; later events are not served yet
-	unsaved  []unsavedEvent     // events recorded but not on disk, not yet notified
-	rows     []board.Row        // immutable once published
-	lastDone time.Time
-	cur      *board.Snapshot
-	graph    [][]int
-	withheld bool // the view holds verdicts made while cut off: diagViewDigest is served empty
+// loop is the diagnosis loop's own: the core's node and its machine, the
+// prober and the pushes; owned by the loop goroutine.
+type loop struct {
+	node     *hiadsd.Node
+	machine  hiadsd.Interval // the node's interval machine, reused from one interval to the next
+	view     hiadsd.Dense
+	prober   Prober
+	rng      *rand.Rand
+	push     pushing         // pushes received, waiting for the loop, and sent
+	pushes   bool            // pushes are sent (the prober can write)
+	told     map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
+	isolated int             // the core's Report.Isolated of the last interval
+	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -197,13 +189,12 @@ func New(o Options) (*Daemon, error) {
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
-	d := &Daemon{cfg: c, id: id, file: c.Nodes, list: list, moved: map[int]netip.Addr{}, log: o.Log, node: node, view: view, prober: o.Prober,
-		board: o.Board, notify: o.Notifier, now: o.Now, rng: o.Rand, st: o.State, observe: o.Observe,
-		how: make([]mib.Source, n), changed: make([]uint32, n), met: newMetrics(),
-		held: append([]hiadsd.Status(nil), o.State.Statuses...), told: map[int]bool{}, savedSeq: o.State.LastSeq,
-		grace:    grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
-		listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}}
-	d.pending = edited
+	d := &Daemon{cfg: c, id: id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, met: newMetrics(),
+		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}},
+		membership: membership{file: c.Nodes, list: list, pending: edited, moved: map[int]netip.Addr{},
+			listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}},
+		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
+			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}}
 	d.push.in = make(chan board.Push, pushQueue)
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {

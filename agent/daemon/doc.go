@@ -2,10 +2,9 @@
 // workstation: it drives the pure core (hiadsd) against the world.
 //
 // Each testing interval the loop begins the core's interval machine
-// (hiadsd.Node.Begin) and runs every batch of work it hands back at once: a
-// test is the practical test of DESIGN.md section 3 (probe.Prober: SNMP GET
-// of hiADSDisUP.0, then ICMP echo), a fetch is a GETBULK of the peer's
-// station and diagTree rows. The results go back with Advance until the
+// (hiadsd.Interval.Begin) and runs every batch of work it hands back at once:
+// a test is the practical test (probe.Prober: SNMP GET of hiADSDisUP.0, then
+// ICMP echo), a fetch is a GETBULK of the peer's station and diagTree rows. The results go back with Advance until the
 // interval is done. The updates it reports become rows of the event table,
 // log lines and notifications (Notifier); the view is published on a
 // board.Board as an immutable snapshot, which the SNMP responder, the notifier
@@ -13,7 +12,7 @@
 // A station SET (SetNMS) is served at once and handed to the core when the
 // next interval begins.
 //
-//	config.Config ──► Daemon ──► Begin / Ready ──► batch (probe.Prober) ──► Advance ──► Report
+//	daemon.Config ──► Daemon ──► Begin / Ready ──► batch (probe.Prober) ──► Advance ──► Report
 //	                                                                                     │
 //	      board.Board  ◄── Publish(snapshot) ◄────────────────────────────────────────────┤
 //	      Notifier   ◄── NodeStatusChange ◄─────────────────────────────────────────────┤

@@ -15,6 +15,18 @@ import (
 	"github.com/diagagent/diagagent/traps"
 )
 
+// membership is the node list the agent runs, with what it waits to
+// change in it and the peers found running another.
+type membership struct {
+	list     nodelist.List      // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
+	listHash []byte             // its diagNodeListHash
+	file     []nodelist.Member  // the file's nodes
+	pending  *nodelist.List     // a list changed by SET or reload, for the next interval (under mu)
+	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, for the next interval (under mu)
+	lists    listCheck          // peers last read with another node list
+	removed  bool               // the list removed this agent's node: it no longer tests
+}
+
 // ErrRemoveSelf refuses a change that removes this agent's own node: it is
 // removed through another agent, which it then learns from.
 var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it through another agent")
@@ -46,13 +58,13 @@ func startList(file []nodelist.Member, st State, log *logrus.Entry) (nodelist.Li
 	return running, &edited
 }
 
-// latestLocked is the list the next change applies to: the one queued, or
+// latest is the list the next change applies to (under mu): the one queued, or
 // the running one.
-func (d *Daemon) latestLocked() nodelist.List {
-	if d.pending != nil {
-		return *d.pending
+func (m *membership) latest() nodelist.List {
+	if m.pending != nil {
+		return *m.pending
 	}
-	return d.list
+	return m.list
 }
 
 // AddNode queues node id+1 (the next id) at addr and port: a manager's
@@ -61,7 +73,7 @@ func (d *Daemon) latestLocked() nodelist.List {
 func (d *Daemon) AddNode(id int, m nodelist.Member) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	next, err := d.latestLocked().Add(id, m)
+	next, err := d.latest().Add(id, m)
 	if err != nil {
 		return err
 	}
@@ -77,7 +89,7 @@ func (d *Daemon) RemoveNode(id int) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	next, err := d.latestLocked().Remove(id)
+	next, err := d.latest().Remove(id)
 	if err != nil {
 		return err
 	}
@@ -91,7 +103,7 @@ func (d *Daemon) RemoveNode(id int) error {
 func (d *Daemon) Reload(nodes []nodelist.Member) (uint32, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	base := d.latestLocked()
+	base := d.latest()
 	next, changed := base.Apply(nodes)
 	if !changed {
 		return base.Version, false, nil
@@ -146,29 +158,29 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 
 // learned turns a peer's list as read into a List: an id below its count
 // with no row is removed (its old member kept, if this agent knew it).
-func (d *Daemon) learned(got probe.List) (nodelist.List, error) {
-	if int(got.IDs) < len(d.list.Members) || len(got.Hash) != 8 {
-		return nodelist.List{}, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(d.list.Members))
+func (m *membership) learned(got probe.List) (nodelist.List, error) {
+	if int(got.IDs) < len(m.list.Members) || len(got.Hash) != 8 {
+		return nodelist.List{}, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
 	}
 	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs)}
 	copy(l.Hash[:], got.Hash)
 	for k := range l.Members {
 		l.Members[k].Removed = true
-		if k < len(d.list.Members) {
-			l.Members[k] = d.list.Members[k]
+		if k < len(m.list.Members) {
+			l.Members[k] = m.list.Members[k]
 			l.Members[k].Removed = true
 		}
 	}
-	for _, m := range got.Members {
-		if m.ID < 1 || m.ID > got.IDs {
-			return nodelist.List{}, fmt.Errorf("row %d outside the %d ids given", m.ID, got.IDs)
+	for _, r := range got.Members {
+		if r.ID < 1 || r.ID > got.IDs {
+			return nodelist.List{}, fmt.Errorf("row %d outside the %d ids given", r.ID, got.IDs)
 		}
-		k := int(m.ID - 1)
+		k := int(r.ID - 1)
 		host := ""
-		if k < len(d.list.Members) && d.list.Members[k].Addr == m.Addr {
-			host = d.list.Members[k].Host
+		if k < len(m.list.Members) && m.list.Members[k].Addr == r.Addr {
+			host = m.list.Members[k].Host
 		}
-		l.Members[k] = nodelist.Member{Host: host, Addr: m.Addr, Port: m.Port, TestedOnly: m.TestedOnly}
+		l.Members[k] = nodelist.Member{Host: host, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly}
 	}
 	return l, nil
 }
@@ -212,7 +224,7 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
-	st := d.stateLocked()
+	st := d.state()
 	d.mu.Unlock()
 	if err := SaveState(d.cfg.StateDir, st); err != nil {
 		d.log.WithError(err).Error("cannot save the new node list")

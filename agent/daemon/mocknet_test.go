@@ -548,8 +548,8 @@ func TestMockNetExplainsPartialOnce(t *testing.T) {
 func TestExplainCauses(t *testing.T) {
 	logger, hook := logtest.NewNullLogger()
 	addr := netip.MustParseAddr("192.0.2.1")
-	d := &Daemon{log: logrus.NewEntry(logger), told: map[int]bool{},
-		list: nodelist.List{Members: []nodelist.Member{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}}
+	d := &Daemon{log: logrus.NewEntry(logger), loop: loop{told: map[int]bool{}},
+		membership: membership{list: nodelist.List{Members: []nodelist.Member{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}}}
 	d.explain(map[int]probe.Result{
 		0: {Status: hiadsd.Partial, SNMPErr: errMockNoAnswer},
 		1: {Status: hiadsd.Partial, SNMPErr: probe.ErrLoopStalled},

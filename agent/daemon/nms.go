@@ -73,7 +73,7 @@ func (d *Daemon) learnStation(changes []hiadsd.StationChange) {
 func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	d.st.Station = s
 	d.publishLocked()
-	st := d.stateLocked()
+	st := d.state()
 	d.mu.Unlock()
 	d.log.WithFields(f).WithFields(logrus.Fields{"nms": s.Addr.String(), "counter": s.Counter}).Info("management station changed")
 	if err := d.persist(st); err != nil {

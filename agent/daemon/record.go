@@ -12,6 +12,26 @@ import (
 	"github.com/diagagent/diagagent/mib"
 )
 
+// journal is what the agent says: its events, the state that survives a
+// restart, the rows and the snapshot it serves, and what it holds back
+// during start-up. The state and the snapshot are under mu.
+type journal struct {
+	st       State
+	savedSeq uint32         // the newest event sequence number on disk; later events are not served yet
+	unsaved  []unsavedEvent // events recorded but not on disk, not yet notified
+	rows     []board.Row    // immutable once published
+	cur      *board.Snapshot
+	graph    [][]int
+	lastDone time.Time // when the loop last finished an interval, for hiADSDisUP
+	withheld bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
+
+	// how, changed and held are owned by the loop goroutine.
+	how     []mib.Source
+	changed []uint32        // nodeLastChange, hundredths of a second since start
+	held    []hiadsd.Status // what the state file held per node, until the first verdict on it
+	grace   grace           // first verdicts held back during start-up
+}
+
 // record turns one interval's report into event rows, log lines,
 // notifications, a new snapshot and, if anything changed, a saved state. An
 // event is served and notified only once the state that holds it is on disk,
@@ -45,7 +65,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	if n := len(d.unsaved); n > maxEvents { // the table no longer holds the oldest: they cannot be served
 		d.unsaved = append([]unsavedEvent(nil), d.unsaved[n-maxEvents:]...)
 	}
-	moved := d.countersMovedLocked()
+	moved := d.keepView(d.view)
 	dirty := moved || len(d.unsaved) > 0
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
@@ -53,7 +73,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	d.publishLocked()
 	var st State
 	if dirty {
-		st = d.stateLocked()
+		st = d.state()
 	}
 	d.mu.Unlock()
 	if !dirty {
@@ -99,13 +119,13 @@ type unsavedEvent struct {
 // counter: that is no event, and neither recorded nor notified (a node still
 // partial across a restart was announced again at every restart). Any later
 // change is news as usual.
-func (d *Daemon) restores(u hiadsd.Update) bool {
-	if u.ID >= len(d.held) || d.held[u.ID] == hiadsd.Unknown {
+func (j *journal) restores(u hiadsd.Update) bool {
+	if u.ID >= len(j.held) || j.held[u.ID] == hiadsd.Unknown {
 		return false
 	}
-	held := d.held[u.ID]
-	d.held[u.ID] = hiadsd.Unknown // only the first verdict can restore
-	return u.Old.Status == hiadsd.Unknown && u.New.Status == held && u.New.Counter == d.st.Counters[u.ID]
+	held := j.held[u.ID]
+	j.held[u.ID] = hiadsd.Unknown // only the first verdict can restore
+	return u.Old.Status == hiadsd.Unknown && u.New.Status == held && u.New.Counter == j.st.Counters[u.ID]
 }
 
 // source says how an update was learned.
@@ -116,33 +136,33 @@ func source(u hiadsd.Update) mib.Source {
 	return mib.SourceLearned
 }
 
-// countersMovedLocked copies the view's counters and statuses into the state
-// and reports a change.
-func (d *Daemon) countersMovedLocked() bool {
+// keepView copies the view's counters and statuses into the state and
+// reports a change.
+func (j *journal) keepView(view hiadsd.Dense) bool {
 	moved := false
-	if len(d.st.Statuses) != len(d.view) {
-		d.st.Statuses = make([]hiadsd.Status, len(d.view))
-		for k := range d.st.Statuses {
-			d.st.Statuses[k] = hiadsd.Unknown
+	if len(j.st.Statuses) != len(view) {
+		j.st.Statuses = make([]hiadsd.Status, len(view))
+		for k := range j.st.Statuses {
+			j.st.Statuses[k] = hiadsd.Unknown
 		}
 	}
-	for k, e := range d.view {
-		if d.st.Counters[k] != e.Counter {
-			d.st.Counters[k], moved = e.Counter, true
+	for k, e := range view {
+		if j.st.Counters[k] != e.Counter {
+			j.st.Counters[k], moved = e.Counter, true
 		}
-		if st := e.Status; d.st.Statuses[k] != st {
-			d.st.Statuses[k], moved = st, true
+		if st := e.Status; j.st.Statuses[k] != st {
+			j.st.Statuses[k], moved = st, true
 		}
 	}
 	return moved
 }
 
-// stateLocked returns a copy of the state that SaveState may encode unlocked.
-func (d *Daemon) stateLocked() State {
-	st := d.st
-	st.Counters = append([]uint32(nil), d.st.Counters...)
-	st.Statuses = append([]hiadsd.Status(nil), d.st.Statuses...)
-	st.Events = d.st.Events[:len(d.st.Events):len(d.st.Events)]
+// state returns a copy of the state that SaveState may encode unlocked.
+func (j *journal) state() State {
+	st := j.st
+	st.Counters = append([]uint32(nil), j.st.Counters...)
+	st.Statuses = append([]hiadsd.Status(nil), j.st.Statuses...)
+	st.Events = j.st.Events[:len(j.st.Events):len(j.st.Events)]
 	return st
 }
 
@@ -211,8 +231,8 @@ func (d *Daemon) publishLocked() {
 // waiting) and the one log line says so.
 func (d *Daemon) save() error {
 	d.mu.Lock()
-	d.countersMovedLocked()
-	st := d.stateLocked()
+	d.keepView(d.view)
+	st := d.state()
 	d.mu.Unlock()
 	err := d.persist(st)
 	if err == nil {
