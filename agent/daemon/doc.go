@@ -2,22 +2,27 @@
 // workstation: it drives the pure core (hiadsd) against the world.
 //
 // Each testing interval the loop begins the core's interval machine
-// (hiadsd.Interval.Begin) and runs every batch of work it hands back at once:
-// a test is the practical test (probe.Prober: SNMP GET of hiADSDisUP.0, then
-// ICMP echo), a fetch is a GETBULK of the peer's station and diagTree rows. The results go back with Advance until the
-// interval is done. The updates it reports become rows of the event table,
-// log lines and notifications (Notifier); the view is published on a
-// board.Board as an immutable snapshot, which the SNMP responder, the notifier
-// and the page read; what must survive a restart is written under state_dir.
-// A station SET (SetNMS) is served at once and handed to the core when the
+// (hiadsd.Interval.Begin) and runs every batch of work it hands back at
+// once: a test is the practical test (probe.Prober: SNMP GET of
+// hiADSDisUP.0, then ICMP echo), a fetch is a GETBULK of the peer's station
+// and diagTree rows. The results go back with Advance until the interval is
+// done. The updates it reports become rows of the event table, log lines and
+// notifications (Notifier); the view is published on a board.Board as an
+// immutable snapshot, which the SNMP responder, the notifier and the page
+// read; what must survive a restart is written under the state directory. A
+// station SET (SetNMS) is served at once and handed to the core when the
 // next interval begins.
 //
 //	daemon.Config ──► Daemon ──► Begin / Ready ──► batch (probe.Prober) ──► Advance ──► Report
 //	                                                                                     │
-//	      board.Board  ◄── Publish(snapshot) ◄────────────────────────────────────────────┤
-//	      Notifier   ◄── NodeStatusChange ◄─────────────────────────────────────────────┤
-//	      state_dir  ◄── SaveState ◄────────────────────────────────────────────────────┘
+//	      board.Board ◄── Publish(snapshot) ◄───────────────────────────────────────────┤
+//	      Notifier    ◄── NodeStatusChange ◄────────────────────────────────────────────┤
+//	      state dir   ◄── SaveState ◄───────────────────────────────────────────────────┘
 //
-// The daemon imports neither the responder nor the page: cmd/diagagent builds
-// the parts in dependency order and hands each what it needs.
+// A Daemon is three parts: the loop, the membership (the node list it runs
+// and the changes it waits to make, members.go) and the journal (its events,
+// its state and the snapshot it serves, record.go). It is a
+// prometheus.Collector of its view and intervals (metrics.go). It imports
+// neither the responder nor the page: cmd/diagagent builds the parts in
+// dependency order and hands each what it needs.
 package daemon
