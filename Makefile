@@ -74,7 +74,7 @@ chaos:
 		-test.retries 2 -test.ping_timeout 1s -test.ping_count 1 -chaos $(CHAOS)
 
 # versus: memberlist and diagagent side by side on one LAN, one run per N in
-# VERSUS_N; each saves docs/versus/n<N>.json and rewrites docs/versus.md's
+# VERSUS_N; each saves docs/data/versus/n<N>.json and rewrites docs/versus.md's
 # tables and plots (about 25 minutes per N). From N = 256 on, the systems
 # together starve 2 cores at start-up (docs/versus.md, "N = 256"): each then
 # runs alone, one after the other (-versus.apart, about 2 hours), diagagent's
@@ -95,12 +95,12 @@ versus:
 # 2-minute fault-free window, no other system on the machine, its cost and
 # any false alarm. One run per system:N:interval of VERSUS_HOLD (system is
 # memberlist or fast, diagagent at memberlist's timing); each log and table
-# goes to docs/versus/hold/. Root.
+# goes to docs/data/versus/hold/. Root.
 VERSUS_HOLD ?= memberlist:128:1s memberlist:256:1s fast:128:1s fast:256:2s fast:256:4s
 versus-hold:
-	mkdir -p docs/versus/hold
+	mkdir -p docs/data/versus/hold
 	for h in $(VERSUS_HOLD); do \
-		set -- $$(echo $$h | tr : ' '); out=docs/versus/hold/$$1-n$$2-$$3.md; \
+		set -- $$(echo $$h | tr : ' '); out=docs/data/versus/hold/$$1-n$$2-$$3.md; \
 		./scripts/scenario.sh $(VERSUS_FLAGS) -nodes $$2 -versus.kinds steady -versus.systems $$1 \
 			-versus.interval $$3 -versus.probe $$3 >$$out 2>&1 || echo "lanrun failed: the system does not hold" >>$$out; \
 	done

@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// update rewrites the key tables in docsPaths instead of comparing them.
-var update = flag.Bool("update", false, "rewrite the key tables in docs/configuration.md and README.md")
+// update rewrites the key table in docsPaths instead of comparing it.
+var update = flag.Bool("update", false, "rewrite the key table in docs/configuration.md")
 
 // docsPaths are the documents whose key table Keys generates: the
-// configuration reference and the README, which documents every key.
-var docsPaths = []string{"../../docs/configuration.md", "../../README.md"}
+// configuration reference, which documents every key.
+var docsPaths = []string{"../../docs/configuration.md"}
 
 // The markers around the generated table in docsPath.
 const (

@@ -90,7 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 0, "chaos: seed of the random faults (0: from the clock, printed)")
 	fs.DurationVar(&o.startup, "startup", 0, "how long start-up may take until all agree (default: twice the latency bound)")
 	fs.StringVar(&o.vs.swim, "swim", "", "versus: the swimmember binary (cmd/swimmember, its own module)")
-	fs.StringVar(&o.vs.out, "versus.out", "", "versus: directory to save the run in (versus/n<N>.json; docs for docs/versus.md)")
+	fs.StringVar(&o.vs.out, "versus.out", "", "versus: directory to save the run in (data/versus/n<N>.json; docs for docs/versus.md)")
 	fs.BoolVar(&o.vs.writeDoc, "versus.doc", false, "versus: also rewrite <versus.out>/versus.md's tables and plots from every saved run")
 	fs.StringVar(&o.vs.kinds, "versus.kinds", "", "versus: comma-separated subset of crash,freeze,link,soak,busy (default all; steady: the steady window alone, which always runs)")
 	fs.DurationVar(&o.vs.steady, "versus.steady", 2*time.Minute, "versus: window the steady cost is measured over")

@@ -112,10 +112,14 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return saveVersus(o.vs.out, r, o.vs.writeDoc)
 }
 
-// saveVersus writes r as <out>/versus/n<N>.json and, with doc, rewrites the
-// tables of <out>/versus.md and its two plots from every saved run.
+// versusData is where the runs are saved under out: beside the other
+// measurements' data, out of the manuals.
+func versusData(out string) string { return filepath.Join(out, "data", "versus") }
+
+// saveVersus writes r as <out>/data/versus/n<N>.json and, with doc, rewrites
+// the tables of <out>/versus.md and its two plots from every saved run.
 func saveVersus(out string, r lan.VersusResult, doc bool) error {
-	data := filepath.Join(out, "versus")
+	data := versusData(out)
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return err
 	}
@@ -133,16 +137,16 @@ func saveVersus(out string, r lan.VersusResult, doc bool) error {
 }
 
 // versusDoc rewrites the tables of <out>/versus.md and its two plots from
-// every run saved in <out>/versus (-mode versus-doc, or -versus.doc).
+// every run saved in <out>/data/versus (-mode versus-doc, or -versus.doc).
 func versusDoc(out string) error {
-	runs, err := loadVersus(filepath.Join(out, "versus"))
+	runs, err := loadVersus(versusData(out))
 	if err != nil {
 		return err
 	}
 	if len(runs) == 0 {
-		return fmt.Errorf("no saved runs in %s", filepath.Join(out, "versus"))
+		return fmt.Errorf("no saved runs in %s", versusData(out))
 	}
-	before, err := loadVersus(filepath.Join(out, "versus", "before"))
+	before, err := loadVersus(filepath.Join(versusData(out), "before"))
 	if err != nil {
 		return err
 	}
@@ -176,7 +180,7 @@ func loadVersus(dir string) ([]lan.VersusResult, error) {
 
 // writeTables replaces what lies between the markers of doc with the tables,
 // each run's after its before-and-after table when before holds a run of
-// its N (the first version's, in <out>/versus/before).
+// its N (the first version's, in <out>/data/versus/before).
 func writeTables(doc string, runs, before []lan.VersusResult) error {
 	old, err := os.ReadFile(doc)
 	if err != nil {
