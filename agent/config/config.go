@@ -123,7 +123,7 @@ type Node struct {
 	Name string `mapstructure:"name" doc:"label for logs and the web page"`
 }
 
-// Test configures how this node tests its peers (DESIGN.md section 3).
+// Test configures how this node tests its peers.
 type Test struct {
 	// Plan is PlanRotate or PlanFull: which of vCube's tests run in an interval.
 	Plan string `mapstructure:"plan" doc:"vcube's testing plan: rotate (each node is tested by one tester an interval, the clusters taken in turn by the clock, so agents' clocks should agree within a fraction of the interval) or full (by all its log2 N testers every interval)"`
