@@ -33,9 +33,9 @@ func ClusterHiADSD(i, s, n int) []int {
 	return out
 }
 
-// ClusterVCube returns c(i,s) of vCube (seed 001, section 7.3) for n nodes.
+// clusterVCube returns c(i,s) of vCube (seed 001, section 7.3) for n nodes.
 // Unrolling the recursion gives element k = (i xor 2^(s-1)) xor k; ids >= n are skipped.
-func ClusterVCube(i, s, n int) []int {
+func clusterVCube(i, s, n int) []int {
 	half := 1 << (s - 1)
 	p := i ^ half
 	out := make([]int, 0, half)

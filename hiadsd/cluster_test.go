@@ -30,7 +30,7 @@ func TestClusterVCubeTable1(t *testing.T) {
 	}
 	for s := 1; s <= 3; s++ {
 		for i := 0; i < 8; i++ {
-			if got := ClusterVCube(i, s, 8); !slices.Equal(got, want[s-1][i]) {
+			if got := clusterVCube(i, s, 8); !slices.Equal(got, want[s-1][i]) {
 				t.Errorf("c(%d,%d) = %v, want %v", i, s, got, want[s-1][i])
 			}
 		}
@@ -52,7 +52,7 @@ func TestClusterVCubeMatchesRecursion(t *testing.T) {
 	const n = 256
 	for s := 1; s <= Levels(n); s++ {
 		for i := 0; i < n; i++ {
-			if got, want := ClusterVCube(i, s, n), vcubeRecursive(i, s); !slices.Equal(got, want) {
+			if got, want := clusterVCube(i, s, n), vcubeRecursive(i, s); !slices.Equal(got, want) {
 				t.Fatalf("c(%d,%d) = %v, want %v", i, s, got, want)
 			}
 		}
@@ -65,7 +65,7 @@ func TestClustersAreTheSameSet(t *testing.T) {
 	for _, n := range []int{2, 3, 8, 37, 100} {
 		for s := 1; s <= Levels(n); s++ {
 			for i := 0; i < n; i++ {
-				h, v := ClusterHiADSD(i, s, n), ClusterVCube(i, s, n)
+				h, v := ClusterHiADSD(i, s, n), clusterVCube(i, s, n)
 				r := clusterRange(i, s, n)
 				var block []int
 				for id := r.Lo; id < r.Hi; id++ {

@@ -10,7 +10,8 @@
 // the entries received and the events and station changes learned.
 // Expected is the first batch of the same machine, the testing graph as a
 // view foresees it. The cluster functions of Hi-ADSD (ClusterHiADSD) and
-// vCube (ClusterVCube) decide whom to test; Entry.Newer decides which of two
+// vCube (clusterVCube's closed form, which testerFrom walks in place)
+// decide whom to test; Entry.Newer decides which of two
 // entries wins a merge. Each algorithm has its own file: hiadsd_algo.go,
 // vcube.go, vring.go and bruteforce.go. A node whose view starts with
 // Unknown entries (a restart) asks for every entry in its first Levels(N)

@@ -107,6 +107,16 @@ func TestHiADSDOverturnedExpectation(t *testing.T) {
 	if got := opsOf(m.Ready()); !slices.Equal(got, []string{"test 4", "test 5"}) {
 		t.Fatalf("batch with node 4 held faulty: %v, want [test 4 test 5]", got)
 	}
+	// Node 4 is repaired: it is the source, and node 5's answer goes unused.
+	ft.truth = nil
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := m.Report(); r.Wasted != 1 || len(r.Fetches) != 1 || r.Fetches[0].From != 4 {
+		t.Fatalf("fetches %+v, wasted %d; want one fetch from 4 and node 5's answer unused", r.Fetches, r.Wasted)
+	}
 }
 
 // TestSpeculationIsUndone checks that a pass on expected answers leaves the

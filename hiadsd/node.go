@@ -3,7 +3,8 @@ package hiadsd
 import "fmt"
 
 // Node is the state one node carries from one testing interval to the next.
-// The caller owns it; its intervals (Interval.Begin) and SetStation change it.
+// The caller owns it; its intervals (Interval.Begin) change it, and so may the
+// caller between intervals (a station set here, a new list).
 type Node struct {
 	// ID is this node's id, 0..N-1.
 	ID int
@@ -21,7 +22,8 @@ type Node struct {
 	CatchUp int
 	// Station is the management station the system agrees on, an entry of
 	// the view beside the nodes' own: every fetch carries the source's, and
-	// the newer one wins (Station.Newer). SetStation changes it here.
+	// the newer one wins (Station.Newer). The caller sets it here, between
+	// intervals, with a counter above the one held.
 	Station Station
 	// List is the version of the node list (Config) the node runs; the zero
 	// ListVersion for a caller that keeps none. Sources running another

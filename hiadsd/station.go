@@ -28,15 +28,7 @@ func (s Station) Newer(old Station) bool {
 // StationChange is a change of the station a node holds.
 type StationChange struct {
 	Old, New Station
-	From     int // the source it was learned from, or Direct for SetStation
-}
-
-// SetStation makes a the station at this node, with a counter above the one
-// it holds, and returns the change. Call it between intervals.
-func (n *Node) SetStation(a netip.Addr) StationChange {
-	old := n.Station
-	n.Station = Station{Addr: a, Counter: old.Counter + 1}
-	return StationChange{Old: old, New: n.Station, From: Direct}
+	From     int // the source it was learned from, or Direct for a station set at this node
 }
 
 // learnStation adopts s, heard from source j, if it is newer than the

@@ -32,6 +32,7 @@ type metrics struct {
 	entries   prometheus.Counter
 	fetches   *prometheus.CounterVec
 	intervals prometheus.Counter
+	unused    prometheus.Counter
 	took      prometheus.Histogram
 	unsaved   prometheus.Gauge
 }
@@ -45,6 +46,8 @@ func newMetrics() metrics {
 			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
 		intervals: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_intervals_total",
 			Help: "Testing intervals (this agent's share of a testing round) completed."}),
+		unused: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_answers_unused_total",
+			Help: "Tests and reads made ahead, on an expected verdict that the real answer then overturned, so their answers went unused."}),
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
 			Help:    "Duration of one testing interval: tests, reads and recording.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
@@ -58,7 +61,7 @@ func newMetrics() metrics {
 }
 
 // observe counts one testing interval: the reads it made, the entries they
-// brought, its duration and the events still waiting for a save.
+// brought, the answers it did not use, its duration and the events still waiting for a save.
 func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 	for _, f := range rep.Fetches {
 		switch {
@@ -72,6 +75,7 @@ func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 	}
 	m.entries.Add(float64(rep.Units))
 	m.intervals.Inc()
+	m.unused.Add(float64(rep.Wasted))
 	m.took.Observe(took.Seconds())
 	m.unsaved.Set(float64(unsaved))
 }
@@ -81,7 +85,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer} {
 		ch <- desc
 	}
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.took, d.met.unsaved} {
 		c.Describe(ch)
 	}
 }
@@ -89,7 +93,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (prometheus.Collector).
 func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.took, d.met.unsaved} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

@@ -51,3 +51,28 @@ diagagent_intervals_total 1
 		t.Error("no event recorded")
 	}
 }
+
+// TestMetricsUnusedAnswers: a Hi-ADSD agent that holds node 2 faulty tests it
+// and node 3 at once; once node 2 is repaired its answer makes it the source,
+// and node 3's answer, made ahead, is counted unused.
+func TestMetricsUnusedAnswers(t *testing.T) {
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(2)] = hiadsd.Faulty
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, false), lan, s, State{}, nil)
+	for range 2 { // both levels: node 2 is found faulty
+		d.interval(context.Background())
+	}
+	if got := d.node.View.Get(2).Status; got != hiadsd.Faulty {
+		t.Fatalf("node 2 held %v, want faulty", got)
+	}
+	if got := testutil.ToFloat64(d.met.unused); got != 0 {
+		t.Fatalf("diagagent_answers_unused_total = %v before the repair, want 0", got)
+	}
+	delete(lan.status, addr(2))
+	for range 2 {
+		d.interval(context.Background())
+	}
+	if got := testutil.ToFloat64(d.met.unused); got != 1 {
+		t.Errorf("diagagent_answers_unused_total = %v after the repair, want 1 (node 3's test)", got)
+	}
+}

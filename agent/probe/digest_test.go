@@ -64,7 +64,7 @@ func TestProbeReadsDigest(t *testing.T) {
 
 // TestTestExchangeSize measures, with gosnmp's encoder, the octets one test
 // of an agent puts on the wire (SNMPv2c, community public, IPv4 and UDP
-// headers included): the figure docs/push.md's arithmetic and the README
+// headers included): the figure docs/push.md's arithmetic and docs/versus.md
 // use. Run with -v to print it.
 func TestTestExchangeSize(t *testing.T) {
 	vbs := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.Null}, {Name: mib.DiagViewDigest0, Type: gosnmp.Null}}
@@ -84,6 +84,6 @@ func TestTestExchangeSize(t *testing.T) {
 	q, r := size(req), size(&resp)
 	t.Logf("a test exchange: request %d + response %d = %d octets", q, r, q+r)
 	if q != 89 || r != 98 {
-		t.Fatalf("request %d, response %d octets; docs/push.md and the README say 89 and 98: re-measure them", q, r)
+		t.Fatalf("request %d, response %d octets; docs/push.md and docs/versus.md say 89 and 98 (187): re-measure them", q, r)
 	}
 }

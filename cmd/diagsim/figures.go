@@ -84,9 +84,9 @@ func figures() []published {
 					"make compare (Results)"
 			}},
 		{"004", "Table 4.1", "Hi-Comp, 16 nodes, node 15 fails: nodes diagnosing per round", "4 6 4 1",
-			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd -run TestScenarios/hicomp")},
+			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd/lab -run TestScenarios/hicomp")},
 		{"004", "Table 4.2", "Hi-Comp, 16 nodes, 15 repairs: events node 0 diagnoses per round", "4 6 4 1",
-			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd -run TestScenarios/hicomp")},
+			fixed("4 6 4 1", reproduced, "", "go test ./hiadsd/lab -run TestScenarios/hicomp")},
 		{"004", "§2.1.4", "Hi-ADSD mean latency, 512 nodes", "40 rounds", meanAt(lab.HiADSD, 40)},
 		{"004", "§2.1.4", "Hi-ADSD with Timestamps mean latency, 512 nodes", "12 rounds", meanAt(lab.HiADSDTimestamps, 12)},
 		{"004", "Theorem 1", "Hi-Comp latency", "log2 N rounds",
@@ -95,7 +95,7 @@ func figures() []published {
 					"make compare (Results)"
 			}},
 		{"004", "Theorem 2", "Hi-Comp tasks of one node alone", "at most (N^2-N)/2",
-			fixed("under the bound at N=16", reproduced, "", "go test ./hiadsd -run TestHiCompAlone")},
+			fixed("under the bound at N=16", reproduced, "", "go test ./hiadsd/lab -run TestHiCompAlone")},
 	}
 }
 

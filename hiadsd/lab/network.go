@@ -353,5 +353,8 @@ func (nw *Network) SetStation(id int, a netip.Addr) (hiadsd.StationChange, error
 	if id < 0 || id >= nw.cfg.N || nw.Node(id) == nil {
 		return hiadsd.StationChange{}, fmt.Errorf("node %d cannot hold a station: %w", id, hiadsd.ErrBadConfig)
 	}
-	return nw.hosts[id].node.SetStation(a), nil
+	n := &nw.hosts[id].node
+	old := n.Station
+	n.Station = hiadsd.Station{Addr: a, Counter: old.Counter + 1}
+	return hiadsd.StationChange{Old: old, New: n.Station, From: hiadsd.Direct}, nil
 }

@@ -26,7 +26,7 @@ import (
 //	                                                      with watch, only what node 0 learned
 //	view node=0                                           what node 0 holds
 //
-// go test ./hiadsd -run TestScenarios -rewrite regenerates the outputs.
+// go test ./hiadsd/lab -run TestScenarios -rewrite regenerates the outputs.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var nw *Network
