@@ -1,10 +1,10 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"slices"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestIntersectionsLayout checks the layout of seed 003, section 3: ten nodes

@@ -1,10 +1,10 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"slices"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestDetoursFigure27 replays Fig. 2.7 of seed 004: on 8 nodes with node 4

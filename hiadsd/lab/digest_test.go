@@ -1,12 +1,12 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestDigestsChangeNothing drives two networks through the same random

@@ -1,10 +1,10 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"slices"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestHiCompClusters checks Figs. 3.3 and 3.6 of seed 004 on 8 nodes: node

@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // stepInOrder steps every testing node once in order, delivering the pushes of

@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // membershipAlgos are the algorithms of the daemon that fetch, so a list

@@ -1,12 +1,12 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // reference is the naive model: the true status of every node, nothing else.

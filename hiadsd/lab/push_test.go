@@ -1,13 +1,13 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // flood delivers pushes sent by from, and everything they cause to be

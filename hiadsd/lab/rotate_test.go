@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // rotationRound steps every testing node once in a random order, all at the

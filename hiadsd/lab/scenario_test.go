@@ -1,8 +1,6 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"fmt"
 	"net/netip"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestScenarios replays the papers' examples and the cases found on a LAN,

@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"github.com/diagagent/diagagent/hiadsd"
-
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // TestSparseMatchesDense drives a Sparse and a hiadsd.Dense view with the same random
