@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -74,17 +73,6 @@ func Default() Config {
 		StartupGrace: 30 * time.Second,
 		StateDir:     "/var/lib/diagagent",
 	}
-}
-
-// isolation is hiadsd.Config.Isolation for the daemon: an agent that
-// reaches none of the peers it tests holds its verdicts back for this many
-// intervals, suspecting its own link (hiadsd/isolation.go).
-const isolation = 2
-
-// core returns the core's configuration the daemon runs on list l.
-func (c Config) core(l nodelist.List) *hiadsd.Config {
-	return l.Shape(hiadsd.Config{Algorithm: c.Algorithm, Recheck: true, Push: true, Isolation: isolation,
-		Rotate: c.Rotate && c.Algorithm == hiadsd.VCube})
 }
 
 // Options are the parts a Daemon is built from; New checks them.
@@ -163,36 +151,30 @@ func New(o Options) (*Daemon, error) {
 	if c.Self < 0 || c.Self >= len(c.Nodes) {
 		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", c.Self, len(c.Nodes), hiadsd.ErrBadConfig)
 	}
-	list, edited := startList(c.Nodes, o.State, o.Log)
-	self := c.Nodes[c.Self]
-	id := list.Find(self.Addr, self.Port)
-	if id < 0 {
-		return nil, fmt.Errorf("node %d (%s) is not in the node list this agent runs (version %d): it was removed; add it again through another agent, or start afresh (empty state_dir): %w",
-			c.Self+1, self.Addr, list.Version, hiadsd.ErrRemoved)
+	s, err := startList(c, o.State, o.Log)
+	if err != nil {
+		return nil, err
 	}
-	list = list.WithFile(c.Nodes)
-	n := len(list.Members)
+	n := len(s.list.Members)
 	view := hiadsd.NewDense(n)
 	for k := range view {
 		if k < len(o.State.Counters) {
 			view[k].Counter = o.State.Counters[k]
 		}
 	}
-	node, err := hiadsd.NewNode(c.core(list), id, view)
+	node, err := hiadsd.NewNode(s.core, s.id, view)
 	if err != nil {
 		return nil, err
 	}
-	node.List = list.Core()
-	o.State.List = &list
-	fromFile := nodelist.New(c.Nodes)
-	o.State.FileHash = hex.EncodeToString(fromFile.Hash[:])
+	node.List = s.version
+	o.State.List, o.State.FileHash = &s.list, s.fileHash
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
-	d := &Daemon{cfg: c, id: id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, met: newMetrics(),
+	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, met: newMetrics(),
 		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}},
-		membership: membership{file: c.Nodes, list: list, pending: edited, moved: map[int]netip.Addr{},
-			listHash: list.Hash[:], lists: listCheck{other: map[int]bool{}}},
+		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
+			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}}
 	d.push.in = make(chan board.Push, pushQueue)
@@ -201,7 +183,7 @@ func New(o Options) (*Daemon, error) {
 		d.now = time.Now
 	}
 	if d.rng == nil {
-		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(c.Self)))
+		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(d.id)))
 	}
 	d.start = d.now()
 	d.lastDone = d.start // the loop counts as alive from its start

@@ -21,7 +21,9 @@
 //
 // A Daemon is three parts: the loop, the membership (the node list it runs
 // and the changes it waits to make, members.go) and the journal (its events,
-// its state and the snapshot it serves, record.go). It is a
+// its state and the snapshot it serves, record.go). What the core is
+// given of a list (its size, tested-only and removed ids, version) is
+// core.go's. It is a
 // prometheus.Collector of its view and intervals (metrics.go). It imports
 // neither the responder nor the page: cmd/diagagent builds the parts in
 // dependency order and hands each what it needs.

@@ -31,31 +31,48 @@ type membership struct {
 // removed through another agent, which it then learns from.
 var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it through another agent")
 
+// start is where an agent begins (startList): the list it runs and its own
+// id there, a change of the file to apply at the first interval, and the
+// list as the core takes it.
+type start struct {
+	list     nodelist.List      // the list it runs, its members named as the file names them
+	id       int                // this agent's id in list
+	next     *nodelist.List     // the file's list, edited while the agent was down: a change made at the first interval
+	core     *hiadsd.Config     // the core's configuration on list
+	version  hiadsd.ListVersion // list, as the core compares lists
+	fileHash string             // the file's list, as the state remembers it
+}
+
 // startList chooses the list the agent starts with: its file's, unless the
 // state holds a list (learned or changed since) and the file is the one
 // last applied, in which case the state's list stands and a file that
 // differs from it is reported as older. A file edited while the agent was
-// down is returned as next, a change of the state's list (next version)
-// made at the first interval and notified as any change made here.
-func startList(file []nodelist.Member, st State, log *logrus.Entry) (nodelist.List, *nodelist.List) {
-	fromFile := nodelist.New(file)
-	if st.List == nil {
-		return fromFile, nil
-	}
-	running := *st.List
-	if st.FileHash == hex.EncodeToString(fromFile.Hash[:]) {
-		if running.Hash != fromFile.Hash {
-			log.WithFields(logrus.Fields{"running": running.Version, "file": hex.EncodeToString(fromFile.Hash[:])}).
-				Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
+// down is the next list, a change of the state's list (next version) made
+// at the first interval and notified as any change made here. The agent's
+// own node must be in the list it runs.
+func startList(c Config, st State, log *logrus.Entry) (start, error) {
+	fromFile := nodelist.New(c.Nodes)
+	s := start{list: fromFile, fileHash: hex.EncodeToString(fromFile.Hash[:])}
+	if st.List != nil {
+		s.list = *st.List
+		if st.FileHash == s.fileHash {
+			if s.list.Hash != fromFile.Hash {
+				log.WithFields(logrus.Fields{"running": s.list.Version, "file": s.fileHash}).
+					Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
+			}
+		} else if edited, changed := s.list.Apply(c.Nodes); changed {
+			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
+			s.next = &edited
 		}
-		return running, nil
 	}
-	edited, changed := running.Apply(file)
-	if !changed {
-		return running, nil
+	self := c.Nodes[c.Self]
+	if s.id = s.list.Find(self.Addr, self.Port); s.id < 0 {
+		return start{}, fmt.Errorf("node %d (%s) is not in the node list this agent runs (version %d): it was removed; add it again through another agent, or start afresh (empty state_dir): %w",
+			c.Self+1, self.Addr, s.list.Version, hiadsd.ErrRemoved)
 	}
-	log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
-	return running, &edited
+	s.list = s.list.WithFile(c.Nodes)
+	s.core, s.version = c.core(s.list), coreVersion(s.list)
+	return s, nil
 }
 
 // latest is the list the next change applies to (under mu): the one queued, or
@@ -151,7 +168,7 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("refused a peer's node list")
 		return
 	}
-	if l.Core().Newer(d.list.Core()) {
+	if coreVersion(l).Newer(coreVersion(d.list)) {
 		d.switchList(l, from)
 	}
 }
@@ -192,7 +209,7 @@ func (m *membership) learned(got probe.List) (nodelist.List, error) {
 // which is also notified to the station.
 func (d *Daemon) switchList(l nodelist.List, from int) {
 	old := d.list
-	err := d.node.SetList(d.cfg.core(l), l.Core())
+	err := d.node.SetList(d.cfg.core(l), coreVersion(l))
 	if errors.Is(err, hiadsd.ErrRemoved) {
 		d.removed = true
 		d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped")

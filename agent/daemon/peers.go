@@ -179,7 +179,7 @@ func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersi
 		return hiadsd.ListVersion{}
 	}
 	theirs := hiadsd.ListVersion{Counter: version, Hash: binary.BigEndian.Uint64(hash)}
-	mine := d.list.Core()
+	mine := coreVersion(d.list)
 	conflict := theirs != mine && !theirs.Newer(mine) && !mine.Newer(theirs)
 	d.lists.mu.Lock()
 	was := d.lists.other[id]

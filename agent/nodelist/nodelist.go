@@ -2,13 +2,10 @@ package nodelist
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
-
-	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // Member is one node of the list: the one type of a node, which the
@@ -100,27 +97,6 @@ func (l *List) Seal() {
 		fmt.Fprintf(h, "%s|%d|%t\n", id, m.Port, m.TestedOnly)
 	}
 	copy(l.Hash[:], h.Sum(nil))
-}
-
-// Core returns the version as the diagnosis core compares it.
-func (l List) Core() hiadsd.ListVersion {
-	return hiadsd.ListVersion{Counter: l.Version, Hash: binary.BigEndian.Uint64(l.Hash[:])}
-}
-
-// Shape returns the core's configuration base on this list: its size and
-// its tested-only and removed ids.
-func (l List) Shape(base hiadsd.Config) *hiadsd.Config {
-	c := &base
-	c.N, c.TestedOnly, c.Removed = len(l.Members), nil, nil
-	for k, m := range l.Members {
-		switch {
-		case m.Removed:
-			c.Removed = append(c.Removed, k)
-		case m.TestedOnly:
-			c.TestedOnly = append(c.TestedOnly, k)
-		}
-	}
-	return c
 }
 
 // Find returns the id of the member at addr and port, or -1.

@@ -5,8 +5,6 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-
-	"github.com/diagagent/diagagent/hiadsd"
 )
 
 func nodes(last ...int) []Member {
@@ -65,10 +63,6 @@ func TestChanges(t *testing.T) {
 	}
 	if same, changed := applied.Apply(nodes(3, 4, 5)); changed || same.Version != 3 {
 		t.Errorf("the same members in another order: changed %v, version %d", changed, same.Version)
-	}
-	c := applied.Shape(hiadsd.Config{Algorithm: hiadsd.VCube})
-	if c.N != 5 || !slices.Equal(c.Removed, []int{0, 1}) || c.Algorithm != hiadsd.VCube {
-		t.Errorf("core config: N %d, removed %v", c.N, c.Removed)
 	}
 }
 

@@ -62,12 +62,12 @@ func proberConfig(cfg config.Config, id int) probe.Config {
 // the algorithm and its plan, the interval, the station, what is notified
 // and where the state lives.
 func daemonConfig(cfg config.Config, id int, p probe.Config) (daemon.Config, error) {
+	d := daemon.Default()
+	d.Nodes, d.Self = members(cfg), id
 	algo, err := hiadsd.ParseAlgorithm(cfg.Algorithm)
 	if err != nil {
 		return daemon.Config{}, fmt.Errorf("algorithm: %w", err)
 	}
-	d := daemon.Default()
-	d.Nodes, d.Self = members(cfg), id
 	d.Algorithm, d.Rotate, d.Interval = algo, cfg.Test.Plan == config.PlanRotate, cfg.Interval
 	d.TestBudget = p.TestBudget()
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
