@@ -146,11 +146,7 @@ func versusDoc(out string) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no saved runs in %s", versusData(out))
 	}
-	before, err := loadVersus(filepath.Join(versusData(out), "before"))
-	if err != nil {
-		return err
-	}
-	if err := writeTables(filepath.Join(out, "versus.md"), runs, before); err != nil {
+	if err := writeTables(filepath.Join(out, "versus.md"), runs); err != nil {
 		return err
 	}
 	return plotVersus(runs, out)
@@ -178,10 +174,9 @@ func loadVersus(dir string) ([]lan.VersusResult, error) {
 	return runs, nil
 }
 
-// writeTables replaces what lies between the markers of doc with the tables,
-// each run's after its before-and-after table when before holds a run of
-// its N (the first version's, in <out>/data/versus/before).
-func writeTables(doc string, runs, before []lan.VersusResult) error {
+// writeTables replaces what lies between the markers of doc with each run's
+// tables.
+func writeTables(doc string, runs []lan.VersusResult) error {
 	old, err := os.ReadFile(doc)
 	if err != nil {
 		return err
@@ -194,12 +189,6 @@ func writeTables(doc string, runs, before []lan.VersusResult) error {
 	b.Write(old[:i+len(tablesBegin)])
 	b.WriteString("\n\n")
 	for _, r := range runs {
-		for _, p := range before {
-			if p.N == r.N {
-				b.WriteString(lan.BeforeAfter(p, r))
-				b.WriteString("\n")
-			}
-		}
 		b.WriteString(lan.VersusTables(r))
 		b.WriteString("\n")
 	}

@@ -140,29 +140,3 @@ func TestMergeVersus(t *testing.T) {
 		t.Errorf("merging changed the first phase's rows: %+v", a.Events[0])
 	}
 }
-
-// TestBeforeAfter: memberlist comes from the after run only, each
-// diagagent setting of both runs gets a column, an event some member never
-// learned says how many did, and a stretch only one run played is left out.
-func TestBeforeAfter(t *testing.T) {
-	kn := func(s time.Duration, knew int) Knowledge { return Knowledge{Last: s, Knew: knew, Of: 3} }
-	before := VersusResult{N: 4, Date: "then", Systems: []string{"memberlist", "diagagent defaults"}, Settings: []string{"ml", "30 s"},
-		Steady: []Cost{{BytesPerSec: 170}, {BytesPerSec: 126}},
-		Events: []EventRow{{Event: "crash", Per: []Knowledge{kn(7*time.Second, 3), kn(0, 2)}}},
-		Noise:  []NoiseRow{{What: "5% loss", Per: []Noise{{Episodes: 1}, {Episodes: 9}}}, {What: "only then", Per: []Noise{{}, {}}}}}
-	after := VersusResult{N: 4, Date: "now", Systems: []string{"memberlist", "diagagent defaults"}, Settings: []string{"ml", "2 s"},
-		Steady: []Cost{{BytesPerSec: 160}, {BytesPerSec: 95}},
-		Events: []EventRow{{Event: "crash", Per: []Knowledge{kn(8*time.Second, 3), kn(1500*time.Millisecond, 3)}}},
-		Noise:  []NoiseRow{{What: "5% loss", Per: []Noise{{Episodes: 2, Raised: 5}, {Episodes: 0}}}}}
-	got := BeforeAfter(before, after)
-	hasLines(t, "BeforeAfter", got,
-		"| per member | memberlist | diagagent defaults, before | diagagent defaults, after |",
-		"| bytes/s sent | 160 | 126 | 95 |",
-		"| crash: last member knew | 8.0 s | 2 of 3 knew | 1.5 s |",
-		"| freeze: last member knew | — | — | — |",
-		"| 5% loss: false alarms | 2 (5 raised) | 9 | 0 |",
-		"- **diagagent defaults, before**: 30 s")
-	if strings.Contains(got, "only then") {
-		t.Errorf("a stretch only the before run played has a row:\n%s", got)
-	}
-}
