@@ -2,7 +2,8 @@ package hiadsd
 
 import "testing"
 
-// The recheck cases found on the LAN are replayed in testdata/recheck.txt.
+// The recheck cases found on the LAN are replayed in
+// hiadsd/lab/testdata/recheck.txt.
 
 // TestPlanIncludesRechecks checks that the plan the daemon probes ahead holds
 // the nodes Recheck will test, so they are probed in parallel too.

@@ -370,7 +370,7 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 // and spreads it against the other testers' verdicts; once the link is back
 // every agent returns to fault-free within the bound. (The cases only
 // Recheck retracts, where the holder of a verdict never tests the node, are
-// replayed in hiadsd/testdata/recheck.txt.)
+// replayed in hiadsd/lab/testdata/recheck.txt.)
 func TestMockNetPartitionHeals(t *testing.T) {
 	m := newMockNet(t, 8, hiadsd.HiADSD, false)
 	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
