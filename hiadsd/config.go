@@ -69,7 +69,11 @@ type Config struct {
 	// down, an agent not started yet), and such a verdict would then outlive its
 	// cause, since only a tester that sees a change advances the counter that
 	// retracts it and the nodes that test a node never hear about it themselves.
-	// The daemon sets it; the simulator leaves it off to reproduce the papers.
+	// vCube and vRing, with it, test once their fetches are done every node a
+	// source held at another status without a newer counter (settle): the
+	// node whose view holds a forged or stale verdict is the one that sees the
+	// disagreement. The daemon sets it; the simulator leaves it off to
+	// reproduce the papers.
 	Recheck bool
 	// Push makes a node send what it found by its own tests down the vCube
 	// spanning tree rooted at itself (push.go, Report.Pushes) and pass on

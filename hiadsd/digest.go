@@ -1,5 +1,7 @@
 package hiadsd
 
+import "slices"
+
 // A test of a fault-free node may bring back a digest of what a fetch of
 // that node would read now: its entries, its station and its node list
 // (Result.Digest). The node remembers, for the last few sources it merged,
@@ -99,6 +101,14 @@ func (n *Node) remember(j int, d uint64, ranges []Range) {
 		n.merged = append(n.merged[:0], n.merged[1:]...)
 	}
 	n.merged = append(n.merged, merged{from: j, digest: d, cover: cover})
+}
+
+// forget drops what the node remembers of the sources it merged id from: an
+// entry taken from a push did not come from them, so the next fetch of id
+// reads the source again, and a source that holds it otherwise shows the
+// disagreement (settle) instead of being skipped as having nothing new.
+func (n *Node) forget(id int) {
+	n.merged = slices.DeleteFunc(n.merged, func(m merged) bool { return id >= m.cover.Lo && id < m.cover.Hi })
 }
 
 // digestOf returns the digest the test of j in this interval brought (0 if

@@ -18,6 +18,23 @@ func (iv *interval) hiadsd() {
 	})
 }
 
+// settle tests, with Config.Recheck, every node a source held at another
+// status without a newer counter (interval.dispute) that the interval has
+// not tested yet, once its fetches are done: two views disagree and no
+// counter says which is right, as when one of them holds a forged or stale
+// verdict. A changed verdict takes a counter above the entry held, and is
+// pushed as any event found by a test (docs/security.md).
+func (iv *interval) settle() {
+	if !iv.node.Config.Recheck {
+		return
+	}
+	for _, j := range iv.dispute {
+		if j != iv.node.ID && !iv.wasTested(j) {
+			iv.test(j)
+		}
+	}
+}
+
 // recheck tests again the nodes of list not tested in this interval that the
 // view holds faulty or partial, or that the source held at another status
 // without a newer counter (Config.Recheck): two direct verdicts disagree, and

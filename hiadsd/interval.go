@@ -2,14 +2,15 @@ package hiadsd
 
 // interval is the scratch state of one pass of an Interval's algorithm.
 type interval struct {
-	node    *Node
-	m       *Interval        // the answers known, and the batch of ops that lack one
-	index   map[int]struct{} // ids in report.Tests, built once there are many
-	passed  []Range          // clusters tested through without a source; every fetch asks for them too
-	dispute []int            // ids a source held at another status with no newer counter (see Config.Recheck)
-	changes []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
-	merges  []mergedFetch    // the fetches this pass merged at a digest, remembered if the pass is the interval
-	used    int              // answers this pass took
+	node     *Node
+	m        *Interval        // the answers known, and the batch of ops that lack one
+	index    map[int]struct{} // ids in report.Tests, built once there are many
+	passed   []Range          // clusters tested through without a source; every fetch asks for them too
+	dispute  []int            // ids a source held at another status with no newer counter (see Config.Recheck)
+	overrode []int            // ids tested now whose direct verdict overrode a newer one heard (catchUp): pushed as events
+	changes  []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
+	merges   []mergedFetch    // the fetches this pass merged at a digest, remembered if the pass is the interval
+	used     int              // answers this pass took
 	// expecting is set once a test of this pass has no real answer:
 	// what follows rests on expected verdicts, so no fetch is asked for.
 	expecting bool
@@ -88,9 +89,29 @@ func (iv *interval) set(id int, e Entry, from int) {
 // and every test between it and a peer would read a view for good. A newer
 // entry holding it faulty is not taken; its testers will say otherwise.
 func (iv *interval) takeOwnCounter(e Entry, j int) {
-	if mine := iv.node.View.Get(iv.node.ID); e.Status == FaultFree && e.Newer(mine) {
-		iv.set(iv.node.ID, e, j)
+	if e.Status != FaultFree {
+		return
 	}
+	iv.learn(iv.node.ID, iv.node.View.Get(iv.node.ID), e, j)
+}
+
+// learn sets e, learned from source j, for id if it takes mine, the entry
+// held (Entry.takes), and lists it in Report.Refused if it refuses it. A
+// fetch while the entry held is Unknown takes any newer counter: a node
+// that starts with no state catches up from its sources, however far the
+// system's counters went.
+func (iv *interval) learn(id int, mine, e Entry, j int) (took bool) {
+	take, refuse := e.takes(mine)
+	if refuse && mine.Status == Unknown {
+		take, refuse = true, false
+	}
+	if take {
+		iv.set(id, e, j)
+	}
+	if refuse {
+		iv.report.Refused = append(iv.report.Refused, Update{ID: id, Old: mine, New: e, From: j})
+	}
+	return take
 }
 
 // isSource reports whether a node tested with status st may supply information.
@@ -148,14 +169,20 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 		}
 		mine := iv.node.View.Get(id)
 		if iv.wasTested(id) {
-			iv.set(id, catchUp(mine, ie.Entry), Direct)
+			e, refused := catchUp(mine, ie.Entry)
+			iv.set(id, e, Direct)
+			if refused {
+				iv.report.Refused = append(iv.report.Refused, Update{ID: id, Old: mine, New: ie.Entry, From: j})
+			}
+			if e != mine && e.Status != ie.Entry.Status {
+				iv.overrode = append(iv.overrode, id)
+			}
 			continue
 		}
-		if ie.Entry.Newer(mine) {
-			iv.set(id, ie.Entry, j)
+		if iv.learn(id, mine, ie.Entry, j) {
 			adopted++
 		} else if ie.Entry.Status != mine.Status && ie.Entry.Status != Unknown && mine.Status != Unknown {
-			iv.dispute = append(iv.dispute, id)
+			iv.dispute = append(iv.dispute, id) // an older or refused verdict that disagrees
 		}
 	}
 	if copyAll {

@@ -7,7 +7,7 @@ import (
 )
 
 // ListVersion names the node list a node runs: Counter orders the changes
-// made to it (as the station's counter does, a change made at one node takes
+// made to it (a serial number, as Entry's counter) (as the station's counter does, a change made at one node takes
 // the next counter there) and Hash fingerprints its content. Two nodes
 // exchange entries only while they run the same version, since an id means
 // the same node only under the same list.
@@ -20,7 +20,7 @@ type ListVersion struct {
 // that told none (an agent older than list versions).
 func (v ListVersion) Known() bool { return v.Hash != 0 }
 
-// Newer reports whether v supersedes old: the larger counter wins, and on
+// Newer reports whether v supersedes old: the later counter wins, and on
 // equal counters above 0 the larger hash, so two changes made at once at
 // two nodes settle on one list everywhere (the other change is lost, and
 // the node that made it says so). Lists at counter 0 are the files nodes
@@ -31,9 +31,17 @@ func (v ListVersion) Newer(old ListVersion) bool {
 		return false
 	}
 	if v.Counter != old.Counter {
-		return v.Counter > old.Counter
+		return serialAfter(v.Counter, old.Counter)
 	}
 	return v.Counter > 0 && v.Hash > old.Hash
+}
+
+// Within reports whether v's counter leads old's by at most MaxLead (one
+// that does not lead it is within): a list changes once per change made at
+// some node, so a list read from a peer that is further ahead is not one a
+// correct peer runs.
+func (v ListVersion) Within(old ListVersion) bool {
+	return !serialAfter(v.Counter, old.Counter) || v.Counter-old.Counter <= MaxLead
 }
 
 // ListSeen is a node list, newer than the node's own, that a source runs.

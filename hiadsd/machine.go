@@ -240,7 +240,7 @@ func (m *Interval) pass() {
 	n := m.node
 	m.need = m.need[:0]
 	iv := &m.scratch
-	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0],
+	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0], overrode: iv.overrode[:0],
 		changes: iv.changes[:0], merges: iv.merges[:0], report: Report{Node: n.ID,
 			Tests: m.spare.Tests[:0], Fetches: m.spare.Fetches[:0], Updates: m.spare.Updates[:0]}}
 	m.spare = Report{}

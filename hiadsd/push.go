@@ -64,18 +64,32 @@ func (n *Node) testersAfter(i, s, t int) []int {
 }
 
 // pushes returns the pushes of the interval's events: every id whose known
-// status this node changed by its own test (so with a new counter), with
-// the entry it holds now. A first verdict after Unknown (a restart) is no
-// event and is not pushed. Nothing when Config.Push is off.
+// status this node changed by its own test (so with a new counter), and
+// every id whose direct verdict it gave a new counter to override another
+// verdict heard (catchUp: to the nodes that took that one, the correction
+// is the event), with the entry it holds now. A first verdict after
+// Unknown (a restart) is no event and is not pushed. Nothing when
+// Config.Push is off.
 func (iv *interval) pushes() []Push {
 	if !iv.node.Config.Push {
 		return nil
 	}
 	var entries []IDEntry
+	add := func(id int) {
+		for _, ie := range entries {
+			if ie.ID == id {
+				return
+			}
+		}
+		entries = append(entries, IDEntry{ID: id, Entry: iv.node.View.Get(id)})
+	}
 	for _, u := range iv.report.Updates {
 		if u.IsDirect() && u.Old.Status != Unknown && u.New.Status != Unknown {
-			entries = append(entries, IDEntry{ID: u.ID, Entry: iv.node.View.Get(u.ID)})
+			add(u.ID)
 		}
+	}
+	for _, id := range iv.overrode {
+		add(id)
 	}
 	return iv.node.pushTargets(entries, Levels(iv.node.Config.N))
 }
@@ -93,13 +107,15 @@ func (iv *interval) pushes() []Push {
 // running another list is dropped whole (ErrOtherList), as a fetch is.
 func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 	rep := Report{Node: n.ID}
-	pass, err := n.sift(from, p, v)
+	pass, refused, err := n.sift(from, p, v)
+	rep.Refused = refused
 	if err != nil {
 		return rep, err
 	}
 	for _, ie := range pass {
 		if mine := n.View.Get(ie.ID); ie.Entry.Newer(mine) {
 			n.View.Set(ie.ID, ie.Entry)
+			n.forget(ie.ID)
 			if mine.Status != ie.Entry.Status {
 				rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
 			}
@@ -118,7 +134,7 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 // then, rather than now, keeps a verdict of a test made before the push
 // came from overriding the newer news it brought.
 func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
-	pass, err := n.sift(from, p, v)
+	pass, _, err := n.sift(from, p, v)
 	if err != nil || !n.Config.Push {
 		return nil, err
 	}
@@ -131,26 +147,32 @@ func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
 // passed on and its counter taken: a restarted node is the news its tester
 // pushes, and often the child through which the news reaches its own
 // subtree; a node that receives itself faulty is alive, and its testers
-// will say so.
-func (n *Node) sift(from int, p Push, v ListVersion) ([]IDEntry, error) {
+// will say so. An entry whose counter leads the one held by more than the
+// bound (Entry.takes) is refused: listed, neither taken nor passed on, also
+// for an id held Unknown, since nobody asked for a push.
+func (n *Node) sift(from int, p Push, v ListVersion) (pass []IDEntry, refused []Update, err error) {
 	switch {
 	case from < 0 || from >= n.Config.N || from == n.ID:
-		return nil, fmt.Errorf("push from node %d to node %d: %w", from, n.ID, ErrBadConfig)
+		return nil, nil, fmt.Errorf("push from node %d to node %d: %w", from, n.ID, ErrBadConfig)
 	case p.Cluster < 1 || p.Cluster > Levels(n.Config.N):
-		return nil, fmt.Errorf("push from node %d for cluster %d of %d: %w", from, p.Cluster, Levels(n.Config.N), ErrBadConfig)
+		return nil, nil, fmt.Errorf("push from node %d for cluster %d of %d: %w", from, p.Cluster, Levels(n.Config.N), ErrBadConfig)
 	case v.Known() && n.List.Known() && v != n.List:
-		return nil, fmt.Errorf("push from node %d: %w", from, ErrOtherList)
+		return nil, nil, fmt.Errorf("push from node %d: %w", from, ErrOtherList)
 	}
-	var pass []IDEntry
 	for _, ie := range p.Entries {
 		id := ie.ID
 		if id < 0 || id >= n.Config.N || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown || id == n.ID && ie.Entry.Status != FaultFree {
 			continue
 		}
-		if n.View.Get(id).Newer(ie.Entry) {
+		held := n.View.Get(id)
+		if _, refuse := ie.Entry.takes(held); refuse {
+			refused = append(refused, Update{ID: id, Old: held, New: ie.Entry, From: from})
+			continue
+		}
+		if held.Newer(ie.Entry) {
 			continue // older news: a late or replayed push
 		}
 		pass = append(pass, ie)
 	}
-	return pass, nil
+	return pass, refused, nil
 }

@@ -63,6 +63,14 @@ type Report struct {
 	// held back because the node suspects itself cut off: the view does not
 	// hold them and nothing was pushed.
 	Held []Update
+	// Refused lists the entries learned from other nodes (fetched, or
+	// pushed to Receive) that were newer than the one held but not taken,
+	// as changes not made (Old is the entry held, New the one refused, From
+	// the sender): their counter led the one held by more than a correct
+	// node's could (Entry.takes, MaxLead and MaxRebase). A forged or
+	// corrupt message. StationRefused counts the same of the station.
+	Refused        []Update
+	StationRefused int
 	// Wasted counts the answers the interval was given but did not use: ops
 	// foreseen on an expectation that a real answer then overturned (Hi-ADSD
 	// tests a node held faulty and the next one at once; when the first is

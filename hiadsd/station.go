@@ -11,16 +11,16 @@ type Station struct {
 	Counter uint32
 }
 
-// Newer reports whether s supersedes old: the larger counter wins, and on
-// equal counters the larger address, so two changes made at once at two
-// nodes settle on the same station everywhere. A station with no address is
-// never newer.
+// Newer reports whether s supersedes old: the later counter wins (as
+// serial numbers, Entry.Newer), and on equal counters the larger address,
+// so two changes made at once at two nodes settle on the same station
+// everywhere. A station with no address is never newer.
 func (s Station) Newer(old Station) bool {
 	if !s.Addr.IsValid() {
 		return false
 	}
 	if s.Counter != old.Counter {
-		return s.Counter > old.Counter
+		return serialAfter(s.Counter, old.Counter)
 	}
 	return s.Addr.Compare(old.Addr) > 0
 }
@@ -32,9 +32,14 @@ type StationChange struct {
 }
 
 // learnStation adopts s, heard from source j, if it is newer than the
-// station held, and reports the change.
+// station held, and reports the change. A counter more than MaxLead ahead
+// is refused (Report.StationRefused): a station changes once per SET of nmsID.
 func (iv *interval) learnStation(s Station, j int) {
 	if !s.Newer(iv.node.Station) {
+		return
+	}
+	if iv.node.Station.Addr.IsValid() && s.Counter-iv.node.Station.Counter > MaxLead {
+		iv.report.StationRefused++
 		return
 	}
 	iv.report.Station = append(iv.report.Station, StationChange{Old: iv.node.Station, New: s, From: j})

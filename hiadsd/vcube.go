@@ -21,6 +21,7 @@ func (iv *interval) vcube() {
 		iv.test(j)
 	}
 	iv.fetchSources(0)
+	iv.settle()
 }
 
 // fetchSources takes newer entries, for every id, from each node tested
@@ -65,6 +66,7 @@ func (iv *interval) vcubeRotating() {
 			break
 		}
 	}
+	iv.settle()
 	n.Next = s%l + 1
 }
 

@@ -8,7 +8,8 @@ func (iv *interval) vring() {
 	all := iv.m.everyID()
 	for k := 1; k < n.Config.N; k++ {
 		if j := (n.ID + k) % n.Config.N; iv.isSource(j, iv.test(j)) && iv.fetch(j, all, true) {
-			return
+			break
 		}
 	}
+	iv.settle()
 }

@@ -296,6 +296,7 @@ func (d *Daemon) interval(ctx context.Context) {
 		}
 	}
 	d.explain(probes)
+	d.refuse(rep, "fetch")
 	d.selfSuspicion(rep)
 	d.learnStation(rep.Station)
 	d.record(rep)

@@ -27,6 +27,10 @@ type membership struct {
 	removed  bool               // the list removed this agent's node: it no longer tests
 }
 
+// errListAhead refuses a peer's list whose version leads this agent's by
+// more than a correct peer's can (hiadsd.MaxLead).
+var errListAhead = errors.New("a node list too far ahead")
+
 // ErrRemoveSelf refuses a change that removes this agent's own node: it is
 // removed through another agent, which it then learns from.
 var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it through another agent")
@@ -165,6 +169,9 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 	}
 	l, err := d.learned(got)
 	if err != nil {
+		if errors.Is(err, errListAhead) {
+			d.met.refused.Inc()
+		}
 		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("refused a peer's node list")
 		return
 	}
@@ -178,6 +185,9 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 func (m *membership) learned(got probe.List) (nodelist.List, error) {
 	if int(got.IDs) < len(m.list.Members) || len(got.Hash) != 8 {
 		return nodelist.List{}, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
+	}
+	if v := (hiadsd.ListVersion{Counter: got.Version}); !v.Within(hiadsd.ListVersion{Counter: m.list.Version}) {
+		return nodelist.List{}, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, m.list.Version)
 	}
 	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs)}
 	copy(l.Hash[:], got.Hash)

@@ -33,6 +33,7 @@ type metrics struct {
 	fetches   *prometheus.CounterVec
 	intervals prometheus.Counter
 	unused    prometheus.Counter
+	refused   prometheus.Counter
 	took      prometheus.Histogram
 	unsaved   prometheus.Gauge
 }
@@ -46,6 +47,8 @@ func newMetrics() metrics {
 			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
 		intervals: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_intervals_total",
 			Help: "Testing intervals (this agent's share of a testing round) completed."}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_counters_refused_total",
+			Help: "Entries, stations and node lists read or pushed from peers whose counter led the one held further than a correct peer's can (hiadsd.MaxLead): not taken, not passed on."}),
 		unused: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_answers_unused_total",
 			Help: "Tests and reads made ahead, on an expected verdict that the real answer then overturned, so their answers went unused."}),
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
@@ -85,7 +88,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer} {
 		ch <- desc
 	}
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.took, d.met.unsaved} {
 		c.Describe(ch)
 	}
 }
@@ -93,7 +96,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (prometheus.Collector).
 func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.took, d.met.unsaved} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

@@ -139,8 +139,26 @@ func (d *Daemon) merge(p board.Push) []hiadsd.Push {
 		d.dropped(p, err)
 		return nil
 	}
+	d.refuse(rep, "push")
 	d.record(rep)
 	return rep.Pushes
+}
+
+// refuse counts and logs what the core refused of a fetch or a push (how):
+// entries and a station whose counter led the one held further than a
+// correct peer's can. One line per entry, at warning level: a correct
+// agent never sends one.
+func (d *Daemon) refuse(rep hiadsd.Report, how string) {
+	d.met.refused.Add(float64(len(rep.Refused) + rep.StationRefused))
+	for _, u := range rep.Refused {
+		d.log.WithFields(logrus.Fields{"node": u.ID + 1, "status": u.New.Status.String(), "counter": u.New.Counter,
+			"held": u.Old.Counter, "from": u.From + 1, "how": how,
+			"why": "its counter leads the one held further than a correct agent's can: a forged or corrupt message"}).
+			Warn("entry refused")
+	}
+	if rep.StationRefused > 0 {
+		d.log.WithFields(logrus.Fields{"how": how}).Warn("station refused: its counter leads the one held further than a correct agent's can")
+	}
 }
 
 // dropped logs a push the core refused (another node list, a bad cluster).

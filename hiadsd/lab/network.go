@@ -42,6 +42,7 @@ type Network struct {
 	m       hiadsd.Interval // the one interval machine Step lends each node in turn
 	res     []hiadsd.Result // the answers to the machine's batch
 	buf     []hiadsd.IDEntry
+	held    []hiadsd.IDEntry   // the reader's own stored entries of a fetch's ranges (Config.Recheck)
 	entries []hiadsd.IDEntry   // backs the entries of one interval's fetch answers
 	left    []bool             // nodes that ran a list removing them: they answer, but test no more
 	version hiadsd.ListVersion // the newest list made by Join or Leave
@@ -301,14 +302,24 @@ func (nw *Network) withholds(j int) bool {
 // fetch returns j's entries in ranges, as node self reads them. While self
 // still holds some id Unknown it gets every entry; afterwards only j's
 // stored (non-default) entries, as no default can be newer than a known
-// entry. The slice is reused by the next fetch.
+// entry, and, with Config.Recheck, j's default entry for each id that self
+// holds otherwise, since a default can disagree with it (settle). The
+// slices are reused by the next fetch.
 func (nw *Network) fetch(self, j int, ranges []hiadsd.Range) ([]hiadsd.IDEntry, error) {
 	if !nw.Testing(j) || nw.apart(self, j) {
 		return nil, fmt.Errorf("node %d is %v: %w", j, nw.state[j], ErrNoAnswer)
 	}
 	src, out := nw.view(j), nw.buf[:0]
-	if nw.view(self).Unknowns() == 0 {
+	if mine := nw.view(self); mine.Unknowns() == 0 {
 		out = src.AppendStored(out, ranges)
+		if nw.cfg.Recheck {
+			nw.held = mine.AppendStored(nw.held[:0], ranges)
+			for _, ie := range nw.held {
+				if e := src.Get(ie.ID); e == src.Default() && e.Status != ie.Entry.Status {
+					out = append(out, hiadsd.IDEntry{ID: ie.ID, Entry: e})
+				}
+			}
+		}
 	} else {
 		for _, r := range ranges {
 			for id := r.Lo; id < min(r.Hi, src.Len()); id++ {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -16,11 +17,13 @@ import (
 // TestScenarios replays the papers' examples and the cases found on a LAN,
 // written as testdata/*.txt, against an in-memory Network. Commands:
 //
-//	network algo=hiadsd n=4 [recheck] [tested-only=(3)]   a converged system
+//	network algo=hiadsd n=4 [recheck] [push] [tested-only=(3)]   a converged system
 //	truth                                                 set true statuses, "3 faulty" per line
 //	set node=0                                            set entries of node 0's view, "3 faulty 1" per line
 //	next node=0 level=3                                   the Hi-ADSD cluster node 0 tests next
 //	station node=3 addr=192.0.2.9                         a SET of nmsID at node 3
+//	counter id=6 value=4294967290                         every view's entry for 6 takes that counter
+//	push node=1 from=2 cluster=1                          a push to node 1 that names sender 2, "6 faulty 7" per line
 //	interval node=0                                       one interval of node 0, batch by batch
 //	round [rounds=R] [watch=0]                            every testing node steps once, in id order;
 //	                                                      with watch, only what node 0 learned
@@ -51,6 +54,7 @@ func newScenarioNetwork(t *testing.T, d *datadriven.TestData) *Network {
 	d.ScanArgs(t, "n", &cfg.N)
 	d.MaybeScanArgs(t, "tested-only", &cfg.TestedOnly)
 	cfg.Recheck = d.HasArg("recheck")
+	cfg.Push = d.HasArg("push")
 	a, err := ParseAlgorithm(algo)
 	if err != nil {
 		d.Fatalf(t, "%v", err)
@@ -93,6 +97,17 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 			d.Fatalf(t, "%v", err)
 		}
 		return fmt.Sprintf("node %d holds %v/%d\n", node, ch.New.Addr, ch.New.Counter)
+	case "counter":
+		var id, value int
+		d.ScanArgs(t, "id", &id)
+		d.ScanArgs(t, "value", &value)
+		for k := 0; k < nw.Config().N; k++ {
+			if v := nw.View(k); v != nil {
+				v.Set(id, hiadsd.Entry{Status: v.Get(id).Status, Counter: uint32(value)})
+			}
+		}
+	case "push":
+		return scenarioPush(t, d, nw, node)
 	case "interval":
 		return scenarioInterval(t, d, nw, node)
 	case "round":
@@ -110,6 +125,90 @@ func scenarioCommand(t *testing.T, d *datadriven.TestData, nw *Network) string {
 		d.Fatalf(t, "unknown command %q", d.Cmd)
 	}
 	return ""
+}
+
+// scenarioPush delivers a push to node, as if from the sender it names, and
+// prints what node took, refused and passes on.
+func scenarioPush(t *testing.T, d *datadriven.TestData, nw *Network, node int) string {
+	var from int
+	p := hiadsd.Push{To: node}
+	d.ScanArgs(t, "from", &from)
+	d.ScanArgs(t, "cluster", &p.Cluster)
+	for _, f := range scenarioLines(t, d, 3) {
+		p.Entries = append(p.Entries, hiadsd.IDEntry{ID: scenarioInt(t, d, f[0]),
+			Entry: hiadsd.Entry{Status: scenarioStatus(t, d, f[1]), Counter: uint32(scenarioInt(t, d, f[2]))}})
+	}
+	rep, err := nw.Deliver(from, p)
+	if err != nil {
+		return fmt.Sprintf("error: %v\n", err)
+	}
+	var took, refused, to []string
+	for _, u := range rep.Updates {
+		took = append(took, scenarioUpdate(u))
+	}
+	for _, u := range rep.Refused {
+		refused = append(refused, scenarioUpdate(u))
+	}
+	for _, q := range rep.Pushes {
+		to = append(to, strconv.Itoa(q.To))
+	}
+	out := fmt.Sprintf("took: %s\nrefused: %s\npasses on to: %s\n", scenarioList(took), scenarioList(refused), scenarioList(to))
+	if len(rep.Pushes) > 0 {
+		learned := map[string][]int{}
+		var keys []string
+		deliverAll(t, nw, node, rep.Pushes, func(id int, u hiadsd.Update) {
+			k := fmt.Sprintf("%d %v", u.ID, u.New.Status)
+			if _, ok := learned[k]; !ok {
+				keys = append(keys, k)
+			}
+			learned[k] = append(learned[k], id)
+		})
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, k+": "+scenarioIDs(learned[k]))
+		}
+		out += fmt.Sprintf("down the tree: %s\n", scenarioList(parts))
+	}
+	return out
+}
+
+// deliverAll delivers the pushes node from sends, and those they are passed
+// on in, to the end, calling took for every status change a receiver makes.
+func deliverAll(t *testing.T, nw *Network, from int, ps []hiadsd.Push, took func(id int, u hiadsd.Update)) {
+	type hop struct {
+		from int
+		p    hiadsd.Push
+	}
+	var queue []hop
+	for _, p := range ps {
+		queue = append(queue, hop{from, p})
+	}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		rep, err := nw.Deliver(h.from, h.p)
+		if errors.Is(err, ErrNoAnswer) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range rep.Updates {
+			took(h.p.To, u)
+		}
+		for _, p := range rep.Pushes {
+			queue = append(queue, hop{h.p.To, p})
+		}
+	}
+}
+
+// scenarioIDs prints ids separated by spaces.
+func scenarioIDs(ids []int) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(id)
+	}
+	return strings.Join(s, " ")
 }
 
 // scenarioInterval runs one interval of node through Begin, Ready and
@@ -170,24 +269,29 @@ func scenarioRound(t *testing.T, nw *Network, watch int) string {
 	}
 	learned := map[key][]int{}
 	var keys []key
-	reps := stepAll(t, nw)
+	add := func(id int, k key) {
+		if _, ok := learned[k]; !ok {
+			keys = append(keys, k)
+		}
+		learned[k] = append(learned[k], id)
+	}
 	for id := 0; id < nw.Config().N; id++ {
-		rep, ok := reps[id]
-		if !ok {
+		if !nw.Testing(id) {
 			continue
 		}
-		add := func(k key) {
-			if _, ok := learned[k]; !ok {
-				keys = append(keys, k)
-			}
-			learned[k] = append(learned[k], id)
+		rep, err := nw.Step(id)
+		if err != nil {
+			t.Fatal(err)
 		}
 		for _, u := range rep.Updates {
-			add(key{u.ID, fmt.Sprintf("%d %v", u.ID, u.New.Status)})
+			add(id, key{u.ID, fmt.Sprintf("%d %v", u.ID, u.New.Status)})
 		}
 		for _, c := range rep.Station {
-			add(key{-1, fmt.Sprintf("station %v", c.New.Addr)})
+			add(id, key{-1, fmt.Sprintf("station %v", c.New.Addr)})
 		}
+		deliverAll(t, nw, id, rep.Pushes, func(to int, u hiadsd.Update) {
+			add(to, key{u.ID, fmt.Sprintf("%d %v (pushed)", u.ID, u.New.Status)})
+		})
 	}
 	if len(keys) == 0 {
 		return "nothing new"
@@ -200,11 +304,7 @@ func scenarioRound(t *testing.T, nw *Network, watch int) string {
 	})
 	var parts []string
 	for _, k := range keys {
-		ids := make([]string, len(learned[k]))
-		for i, id := range learned[k] {
-			ids[i] = strconv.Itoa(id)
-		}
-		parts = append(parts, k.what+": "+strings.Join(ids, " "))
+		parts = append(parts, k.what+": "+scenarioIDs(learned[k]))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -319,6 +319,10 @@ func (r *chaosRun) checkTable(k int, rows map[int][2]string) {
 // counts the events from index from on (the run's) and their false suspicions.
 func (r *chaosRun) checkEvents(evs []Event, from int) {
 	for i, e := range evs {
+		if !e.Change() {
+			r.violate("agent %d refused an entry about node %d: no correct agent sends one", e.Self, e.Node)
+			continue
+		}
 		if i >= from {
 			r.res.Events++
 			if e.New == "faulty" || e.New == "partial" {

@@ -32,9 +32,10 @@ type logLine struct {
 }
 
 // ParseEvent reads a log line; ok is false for anything but a status change,
-// or one of swimmember's two suspicion lines, read as the changes New
-// "raised" (this member's probe of Node failed) and "refuted" (Self heard
-// that it is suspected; Node is Self).
+// an agent's refusal of an entry (New "refused": Self did not take what it
+// was told about Node), or one of swimmember's two suspicion lines, read as
+// the changes New "raised" (this member's probe of Node failed) and
+// "refuted" (Self heard that it is suspected; Node is Self).
 func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	var l logLine
 	if err := json.Unmarshal([]byte(line), &l); err != nil {
@@ -46,6 +47,8 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 		l.New = Raised
 	case "suspicion refuted":
 		l.New, l.Node = Refuted, l.Self
+	case "entry refused":
+		l.New = Refused
 	default:
 		return Event{}, false
 	}
@@ -55,11 +58,17 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq}, true
 }
 
-// The New of swimmember's suspicion lines (ParseEvent).
+// The New of swimmember's suspicion lines and of an agent's refusal
+// (ParseEvent).
 const (
 	Raised  = "raised"
 	Refuted = "refuted"
+	Refused = "refused"
 )
+
+// Change reports whether e is a change of status, not a suspicion raised
+// or refuted, nor a refusal.
+func (e Event) Change() bool { return e.New != Raised && e.New != Refuted && e.New != Refused }
 
 // eventLog collects the Events of a group of processes as they log them.
 type eventLog struct {
@@ -82,7 +91,7 @@ func (l *eventLog) record(line string) {
 	}
 	l.mu.Lock()
 	l.events = append(l.events, ev)
-	if ev.New != Raised && ev.New != Refuted {
+	if ev.Change() {
 		l.now[[2]int{ev.Self, ev.Node}] = ev.New
 	}
 	close(l.wake)

@@ -114,7 +114,7 @@ func allHold(now map[[2]int]string, n int, want string) bool {
 func latest(evs []Event) map[[2]int]string {
 	now := map[[2]int]string{}
 	for _, e := range evs {
-		if e.New != Raised && e.New != Refuted {
+		if e.Change() {
 			now[[2]int{e.Self, e.Node}] = e.New
 		}
 	}

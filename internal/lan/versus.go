@@ -645,7 +645,7 @@ func knowledge(evs []Event, obs []int, node int, want func(string) bool, t0 time
 	first := map[int]time.Time{}
 	holds := map[int]bool{}
 	for _, e := range evs {
-		if e.Node != node || e.New == Raised || e.New == Refuted {
+		if e.Node != node || !e.Change() {
 			continue
 		}
 		holds[e.Self] = want(e.New)
@@ -745,6 +745,8 @@ func alarms(evs []Event, held map[[2]int]string, g group, busy int, end time.Tim
 			continue
 		case Refuted:
 			nz.Refuted++
+			continue
+		case Refused:
 			continue
 		}
 		key := [2]int{e.Self, e.Node}
