@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives (net-snmp tools and daemons,
-# smitools, ping, iproute2, nftables, chromium, promtool) when any of them is missing.
+# smitools, ping, iproute2, nftables, chromium, promtool, tcpdump) when any of them is missing.
 # Tests never skip for a missing tool: this script runs first in `make test`.
 set -euo pipefail
 
@@ -19,6 +19,7 @@ check ip iproute2
 check nft nftables
 check chromium chromium fonts-liberation # the font only Recommended, for legible screenshots
 check promtool prometheus                # promtool checks and tests the alerting rules
+check tcpdump tcpdump                     # captures what agents send each other (the keyring test)
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0

@@ -32,6 +32,9 @@ type Config struct {
 	FaultInjection bool `mapstructure:"fault_injection" doc:"enable the fault-injection object (SET through a write community or user)"`
 	// Log configures the daemon's log lines.
 	Log Log `mapstructure:"log"`
+	// Keyring is the file of cluster keys; empty when agents speak with
+	// communities or test.v3_user.
+	Keyring string `mapstructure:"keyring" doc:"file of cluster keys, one per line (diagagent keygen), mode 0600: agents test, read and push each other as SNMPv3 users derived from them (authPriv, SHA-256, AES), and only they may push; the first key is used to send, all are accepted. Empty: agents use the communities or test.v3_user"`
 	// ResolveInterval is how often nodes given by host name are resolved again; 0 never.
 	ResolveInterval time.Duration `mapstructure:"resolve_interval" doc:"how often nodes given by host name are resolved again (a change is logged and followed); 0s: only at start"`
 }

@@ -139,6 +139,10 @@ func everywhere() []netip.Prefix {
 	return []netip.Prefix{netip.PrefixFrom(netip.IPv4Unspecified(), 0), netip.PrefixFrom(netip.IPv6Unspecified(), 0)}
 }
 
+// AgentsV3 reports whether agents speak SNMPv3 to each other: as the
+// keyring's users, or as test.v3_user.
+func (c Config) AgentsV3() bool { return c.Keyring != "" || c.Test.V3User != "" }
+
 // StateDirFor returns StateDir with every "{id}" replaced by id, so that agents sharing
 // one file and one host keep their state apart.
 func (c Config) StateDirFor(id int) string {

@@ -86,9 +86,10 @@ func applyOverrides(v *viper.Viper, env []string, fs *flag.FlagSet) error {
 }
 
 // fillNodeDefaults gives node entries the port, community and object they omit; a key
-// written in the file, even with an odd value, is left for Validate to judge. With
-// test.v3_user set, agents are tested with SNMPv3 only, so a node that runs the agent
-// gets no community: the prober would otherwise test it with the read community.
+// written in the file, even with an odd value, is left for Validate to judge. With a
+// keyring or test.v3_user, agents are tested with SNMPv3 only (AgentsV3), so a node
+// that runs the agent gets no community: the prober would otherwise test it with the
+// read community.
 func fillNodeDefaults(c *Config, file map[string]any) {
 	items, _ := file["nodes"].([]any)
 	for i := range c.Nodes {
@@ -100,7 +101,7 @@ func fillNodeDefaults(c *Config, file map[string]any) {
 		if !hasKey(given, "port") {
 			n.Port = DefaultPort
 		}
-		if !hasKey(given, "community") && (n.TestedOnly || c.Test.V3User == "") {
+		if !hasKey(given, "community") && (n.TestedOnly || !c.AgentsV3()) {
 			n.Community = c.SNMP.Communities.Read
 		}
 		if n.TestedOnly && !hasKey(given, "oid") {

@@ -22,12 +22,25 @@ func (c Config) Validate() error {
 	var m mistakes
 	c.validateCore(&m)
 	c.validateNodes(&m)
-	c.SNMP.validate(&m, c.Test.V3User)
+	c.SNMP.validate(&m, c.AgentsV3())
+	c.validateKeyring(&m)
 	c.Test.validate(&m, c.SNMP)
 	c.Traps.validate(&m)
 	validateListen(&m, "web.listen", c.Web.Listen, true)
 	c.Log.validate(&m)
 	return errors.Join(m...)
+}
+
+// validateKeyring checks what the keyring leaves no room for; the file
+// itself is read at start (keyring.Load), by -config.check too.
+func (c Config) validateKeyring(m *mistakes) {
+	switch {
+	case c.Keyring == "":
+	case c.Test.V3User != "":
+		m.add("test.v3_user", "is set while keyring is: the keyring's users test, read and push between agents; remove test.v3_user")
+	case c.SNMP.Mode == ModeAgentX:
+		m.add("keyring", "is set while snmp.mode is agentx, where the host's snmpd authenticates the agents; give the users to snmpd and leave keyring empty")
+	}
 }
 
 // validateCore checks id, algorithm, interval, resolve_interval and state_dir.
@@ -65,9 +78,9 @@ func (c Config) validateNodes(m *mistakes) {
 	for i, n := range c.Nodes {
 		key := fmt.Sprintf("nodes[%d]", i)
 		// Without v3 and a read community, snmp.communities.read reports the cause.
-		n.validate(m, key, c.Test.V3User != "" || c.SNMP.Communities.Read == "")
-		if c.Test.V3User != "" && !n.TestedOnly && n.Community != "" {
-			m.add(key+".community", "is set while test.v3_user tests every agent with SNMPv3; remove it (only tested-only nodes are tested with a community)")
+		n.validate(m, key, c.AgentsV3() || c.SNMP.Communities.Read == "")
+		if c.AgentsV3() && !n.TestedOnly && n.Community != "" {
+			m.add(key+".community", "is set while every agent is tested with SNMPv3 (keyring or test.v3_user); remove it (only tested-only nodes are tested with a community)")
 		}
 		if !n.TestedOnly {
 			testers++

@@ -10,9 +10,9 @@ import (
 	"github.com/diagagent/diagagent/agent/usm"
 )
 
-// validate checks the responder's keys; v3User is test.v3_user, which may stand in
-// for an empty read community.
-func (s SNMP) validate(m *mistakes, v3User string) {
+// validate checks the responder's keys; agentsV3 (a keyring or test.v3_user)
+// may stand in for an empty read community.
+func (s SNMP) validate(m *mistakes, agentsV3 bool) {
 	switch s.Mode {
 	case ModeStandalone:
 		validateListen(m, "snmp.listen", s.Listen, false)
@@ -23,8 +23,8 @@ func (s SNMP) validate(m *mistakes, v3User string) {
 	default:
 		m.add("snmp.mode", "%q is not a mode; use standalone or agentx", s.Mode)
 	}
-	if s.Communities.Read == "" && v3User == "" {
-		m.add("snmp.communities.read", "is empty while test.v3_user is unset, so peers could not test this node; set a community or test.v3_user")
+	if s.Communities.Read == "" && !agentsV3 {
+		m.add("snmp.communities.read", "is empty while neither keyring nor test.v3_user is set, so peers could not test this node; set one of them, or a community")
 	}
 	validateCommunity(m, "snmp.communities.read", s.Communities.Read)
 	validateCommunity(m, "snmp.communities.write", s.Communities.Write)

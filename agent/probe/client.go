@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -41,8 +42,33 @@ func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
 	return g, nil
 }
 
+// engine is a peer's SNMPv3 engine (RFC 3414 section 4) as an answer told
+// it: its ID, boots and time, and when the answer came. Kept per peer, it
+// spares every exchange after the first its discovery round trip.
+type engine struct {
+	id          string
+	boots, time uint32
+	at          time.Time
+}
+
+// now is the engine's time at t, as the peer counts it.
+func (e engine) now(t time.Time) uint32 { return e.time + uint32(max(t.Sub(e.at), 0)/time.Second) }
+
+// close keeps the SNMPv3 engine the exchange with t last heard of and
+// closes the socket. gosnmp stores the engine of every answer, reports
+// included, so a peer that restarted (new boots) or was reinstalled (new
+// engine ID) is learned again by the exchange that met it.
+func (p *Prober) close(g *gosnmp.GoSNMP, t Target) {
+	if sp, ok := g.SecurityParameters.(*gosnmp.UsmSecurityParameters); ok && g.Version == gosnmp.Version3 && sp.AuthoritativeEngineID != "" {
+		e := engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()}
+		p.book.update(key(t), func(s *peerState) { s.engine = e })
+	}
+	g.Conn.Close()
+}
+
 // setSecurity picks v2c with a community or v3 with the configured user; a
 // tested-only device runs no agent, so it is never spoken to as the user.
+// A peer whose engine is known is spoken to without a discovery.
 func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
 	v3 := p.cfg.V3
 	if t.Community != "" || t.TestedOnly || v3 == nil {
@@ -59,7 +85,11 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
 	if v3.AuthProto() != gosnmp.NoAuth {
 		g.MsgFlags = v3.MsgFlags()
 	}
-	g.SecurityParameters = v3.USM()
+	sp := v3.USM()
+	if e := p.book.get(key(t)).engine; e.id != "" {
+		sp.AuthoritativeEngineID, sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = e.id, e.boots, e.now(time.Now())
+	}
+	g.SecurityParameters = sp
 }
 
 // sameOID compares two dotted OIDs, ignoring a leading dot.

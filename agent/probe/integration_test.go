@@ -9,6 +9,9 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
@@ -151,4 +154,51 @@ func TestProbeOverIPv6(t *testing.T) {
 	if res.Status != hiadsd.Partial || res.SNMPErr == nil || res.PingErr != nil || res.RTT <= 0 {
 		t.Fatalf("after stop: got %+v, want partial by ICMPv6 echo", res)
 	}
+}
+
+// TestProbeV3KeepsTheEngine: the first SNMPv3 test of a peer discovers its
+// engine (two requests); the prober keeps the engine ID, boots and time, so
+// every later test of that peer is one request and one reply, as in v2c.
+// The cluster key's user (SHA-256, AES) is the one used here.
+func TestProbeV3KeepsTheEngine(t *testing.T) {
+	k, err := keyring.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := k.User()
+	d := startProbeSNMPD(t,
+		fmt.Sprintf(`createUser %s SHA-256 "%s" AES "%s"`, u.Name, u.AuthPassphrase, u.PrivPassphrase),
+		"rouser "+u.Name+" priv",
+		upLine("1"))
+	relay := netsnmptest.StartRelay(t, "127.0.0.1", fmt.Sprintf("127.0.0.1:%d", d.port))
+	ap := netip.MustParseAddrPort(relay.Addr())
+	target := Target{Addr: ap.Addr(), Port: ap.Port()}
+	p := newTestProber(t, func(c *Config) { c.V3 = &u })
+	for i := range 3 {
+		if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
+			t.Fatalf("test %d: got %+v, want fault-free", i+1, res)
+		}
+		if got, want := len(relay.Sent()), i+2; got != want {
+			t.Fatalf("after %d tests the prober sent %d datagrams, want %d (one discovery, then one request a test)", i+1, got, want)
+		}
+	}
+	for i, b := range relay.Sent()[1:] {
+		if flags := v3Flags(t, b); flags&byte(gosnmp.AuthPriv) != byte(gosnmp.AuthPriv) {
+			t.Errorf("request %d has msgFlags %#x, want authPriv", i+2, flags)
+		}
+	}
+}
+
+// v3Flags returns the msgFlags octet of an SNMPv3 message.
+func v3Flags(t *testing.T, b []byte) byte {
+	t.Helper()
+	var g gosnmp.GoSNMP
+	pkt, err := g.SnmpDecodePacket(b)
+	if err != nil && pkt == nil {
+		t.Fatalf("not an SNMP message: %v", err)
+	}
+	if pkt.Version != gosnmp.Version3 {
+		t.Fatalf("version %v, want SNMPv3", pkt.Version)
+	}
+	return byte(pkt.MsgFlags)
 }

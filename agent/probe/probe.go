@@ -373,7 +373,7 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 	if err != nil {
 		return 0, 0, 0, false, err
 	}
-	defer g.Conn.Close()
+	defer p.close(g, t)
 	// gosnmp looks at its context only between resends; closing the
 	// socket ends a wait under way when ctx ends (a corroborated re-test).
 	defer context.AfterFunc(ctx, func() { g.Conn.Close() })()

@@ -38,7 +38,7 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 	if err != nil {
 		return err
 	}
-	defer g.Conn.Close()
+	defer p.close(g, t)
 	was := p.book.get(key(t))
 	g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
 	pkt, err := g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})

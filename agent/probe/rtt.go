@@ -64,6 +64,8 @@ type peerState struct {
 	rtt rtt
 	// last is the verdict of the latest test, hiadsd.Unknown before one.
 	last hiadsd.Status
+	// engine is the peer's SNMPv3 engine as its last answer told it.
+	engine engine
 }
 
 // peerBook holds the state of every peer tested, keyed by address and port.

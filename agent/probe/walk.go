@@ -32,7 +32,7 @@ func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols
 	if err != nil {
 		return err
 	}
-	defer g.Conn.Close()
+	defer p.close(g, t)
 	for last := from; ; {
 		start := make([]string, len(cols))
 		for i, c := range cols {

@@ -82,6 +82,10 @@ type User struct {
 	usm.User
 	// Write allows SET as this user.
 	Write bool
+	// Cluster marks a user derived from the cluster key (agent/keyring): an
+	// agent of the LAN. When the responder serves one, diagPush, which only
+	// agents write, takes SETs from such users alone.
+	Cluster bool
 }
 
 // Community is an SNMPv1/v2c community string with its rights.

@@ -14,6 +14,7 @@ import (
 // request is one decoded request on its way through the operations.
 type request struct {
 	p      *pdu
+	src    netip.Addr
 	limit  int       // the largest response the manager and we accept
 	write  bool      // the community or user may SET
 	denied bool      // SNMPv3: below the user's security level, answer authorizationError
@@ -93,7 +94,7 @@ func (r *Responder) handleCommunity(ws *workspace, b []byte, src netip.Addr, now
 		r.stats.inc(cInASNParseErrs) // RFC 3584 section 4.1: no GetBulk in SNMPv1
 		return nil
 	}
-	return r.answer(ws, &request{p: p, limit: r.cfg.MaxMessageSize, write: c.Write}, now)
+	return r.answer(ws, &request{p: p, src: src, limit: r.cfg.MaxMessageSize, write: c.Write}, now)
 }
 
 // fromGosnmp converts a request decoded by gosnmp (SNMPv3) to the operations' form.

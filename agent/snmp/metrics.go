@@ -54,7 +54,7 @@ func (r *Responder) Collect(ch chan<- prometheus.Metric) {
 		{"unknown_context", s.UnknownContexts}, {"unsupported_sec_level", s.UnsupportedSecLevels},
 		{"not_in_time_window", s.NotInTimeWindows}, {"unknown_user", s.UnknownUserNames},
 		{"unknown_engine_id", s.UnknownEngineIDs}, {"wrong_digest", s.WrongDigests},
-		{"decryption_error", s.DecryptionErrors},
+		{"decryption_error", s.DecryptionErrors}, {"agents_only", s.AgentsOnly},
 	} {
 		counter(descDropped, v.n, v.reason)
 	}

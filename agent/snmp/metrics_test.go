@@ -35,8 +35,8 @@ diagagent_snmp_responses_total 1
 		"diagagent_snmp_responses_total"); err != nil {
 		t.Error(err)
 	}
-	// 4 PDU types, 18 reasons to drop, and 4 metrics of one sample.
-	if n := testutil.CollectAndCount(r); n != 4+18+4 {
-		t.Errorf("%d samples, want 26", n)
+	// 4 PDU types, 19 reasons to drop, and 4 metrics of one sample.
+	if n := testutil.CollectAndCount(r); n != 4+19+4 {
+		t.Errorf("%d samples, want 27", n)
 	}
 }

@@ -25,7 +25,7 @@ func diagNodes(r *Responder) []node {
 	}
 	push := newScalar(mustOID(mib.DiagPush), func(*view) value { return octets(nil) })
 	if r.cfg.OnPush != nil {
-		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, check: checkPush, commit: r.commitPush}
+		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkPush, commit: r.commitPush}
 	}
 	return []node{
 		diagTreeTable(r),

@@ -25,6 +25,10 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 	}
 	todo := make([]pendingSet, 0, len(p.vbs))
 	for i, vb := range p.vbs {
+		if !r.mayWrite(req, vb) {
+			out.fail(p, gosnmp.NoAccess, i+1)
+			return out
+		}
 		w, status := r.checkSet(v, vb)
 		if status != gosnmp.NoError {
 			out.fail(p, status, i+1)
@@ -39,6 +43,28 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 	}
 	out.vars = p.vbs
 	return out
+}
+
+// mayWrite reports whether req may write vb's object: an object only agents
+// write (diagPush) takes, when the responder serves cluster users, SETs from
+// them alone. Anyone else is refused with noAccess, counted, logged and
+// notified as an authentication failure: with the cluster key in use, a
+// push sent with a community or another user is forged.
+func (r *Responder) mayWrite(req *request, vb varbind) bool {
+	if !r.clusterUsers || req.user != nil && req.user.Cluster {
+		return true
+	}
+	i := r.tree.find(vb.name)
+	if i < 0 {
+		return true
+	}
+	if s, ok := r.tree.nodes[i].(*scalar); !ok || s.write == nil || !s.write.agents {
+		return true
+	}
+	r.stats.inc(cAgentsOnly)
+	r.log.WithField("src", req.src).Warn("snmp: a SET of an object only agents write, without the cluster key: refused")
+	r.authFailure(req.src)
+	return false
 }
 
 // checkSet runs the checks of RFC 3416 4.2.5 steps 2 to 7 on one varbind.

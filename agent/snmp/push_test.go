@@ -4,12 +4,14 @@ package snmp
 
 import (
 	"encoding/hex"
+	"net/netip"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -56,5 +58,47 @@ func TestPushThroughSnmpset(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 1 {
 		t.Fatalf("a refused push reached OnPush: %+v", got[1:])
+	}
+}
+
+// TestPushOnlyFromClusterUsers: with a cluster user served (derived from a
+// key of the keyring), diagPush takes SETs from that user alone: the write
+// community, which may still set nmsID, gets noAccess for a push, which is
+// counted and notified as an authentication failure, and never reaches
+// OnPush; net-snmp's snmpset as the cluster user (authPriv, SHA-256, AES)
+// delivers it.
+func TestPushOnlyFromClusterUsers(t *testing.T) {
+	k, err := keyring.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := k.User()
+	var mu sync.Mutex
+	var got []board.Push
+	var failures []netip.Addr
+	h := startHarness(t, func(c *Config) {
+		c.Users = append(c.Users, User{User: u, Write: true, Cluster: true})
+		c.OnPush = func(p board.Push) error { mu.Lock(); got = append(got, p); mu.Unlock(); return nil }
+		c.OnAuthFailure = func(src netip.Addr) { mu.Lock(); failures = append(failures, src); mu.Unlock() }
+		c.OnSetNMS = func(netip.Addr) error { return nil }
+	})
+	b, err := board.MarshalPush(board.Push{From: 2, Cluster: 1, Entries: []board.PushEntry{{NodeID: 6, Status: hiadsd.Faulty, Counter: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.run(t, "snmpset", h.v2(rwCommunity, mib.DiagPush0, "x", hex.EncodeToString(b))...)
+	if err == nil || !strings.Contains(out, "Reason: noAccess") {
+		t.Fatalf("a push with the write community: snmpset printed %q (%v), want noAccess", out, err)
+	}
+	h.must(t, "snmpset", h.v2(rwCommunity, mib.NMSID0, "a", "192.0.2.9")...) // the operator's write stays
+	cluster := []string{"-l", "authPriv", "-u", u.Name, "-a", "SHA-256", "-A", u.AuthPassphrase, "-x", "AES", "-X", u.PrivPassphrase}
+	h.must(t, "snmpset", h.v3(cluster, mib.DiagPush0, "x", hex.EncodeToString(b))...)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].From != 2 {
+		t.Errorf("OnPush got %+v, want the cluster user's push alone", got)
+	}
+	if len(failures) != 1 || h.r.Stats().AgentsOnly != 1 {
+		t.Errorf("%d authentication failures notified, %d counted, want 1 and 1", len(failures), h.r.Stats().AgentsOnly)
 	}
 }

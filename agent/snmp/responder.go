@@ -29,7 +29,10 @@ type Responder struct {
 	start    time.Time
 	engineID []byte
 	users    map[string]*usmUser
-	tree     *tree
+	// clusterUsers is set when some user is a cluster user (User.Cluster):
+	// objects only agents write then take SETs from them alone.
+	clusterUsers bool
+	tree         *tree
 	// treeEntry is diagTreeEntry, under which a SET is a row change.
 	treeEntry OID
 	board     *board.Board
@@ -51,6 +54,9 @@ func NewResponder(cfg Config) (*Responder, error) {
 		return nil, err
 	}
 	r := &Responder{cfg: cfg, log: cfg.Log, now: cfg.Now, conns: map[net.PacketConn]struct{}{}}
+	for _, u := range cfg.Users {
+		r.clusterUsers = r.clusterUsers || u.Cluster
+	}
 	if r.now == nil {
 		r.now = time.Now
 	}

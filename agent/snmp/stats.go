@@ -39,6 +39,7 @@ const (
 	cOversized                            // (no object) datagrams over MaxMessageSize
 	cFaultDrops                           // (no object) requests dropped by fault injection
 	cPanics                               // (no object) handler panics recovered
+	cAgentsOnly                           // (no object) SETs of an object only agents write, without the cluster key
 	nCounters
 )
 
@@ -80,6 +81,9 @@ type Stats struct {
 	FaultDrops uint64
 	// Panics counts requests whose handling panicked and was recovered.
 	Panics uint64
+	// AgentsOnly counts SETs of an object only agents write (diagPush) made
+	// without the cluster key while the responder serves cluster users.
+	AgentsOnly uint64
 	// EngineBoots is the snmpEngineBoots served; LatchedBoots means every
 	// authenticated SNMPv3 request is refused (boots could not be kept).
 	EngineBoots uint32
@@ -104,5 +108,6 @@ func (cs *counters) snapshot() Stats {
 		UnknownUserNames: cs.get(cUnknownUserNames), UnknownEngineIDs: cs.get(cUnknownEngineIDs),
 		WrongDigests: cs.get(cWrongDigests), DecryptionErrors: cs.get(cDecryptionErrors),
 		Oversized: cs.get(cOversized), FaultDrops: cs.get(cFaultDrops), Panics: cs.get(cPanics),
+		AgentsOnly: cs.get(cAgentsOnly),
 	}
 }

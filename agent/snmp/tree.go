@@ -84,6 +84,7 @@ func (t *tree) next(v *view, o OID) (OID, value, bool) {
 type writer struct {
 	typ     gosnmp.Asn1BER
 	mayFail bool
+	agents  bool // written only by agents: with cluster users, by them alone (User.Cluster)
 	check   func(v *view, val value) gosnmp.SNMPError
 	commit  func(v *view, val value) error
 }

@@ -145,11 +145,11 @@ func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, src netip.Addr
 	case h.level() >= gosnmp.AuthNoPriv && !r.inTimeWindow(h, now):
 		return r.report(h, h.plainRequestID(b), cNotInTimeWindows, u, now)
 	}
-	return r.serveV3(ws, b, h, u, now)
+	return r.serveV3(ws, b, h, u, src, now)
 }
 
 // serveV3 decodes (and decrypts) an authenticated message and answers it.
-func (r *Responder) serveV3(ws *workspace, b []byte, h *v3Header, u *usmUser, now time.Time) []byte {
+func (r *Responder) serveV3(ws *workspace, b []byte, h *v3Header, u *usmUser, src netip.Addr, now time.Time) []byte {
 	reqID := h.plainRequestID(b)
 	sp := u.params(r, now)
 	sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = uint32(h.boots), uint32(h.time)
@@ -168,7 +168,7 @@ func (r *Responder) serveV3(ws *workspace, b []byte, h *v3Header, u *usmUser, no
 	if g.ContextName != "" || (g.ContextEngineID != "" && g.ContextEngineID != string(r.engineID)) {
 		return r.report(h, g.RequestID, cUnknownContexts, nil, now)
 	}
-	req := &request{p: p, limit: min(int(h.maxSize), r.cfg.MaxMessageSize), v3: h, user: u,
+	req := &request{p: p, src: src, limit: min(int(h.maxSize), r.cfg.MaxMessageSize), v3: h, user: u,
 		write: u.write, denied: h.level() < u.level}
 	ws.reset()
 	return r.answer(ws, req, now)

@@ -64,9 +64,13 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	boots := keepBoots(stateDir, st, log)
+	ring, err := loadKeyring(cfg)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	a := &agent{board: board.New(), log: log, metrics: registry()}
-	pc := proberConfig(cfg, id)
+	pc := proberConfig(cfg, id, ring)
 	prober, err := newProber(pc, log)
 	if err != nil {
 		return nil, err
@@ -85,7 +89,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		a.notifier.Close()
 		return nil, err
 	}
-	rc := responderConfig(cfg, id, st.EngineID, boots, a.board, log)
+	rc := responderConfig(cfg, id, ring, st.EngineID, boots, a.board, log)
 	rc.OnSetNMS, rc.OnRowChange, rc.OnPush = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }

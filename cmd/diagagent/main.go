@@ -22,6 +22,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/internal/version"
 )
 
@@ -31,6 +32,9 @@ func main() {
 
 // run is main with its inputs explicit; it returns the exit status.
 func run(args, env []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "keygen" {
+		return keygen(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := config.RegisterFlags(fs)
@@ -71,6 +75,10 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
+		if _, err := loadKeyring(cfg); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
 		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id, len(cfg.Nodes))
 		return 0
 	}
@@ -102,6 +110,21 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	log.Info("diagagent stopped")
+	return 0
+}
+
+// keygen prints a new cluster key: the line a keyring file holds.
+func keygen(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "diagagent keygen takes no arguments; it prints a new cluster key for the keyring file")
+		return 2
+	}
+	k, err := keyring.Generate()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	fmt.Fprintln(stdout, k)
 	return 0
 }
 

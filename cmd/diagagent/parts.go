@@ -12,6 +12,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
@@ -43,19 +44,36 @@ func nodelistConfig(cfg config.Config) nodelist.Config {
 }
 
 // proberConfig is the test section, with this node's source address and the
-// credentials it tests and pushes with.
-func proberConfig(cfg config.Config, id int) probe.Config {
+// credentials it tests and pushes with: the keyring's primary user when
+// there is a keyring.
+func proberConfig(cfg config.Config, id int, ring *keyring.Ring) probe.Config {
 	p := probe.Default()
 	t := cfg.Test
 	p.TimeoutMin, p.Timeout, p.Retries, p.PingTimeout, p.PingCount, p.Concurrency = t.TimeoutMin, t.Timeout, t.Retries, t.PingTimeout, t.PingCount, t.Concurrency
 	p.Community, p.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
 	p.Source = source(cfg, id)
-	if t.V3User != "" {
+	switch {
+	case ring != nil:
+		v3 := ring.Primary().User()
+		p.V3 = &v3
+	case t.V3User != "":
 		u, _ := cfg.SNMP.User(t.V3User)
 		v3 := u.Credentials.User()
 		p.V3 = &v3
 	}
 	return p
+}
+
+// loadKeyring reads the keyring the file names, nil without one.
+func loadKeyring(cfg config.Config) (*keyring.Ring, error) {
+	if cfg.Keyring == "" {
+		return nil, nil
+	}
+	r, err := keyring.Load(cfg.Keyring)
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 // daemonConfig is the diagnosis loop's part of the file: the node list,
@@ -77,8 +95,9 @@ func daemonConfig(cfg config.Config, id int, p probe.Config) (daemon.Config, err
 }
 
 // responderConfig is the snmp section: who may ask what, the system
-// strings and the engine.
-func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, b *board.Board, log *logrus.Entry) snmp.Config {
+// strings and the engine; the keyring's users are the cluster's, with
+// write access.
+func responderConfig(cfg config.Config, id int, ring *keyring.Ring, engineID []byte, boots uint32, b *board.Board, log *logrus.Entry) snmp.Config {
 	r := snmp.Default()
 	r.Board = b
 	c := cfg.SNMP.Communities
@@ -90,6 +109,11 @@ func responderConfig(cfg config.Config, id int, engineID []byte, boots uint32, b
 	}
 	for _, u := range cfg.SNMP.Users {
 		r.Users = append(r.Users, snmp.User{User: u.Credentials.User(), Write: u.Access == config.AccessWrite})
+	}
+	if ring != nil {
+		for _, u := range ring.Users() {
+			r.Users = append(r.Users, snmp.User{User: u, Write: true, Cluster: true})
+		}
 	}
 	r.EngineID, r.EngineBoots = engineID, boots
 	r.Workers = cfg.SNMP.MaxWorkers

@@ -99,9 +99,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.vs.busy, "versus.busy", 2*time.Minute, "versus: how long each busy-member duty cycle lasts")
 	fs.DurationVar(&o.vs.fastInterval, "versus.interval", time.Second, "versus: interval of the diagagent setting comparable to memberlist")
 	fs.DurationVar(&o.vs.probe, "versus.probe", time.Second, "versus: memberlist's probe interval; its other timers scale with it")
+	fs.BoolVar(&o.vs.swimKey, "versus.swimkey", false, "versus: memberlist encrypts every message with a SecretKey (AES-256-GCM), as agents with a keyring do")
 	fs.BoolVar(&o.vs.apart, "versus.apart", false, "versus: run each system alone, one after the other on a fresh LAN, and merge the tables")
 	fs.IntVar(&o.vs.wave, "versus.wave", 0, "versus: start memberlist's members this many at a time, each wave once the earlier agree (0: all at once)")
-	fs.StringVar(&o.vs.systems, "versus.systems", "memberlist,fast,defaults", "versus: comma-separated systems that run: memberlist, fast (diagagent at -versus.interval), defaults (diagagent at its defaults)")
+	fs.StringVar(&o.vs.systems, "versus.systems", "memberlist,fast,defaults", "versus: comma-separated systems that run: memberlist, fast (diagagent at -versus.interval), defaults (diagagent at its defaults), keyring (the defaults with a cluster key: SNMPv3 authPriv between agents)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -30,7 +30,7 @@ type versusOptions struct {
 	steady, freeze, cap, probe time.Duration
 	busy, fastInterval         time.Duration
 	wave                       int
-	writeDoc, apart            bool
+	writeDoc, apart, swimKey   bool
 }
 
 // The markers in docs/versus.md between which -mode versus writes its tables.
@@ -75,7 +75,7 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for _, sys := range strings.Split(o.vs.systems, ",") {
 		switch sys {
 		case "memberlist":
-			spec.SwimProbe, spec.SwimWave = o.vs.probe, o.vs.wave
+			spec.SwimProbe, spec.SwimWave, spec.SwimKey = o.vs.probe, o.vs.wave, o.vs.swimKey
 		case "fast":
 			label := "diagagent 1 s"
 			if o.vs.fastInterval != time.Second {
@@ -83,12 +83,13 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			}
 			spec.Settings = append(spec.Settings, lan.Setting{Label: label, Interval: o.vs.fastInterval, Timeout: o.timeout,
 				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount, Plan: config.PlanFull})
-		case "defaults":
+		case "defaults", "keyring":
 			t := config.Default().Test
-			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent defaults", Interval: config.Default().Interval,
-				Timeout: t.Timeout, Retries: t.Retries, PingTimeout: t.PingTimeout, PingCount: t.PingCount, Plan: t.Plan})
+			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent " + sys, Interval: config.Default().Interval,
+				Timeout: t.Timeout, Retries: t.Retries, PingTimeout: t.PingTimeout, PingCount: t.PingCount, Plan: t.Plan,
+				Keyring: sys == "keyring"})
 		default:
-			return fmt.Errorf("-versus.systems %q: want a comma-separated subset of memberlist,fast,defaults", o.vs.systems)
+			return fmt.Errorf("-versus.systems %q: want a comma-separated subset of memberlist,fast,defaults,keyring", o.vs.systems)
 		}
 	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {

@@ -20,6 +20,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -45,6 +46,7 @@ func main() {
 	join := flag.String("join", "", "address:port of a member to join through (empty: the first member)")
 	poll := flag.Duration("poll", 100*time.Millisecond, "how often Members() is read for suspicions")
 	probe := flag.Duration("probe", time.Second, "probe interval; memberlist's other timers scale with it (1s: DefaultLANConfig)")
+	key := flag.String("key", "", "the cluster's SecretKey in base64 (16, 24 or 32 bytes): every message AES-GCM encrypted and verified; empty: none")
 	flag.Parse()
 	if *id < 1 || *bind == "" {
 		fmt.Fprintln(os.Stderr, "swimmember: -id (1 or more) and -bind are required")
@@ -54,14 +56,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "swimmember: -probe must be positive")
 		os.Exit(2)
 	}
-	if err := run(*id, *bind, *port, *join, *poll, *probe); err != nil {
+	secret, err := base64.StdEncoding.DecodeString(*key)
+	if err != nil || (len(secret) != 0 && len(secret) != 16 && len(secret) != 24 && len(secret) != 32) {
+		fmt.Fprintln(os.Stderr, "swimmember: -key must be 16, 24 or 32 bytes in base64")
+		os.Exit(2)
+	}
+	if err := run(*id, *bind, *port, *join, *poll, *probe, secret); err != nil {
 		fmt.Fprintln(os.Stderr, "swimmember:", err)
 		os.Exit(1)
 	}
 }
 
 // run starts the member, joins, watches and leaves nothing behind on SIGTERM.
-func run(id int, bind string, port int, join string, poll, probe time.Duration) error {
+func run(id int, bind string, port int, join string, poll, probe time.Duration, secret []byte) error {
 	out := &printer{self: id, w: os.Stdout}
 	v := &view{out: out, states: map[int]string{}, polled: map[string]memberlist.NodeStateType{}}
 	cfg := memberlist.DefaultLANConfig()
@@ -70,6 +77,7 @@ func run(id int, bind string, port int, join string, poll, probe time.Duration) 
 	cfg.BindAddr, cfg.AdvertiseAddr = bind, bind
 	cfg.BindPort, cfg.AdvertisePort = port, port
 	cfg.Events = v
+	cfg.SecretKey = secret // nil: no encryption, DefaultLANConfig's
 	cfg.Logger = log.New(&logScanner{out: out}, "", 0)
 	t, err := findTable()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
@@ -39,6 +40,24 @@ type Spec struct {
 	// IPv6 builds the LAN with IPv6 addresses only (BuildV6); the station is
 	// then a fall-back, as nmsID cannot carry an IPv6 address.
 	IPv6 bool
+	// Keyring gives the agents a keyring file holding Key: they test, read
+	// and push each other as its SNMPv3 user, while the communities stay
+	// for the harness and the station.
+	Keyring bool
+	// Key is the cluster key Keyring writes; a zero Key draws one.
+	Key keyring.Key
+}
+
+// withKey draws the cluster key of a Keyring spec that gives none.
+func (s Spec) withKey() (Spec, error) {
+	if s.Keyring && s.Key == (keyring.Key{}) {
+		k, err := keyring.Generate()
+		if err != nil {
+			return s, err
+		}
+		s.Key = k
+	}
+	return s, nil
 }
 
 // port is the agents' SNMP port.
@@ -76,6 +95,10 @@ func NewCluster(s Spec) (*Cluster, error) {
 	if _, err := hiadsd.ParseAlgorithm(s.Algorithm); err != nil {
 		return nil, fmt.Errorf("lan: %w", err)
 	}
+	s, err := s.withKey()
+	if err != nil {
+		return nil, err
+	}
 	hosts := s.Agents + 1 // the station
 	if s.Printer {
 		hosts++
@@ -105,6 +128,10 @@ func NewClusterOn(nw *Net, s Spec) (*Cluster, error) {
 	}
 	if len(nw.Hosts) < need {
 		return nil, fmt.Errorf("lan: %d hosts for %d agents: want %d", len(nw.Hosts), s.Agents, need)
+	}
+	s, err := s.withKey()
+	if err != nil {
+		return nil, err
 	}
 	c := &Cluster{Spec: s, Net: nw, agents: make([]*Proc, s.Agents), eventLog: newEventLog(), sharedNet: true}
 	if err := c.setUp(); err != nil {
@@ -191,6 +218,13 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	}
 	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
 		filepath.Join(c.Dir, "state{id}"))
+	if c.Keyring {
+		ring := filepath.Join(c.Dir, "keyring")
+		if err := os.WriteFile(ring, []byte(c.Key.String()+"\n"), 0o600); err != nil {
+			return fmt.Errorf("lan: write keyring: %w", err)
+		}
+		fmt.Fprintf(&b, "keyring: %s\n", ring)
+	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		return fmt.Errorf("lan: write configuration: %w", err)
 	}

@@ -21,6 +21,7 @@ type Swim struct {
 	Dir   string        // member<k+1>.log files
 	Probe time.Duration // probe interval, the other timers scaled with it; 0: DefaultLANConfig's 1 s
 	Wave  int           // StartAll starts this many members at a time; 0: all at once
+	Key   string        // memberlist's SecretKey in base64; "" runs without encryption
 	procs []*Proc
 	*eventLog
 }
@@ -43,6 +44,9 @@ func (s *Swim) Start(k int) error {
 	args := []string{"-id", strconv.Itoa(k + 1), "-bind", s.Net.Addrs[k].String(), "-port", strconv.Itoa(SwimPort)}
 	if s.Probe > 0 {
 		args = append(args, "-probe", s.Probe.String())
+	}
+	if s.Key != "" {
+		args = append(args, "-key", s.Key)
 	}
 	switch {
 	case k != 0:

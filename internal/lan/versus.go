@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/keyring"
 )
 
 // A member group is one system under comparison: one member per host.
@@ -63,6 +64,7 @@ type Setting struct {
 	PingTimeout time.Duration
 	PingCount   int
 	Plan        string // test.plan; "" for the default
+	Keyring     bool   // agents speak SNMPv3 with a cluster key (authPriv)
 }
 
 // Duty is a busy member's starvation: stopped Stop out of every Period.
@@ -76,6 +78,7 @@ type VersusSpec struct {
 	Dir              string // logs, one directory per system
 	DiagBin, SwimBin string
 	SwimProbe        time.Duration // memberlist's probe interval, its timers scaled with it; 0: no memberlist
+	SwimKey          bool          // memberlist encrypts with a SecretKey (AES-GCM), as a keyring's agents do
 	SwimWave         int           // memberlist members started at a time (Swim.Wave); 0: all at once
 	Algorithm        string
 	Settings         []Setting
@@ -310,11 +313,20 @@ func (v *versus) start(r *VersusResult) error {
 			return err
 		}
 		sw.Probe, sw.Wave = s.SwimProbe, s.SwimWave
+		setting := swimSetting(s.SwimProbe)
+		if s.SwimKey {
+			k, err := keyring.Generate()
+			if err != nil {
+				return err
+			}
+			sw.Key = k.String()
+			setting += ", SecretKey (AES-256-GCM)"
+		}
 		v.swim = sw
 		v.groups = append(v.groups, sw)
 		ports = append(ports, []int{SwimPort})
 		r.Systems = append(r.Systems, sw.Label())
-		r.Settings = append(r.Settings, swimSetting(s.SwimProbe))
+		r.Settings = append(r.Settings, setting)
 	}
 	for k, st := range s.Settings {
 		dir := filepath.Join(s.Dir, fmt.Sprintf("diagagent-%d", k))
@@ -324,7 +336,7 @@ func (v *versus) start(r *VersusResult) error {
 		port := 161 + 1000*k
 		c, err := NewClusterOn(v.nw, Spec{Tag: "vs", Bin: s.DiagBin, Dir: dir, Algorithm: s.Algorithm, Agents: s.N,
 			Interval: st.Interval, Timeout: st.Timeout, Retries: st.Retries, PingTimeout: st.PingTimeout,
-			PingCount: st.PingCount, Plan: st.Plan, Port: port, TrapPort: port + 1})
+			PingCount: st.PingCount, Plan: st.Plan, Port: port, TrapPort: port + 1, Keyring: st.Keyring})
 		if err != nil {
 			return err
 		}
@@ -332,8 +344,12 @@ func (v *versus) start(r *VersusResult) error {
 		v.groups = append(v.groups, diagGroup{c, st.Label})
 		ports = append(ports, []int{port, port + 1})
 		r.Systems = append(r.Systems, st.Label)
-		r.Settings = append(r.Settings, fmt.Sprintf("%s, %s plan, interval %v, test timeout %v, %d retries, ping %v x%d",
-			s.Algorithm, cmp.Or(st.Plan, config.Default().Test.Plan), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount))
+		wire := "SNMPv2c"
+		if st.Keyring {
+			wire = "SNMPv3 authPriv (keyring)"
+		}
+		r.Settings = append(r.Settings, fmt.Sprintf("%s, %s plan, interval %v, test timeout %v, %d retries, ping %v x%d, %s",
+			s.Algorithm, cmp.Or(st.Plan, config.Default().Test.Plan), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount, wire))
 	}
 	if err := v.nw.Count(ports); err != nil {
 		return err
