@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: an 8-node diagagent cluster on 127.0.0.1 .. 127.0.0.8 (vCube, 2 s
-# interval, configs/cluster-local.yaml), snmptrapd as the station on
+# interval, configs/cluster-local.yaml, one cluster key made with diagagent
+# keygen: the agents speak SNMPv3 authPriv to each other), snmptrapd as the station on
 # 127.0.0.100:1162; it stops agent 5 and shows what every agent reports and what
 # the station received. Ctrl-C stops everything it started (by PID).
 # DEMO_WAIT=0 exits after the show instead of waiting for Ctrl-C.
@@ -57,12 +58,14 @@ show() {
 snmptrapd -f -Lo -C -n -c /dev/null --disableAuthorization=yes "${mibs[@]}" \
 	-F 'NOTIFY from %B: %V\n   %v\n' udp:127.0.0.100:1162 >"$run/snmptrapd.log" 2>&1 &
 pids+=($!)
+(umask 077 && "$agentbin" keygen >"$run/keyring")
 for k in 0 1 2 3 4 5 6 7; do
-	"$agentbin" -config "$conf" -id "$k" >"$run/agent$((k + 1)).log" 2>&1 &
+	"$agentbin" -config "$conf" -id "$k" -keyring "$run/keyring" >"$run/agent$((k + 1)).log" 2>&1 &
 	pids+=($!)
 done
 agent5=${pids[5]}
 echo "demo: 8 agents (vCube, interval 2 s) on 127.0.0.1-8:1161, station snmptrapd on 127.0.0.100:1162; logs in $run"
+echo "demo: the agents test and push each other with the cluster key in $run/keyring (SNMPv3 authPriv); snmpwalk reads with the community"
 echo "demo: each agent's page: http://127.0.0.1:8161/ ... http://127.0.0.8:8161/ (metrics at /metrics)"
 wait_all "every agent holds every node fault-free" 00000000
 show

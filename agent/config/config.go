@@ -34,7 +34,7 @@ type Config struct {
 	Log Log `mapstructure:"log"`
 	// Keyring is the file of cluster keys; empty when agents speak with
 	// communities or test.v3_user.
-	Keyring string `mapstructure:"keyring" doc:"file of cluster keys, one per line (diagagent keygen), mode 0600: agents test, read and push each other as SNMPv3 users derived from them (authPriv, SHA-256, AES), and only they may push; the first key is used to send, all are accepted. Empty: agents use the communities or test.v3_user"`
+	Keyring string `mapstructure:"keyring" doc:"file of cluster keys, one per line (diagagent keygen), mode 0600, the same on every agent: agents test, read and push each other as SNMPv3 users derived from them (authPriv, SHA-256, AES), and only they may push; the first key is used to send, all are accepted. A relative path is taken from the configuration file's directory. Empty: agents use the communities or test.v3_user"`
 	// ResolveInterval is how often nodes given by host name are resolved again; 0 never.
 	ResolveInterval time.Duration `mapstructure:"resolve_interval" doc:"how often nodes given by host name are resolved again (a change is logged and followed); 0s: only at start"`
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -25,7 +26,11 @@ func Load(path string, env []string, fs *flag.FlagSet) (Config, error) {
 		}
 		data = b
 	}
-	return Parse(path, data, env, fs)
+	c, err := Parse(path, data, env, fs)
+	if c.Keyring != "" && !filepath.IsAbs(c.Keyring) && path != "" {
+		c.Keyring = filepath.Join(filepath.Dir(path), c.Keyring) // beside the file, also under systemd's credentials
+	}
+	return c, err
 }
 
 // Parse is Load for YAML already in memory; name stands for the file in messages.

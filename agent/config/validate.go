@@ -180,3 +180,24 @@ func validHostName(s string) bool {
 	}
 	return true
 }
+
+// Warnings lists, one line each, what a valid configuration leaves open:
+// agents that speak SNMPv2c to each other (their communities cross the LAN
+// in clear text, and whoever reads the write community may push), and a
+// write community accepted from anywhere. -config.check prints them, and
+// the agent logs them at start.
+func (c Config) Warnings() []string {
+	var out []string
+	if !c.AgentsV3() {
+		out = append(out, "keyring: empty, so agents test and push each other with SNMPv2c communities in clear text; make a key with diagagent keygen and name its file here")
+	}
+	if c.SNMP.Communities.Write != "" {
+		for _, p := range c.SNMP.Allow.Write {
+			if p.Bits() == 0 {
+				out = append(out, fmt.Sprintf("snmp.allow.write: the write community is accepted from anywhere (%s); narrow it to your stations' networks", p))
+				break
+			}
+		}
+	}
+	return out
+}

@@ -230,3 +230,33 @@ func TestIPv6Nodes(t *testing.T) {
 		t.Errorf("nodes %v, listen %v", c.Nodes, c.SNMPListen(1))
 	}
 }
+
+// TestWarnings: agents over v2c and a write community open to anyone are
+// warned about, one line each naming the key; a keyring and a narrow
+// allow.write leave nothing to say.
+func TestWarnings(t *testing.T) {
+	nodes := "nodes: [{address: 192.0.2.1}, {address: 192.0.2.2}]\n"
+	cases := []struct {
+		yaml string
+		want []string
+	}{
+		{nodes + "snmp: {communities: {write: rw}}\n", []string{"keyring: empty", "snmp.allow.write: the write community is accepted from anywhere (0.0.0.0/0)"}},
+		{nodes + "keyring: /etc/diagagent/keyring\nsnmp: {communities: {write: rw}, allow: {write: [192.0.2.100/32]}}\n", nil},
+		{nodes + "keyring: /etc/diagagent/keyring\n", nil},
+	}
+	for _, c := range cases {
+		cfg, err := Parse("w.yaml", []byte(c.yaml), nil, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		got := cfg.Warnings()
+		if len(got) != len(c.want) {
+			t.Fatalf("%q: warnings %q, want %d", c.yaml, got, len(c.want))
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(got[i], w) {
+				t.Errorf("%q: warning %q, want it to start %q", c.yaml, got[i], w)
+			}
+		}
+	}
+}

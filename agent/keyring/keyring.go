@@ -150,6 +150,9 @@ func parse(b []byte) (Ring, error) {
 // may read or write is refused, as ssh refuses such a private key.
 func Load(path string) (Ring, error) {
 	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Ring{}, fmt.Errorf("%w: %s does not exist; make it once with diagagent keygen > %s (mode 0600) and copy the same file to every agent", ErrKey, path, path)
+	}
 	if err != nil {
 		return Ring{}, fmt.Errorf("%w: %v", ErrKey, err)
 	}

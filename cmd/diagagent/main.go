@@ -79,6 +79,9 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
+		for _, w := range cfg.Warnings() {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
 		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id, len(cfg.Nodes))
 		return 0
 	}
@@ -105,6 +108,9 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		f["web"] = "http://" + w.String() + "/"
 	}
 	log.WithFields(f).Info("diagagent started")
+	for _, w := range cfg.Warnings() {
+		log.Warn(w)
+	}
 	if err := a.run(ctx); err != nil {
 		log.WithError(err).Error("diagagent stopped with an error")
 		return 1
