@@ -83,8 +83,9 @@ type User struct {
 	// Write allows SET as this user.
 	Write bool
 	// Cluster marks a user derived from the cluster key (agent/keyring): an
-	// agent of the LAN. When the responder serves one, diagPush, which only
-	// agents write, takes SETs from such users alone.
+	// agent of the LAN. When the responder serves one, diagPush and the
+	// diagTree rows (the node list), which only agents change, take SETs
+	// from such users alone.
 	Cluster bool
 }
 

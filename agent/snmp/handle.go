@@ -165,7 +165,10 @@ func decode(b []byte, sp *gosnmp.UsmSecurityParameters) (p *gosnmp.SnmpPacket, e
 
 // authFailure tells Config.OnAuthFailure, if set, that a message from src
 // failed authentication: an unknown community, a community used from a
-// source it is not allowed from, an unknown SNMPv3 user or a wrong digest.
+// source it is not allowed from, an unknown SNMPv3 user (a wrong cluster
+// key among them), a wrong digest, an authentic message of this boot
+// replayed outside the time window, or a SET of an object only agents
+// write without the cluster key.
 func (r *Responder) authFailure(src netip.Addr) {
 	if r.cfg.OnAuthFailure != nil {
 		r.cfg.OnAuthFailure(src)

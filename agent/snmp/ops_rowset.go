@@ -51,6 +51,10 @@ func (r *Responder) opRowSet(req *request) outcome {
 		out.fail(p, gosnmp.NoAccess, 1)
 		return out
 	}
+	if !r.agentsMay(req) {
+		out.fail(p, gosnmp.NoAccess, 1)
+		return out
+	}
 	ch, st, at := r.parseRow(p.vbs)
 	if st == gosnmp.NoError {
 		if err := r.cfg.OnRowChange(ch); err != nil {

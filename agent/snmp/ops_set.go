@@ -47,13 +47,8 @@ func (r *Responder) opSet(v *view, req *request) outcome {
 
 // mayWrite reports whether req may write vb's object: an object only agents
 // write (diagPush) takes, when the responder serves cluster users, SETs from
-// them alone. Anyone else is refused with noAccess, counted, logged and
-// notified as an authentication failure: with the cluster key in use, a
-// push sent with a community or another user is forged.
+// them alone (agentsMay).
 func (r *Responder) mayWrite(req *request, vb varbind) bool {
-	if !r.clusterUsers || req.user != nil && req.user.Cluster {
-		return true
-	}
 	i := r.tree.find(vb.name)
 	if i < 0 {
 		return true
@@ -61,8 +56,20 @@ func (r *Responder) mayWrite(req *request, vb varbind) bool {
 	if s, ok := r.tree.nodes[i].(*scalar); !ok || s.write == nil || !s.write.agents {
 		return true
 	}
+	return r.agentsMay(req)
+}
+
+// agentsMay reports whether req may write what only agents write (a push,
+// a change of the node list) when the responder serves cluster users: only
+// as one of them. Anyone else is refused, counted, logged and notified as
+// an authentication failure: with the cluster key in use, such a SET sent
+// with a community or another user is forged or misdirected.
+func (r *Responder) agentsMay(req *request) bool {
+	if !r.clusterUsers || req.user != nil && req.user.Cluster {
+		return true
+	}
 	r.stats.inc(cAgentsOnly)
-	r.log.WithField("src", req.src).Warn("snmp: a SET of an object only agents write, without the cluster key: refused")
+	r.log.WithField("src", req.src).Warn("snmp: a SET only agents make (a push or a node list change), without the cluster key: refused")
 	r.authFailure(req.src)
 	return false
 }

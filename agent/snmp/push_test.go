@@ -62,11 +62,11 @@ func TestPushThroughSnmpset(t *testing.T) {
 }
 
 // TestPushOnlyFromClusterUsers: with a cluster user served (derived from a
-// key of the keyring), diagPush takes SETs from that user alone: the write
-// community, which may still set nmsID, gets noAccess for a push, which is
-// counted and notified as an authentication failure, and never reaches
-// OnPush; net-snmp's snmpset as the cluster user (authPriv, SHA-256, AES)
-// delivers it.
+// key of the keyring), diagPush and the diagTree rows take SETs from that
+// user alone: the write community, which may still set nmsID, gets noAccess
+// for a push and for a new row, each counted and notified as an
+// authentication failure, and neither reaches the daemon; net-snmp's
+// snmpset as the cluster user (authPriv, SHA-256, AES) delivers both.
 func TestPushOnlyFromClusterUsers(t *testing.T) {
 	k, err := keyring.Generate()
 	if err != nil {
@@ -75,8 +75,10 @@ func TestPushOnlyFromClusterUsers(t *testing.T) {
 	u := k.User()
 	var mu sync.Mutex
 	var got []board.Push
+	var rows []RowChange
 	var failures []netip.Addr
 	h := startHarness(t, func(c *Config) {
+		c.OnRowChange = func(ch RowChange) error { mu.Lock(); rows = append(rows, ch); mu.Unlock(); return nil }
 		c.Users = append(c.Users, User{User: u, Write: true, Cluster: true})
 		c.OnPush = func(p board.Push) error { mu.Lock(); got = append(got, p); mu.Unlock(); return nil }
 		c.OnAuthFailure = func(src netip.Addr) { mu.Lock(); failures = append(failures, src); mu.Unlock() }
@@ -91,14 +93,20 @@ func TestPushOnlyFromClusterUsers(t *testing.T) {
 		t.Fatalf("a push with the write community: snmpset printed %q (%v), want noAccess", out, err)
 	}
 	h.must(t, "snmpset", h.v2(rwCommunity, mib.NMSID0, "a", "192.0.2.9")...) // the operator's write stays
+	row := []string{mib.NodeRowStatus + ".9", "i", "4", mib.NodeAddrType + ".9", "i", "1", mib.NodeAddr + ".9", "x", "c0000209"}
+	out, err = h.run(t, "snmpset", h.v2(rwCommunity, row...)...)
+	if err == nil || !strings.Contains(out, "Reason: noAccess") {
+		t.Fatalf("a new row with the write community: snmpset printed %q (%v), want noAccess", out, err)
+	}
 	cluster := []string{"-l", "authPriv", "-u", u.Name, "-a", "SHA-256", "-A", u.AuthPassphrase, "-x", "AES", "-X", u.PrivPassphrase}
 	h.must(t, "snmpset", h.v3(cluster, mib.DiagPush0, "x", hex.EncodeToString(b))...)
+	h.must(t, "snmpset", h.v3(cluster, row...)...)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(got) != 1 || got[0].From != 2 {
-		t.Errorf("OnPush got %+v, want the cluster user's push alone", got)
+	if len(got) != 1 || got[0].From != 2 || len(rows) != 1 || rows[0].ID != 9 {
+		t.Errorf("OnPush got %+v, OnRowChange %+v; want the cluster user's push and row alone", got, rows)
 	}
-	if len(failures) != 1 || h.r.Stats().AgentsOnly != 1 {
-		t.Errorf("%d authentication failures notified, %d counted, want 1 and 1", len(failures), h.r.Stats().AgentsOnly)
+	if len(failures) != 2 || h.r.Stats().AgentsOnly != 2 {
+		t.Errorf("%d authentication failures notified, %d counted, want 2 and 2", len(failures), h.r.Stats().AgentsOnly)
 	}
 }

@@ -39,7 +39,7 @@ const (
 	cOversized                            // (no object) datagrams over MaxMessageSize
 	cFaultDrops                           // (no object) requests dropped by fault injection
 	cPanics                               // (no object) handler panics recovered
-	cAgentsOnly                           // (no object) SETs of an object only agents write, without the cluster key
+	cAgentsOnly                           // (no object) SETs only agents make (push, node list), without the cluster key
 	nCounters
 )
 
@@ -81,7 +81,7 @@ type Stats struct {
 	FaultDrops uint64
 	// Panics counts requests whose handling panicked and was recovered.
 	Panics uint64
-	// AgentsOnly counts SETs of an object only agents write (diagPush) made
+	// AgentsOnly counts SETs only agents make (diagPush, diagTree rows) made
 	// without the cluster key while the responder serves cluster users.
 	AgentsOnly uint64
 	// EngineBoots is the snmpEngineBoots served; LatchedBoots means every

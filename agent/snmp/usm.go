@@ -143,6 +143,11 @@ func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, src netip.Addr
 		r.authFailure(src)
 		return r.report(h, h.plainRequestID(b), cWrongDigests, nil, now)
 	case h.level() >= gosnmp.AuthNoPriv && !r.inTimeWindow(h, now):
+		if h.boots == int64(r.cfg.EngineBoots) {
+			// Authentic and of this boot, yet outside the window: a replay
+			// (a peer that has not heard of a restart sends older boots).
+			r.authFailure(src)
+		}
 		return r.report(h, h.plainRequestID(b), cNotInTimeWindows, u, now)
 	}
 	return r.serveV3(ws, b, h, u, src, now)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/keyring"
 )
 
 // TestConfigCheckRefusesUnwritableStateDir is issue 13's defect 11 at the
@@ -77,5 +79,47 @@ func TestBindErrorSaysWhatToDo(t *testing.T) {
 				t.Errorf("%v: %q lacks %q", c.err, msg, w)
 			}
 		}
+	}
+}
+
+// TestKeygenAndKeyring: keygen prints a key a keyring file takes; a file
+// naming that keyring (relative to itself) checks clean, without the
+// warning about agents on SNMPv2c; keyring -snmp prints the options of the
+// key's user for net-snmp's tools; and a missing keyring is refused with
+// how to make it.
+func TestKeygenAndKeyring(t *testing.T) {
+	var key, stderr bytes.Buffer
+	if code := run([]string{"keygen"}, nil, &key, &stderr); code != 0 || len(strings.TrimSpace(key.String())) != 44 {
+		t.Fatalf("keygen: exit %d, printed %q, %s", code, key.String(), stderr.String())
+	}
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "diagagent.yaml")
+	yaml := "id: 0\nnodes: [{address: 192.0.2.1}, {address: 192.0.2.2}]\nstate_dir: " + filepath.Join(dir, "state") + "\nkeyring: keyring\n"
+	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"-config", conf, "-config.check"}, nil, io.Discard, &stderr); code != 2 || !strings.Contains(stderr.String(), "diagagent keygen > "+filepath.Join(dir, "keyring")) {
+		t.Fatalf("without the keyring: exit %d, %q; want a refusal saying how to make it", code, stderr.String())
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keyring"), key.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"-config", conf, "-config.check"}, nil, io.Discard, &stderr); code != 0 || strings.Contains(stderr.String(), "warning") {
+		t.Fatalf("with the keyring: exit %d, %q; want valid without warnings", code, stderr.String())
+	}
+	var opts bytes.Buffer
+	if code := run([]string{"keyring", "-snmp", "-config", conf}, nil, &opts, &stderr); code != 0 {
+		t.Fatalf("keyring -snmp: exit %d, %s", code, stderr.String())
+	}
+	k, err := keyring.ParseKey(key.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := k.User()
+	want := "-v3 -l authPriv -u " + u.Name + " -a SHA-256 -A " + u.AuthPassphrase + " -x AES -X " + u.PrivPassphrase + "\n"
+	if opts.String() != want {
+		t.Errorf("keyring -snmp printed %q, want %q", opts.String(), want)
 	}
 }
