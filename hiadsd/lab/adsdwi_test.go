@@ -34,6 +34,16 @@ func TestIntersectionsLayout(t *testing.T) {
 func stepAll(t *testing.T, nw *Network) map[int]Report {
 	t.Helper()
 	out := map[int]Report{}
+	stepEach(t, nw, func(id int, rep Report) { out[id] = rep }, nil)
+	return out
+}
+
+// stepEach runs one interval of every testing node of nw in id order,
+// hands each report to stepped (if not nil), and delivers the pushes each
+// node sends, and those they are passed on in, before the next node steps,
+// calling pushed (if not nil) for every status change a receiver makes.
+func stepEach(t *testing.T, nw *Network, stepped func(id int, rep Report), pushed func(to int, u hiadsd.Update)) {
+	t.Helper()
 	for id := 0; id < nw.Config().N; id++ {
 		if !nw.Testing(id) {
 			continue
@@ -42,9 +52,11 @@ func stepAll(t *testing.T, nw *Network) map[int]Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[id] = rep
+		if stepped != nil {
+			stepped(id, rep)
+		}
+		deliverAll(t, nw, id, rep.Pushes, pushed)
 	}
-	return out
 }
 
 // TestADSDwITests checks section 3.1's testing pattern on ten fault-free
