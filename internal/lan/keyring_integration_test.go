@@ -77,91 +77,25 @@ func TestVCubeLANKeyring(t *testing.T) {
 			continue // the harness's snmpget and snmpset, and the printer's tests
 		}
 		n++
-		version, flags, ok := messageHeader(d.Payload)
+		// gosnmp reads the header of an authPriv message it cannot decrypt
+		// and returns it with the error.
+		pkt, err := (&gosnmp.GoSNMP{}).SnmpDecodePacket(d.Payload)
 		switch {
-		case !ok:
-			t.Fatalf("%v -> %v: not an SNMP message: %x", d.Src, d.Dst, d.Payload)
-		case version != 3:
-			t.Fatalf("%v -> %v: SNMP version %d (a community on the wire), want SNMPv3", d.Src, d.Dst, version+1)
-		case flags&byte(gosnmp.AuthPriv) == byte(gosnmp.AuthPriv):
-		default:
-			pkt, err := (&gosnmp.GoSNMP{}).SnmpDecodePacket(d.Payload)
-			if err != nil {
-				t.Fatalf("%v -> %v: a message below authPriv that does not decode: %v", d.Src, d.Dst, err)
-			}
-			if discovery := pkt.PDUType == gosnmp.GetRequest && len(pkt.Variables) == 0; !discovery && pkt.PDUType != gosnmp.Report {
-				t.Fatalf("%v -> %v: %v with msgFlags %#x, want authPriv", d.Src, d.Dst, pkt.PDUType, flags)
-			}
+		case pkt == nil:
+			t.Fatalf("%v -> %v: not an SNMP message (%v): %x", d.Src, d.Dst, err, d.Payload)
+		case pkt.Version != gosnmp.Version3:
+			t.Fatalf("%v -> %v: %v (a community on the wire), want SNMPv3", d.Src, d.Dst, pkt.Version)
+		case pkt.MsgFlags&gosnmp.AuthPriv == gosnmp.AuthPriv:
+		case err != nil:
+			t.Fatalf("%v -> %v: a message below authPriv that does not decode: %v", d.Src, d.Dst, err)
+		case pkt.PDUType == gosnmp.Report, pkt.PDUType == gosnmp.GetRequest && len(pkt.Variables) == 0:
 			discovery++
+		default:
+			t.Fatalf("%v -> %v: %v with msgFlags %#x, want authPriv", d.Src, d.Dst, pkt.PDUType, pkt.MsgFlags)
 		}
 	}
 	if n == 0 {
 		t.Fatal("the capture holds no datagram between agents")
 	}
 	t.Logf("agent 1 exchanged %d SNMP datagrams with its peers: all SNMPv3, all authPriv but %d discoveries and reports", n, discovery)
-}
-
-// messageHeader reads an SNMP message's version (0 v1, 1 v2c, 3 v3) and,
-// for SNMPv3, its msgFlags.
-func messageHeader(b []byte) (version int, flags byte, ok bool) {
-	body, ok := tlv(b, 0x30)
-	if !ok {
-		return 0, 0, false
-	}
-	v, ok := tlv(body, 0x02)
-	if !ok || len(v) != 1 {
-		return 0, 0, false
-	}
-	version = int(v[0])
-	if version != 3 {
-		return version, 0, true
-	}
-	global, ok := tlv(body[tlvLen(body):], 0x30)
-	if !ok {
-		return 0, 0, false
-	}
-	for range 2 { // msgID, msgMaxSize
-		if _, ok := tlv(global, 0x02); !ok {
-			return 0, 0, false
-		}
-		global = global[tlvLen(global):]
-	}
-	f, ok := tlv(global, 0x04)
-	if !ok || len(f) != 1 {
-		return 0, 0, false
-	}
-	return version, f[0], true
-}
-
-// tlv returns the contents of the BER element at the start of b if its
-// tag is tag.
-func tlv(b []byte, tag byte) ([]byte, bool) {
-	if len(b) < 2 || b[0] != tag {
-		return nil, false
-	}
-	n, hdr := int(b[1]), 2
-	if n&0x80 != 0 {
-		k := n & 0x7f
-		if k == 0 || k > 2 || len(b) < 2+k {
-			return nil, false
-		}
-		n, hdr = 0, 2+k
-		for _, c := range b[2 : 2+k] {
-			n = n<<8 | int(c)
-		}
-	}
-	if len(b) < hdr+n {
-		return nil, false
-	}
-	return b[hdr : hdr+n], true
-}
-
-// tlvLen is the whole length of the BER element at the start of b, which
-// tlv has read.
-func tlvLen(b []byte) int {
-	c, _ := tlv(b, b[0])
-	if b[1]&0x80 == 0 {
-		return 2 + len(c)
-	}
-	return 2 + int(b[1]&0x7f) + len(c)
 }
