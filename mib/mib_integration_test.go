@@ -112,8 +112,8 @@ func TestEnumerationsMatchGo(t *testing.T) {
 }
 
 // TestTreeAccess checks the access of every object in the -Tp tree: only nmsID,
-// diagFaultInject and diagPush are writable, the columns a manager creates a
-// diagTree row with are read-create, and the event index is not readable.
+// diagFaultInject, diagPush and diagKeyChange are writable, the columns a manager creates a
+// diagTree row with are read-create, and the event and key indexes are not readable.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
 	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|CR--|----) \S+\s+(\w+)\(\d+\)`)
@@ -121,12 +121,12 @@ func TestTreeAccess(t *testing.T) {
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
-	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagEventSeq": "----",
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--"}
 	columnsAndScalars := 0
 	for name, oid := range objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
-			name == "diagEventTable" || name == "diagEventEntry" {
+			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" {
 			continue
 		}
 		columnsAndScalars++

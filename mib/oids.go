@@ -62,6 +62,20 @@ const (
 	DiagViewDigest = HiADSDGroup + ".12"
 	// DiagPush is written by a peer to push rows down the vCube tree (Push).
 	DiagPush = HiADSDGroup + ".13"
+	// DiagKeyChange is written, by agents only, to install, use or remove a
+	// cluster key (KeyChange).
+	DiagKeyChange = HiADSDGroup + ".14"
+	// DiagKeyTable lists the cluster keys the agent runs; only the cluster's
+	// users see it.
+	DiagKeyTable = HiADSDGroup + ".15"
+	// DiagKeyEntry is the row of DiagKeyTable, indexed by the key's index.
+	DiagKeyEntry = DiagKeyTable + ".1"
+	// DiagKeyIndex is the index column (not accessible): the key's Index.
+	DiagKeyIndex = DiagKeyEntry + ".1"
+	// DiagKeyPrimary is the column telling the key agents send with.
+	DiagKeyPrimary = DiagKeyEntry + ".2"
+	// DiagKeyValue is the column holding the key itself (32 octets).
+	DiagKeyValue = DiagKeyEntry + ".3"
 
 	// DiagEventTable is the bounded table of status changes seen by this agent.
 	DiagEventTable = HiADSDGroup + ".8"
@@ -98,6 +112,9 @@ const (
 	DiagNodeListMismatch = DiagNotificationPrefix + ".3"
 	// DiagNodeListChange is the notification sent for each node added to or removed from the list.
 	DiagNodeListChange = DiagNotificationPrefix + ".4"
+	// DiagNodeKeyRefused is the notification sent when a tested agent
+	// refuses every cluster key the tester holds.
+	DiagNodeKeyRefused = DiagNotificationPrefix + ".5"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -143,6 +160,8 @@ const (
 	DiagViewDigest0 = DiagViewDigest + ".0"
 	// DiagPush0 is the instance of DiagPush.
 	DiagPush0 = DiagPush + ".0"
+	// DiagKeyChange0 is the instance of DiagKeyChange.
+	DiagKeyChange0 = DiagKeyChange + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.
@@ -187,6 +206,20 @@ const (
 	ColEventHowLearned = 7
 	ColEventDetector   = 8
 	ColEventSource     = 9
+)
+
+// Column numbers of DiagKeyEntry.
+const (
+	ColKeyIndex   = 1
+	ColKeyPrimary = 2
+	ColKeyValue   = 3
+)
+
+// Verbs of a DiagKeyChange value's first octet, Consul's keyring verbs.
+const (
+	KeyInstall = 1
+	KeyUse     = 2
+	KeyRemove  = 3
 )
 
 // TruthValue values (SNMPv2-TC).

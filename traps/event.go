@@ -28,6 +28,13 @@ type ListChange struct {
 	Removed bool       // destroy(6); otherwise createAndGo(4)
 }
 
+// KeyRefused reports an agent node whose test found it running but
+// refusing every cluster key the tester holds.
+type KeyRefused struct {
+	Node uint32     // its NodeID
+	Addr netip.Addr // its address
+}
+
 // validStation checks that a station a notification names is an IPv4
 // address, as nmsID carries it.
 func validStation(s hiadsd.Station) error {

@@ -110,6 +110,14 @@ func (n *Notifier) NodeListChange(c ListChange) error {
 	return n.enqueue(listChange(c))
 }
 
+// NodeKeyRefused queues a diagNodeKeyRefused notification.
+func (n *Notifier) NodeKeyRefused(r KeyRefused) error {
+	if r.Node < 1 || r.Node > mib.MaxNodeID || !r.Addr.IsValid() {
+		return fmt.Errorf("%w: key refusal of node %d at %v", ErrInvalidEvent, r.Node, r.Addr)
+	}
+	return n.enqueue(keyRefused(r))
+}
+
 // ColdStart queues a coldStart notification: the agent has (re)started.
 func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
 

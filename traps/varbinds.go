@@ -27,6 +27,7 @@ const (
 	specificNMS        = 2
 	specificList       = 3
 	specificListChange = 4
+	specificKeyRefused = 5
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -114,6 +115,22 @@ func listChange(c ListChange) notification {
 			{Name: mib.TreeCell(mib.ColNodeRowStatus, int(c.Node)), Type: gosnmp.Integer, Value: rs},
 			{Name: mib.TreeCell(mib.ColNodeAddrType, int(c.Node)), Type: gosnmp.Integer, Value: t},
 			{Name: mib.TreeCell(mib.ColNodeAddr, int(c.Node)), Type: gosnmp.OctetString, Value: b},
+		},
+	}
+}
+
+// keyRefused builds the diagNodeKeyRefused notification: the node's
+// address under its NodeID.
+func keyRefused(r KeyRefused) notification {
+	t, b := mib.InetAddress(r.Addr)
+	return notification{
+		oid:      mib.DiagNodeKeyRefused,
+		generic:  v1GenericSpecific,
+		specific: specificKeyRefused,
+		label:    fmt.Sprintf("diagNodeKeyRefused node=%d", r.Node),
+		vars: []gosnmp.SnmpPDU{
+			{Name: mib.TreeCell(mib.ColNodeAddrType, int(r.Node)), Type: gosnmp.Integer, Value: t},
+			{Name: mib.TreeCell(mib.ColNodeAddr, int(r.Node)), Type: gosnmp.OctetString, Value: b},
 		},
 	}
 }

@@ -39,6 +39,19 @@ type Snapshot struct {
 	// Withheld serves diagViewDigest as the empty string: the rows hold
 	// verdicts made while this agent was cut off, not to be read by peers.
 	Withheld bool
+	// KeyRefused are the NodeIDs of the peers that refused every cluster
+	// key this agent holds when it last tested them.
+	KeyRefused []uint32
+	// Keys are diagKeyTable's rows in ascending Index order: the cluster
+	// keys the agent runs, which only the cluster's users are served.
+	Keys []Key
+}
+
+// Key is one row of diagKeyTable.
+type Key struct {
+	Index   uint32
+	Primary bool
+	Value   []byte
 }
 
 // FetchDigest returns a digest of what a peer's fetch reads from s: the

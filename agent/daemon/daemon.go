@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -29,6 +31,7 @@ type Notifier interface {
 	NMSChange(hiadsd.Station) error
 	NodeListMismatch(traps.ListMismatch) error
 	NodeListChange(traps.ListChange) error
+	NodeKeyRefused(traps.KeyRefused) error
 }
 
 // Config is what a Daemon runs with.
@@ -59,6 +62,11 @@ type Config struct {
 	NotifyLearned bool
 	// StateDir holds what survives a restart.
 	StateDir string
+	// Keys are the keyring file's cluster keys, the one to send with first;
+	// none without a keyring. The keys the agent runs are the node list's
+	// (nodelist.List.Keys): these are its keys at version 0, and a change
+	// of them since the last start is applied as a change of the list.
+	Keys []keyring.Key
 }
 
 // Default returns the daemon's defaults, the configuration file's: vCube
@@ -92,6 +100,9 @@ type Options struct {
 	Log *logrus.Entry
 	// Observe, if set, is called after every interval with what it did.
 	Observe func(IntervalInfo)
+	// OnKeys, if set, is called on the loop with the cluster keys the agent
+	// runs each time they change (Ring gives the first ones).
+	OnKeys func(keyring.Ring)
 	// Now is the clock; nil means time.Now. Rand draws the jitter; nil seeds one.
 	Now  func() time.Time
 	Rand *rand.Rand
@@ -110,6 +121,7 @@ type Daemon struct {
 	now     func() time.Time
 	start   time.Time
 	observe func(IntervalInfo)
+	onKeys  func(keyring.Ring)
 	met     metrics
 
 	loop
@@ -133,6 +145,7 @@ type loop struct {
 	push     pushing         // pushes received, waiting for the loop, and sent
 	pushes   bool            // pushes are sent (the prober can write)
 	told     map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
+	refusing map[int]bool    // peers that refused every cluster key at this agent's last test of them
 	isolated int             // the core's Report.Isolated of the last interval
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }
@@ -151,6 +164,10 @@ func New(o Options) (*Daemon, error) {
 	if c.Self < 0 || c.Self >= len(c.Nodes) {
 		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", c.Self, len(c.Nodes), hiadsd.ErrBadConfig)
 	}
+	kept, err := loadKeys(c.StateDir)
+	if err != nil {
+		return nil, err
+	}
 	s, err := startList(c, o.State, o.Log)
 	if err != nil {
 		return nil, err
@@ -167,16 +184,23 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	node.List = s.version
-	o.State.List, o.State.FileHash = &s.list, s.fileHash
+	o.State.List, o.State.FileHash, o.State.KeysHash = &s.list, s.fileHash, s.keysHash
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
-	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, met: newMetrics(),
-		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}},
+	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, onKeys: o.OnKeys, met: newMetrics(),
+		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}},
 		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
-			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}},
+			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}}
+	for _, k := range append(kept, c.Keys...) {
+		d.keys[k.Index()] = k
+	}
+	if r := d.ringOf(s.list.Keys); len(r.Keys) != len(s.list.Keys) {
+		return nil, fmt.Errorf("state_dir: the node list this agent runs (version %d) names cluster keys %v, and %s holds only %d of them: copy the cluster's current keyring file to the configured keyring, or start afresh (empty state_dir)",
+			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, keysFileName), len(r.Keys))
+	}
 	d.push.in = make(chan board.Push, pushQueue)
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
@@ -295,6 +319,7 @@ func (d *Daemon) interval(ctx context.Context) {
 			d.log.WithFields(logrus.Fields{"from": f.From, "address": d.list.Members[f.From].Addr}).WithError(f.Err).Debug("fetch failed")
 		}
 	}
+	d.keysRefused(probes)
 	d.explain(probes)
 	d.refuse(rep, "fetch")
 	d.selfSuspicion(rep)

@@ -92,6 +92,14 @@ type sink struct {
 	nms    []hiadsd.Station
 	lists  []traps.ListMismatch
 	change []traps.ListChange
+	keys   []traps.KeyRefused
+}
+
+func (s *sink) NodeKeyRefused(r traps.KeyRefused) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = append(s.keys, r)
+	return nil
 }
 
 func (s *sink) NodeListChange(c traps.ListChange) error {

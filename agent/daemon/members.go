@@ -5,10 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -18,13 +21,15 @@ import (
 // membership is the node list the agent runs, with what it waits to
 // change in it and the peers found running another.
 type membership struct {
-	list     nodelist.List      // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
-	listHash []byte             // its diagNodeListHash
-	file     []nodelist.Member  // the file's nodes
-	pending  *nodelist.List     // a list changed by SET or reload, for the next interval (under mu)
-	moved    map[int]netip.Addr // nodes whose host name resolves elsewhere now, for the next interval (under mu)
-	lists    listCheck          // peers last read with another node list
-	removed  bool               // the list removed this agent's node: it no longer tests
+	list       nodelist.List          // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
+	listHash   []byte                 // its diagNodeListHash
+	file       []nodelist.Member      // the file's nodes
+	pending    *nodelist.List         // a list changed by SET or reload, for the next interval (under mu)
+	moved      map[int]netip.Addr     // nodes whose host name resolves elsewhere now, for the next interval (under mu)
+	lists      listCheck              // peers last read with another node list
+	keys       map[uint32]keyring.Key // the cluster keys held, by index: the list's, and one installed for the next (under mu)
+	refusedIDs []uint32               // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
+	removed    bool                   // the list removed this agent's node: it no longer tests
 }
 
 // errListAhead refuses a peer's list whose version leads this agent's by
@@ -45,6 +50,7 @@ type start struct {
 	core     *hiadsd.Config     // the core's configuration on list
 	version  hiadsd.ListVersion // list, as the core compares lists
 	fileHash string             // the file's list, as the state remembers it
+	keysHash string             // the keyring file's keys, as the state remembers them
 }
 
 // startList chooses the list the agent starts with: its file's, unless the
@@ -56,16 +62,30 @@ type start struct {
 // own node must be in the list it runs.
 func startList(c Config, st State, log *logrus.Entry) (start, error) {
 	fromFile := nodelist.New(c.Nodes)
-	s := start{list: fromFile, fileHash: hex.EncodeToString(fromFile.Hash[:])}
-	if st.List != nil {
+	s := start{list: fromFile, fileHash: hex.EncodeToString(fromFile.Hash[:]), keysHash: keysHash(c.Keys)}
+	fileKeys := keyIndexes(c.Keys)
+	if st.List == nil {
+		s.list.Keys = fileKeys
+		s.list.Seal()
+	} else {
 		s.list = *st.List
 		if st.FileHash == s.fileHash {
-			if s.list.Hash != fromFile.Hash {
+			nodes := nodelist.List{Members: s.list.Members} // the fingerprint of its nodes alone, as the file's
+			if nodes.Seal(); nodes.Hash != fromFile.Hash {
 				log.WithFields(logrus.Fields{"running": s.list.Version, "file": s.fileHash}).
 					Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
 			}
 		} else if edited, changed := s.list.Apply(c.Nodes); changed {
 			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
+			s.next = &edited
+		}
+		if st.KeysHash != s.keysHash && !slices.Equal(s.list.Keys, fileKeys) {
+			base := s.list
+			if s.next != nil {
+				base = *s.next
+			}
+			edited, _ := base.WithKeys(fileKeys)
+			log.WithFields(logrus.Fields{"version": edited.Version, "keys": keyIDs(fileKeys)}).Info("the keyring file was edited since the last run: its keys are applied as a change at the first interval")
 			s.next = &edited
 		}
 	}
@@ -119,18 +139,38 @@ func (d *Daemon) RemoveNode(id int) error {
 }
 
 // Reload queues the node list of an edited file (SIGHUP), matched by
-// address and port; it returns the version it will run, and false if the
-// file changes nothing.
-func (d *Daemon) Reload(nodes []nodelist.Member) (uint32, bool, error) {
+// address and port, and the keys of an edited keyring file (keys, none
+// without a keyring): the keys run are the file's only if the file changed
+// since it was last read, so keys rotated by SNMP stay until the file is
+// edited. It returns the version it will run, and false if the files
+// change nothing.
+func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	base := d.latest()
 	next, changed := base.Apply(nodes)
+	if changed && next.Members[d.id].Removed {
+		return base.Version, false, ErrRemoveSelf
+	}
+	if h := keysHash(keys); h != d.st.KeysHash {
+		if len(keys) == 0 || len(base.Keys) == 0 {
+			return base.Version, false, errors.New("the keyring is turned on or off only at a restart of every agent")
+		}
+		withKeys, keysChanged := next.WithKeys(keyIndexes(keys))
+		if keysChanged && !changed {
+			next = withKeys
+		} else if keysChanged {
+			next.Keys = withKeys.Keys
+			next.Seal()
+		}
+		changed = changed || keysChanged
+		for _, k := range keys {
+			d.keys[k.Index()] = k
+		}
+		d.st.KeysHash = h
+	}
 	if !changed {
 		return base.Version, false, nil
-	}
-	if next.Members[d.id].Removed {
-		return base.Version, false, ErrRemoveSelf
 	}
 	d.file = nodes
 	d.pending = &next
@@ -167,7 +207,7 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("cannot read a newer node list; trying again at the next interval")
 		return
 	}
-	l, err := d.learned(got)
+	l, keys, err := d.learned(got)
 	if err != nil {
 		if errors.Is(err, errListAhead) {
 			d.met.refused.Inc()
@@ -176,20 +216,27 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 		return
 	}
 	if coreVersion(l).Newer(coreVersion(d.list)) {
+		d.mu.Lock()
+		maps.Copy(d.keys, keys)
+		d.mu.Unlock()
 		d.switchList(l, from)
 	}
 }
 
 // learned turns a peer's list as read into a List: an id below its count
 // with no row is removed (its old member kept, if this agent knew it).
-func (m *membership) learned(got probe.List) (nodelist.List, error) {
+func (m *membership) learned(got probe.List) (nodelist.List, map[uint32]keyring.Key, error) {
 	if int(got.IDs) < len(m.list.Members) || len(got.Hash) != 8 {
-		return nodelist.List{}, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
+		return nodelist.List{}, nil, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
 	}
 	if v := (hiadsd.ListVersion{Counter: got.Version}); !v.Within(hiadsd.ListVersion{Counter: m.list.Version}) {
-		return nodelist.List{}, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, m.list.Version)
+		return nodelist.List{}, nil, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, m.list.Version)
 	}
-	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs)}
+	keys, found, err := m.learnKeys(got.Keys)
+	if err != nil {
+		return nodelist.List{}, nil, err
+	}
+	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs), Keys: keys}
 	copy(l.Hash[:], got.Hash)
 	for k := range l.Members {
 		l.Members[k].Removed = true
@@ -200,7 +247,7 @@ func (m *membership) learned(got probe.List) (nodelist.List, error) {
 	}
 	for _, r := range got.Members {
 		if r.ID < 1 || r.ID > got.IDs {
-			return nodelist.List{}, fmt.Errorf("row %d outside the %d ids given", r.ID, got.IDs)
+			return nodelist.List{}, nil, fmt.Errorf("row %d outside the %d ids given", r.ID, got.IDs)
 		}
 		k := int(r.ID - 1)
 		host := ""
@@ -209,7 +256,7 @@ func (m *membership) learned(got probe.List) (nodelist.List, error) {
 		}
 		l.Members[k] = nodelist.Member{Host: host, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly}
 	}
-	return l, nil
+	return l, found, nil
 }
 
 // switchList moves the agent to l between two intervals: the core keeps
@@ -244,6 +291,9 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 		"removed": ids(removed), "from": from + 1, "nodes": l.Count()}).Info("node list changed")
 	d.mu.Lock()
 	d.list, d.listHash = l, l.Hash[:]
+	d.mu.Unlock()
+	d.switchKeys(old, l, from)
+	d.mu.Lock()
 	for len(d.st.Counters) < n {
 		d.st.Counters = append(d.st.Counters, 0)
 	}
@@ -255,6 +305,8 @@ func (d *Daemon) switchList(l nodelist.List, from int) {
 	d.mu.Unlock()
 	if err := SaveState(d.cfg.StateDir, st); err != nil {
 		d.log.WithError(err).Error("cannot save the new node list")
+	} else {
+		d.forgetKeys(old, l)
 	}
 	if from == hiadsd.Direct {
 		d.notifyChanges(l, added, removed, old)

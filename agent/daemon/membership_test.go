@@ -98,7 +98,7 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	}
 
 	file := slices.Delete(slices.Clone(cfg.Nodes), 5, 6)
-	if v, changed, err := m.agents[1].Reload(file); err != nil || !changed || v != 2 {
+	if v, changed, err := m.agents[1].Reload(file, nil); err != nil || !changed || v != 2 {
 		t.Fatalf("Reload = %d, %v, %v; want version 2", v, changed, err)
 	}
 	bound = hiadsd.MembershipBound(hiadsd.VCube, 9)

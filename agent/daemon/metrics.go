@@ -23,6 +23,10 @@ var (
 		"Sequence number of the newest row of the event table.", nil, nil)
 	descListsDiffer = prometheus.NewDesc("diagagent_node_lists_differing",
 		"Peers last read with another node list (diagNodeListHash): not used as sources until the lists agree.", nil, nil)
+	descKeyRefused = prometheus.NewDesc("diagagent_peers_refusing_keys",
+		"Agents that refused every cluster key this agent holds when it last tested them: one side missed a key rotation.", nil, nil)
+	descKeys = prometheus.NewDesc("diagagent_cluster_keys",
+		"Cluster keys this agent runs (the one it sends with and those it accepts); 0 without a keyring.", nil, nil)
 )
 
 // metrics are what only the testing intervals tell: the reads of peers'
@@ -85,7 +89,7 @@ func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 
 // Describe sends the descriptions of the daemon's metrics (prometheus.Collector).
 func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer} {
+	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys} {
 		ch <- desc
 	}
 	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.took, d.met.unsaved} {
@@ -119,4 +123,6 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, up)
 	ch <- prometheus.MustNewConstMetric(descLastSeq, prometheus.GaugeValue, float64(snap.LastSeq()))
 	ch <- prometheus.MustNewConstMetric(descListsDiffer, prometheus.GaugeValue, float64(len(snap.ListMismatch)))
+	ch <- prometheus.MustNewConstMetric(descKeyRefused, prometheus.GaugeValue, float64(len(snap.KeyRefused)))
+	ch <- prometheus.MustNewConstMetric(descKeys, prometheus.GaugeValue, float64(len(snap.Keys)))
 }

@@ -83,6 +83,9 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 		cause := "it answers ping but not SNMP: its agent is not running, or it drops our requests " +
 			"(a community it does not accept, a v3 user it does not know, or a firewall)"
 		switch {
+		case probe.KeyRefused(r.SNMPErr):
+			cause = "its agent runs, but refuses every cluster key this agent holds: one of the two missed a rotation " +
+				"of the keys (diagagent keyring -list shows which); give it the key in use (docs/security.md, rotation)"
 		case errors.Is(r.SNMPErr, probe.ErrLoopStalled):
 			cause = "its SNMP agent answers, but its diagnosis loop is stalled (hiADSDisUP is 0)"
 		case !errors.Is(r.SNMPErr, probe.ErrUnexpectedValue) && !errors.Is(r.SNMPErr, probe.ErrMalformedReply):

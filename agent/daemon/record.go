@@ -192,6 +192,9 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
 	if err := d.notify.NodeStatusChange(ev); err != nil {
 		f.WithError(err).Warn("notification not queued")
 	}
+	if u.IsDirect() && u.New.Status == hiadsd.Partial && d.refusing[u.ID] {
+		d.notifyKeyRefused(u.ID)
+	}
 }
 
 // buildRows makes the diagTree rows from the view, leaving out the nodes
@@ -216,7 +219,8 @@ func (d *Daemon) publishLocked() {
 	}
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
-		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members))}
+		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
+		Keys: d.boardKeys(), KeyRefused: d.refusedIDs}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")

@@ -46,6 +46,10 @@ type State struct {
 	// changed since, and applies a file edited meanwhile as a change.
 	List     *nodelist.List `json:"list,omitempty"`
 	FileHash string         `json:"file_hash,omitempty"`
+	// KeysHash names the keys of the keyring file when it was last read,
+	// so that a restart keeps keys rotated since and applies a file edited
+	// meanwhile as a change.
+	KeysHash string `json:"keys_hash,omitempty"`
 }
 
 // The state file numbers statuses as the MIB does (nodeStatus: 0
@@ -146,6 +150,8 @@ func PrepareStateDir(dir string) error {
 		return fmt.Errorf("state_dir: cannot create %s: %w; give a directory the agent may write", dir, err)
 	}
 	stale, _ := filepath.Glob(filepath.Join(dir, stateFileName+".tmp-*"))
+	keys, _ := filepath.Glob(filepath.Join(dir, keysFileName+".tmp-*"))
+	stale = append(stale, keys...)
 	for _, f := range stale {
 		if err := os.Remove(f); err != nil {
 			return fmt.Errorf("state_dir: cannot remove the stale %s: %w", f, err)
@@ -193,10 +199,17 @@ func SaveState(dir string, st State) error {
 	if err != nil {
 		return fmt.Errorf("state: encode: %w", err)
 	}
+	return writeAtomic(dir, stateFileName, b)
+}
+
+// writeAtomic writes b as the file name under dir, mode 0600: a temporary
+// file in dir is written, synced and renamed over the old one, and the
+// rename synced.
+func writeAtomic(dir, name string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("state_dir: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, stateFileName+".tmp-*")
+	tmp, err := os.CreateTemp(dir, name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("state_dir: %w", err)
 	}
@@ -212,7 +225,7 @@ func SaveState(dir string, st State) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("state: close %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFileName)); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return syncDir(dir)

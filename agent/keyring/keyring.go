@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -35,11 +36,15 @@ var ErrKey = errors.New("keyring")
 
 // Generate returns a new random key.
 func Generate() (Key, error) {
-	var k Key
-	if _, err := rand.Read(k[:]); err != nil {
-		return Key{}, fmt.Errorf("%w: %v", ErrKey, err)
+	for {
+		var k Key
+		if _, err := rand.Read(k[:]); err != nil {
+			return Key{}, fmt.Errorf("%w: %v", ErrKey, err)
+		}
+		if k.Index() != 0 { // index 0 is no diagKeyTable row (one key in 2^32)
+			return k, nil
+		}
 	}
-	return k, nil
 }
 
 // String is the key as written in a keyring file and printed by keygen:
@@ -63,6 +68,9 @@ func decode(s string) (Key, error) {
 	}
 	var k Key
 	copy(k[:], b)
+	if k.Index() == 0 {
+		return Key{}, errors.New("a key whose index is 0 (one in 2^32) cannot be used: make another with diagagent keygen")
+	}
 	return k, nil
 }
 
@@ -76,14 +84,35 @@ func (k Key) derive(label string) []byte {
 
 // ID names the key without revealing it: 8 hex digits, the same on every
 // agent, shown by keyring -list and in the logs.
-func (k Key) ID() string { return hex.EncodeToString(k.derive("diagagent key id")[:4]) }
+func (k Key) ID() string { return fmt.Sprintf("%08x", k.Index()) }
+
+// Index is ID as a number: the key's diagKeyTable index and its entry in
+// a node list's Keys.
+func (k Key) Index() uint32 { return binary.BigEndian.Uint32(k.derive("diagagent key id")) }
+
+// IndexOfUser returns the index of the key whose User is named name, and
+// false for a name no key's user has.
+func IndexOfUser(name string) (uint32, bool) {
+	id, ok := strings.CutPrefix(name, userPrefix)
+	if !ok || len(id) != 8 {
+		return 0, false
+	}
+	b, err := hex.DecodeString(id)
+	if err != nil {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(b), true
+}
+
+// userPrefix starts the name of every key's user.
+const userPrefix = "diag-"
 
 // User is the SNMPv3 user the agents speak to each other with under k:
 // named after the key's ID, authPriv with SHA-256 and AES-128, its pass
 // phrases derived from the key (64 hex digits each).
 func (k Key) User() usm.User {
 	return usm.User{
-		Name:         "diag-" + k.ID(),
+		Name:         userPrefix + k.ID(),
 		AuthProtocol: "sha256", AuthPassphrase: hex.EncodeToString(k.derive("diagagent auth")),
 		PrivProtocol: "aes", PrivPassphrase: hex.EncodeToString(k.derive("diagagent priv")),
 	}
@@ -104,6 +133,36 @@ func (r Ring) Users() []usm.User {
 		out[i] = k.User()
 	}
 	return out
+}
+
+// Find returns the key of index i.
+func (r Ring) Find(i uint32) (Key, bool) {
+	for _, k := range r.Keys {
+		if k.Index() == i {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// Indexes returns every key's Index, in the ring's order.
+func (r Ring) Indexes() []uint32 {
+	out := make([]uint32, len(r.Keys))
+	for i, k := range r.Keys {
+		out[i] = k.Index()
+	}
+	return out
+}
+
+// Marshal writes the ring as a keyring file: one key per line, the primary
+// first, after a comment naming each key.
+func (r Ring) Marshal() []byte {
+	var b bytes.Buffer
+	b.WriteString("# diagagent keyring: the first key is used to send, all are accepted\n")
+	for _, k := range r.Keys {
+		fmt.Fprintf(&b, "# %s\n%s\n", k.ID(), k)
+	}
+	return b.Bytes()
 }
 
 // Parse reads a keyring file: one key per line, the first used to send;

@@ -38,6 +38,12 @@ type List struct {
 	Version uint32   `json:"version"`
 	Hash    [8]byte  `json:"hash"`
 	Members []Member `json:"members"`
+	// Keys are the cluster keys the agents run under this version, by
+	// index (keyring.Key.Index): the one agents send with first, then the
+	// others in ascending order. A cluster without a keyring has none. A
+	// rotation is a change of the list as adding a node is, so it takes
+	// the next version and spreads the same way.
+	Keys []uint32 `json:"keys,omitempty"`
 }
 
 // Errors of the changes a manager asks for; the SNMP layer maps them to the
@@ -79,9 +85,10 @@ func (l List) WithFile(file []Member) List {
 	return l
 }
 
-// Seal computes the fingerprint of the members: the first 8 octets of
-// SHA-256 over every id's host name (or address), port and tested-only
-// flag, or its removal, in id order. A list read from the file has the
+// Seal computes the fingerprint of the members and keys: the first 8
+// octets of SHA-256 over every id's host name (or address), port and
+// tested-only flag, or its removal, in id order, then every key's index
+// in Keys' order. A list read from the file has the
 // fingerprint of the list as written, whatever the names resolve to.
 func (l *List) Seal() {
 	h := sha256.New()
@@ -95,6 +102,9 @@ func (l *List) Seal() {
 			continue
 		}
 		fmt.Fprintf(h, "%s|%d|%t\n", id, m.Port, m.TestedOnly)
+	}
+	for _, k := range l.Keys {
+		fmt.Fprintf(h, "key|%08x\n", k)
 	}
 	copy(l.Hash[:], h.Sum(nil))
 }
@@ -130,7 +140,7 @@ func (l List) Add(id int, m Member) (List, error) {
 		return l, fmt.Errorf("%s port %d is node %d: %w", m.Addr, m.Port, k+1, ErrExists)
 	}
 	m.Removed = false
-	next := List{Version: l.Version + 1, Members: append(l.Members[:len(l.Members):len(l.Members)], m)}
+	next := List{Version: l.Version + 1, Members: append(l.Members[:len(l.Members):len(l.Members)], m), Keys: l.Keys}
 	next.Seal()
 	return next, nil
 }
@@ -140,7 +150,7 @@ func (l List) Remove(id int) (List, error) {
 	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
 		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
 	}
-	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...)}
+	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...), Keys: l.Keys}
 	next.Members[id].Removed = true
 	next.Seal()
 	return next, nil
@@ -153,7 +163,7 @@ func (l List) Remove(id int) (List, error) {
 // would change). It reports whether anything changed; a change takes the
 // next version.
 func (l List) Apply(file []Member) (List, bool) {
-	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...)}
+	next := List{Version: l.Version + 1, Members: append([]Member(nil), l.Members...), Keys: l.Keys}
 	inFile := map[[2]any]bool{}
 	changed := false
 	for _, want := range file {
@@ -178,6 +188,31 @@ func (l List) Apply(file []Member) (List, bool) {
 	if !changed {
 		return l, false
 	}
+	next.Seal()
+	return next, true
+}
+
+// SortKeys puts keys in the order Keys holds them: primary first, then
+// the others ascending, each once.
+func SortKeys(primary uint32, others []uint32) []uint32 {
+	out := []uint32{primary}
+	rest := slices.Clone(others)
+	slices.Sort(rest)
+	for _, k := range slices.Compact(rest) {
+		if k != primary {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// WithKeys returns the list running keys (in SortKeys' order), at the next
+// version, and whether they differ from l's.
+func (l List) WithKeys(keys []uint32) (List, bool) {
+	if slices.Equal(l.Keys, keys) {
+		return l, false
+	}
+	next := List{Version: l.Version + 1, Members: l.Members, Keys: slices.Clone(keys)}
 	next.Seal()
 	return next, true
 }

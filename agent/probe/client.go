@@ -2,19 +2,23 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/usm"
 )
 
-// client opens one connected UDP socket to t for one probe or fetch; the
-// caller closes it. A target with its own community is spoken to in v2c.
-func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
+// client opens one connected UDP socket to t for one probe or fetch, as
+// SNMPv3 user u (ignored for v2c); the caller closes it. A target with its
+// own community is spoken to in v2c.
+func (p *Prober) client(ctx context.Context, t Target, u *usm.User) (*gosnmp.GoSNMP, error) {
 	if err := check(t); err != nil {
 		return nil, err
 	}
@@ -35,11 +39,66 @@ func (p *Prober) client(ctx context.Context, t Target) (*gosnmp.GoSNMP, error) {
 	if sameFamily(p.cfg.Source, t.Addr) {
 		g.LocalAddr = netip.AddrPortFrom(p.cfg.Source.Unmap(), 0).String()
 	}
-	p.setSecurity(g, t)
+	p.setSecurity(g, t, u)
 	if err := g.Connect(); err != nil {
 		return nil, fmt.Errorf("snmp socket to %s: %w", netip.AddrPortFrom(t.Addr, port), err)
 	}
 	return g, nil
+}
+
+// open opens a client to t and makes its first exchange (first) on it. A
+// peer that refuses the SNMPv3 user as unknown or with a wrong digest holds
+// another cluster key: a rotation has not reached it yet, or reached it
+// first. It is then spoken to as each other user in turn, each on a socket
+// of its own, and the user it accepts is remembered for the next exchange.
+// On success the caller closes the client (close); on an error it is
+// closed already.
+func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP) error) (*gosnmp.GoSNMP, error) {
+	users := p.usersFor(t)
+	at := 0
+	if len(users) > 0 {
+		at = slices.IndexFunc(users, func(u usm.User) bool { return u.Name == p.book.get(key(t)).user })
+		at = max(at, 0)
+	}
+	for tried := 0; ; tried++ {
+		var u *usm.User
+		if len(users) > 0 {
+			u = &users[(at+tried)%len(users)]
+		}
+		g, err := p.client(ctx, t, u)
+		if err != nil {
+			return nil, err
+		}
+		err = first(g)
+		if err == nil {
+			if u != nil && tried > 0 {
+				p.book.update(key(t), func(s *peerState) { s.user = u.Name })
+			}
+			return g, nil
+		}
+		p.close(g, t)
+		if !KeyRefused(err) || tried+1 >= len(users) {
+			return nil, err
+		}
+		p.met.keyFallbacks.Inc()
+	}
+}
+
+// KeyRefused reports whether err is a peer's refusal of the SNMPv3 user
+// spoken as: an unknown user name or a wrong digest, which between agents
+// means the peer holds none of the keys tried.
+func KeyRefused(err error) bool {
+	return errors.Is(err, gosnmp.ErrUnknownUsername) || errors.Is(err, gosnmp.ErrWrongDigest)
+}
+
+// usersFor returns the SNMPv3 users t may be spoken to as, none when it is
+// spoken to in v2c (its own community, a tested-only device, no user).
+func (p *Prober) usersFor(t Target) []usm.User {
+	users := p.users.Load()
+	if t.Community != "" || t.TestedOnly || users == nil {
+		return nil
+	}
+	return *users
 }
 
 // engine is a peer's SNMPv3 engine (RFC 3414 section 4) as an answer told
@@ -66,12 +125,11 @@ func (p *Prober) close(g *gosnmp.GoSNMP, t Target) {
 	g.Conn.Close()
 }
 
-// setSecurity picks v2c with a community or v3 with the configured user; a
-// tested-only device runs no agent, so it is never spoken to as the user.
-// A peer whose engine is known is spoken to without a discovery.
-func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
-	v3 := p.cfg.V3
-	if t.Community != "" || t.TestedOnly || v3 == nil {
+// setSecurity picks v2c with a community, or v3 as user u; a tested-only
+// device runs no agent, so it is never spoken to as a user. A peer whose
+// engine is known is spoken to without a discovery.
+func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target, u *usm.User) {
+	if t.Community != "" || t.TestedOnly || u == nil {
 		g.Version = gosnmp.Version2c
 		g.Community = t.Community
 		if g.Community == "" {
@@ -82,10 +140,10 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target) {
 	g.Version = gosnmp.Version3
 	g.SecurityModel = gosnmp.UserSecurityModel
 	g.MsgFlags = gosnmp.NoAuthNoPriv
-	if v3.AuthProto() != gosnmp.NoAuth {
-		g.MsgFlags = v3.MsgFlags()
+	if u.AuthProto() != gosnmp.NoAuth {
+		g.MsgFlags = u.MsgFlags()
 	}
-	sp := v3.USM()
+	sp := u.USM()
 	if e := p.book.get(key(t)).engine; e.id != "" {
 		sp.AuthoritativeEngineID, sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = e.id, e.boots, e.now(time.Now())
 	}

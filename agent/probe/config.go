@@ -39,6 +39,11 @@ type Config struct {
 	WriteCommunity string
 	// V3 selects SNMPv3 (USM) for testing nodes; nil means SNMPv2c.
 	V3 *usm.User
+	// Others are users tried, in order, with a peer that refuses V3 as an
+	// unknown user or with a wrong digest: the other keys of the cluster's
+	// keyring, so that a peer a rotation has not reached yet, or has
+	// reached first, is still spoken to (Prober.SetUsers changes them).
+	Others []usm.User
 	// Source is the address tests and fetches leave from (SNMP and ICMP), so
 	// peers see requests from the address the agent serves on; the zero value
 	// lets the kernel pick.

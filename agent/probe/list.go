@@ -26,6 +26,16 @@ type List struct {
 	Hash    []byte
 	IDs     uint32
 	Members []ListMember
+	// Keys are the peer's diagKeyTable rows, read when this prober speaks
+	// SNMPv3 (the table is served to the cluster's users only).
+	Keys []Key
+}
+
+// Key is one row of a peer's diagKeyTable: a cluster key by its index.
+type Key struct {
+	Index   uint32
+	Primary bool
+	Value   []byte
 }
 
 // FetchList reads a peer's node list: diagNodeListHash, diagNodeListVersion
@@ -54,11 +64,38 @@ func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
 			l.Members = append(l.Members, m)
 			return false, nil
 		})
+	if err == nil && p.users.Load() != nil && !t.TestedOnly && t.Community == "" {
+		l.Keys, err = p.FetchKeys(ctx, t)
+	}
 	if err != nil {
 		return List{}, fmt.Errorf("read the node list of %s: %w", t.Addr, err)
 	}
 	return l, nil
 }
+
+// FetchKeys reads a peer's diagKeyTable: the cluster keys it runs, which
+// it serves to the cluster's users alone (none to anyone else).
+func (p *Prober) FetchKeys(ctx context.Context, t Target) ([]Key, error) {
+	var out []Key
+	err := p.walk(ctx, t, []string{mib.DiagKeyPrimary, mib.DiagKeyValue}, 0, func(remaining int) int { return remaining },
+		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			primary, ok := vbs[0].Value.(int)
+			v, ok2 := vbs[1].Value.([]byte)
+			if !ok || !ok2 || (primary != mib.TruthTrue && primary != mib.TruthFalse) || len(v) != 32 || len(out) >= maxKeys {
+				return true, fmt.Errorf("%w: diagKeyTable row %d: %v, %d octets", ErrMalformedReply, idx, vbs[0].Value, len(v))
+			}
+			out = append(out, Key{Index: idx, Primary: primary == mib.TruthTrue, Value: v})
+			return false, nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("read the keys of %s: %w", t.Addr, err)
+	}
+	return out, nil
+}
+
+// maxKeys bounds the keys a peer's table may list: a keyring is a few
+// keys during a rotation, never hundreds.
+const maxKeys = 64
 
 // decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly) row.
 func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {

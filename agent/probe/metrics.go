@@ -14,6 +14,9 @@ type metrics struct {
 	testTime prometheus.Histogram
 	wait     prometheus.Histogram
 	retests  *prometheus.CounterVec
+	// keyFallbacks counts peers that refused a cluster key and were spoken
+	// to with the next one (Prober.open).
+	keyFallbacks prometheus.Counter
 }
 
 // newMetrics makes the prober's metrics, every label value at 0.
@@ -29,6 +32,8 @@ func newMetrics() metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 12)}),
 		retests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_retests_total",
 			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed; corroborated: cut short by a peer's pushed verdict, the same)."}, []string{"outcome"}),
+		keyFallbacks: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_key_fallbacks_total",
+			Help: "Exchanges with a peer that refused the cluster key spoken first (it holds another: a rotation is under way or missed), tried again with the keyring's next key."}),
 	}
 	for _, s := range mib.DiagStatuses() {
 		m.tests.WithLabelValues(s.String())
@@ -63,6 +68,7 @@ func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
 	p.met.testTime.Describe(ch)
 	p.met.wait.Describe(ch)
 	p.met.retests.Describe(ch)
+	p.met.keyFallbacks.Describe(ch)
 }
 
 // Collect sends the prober's metrics (prometheus.Collector).
@@ -71,4 +77,5 @@ func (p *Prober) Collect(ch chan<- prometheus.Metric) {
 	p.met.testTime.Collect(ch)
 	p.met.wait.Collect(ch)
 	p.met.retests.Collect(ch)
+	p.met.keyFallbacks.Collect(ch)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -104,6 +106,7 @@ func sameFamily(source, addr netip.Addr) bool {
 // It is safe for concurrent use; at most Concurrency operations run at once.
 type Prober struct {
 	cfg    Config
+	users  atomic.Pointer[[]usm.User] // V3 then Others, as SetUsers last set them; nil for v2c
 	pinger Pinger
 	slots  chan struct{}
 	book   peerBook
@@ -119,7 +122,22 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
-	return &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), met: newMetrics()}, nil
+	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), met: newMetrics()}
+	if cfg.V3 != nil {
+		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
+	}
+	return p, nil
+}
+
+// SetUsers replaces the SNMPv3 users peers are spoken to as: the first is
+// tried first with a peer that has accepted none of them yet. A rotation
+// of the cluster key calls it. Empty is ignored: a prober never goes from
+// SNMPv3 to v2c.
+func (p *Prober) SetUsers(users []usm.User) {
+	if len(users) > 0 {
+		users = slices.Clone(users)
+		p.users.Store(&users)
+	}
 }
 
 // acquire waits for a concurrency slot or for ctx to end.
@@ -369,23 +387,25 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 			oids[0] = DefaultOID
 		}
 	}
-	g, err := p.client(ctx, t)
-	if err != nil {
-		return 0, 0, 0, false, err
-	}
-	defer p.close(g, t)
-	// gosnmp looks at its context only between resends; closing the
-	// socket ends a wait under way when ctx ends (a corroborated re-test).
-	defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
 	resent := 0
-	g.Timeout, g.Retries = a.wait, a.retries
-	g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }
-	start := time.Now()
-	pkt, err := g.Get(oids)
-	rtt := time.Since(start)
+	var pkt *gosnmp.SnmpPacket
+	var rtt time.Duration
+	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
+		// gosnmp looks at its context only between resends; closing the
+		// socket ends a wait under way when ctx ends (a corroborated re-test).
+		defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
+		g.Timeout, g.Retries = a.wait, a.retries
+		g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }
+		start := time.Now()
+		var err error
+		pkt, err = g.Get(oids)
+		rtt = time.Since(start)
+		return err
+	})
 	if err != nil {
 		return 0, resent, 0, false, fmt.Errorf("get %s: %w", oids[0], err)
 	}
+	defer p.close(g, t)
 	vb, err := firstValue(pkt, oids)
 	if err != nil {
 		return rtt, resent, 0, false, err

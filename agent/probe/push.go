@@ -34,17 +34,17 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 	if p.cfg.V3 == nil {
 		t.Community = p.cfg.WriteCommunity
 	}
-	g, err := p.client(ctx, t)
-	if err != nil {
-		return err
-	}
-	defer p.close(g, t)
 	was := p.book.get(key(t))
-	g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
-	pkt, err := g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
+	var pkt *gosnmp.SnmpPacket
+	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
+		g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
+		pkt, err = g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("push to %s: %w", t.Addr, err)
 	}
+	defer p.close(g, t)
 	if pkt.Error != gosnmp.NoError {
 		return fmt.Errorf("push to %s: %w: error-status %v", t.Addr, ErrUnexpectedValue, pkt.Error)
 	}

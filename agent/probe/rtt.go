@@ -66,6 +66,8 @@ type peerState struct {
 	last hiadsd.Status
 	// engine is the peer's SNMPv3 engine as its last answer told it.
 	engine engine
+	// user is the SNMPv3 user the peer last accepted, "" for the first.
+	user string
 }
 
 // peerBook holds the state of every peer tested, keyed by address and port.

@@ -28,12 +28,7 @@ func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols
 		return err
 	}
 	defer p.release()
-	g, err := p.client(ctx, t)
-	if err != nil {
-		return err
-	}
-	defer p.close(g, t)
-	for last := from; ; {
+	bulk := func(g *gosnmp.GoSNMP, last uint32, pre *nonRepeaters) (*gosnmp.SnmpPacket, int, error) {
 		start := make([]string, len(cols))
 		for i, c := range cols {
 			start[i] = c + "." + strconv.FormatUint(uint64(last), 10)
@@ -45,7 +40,25 @@ func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols
 		}
 		pkt, err := g.GetBulk(start, uint8(nr), uint32(max(1, reps(p.cfg.MaxRepetitions))))
 		if err != nil {
-			return fmt.Errorf("getbulk after index %d: %w", last, err)
+			return nil, 0, fmt.Errorf("getbulk after index %d: %w", last, err)
+		}
+		return pkt, nr, nil
+	}
+	var pkt *gosnmp.SnmpPacket
+	var nr int
+	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
+		pkt, nr, err = bulk(g, from, pre)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer p.close(g, t)
+	for last := from; ; {
+		if pkt == nil {
+			if pkt, nr, err = bulk(g, last, pre); err != nil {
+				return err
+			}
 		}
 		if pre != nil {
 			if err := pre.take(pkt); err != nil {
@@ -57,7 +70,7 @@ func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols
 		if err != nil || done {
 			return err
 		}
-		last = next
+		last, pkt = next, nil
 	}
 }
 

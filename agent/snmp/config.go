@@ -64,6 +64,11 @@ type Config struct {
 	// ErrRowInconsistent choose the SET's error, any other error is
 	// commitFailed. Nil makes diagTree read-only.
 	OnRowChange func(RowChange) error
+	// OnKeyChange is called with a change of the cluster keys written to
+	// diagKeyChange by one of the cluster's users: a verb (mib.KeyInstall,
+	// KeyUse, KeyRemove) and a key; its error makes the SET commitFailed.
+	// Nil makes diagKeyChange read-only.
+	OnKeyChange func(verb int, key [32]byte) error
 	// OnAuthFailure, when set, is called (on the serving goroutine, so it
 	// must not block) with the source of each message that fails
 	// authentication, and snmpEnableAuthenTraps reads enabled(1).

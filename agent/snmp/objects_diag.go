@@ -3,11 +3,13 @@ package snmp
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -27,8 +29,14 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnPush != nil {
 		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkPush, commit: r.commitPush}
 	}
+	keys := newScalar(mustOID(mib.DiagKeyChange), func(*view) value { return octets(nil) })
+	if r.cfg.OnKeyChange != nil {
+		keys.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkKeyChange, commit: r.commitKeyChange}
+	}
 	return []node{
 		diagTreeTable(r),
+		keys,
+		agentsOnly{diagKeyTable()},
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
 		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
@@ -68,6 +76,21 @@ func diagTreeTable(r *Responder) *table {
 			{mib.ColNodeAddr, func(v *view, i int) value { _, b := mib.InetAddress(row(v, i).Addr); return octets(b) }},
 			{mib.ColNodePort, func(v *view, i int) value { return gauge(uint32(max(row(v, i).Port, 1))) }},
 			{mib.ColNodeRowStatus, func(v *view, i int) value { return integer(mib.RowActive) }},
+		},
+	}
+}
+
+// diagKeyTable serves diagKeyTable, one row per cluster key; its index
+// column is not accessible.
+func diagKeyTable() *table {
+	key := func(v *view, i int) *board.Key { return &v.snap.Keys[i] }
+	return &table{
+		entry: mustOID(mib.DiagKeyEntry),
+		size:  func(s *board.Snapshot) int { return len(s.Keys) },
+		key:   func(s *board.Snapshot, i int) uint32 { return s.Keys[i].Index },
+		cols: []column{
+			{mib.ColKeyPrimary, func(v *view, i int) value { return integer(truth(key(v, i).Primary)) }},
+			{mib.ColKeyValue, func(v *view, i int) value { return octets(key(v, i).Value) }},
 		},
 	}
 }
@@ -160,6 +183,34 @@ func (r *Responder) commitPush(_ *view, val value) error {
 	return r.cfg.OnPush(p)
 }
 
+// keyChangeLen is the length of a diagKeyChange value: a verb and a key.
+const keyChangeLen = 33
+
+// checkKeyChange accepts a verb and a key that fit the keys the agent
+// runs: installing one it does not hold, using or removing one it holds,
+// never removing the one in use (inconsistentValue otherwise).
+func checkKeyChange(v *view, val value) gosnmp.SNMPError {
+	if len(val.raw) != keyChangeLen {
+		return gosnmp.WrongLength
+	}
+	verb, idx := int(val.raw[0]), keyIndex(val.raw[1:])
+	held := slices.IndexFunc(v.snap.Keys, func(k board.Key) bool { return k.Index == idx })
+	switch {
+	case verb != mib.KeyInstall && verb != mib.KeyUse && verb != mib.KeyRemove:
+		return gosnmp.WrongValue
+	case (verb == mib.KeyInstall) == (held >= 0), verb == mib.KeyRemove && v.snap.Keys[held].Primary:
+		return gosnmp.InconsistentValue
+	}
+	return gosnmp.NoError
+}
+
+// commitKeyChange hands the change to the daemon.
+func (r *Responder) commitKeyChange(_ *view, val value) error {
+	var k [32]byte
+	copy(k[:], val.raw[1:])
+	return r.cfg.OnKeyChange(int(val.raw[0]), k)
+}
+
 // checkInject accepts 0..MaxFaultInjectSeconds.
 func checkInject(_ *view, val value) gosnmp.SNMPError {
 	if n := val.int(); n < 0 || n > mib.MaxFaultInjectSeconds {
@@ -172,4 +223,11 @@ func checkInject(_ *view, val value) gosnmp.SNMPError {
 func (r *Responder) commitInject(v *view, val value) error {
 	r.fault.silence(v.now, time.Duration(val.int())*time.Second)
 	return nil
+}
+
+// keyIndex is the diagKeyTable index of the key in b (32 octets).
+func keyIndex(b []byte) uint32 {
+	var k keyring.Key
+	copy(k[:], b)
+	return k.Index()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -28,7 +29,7 @@ type Responder struct {
 	now      func() time.Time
 	start    time.Time
 	engineID []byte
-	users    map[string]*usmUser
+	users    atomic.Pointer[map[string]*usmUser] // replaced whole by SetClusterUsers
 	// clusterUsers is set when some user is a cluster user (User.Cluster):
 	// objects only agents write then take SETs from them alone.
 	clusterUsers bool
@@ -74,10 +75,11 @@ func NewResponder(cfg Config) (*Responder, error) {
 		}
 		r.engineID = id
 	}
-	var err error
-	if r.users, err = localizeUsers(cfg.Users, r.engineID); err != nil {
+	users, err := localizeUsers(cfg.Users, r.engineID)
+	if err != nil {
 		return nil, err
 	}
+	r.users.Store(&users)
 	var seed [8]byte
 	if _, err := rand.Read(seed[:]); err != nil {
 		return nil, fmt.Errorf("snmp: salt: %w", err)
@@ -90,6 +92,30 @@ func NewResponder(cfg Config) (*Responder, error) {
 		r.board = board.New()
 	}
 	return r, nil
+}
+
+// SetClusterUsers replaces the cluster's users (User.Cluster) with the
+// users of the keys the agent now runs, after a rotation: from the next
+// request on, only they are accepted as agents. Other users stay.
+func (r *Responder) SetClusterUsers(users []usm.User) error {
+	all := []User{}
+	for _, u := range r.cfg.Users {
+		if !u.Cluster {
+			all = append(all, u)
+		}
+	}
+	for _, u := range users {
+		all = append(all, User{User: u, Write: true, Cluster: true})
+	}
+	m, err := localizeUsers(all, r.engineID)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.Users = all
+	r.users.Store(&m)
+	return nil
 }
 
 // EngineID returns snmpEngineID, for the daemon to persist and managers to use.

@@ -16,6 +16,9 @@ type view struct {
 	snap *board.Snapshot
 	now  time.Time
 	ws   *workspace // where generated OIDs are carved from
+	// agent is set when the request comes from one of the cluster's users,
+	// who alone see what only agents read (agentsOnly).
+	agent bool
 }
 
 // lookup is the outcome of a GET on the registry.
@@ -76,6 +79,24 @@ func (t *tree) next(v *view, o OID) (OID, value, bool) {
 		}
 	}
 	return nil, value{}, false
+}
+
+// agentsOnly is a subtree only the cluster's users see: to anyone else
+// it does not exist.
+type agentsOnly struct{ node }
+
+func (a agentsOnly) get(v *view, o OID) (value, lookup) {
+	if !v.agent {
+		return value{}, noObject
+	}
+	return a.node.get(v, o)
+}
+
+func (a agentsOnly) next(v *view, o OID) (OID, value, bool) {
+	if !v.agent {
+		return nil, value{}, false
+	}
+	return a.node.next(v, o)
 }
 
 // writer makes a scalar writable: check validates a value of the right type

@@ -130,7 +130,7 @@ func (r *Responder) handleV3(ws *workspace, b []byte, verEnd int, src netip.Addr
 	case !bytes.Equal(h.engineID, r.engineID):
 		return r.report(h, h.plainRequestID(b), cUnknownEngineIDs, nil, now)
 	}
-	u := r.users[string(h.user)]
+	u := (*r.users.Load())[string(h.user)]
 	switch {
 	case u == nil:
 		if len(h.user) > 0 {

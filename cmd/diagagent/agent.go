@@ -17,6 +17,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
@@ -78,19 +79,26 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	if a.notifier, err = traps.New(notifierConfig(cfg, id, a.board, start, log)); err != nil {
 		return nil, fmt.Errorf("traps: %w", err)
 	}
-	dc, err := daemonConfig(cfg, id, pc)
+	dc, err := daemonConfig(cfg, id, pc, ring)
 	if err != nil {
 		a.notifier.Close()
 		return nil, err
 	}
 	a.daemon, err = daemon.New(daemon.Options{Config: dc, Prober: prober, Board: a.board,
-		Notifier: a.notifier, State: st, Log: log, Now: time.Now})
+		Notifier: a.notifier, State: st, Log: log, Now: time.Now, OnKeys: a.runKeys(prober)})
 	if err != nil {
 		a.notifier.Close()
 		return nil, err
 	}
+	if r, ok := a.daemon.Ring(); ok { // the keys the agent runs: the file's, or those rotated since
+		ring = &r
+		prober.SetUsers(r.Users())
+	}
 	rc := responderConfig(cfg, id, ring, st.EngineID, boots, a.board, log)
 	rc.OnSetNMS, rc.OnRowChange, rc.OnPush = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive
+	if ring != nil {
+		rc.OnKeyChange = func(verb int, k [32]byte) error { return a.daemon.ChangeKeys(verb, keyring.Key(k)) }
+	}
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
 	}
@@ -120,6 +128,18 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// runKeys is how a rotation of the cluster keys reaches the parts that
+// speak with them: the prober sends with the new primary key (and tries the
+// others), the responder accepts the new keys' users only.
+func (a *agent) runKeys(prober *probe.Prober) func(keyring.Ring) {
+	return func(r keyring.Ring) {
+		prober.SetUsers(r.Users())
+		if err := a.responder.SetClusterUsers(r.Users()); err != nil {
+			a.log.WithError(err).Error("the responder cannot take the new cluster keys")
+		}
+	}
 }
 
 // registry is where every part's collector goes, with the build's own

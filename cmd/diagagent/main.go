@@ -201,11 +201,11 @@ func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
 	return logrus.NewEntry(l)
 }
 
-// reloadOnHangup reloads the node list on SIGHUP (what `systemctl reload`
-// sends, through the unit's ExecReload): the file is read and checked
-// again, and its node list, matched by address, becomes the next version
-// of the list at the next interval, carried to every agent by the
-// diagnosis. A file that does not load is reported and changes nothing; the
+// reloadOnHangup reloads the node list and the keyring on SIGHUP (what
+// `systemctl reload` sends, through the unit's ExecReload): the files are
+// read and checked again, and their node list, matched by address, and
+// keys (when the keyring file was edited) become the next version of the
+// list at the next interval, carried to every agent by the diagnosis. A file that does not load is reported and changes nothing; the
 // other keys are read at start only, and a change to them is reported.
 func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Config, error), d *daemon.Daemon, log *logrus.Entry) {
 	hup := make(chan os.Signal, 1)
@@ -224,14 +224,23 @@ func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Co
 			log.WithError(err).Error("SIGHUP: the configuration does not load; nothing changed")
 			continue
 		}
-		v, changed, err := d.Reload(members(cfg))
+		ring, err := loadKeyring(cfg)
+		if err != nil {
+			log.WithError(err).Error("SIGHUP: the keyring file does not load; nothing changed")
+			continue
+		}
+		var keys []keyring.Key
+		if ring != nil {
+			keys = ring.Keys
+		}
+		v, changed, err := d.Reload(members(cfg), keys)
 		switch {
 		case err != nil:
 			log.WithError(err).Error("SIGHUP: the node list was not changed")
 		case changed:
-			log.WithField("version", v).Info("SIGHUP: the node list changes at the next interval; other keys are read at start only")
+			log.WithField("version", v).Info("SIGHUP: the node list or the keys change at the next interval; other keys of the configuration are read at start only")
 		default:
-			log.WithField("version", v).Info("SIGHUP: the node list is unchanged; other keys are read at start only")
+			log.WithField("version", v).Info("SIGHUP: the node list and the keys are unchanged; other keys of the configuration are read at start only")
 		}
 	}
 }

@@ -44,8 +44,8 @@ func nodelistConfig(cfg config.Config) nodelist.Config {
 }
 
 // proberConfig is the test section, with this node's source address and the
-// credentials it tests and pushes with: the keyring's primary user when
-// there is a keyring.
+// credentials it tests and pushes with: the keyring's users when there is
+// a keyring, the primary's first.
 func proberConfig(cfg config.Config, id int, ring *keyring.Ring) probe.Config {
 	p := probe.Default()
 	t := cfg.Test
@@ -54,8 +54,8 @@ func proberConfig(cfg config.Config, id int, ring *keyring.Ring) probe.Config {
 	p.Source = source(cfg, id)
 	switch {
 	case ring != nil:
-		v3 := ring.Primary().User()
-		p.V3 = &v3
+		users := ring.Users()
+		p.V3, p.Others = &users[0], users[1:]
 	case t.V3User != "":
 		u, _ := cfg.SNMP.User(t.V3User)
 		v3 := u.Credentials.User()
@@ -77,9 +77,9 @@ func loadKeyring(cfg config.Config) (*keyring.Ring, error) {
 }
 
 // daemonConfig is the diagnosis loop's part of the file: the node list,
-// the algorithm and its plan, the interval, the station, what is notified
-// and where the state lives.
-func daemonConfig(cfg config.Config, id int, p probe.Config) (daemon.Config, error) {
+// the algorithm and its plan, the interval, the station, what is notified,
+// where the state lives and the keyring file's keys.
+func daemonConfig(cfg config.Config, id int, p probe.Config, ring *keyring.Ring) (daemon.Config, error) {
 	d := daemon.Default()
 	d.Nodes, d.Self = members(cfg), id
 	algo, err := hiadsd.ParseAlgorithm(cfg.Algorithm)
@@ -91,6 +91,9 @@ func daemonConfig(cfg config.Config, id int, p probe.Config) (daemon.Config, err
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
 	d.StartupGrace, d.NotifyLearned = cfg.Traps.StartupGrace, cfg.Traps.Scope == config.ScopeAll
 	d.StateDir = cfg.StateDirFor(id)
+	if ring != nil {
+		d.Keys = ring.Keys
+	}
 	return d, nil
 }
 
@@ -110,11 +113,7 @@ func responderConfig(cfg config.Config, id int, ring *keyring.Ring, engineID []b
 	for _, u := range cfg.SNMP.Users {
 		r.Users = append(r.Users, snmp.User{User: u.Credentials.User(), Write: u.Access == config.AccessWrite})
 	}
-	if ring != nil {
-		for _, u := range ring.Users() {
-			r.Users = append(r.Users, snmp.User{User: u, Write: true, Cluster: true})
-		}
-	}
+	r.Users = append(r.Users, clusterUsers(ring)...)
 	r.EngineID, r.EngineBoots = engineID, boots
 	r.Workers = cfg.SNMP.MaxWorkers
 	host, _ := os.Hostname()
@@ -127,6 +126,18 @@ func responderConfig(cfg config.Config, id int, ring *keyring.Ring, engineID []b
 	r.FaultInjection = cfg.FaultInjection
 	r.Log = log
 	return r
+}
+
+// clusterUsers are the users of the keys the agents run: agents, with write
+// access; none without a keyring.
+func clusterUsers(ring *keyring.Ring) []snmp.User {
+	var out []snmp.User
+	if ring != nil {
+		for _, u := range ring.Users() {
+			out = append(out, snmp.User{User: u, Write: true, Cluster: true})
+		}
+	}
+	return out
 }
 
 // notifierConfig is the traps section; the stations are read from the

@@ -1,0 +1,262 @@
+package daemon
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// The cluster keys ride the node list: its Keys name them by index, so a
+// key installed, used or removed at one agent takes the next list version
+// and reaches every agent as an added node does (adoptList reads the keys
+// with the list). The keys themselves (keys, by index) are kept under
+// state_dir in a keyring file of mode 0600 (keysFileName), so a restart
+// runs the keys learned, not the older ones of the configured file.
+
+// keysFileName is the file under state_dir holding the keys the agent runs.
+const keysFileName = "keyring"
+
+// Errors of a key change the daemon refuses.
+var (
+	// ErrNoKeyring: the agent runs no cluster key, so it has none to change.
+	ErrNoKeyring = errors.New("this agent runs no cluster key (keyring is not set)")
+	// ErrKeyChange: the change contradicts the keys held.
+	ErrKeyChange = errors.New("the key change contradicts the keys held")
+)
+
+// loadKeys reads the keys kept under dir; none when there is no file.
+func loadKeys(dir string) ([]keyring.Key, error) {
+	path := filepath.Join(dir, keysFileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	r, err := keyring.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("state_dir: %w", err)
+	}
+	return r.Keys, nil
+}
+
+// saveKeys keeps r under dir, mode 0600, as SaveState keeps the state.
+func saveKeys(dir string, r keyring.Ring) error {
+	return writeAtomic(dir, keysFileName, r.Marshal())
+}
+
+// Ring returns the cluster keys the agent runs, the one it sends with
+// first, and false when it runs none.
+func (d *Daemon) Ring() (keyring.Ring, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.ringOf(d.list.Keys)
+	return r, len(r.Keys) > 0
+}
+
+// ringOf returns the keys of indexes that the agent holds, each once, in
+// the order of indexes (under mu).
+func (m *membership) ringOf(indexes []uint32) keyring.Ring {
+	var r keyring.Ring
+	for n, i := range indexes {
+		if k, ok := m.keys[i]; ok && !slices.Contains(indexes[:n], i) {
+			r.Keys = append(r.Keys, k)
+		}
+	}
+	return r
+}
+
+// ChangeKeys queues a change of the cluster keys written to diagKeyChange
+// (verb mib.KeyInstall, KeyUse or KeyRemove) for the next interval, as a
+// node added is: the list takes the next version, which carries the keys
+// to every agent. Errors wrap ErrNoKeyring or ErrKeyChange.
+func (d *Daemon) ChangeKeys(verb int, k keyring.Key) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	base := d.latest()
+	if len(base.Keys) == 0 {
+		return ErrNoKeyring
+	}
+	i, primary := k.Index(), base.Keys[0]
+	held := slices.Contains(base.Keys, i)
+	var keys []uint32
+	switch {
+	case verb == mib.KeyInstall && !held:
+		keys = nodelist.SortKeys(primary, append(slices.Clone(base.Keys), i))
+	case verb == mib.KeyUse && held:
+		keys = nodelist.SortKeys(i, base.Keys)
+	case verb == mib.KeyRemove && held && i != primary:
+		keys = nodelist.SortKeys(primary, slices.DeleteFunc(slices.Clone(base.Keys), func(x uint32) bool { return x == i }))
+	default:
+		return fmt.Errorf("%w: verb %d of key %s, keys held %s", ErrKeyChange, verb, k.ID(), keyIDs(base.Keys))
+	}
+	next, changed := base.WithKeys(keys)
+	if changed {
+		d.keys[i] = k
+		d.pending = &next
+	}
+	return nil
+}
+
+// learnKeys checks the keys a peer's list names (every row's key must have
+// its index, one is primary) and returns their indexes in a list's order,
+// and the keys themselves. A list without keys is refused by an agent that
+// runs keys: it would turn the cluster key off.
+func (m *membership) learnKeys(got []probe.Key) ([]uint32, map[uint32]keyring.Key, error) {
+	if len(m.list.Keys) == 0 {
+		return nil, nil, nil
+	}
+	var primary []uint32
+	all := make([]uint32, 0, len(got))
+	found := map[uint32]keyring.Key{}
+	for _, g := range got {
+		var k keyring.Key
+		if copy(k[:], g.Value) != keyring.Size || k.Index() != g.Index {
+			return nil, nil, fmt.Errorf("key row %08x holds another key", g.Index)
+		}
+		found[g.Index] = k
+		all = append(all, g.Index)
+		if g.Primary {
+			primary = append(primary, g.Index)
+		}
+	}
+	if len(primary) != 1 {
+		return nil, nil, fmt.Errorf("the list names %d keys in use among %d, not one", len(primary), len(got))
+	}
+	return nodelist.SortKeys(primary[0], all), found, nil
+}
+
+// switchKeys runs the keys of the list the agent switched to from old:
+// the prober and the responder take them (onKeys) and state_dir keeps
+// them beside the old ones, until the state that names the new list is
+// saved (forgetKeys): a crash between the two saves finds every key its
+// list names. It runs on the loop.
+func (d *Daemon) switchKeys(old, l nodelist.List, from int) {
+	if slices.Equal(old.Keys, l.Keys) {
+		return
+	}
+	d.mu.Lock()
+	r, both := d.ringOf(l.Keys), d.ringOf(append(slices.Clone(l.Keys), old.Keys...))
+	d.mu.Unlock()
+	f := d.log.WithFields(logrus.Fields{"version": l.Version, "keys": keyIDs(l.Keys), "was": keyIDs(old.Keys), "from": from + 1})
+	if len(r.Keys) != len(l.Keys) || len(r.Keys) == 0 {
+		f.Error("the node list names a cluster key this agent does not hold: keeping the keys it runs")
+		return
+	}
+	f.Info("cluster keys changed")
+	if d.onKeys != nil {
+		d.onKeys(r)
+	}
+	if err := saveKeys(d.cfg.StateDir, both); err != nil {
+		d.log.WithError(err).Error("cannot keep the new cluster keys under state_dir: a restart would run the older ones")
+	}
+}
+
+// forgetKeys drops the keys l no longer names (but a change queued still
+// does), from memory and from state_dir, once the state naming l is saved.
+func (d *Daemon) forgetKeys(old, l nodelist.List) {
+	if slices.Equal(old.Keys, l.Keys) {
+		return
+	}
+	d.mu.Lock()
+	keep := slices.Clone(l.Keys)
+	if d.pending != nil {
+		keep = append(keep, d.pending.Keys...)
+	}
+	for i := range d.keys {
+		if !slices.Contains(keep, i) {
+			delete(d.keys, i)
+		}
+	}
+	r := d.ringOf(keep)
+	d.mu.Unlock()
+	if err := saveKeys(d.cfg.StateDir, r); err != nil {
+		d.log.WithError(err).Error("cannot drop the removed cluster keys from state_dir")
+	}
+}
+
+// keyIndexes returns the index of every key, in order.
+func keyIndexes(keys []keyring.Key) []uint32 {
+	var out []uint32
+	for _, k := range keys {
+		out = append(out, k.Index())
+	}
+	return out
+}
+
+// keysHash names the keys of a keyring file as the state remembers them
+// (State.KeysHash): their IDs in order, "" for none.
+func keysHash(keys []keyring.Key) string {
+	return strings.Join(keyIDs(keyIndexes(keys)), ",")
+}
+
+// keyIDs names keys by ID for a log line, the one in use first.
+func keyIDs(indexes []uint32) []string {
+	out := make([]string, len(indexes))
+	for i, k := range indexes {
+		out[i] = fmt.Sprintf("%08x", k)
+	}
+	return out
+}
+
+// boardKeys are diagKeyTable's rows for the keys the agent runs (under mu).
+func (m *membership) boardKeys() []board.Key {
+	var out []board.Key
+	for n, i := range m.list.Keys {
+		if k, ok := m.keys[i]; ok {
+			out = append(out, board.Key{Index: i, Primary: n == 0, Value: k[:]})
+		}
+	}
+	slices.SortFunc(out, func(a, b board.Key) int { return cmp.Compare(a.Index, b.Index) })
+	return out
+}
+
+// keysRefused notes, from this interval's tests, the peers that refused
+// every key this agent holds: logged once per episode (explain), counted
+// and shown (Snapshot.KeyRefused), and notified with the verdict that
+// made them partial (announce). A peer tested otherwise leaves the set.
+func (d *Daemon) keysRefused(probes map[int]probe.Result) {
+	for id, r := range probes {
+		if probe.KeyRefused(r.SNMPErr) {
+			d.refusing[id] = true
+		} else {
+			delete(d.refusing, id)
+		}
+	}
+	ids := nodeIDs(d.refusing)
+	d.mu.Lock()
+	d.refusedIDs = ids
+	d.mu.Unlock()
+}
+
+// notifyKeyRefused sends diagNodeKeyRefused about peer id.
+func (d *Daemon) notifyKeyRefused(id int) {
+	if d.notify == nil {
+		return
+	}
+	r := traps.KeyRefused{Node: uint32(id + 1), Addr: d.list.Members[id].Addr}
+	if err := d.notify.NodeKeyRefused(r); err != nil {
+		d.log.WithError(err).Warn("notification not queued")
+	}
+}
+
+// nodeIDs lists the ids of set as NodeIDs, ascending.
+func nodeIDs(set map[int]bool) []uint32 {
+	out := make([]uint32, 0, len(set))
+	for id := range set {
+		out = append(out, uint32(id+1))
+	}
+	slices.Sort(out)
+	return out
+}
