@@ -146,6 +146,7 @@ type loop struct {
 	pushes   bool            // pushes are sent (the prober can write)
 	told     map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
 	refusing map[int]bool    // peers that refused every cluster key at this agent's last test of them
+	lagging  bool            // every agent tested last refused every key: this agent missed a rotation
 	isolated int             // the core's Report.Isolated of the last interval
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }

@@ -224,23 +224,43 @@ func (m *membership) boardKeys() []board.Key {
 
 // keysRefused notes, from this interval's tests, the peers that refused
 // every key this agent holds: logged once per episode (explain), counted
-// and shown (Snapshot.KeyRefused), and notified with the verdict that
-// made them partial (announce). A peer tested otherwise leaves the set.
+// and shown (Snapshot.KeyRefused). A peer tested otherwise leaves the set.
+// When every agent tested refused, this agent is the one that missed a
+// rotation (or was given another keyring): it says so once per episode,
+// in its log and to the station (diagNodeKeyRefused about itself), and
+// its verdicts about the peers that refuse it are not notified (announce):
+// they tell of its keys, not of the peers.
 func (d *Daemon) keysRefused(probes map[int]probe.Result) {
+	agents, refused := 0, 0
 	for id, r := range probes {
 		if probe.KeyRefused(r.SNMPErr) {
 			d.refusing[id] = true
+			refused++
 		} else {
 			delete(d.refusing, id)
+		}
+		if !d.list.Members[id].TestedOnly {
+			agents++
 		}
 	}
 	ids := nodeIDs(d.refusing)
 	d.mu.Lock()
 	d.refusedIDs = ids
 	d.mu.Unlock()
+	was := d.lagging
+	d.lagging = refused > 0 && refused == agents || (was && agents == 0)
+	switch {
+	case d.lagging && !was:
+		d.log.WithFields(logrus.Fields{"refused_by": refused, "keys": keyIDs(d.list.Keys)}).
+			Warn("every agent tested refuses every cluster key this agent holds: it missed a rotation of the keys, or holds another keyring; " +
+				"give it the key in use (install it here with diagagent keyring -install, or edit its keyring file and reload)")
+		d.notifyKeyRefused(d.id)
+	case was && !d.lagging:
+		d.log.Info("an agent accepts this agent's cluster keys again")
+	}
 }
 
-// notifyKeyRefused sends diagNodeKeyRefused about peer id.
+// notifyKeyRefused sends diagNodeKeyRefused about node id.
 func (d *Daemon) notifyKeyRefused(id int) {
 	if d.notify == nil {
 		return

@@ -189,11 +189,12 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
 		f.Debug("not notified yet: a first verdict about a node never seen up, within the start-up grace")
 		return
 	}
+	if d.lagging && d.refusing[u.ID] {
+		f.Debug("not notified: the verdict tells that the peer refuses this agent's cluster keys, which diagNodeKeyRefused said")
+		return
+	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {
 		f.WithError(err).Warn("notification not queued")
-	}
-	if u.IsDirect() && u.New.Status == hiadsd.Partial && d.refusing[u.ID] {
-		d.notifyKeyRefused(u.ID)
 	}
 }
 

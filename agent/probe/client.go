@@ -86,10 +86,18 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 
 // KeyRefused reports whether err is a peer's refusal of the SNMPv3 user
 // spoken as: an unknown user name or a wrong digest, which between agents
-// means the peer holds none of the keys tried.
+// means the peer holds none of the keys tried. gosnmp returns the report's
+// own error while the peer's engine is being discovered; once the engine
+// is known it authenticates the report, which the peer could not sign
+// with a key it lacks, and returns errNotAuthentic's text.
 func KeyRefused(err error) bool {
-	return errors.Is(err, gosnmp.ErrUnknownUsername) || errors.Is(err, gosnmp.ErrWrongDigest)
+	return errors.Is(err, gosnmp.ErrUnknownUsername) || errors.Is(err, gosnmp.ErrWrongDigest) ||
+		err != nil && strings.Contains(err.Error(), errNotAuthentic)
 }
+
+// errNotAuthentic is gosnmp's error (v1.47, GoSNMP.testAuthentication) for
+// an answer that fails authentication, which it exports no value for.
+const errNotAuthentic = "incoming packet is not authentic"
 
 // usersFor returns the SNMPv3 users t may be spoken to as, none when it is
 // spoken to in v2c (its own community, a tested-only device, no user).

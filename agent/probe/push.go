@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -23,6 +24,24 @@ func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity
 // that has just failed gives up soon and the sender can try another; it
 // fails unless the peer took it.
 func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
+	was := p.book.get(key(t))
+	err := p.set(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+		gosnmp.SnmpPDU{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value})
+	if err != nil {
+		return fmt.Errorf("push to %s: %w", t.Addr, err)
+	}
+	return nil
+}
+
+// Set writes one object of the agent at t, as Push does, waiting the
+// ceiling of the round-trip timeout: diagagent keyring's change of keys.
+func (p *Prober) Set(ctx context.Context, t Target, vb gosnmp.SnmpPDU) error {
+	return p.set(ctx, t, p.cfg.Timeout, vb)
+}
+
+// set writes vb to the agent at t with the write community or the v3
+// user, waiting wait for each reply; it fails unless the agent took it.
+func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnmp.SnmpPDU) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
 	}
@@ -30,23 +49,22 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 		return err
 	}
 	defer p.release()
-	t.Community = "" // pushes go to agents, never to a device's own community
+	t.Community = "" // agents only, never a device's own community
 	if p.cfg.V3 == nil {
 		t.Community = p.cfg.WriteCommunity
 	}
-	was := p.book.get(key(t))
 	var pkt *gosnmp.SnmpPacket
 	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
-		g.Timeout = was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
-		pkt, err = g.Set([]gosnmp.SnmpPDU{{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value}})
+		g.Timeout = wait
+		pkt, err = g.Set([]gosnmp.SnmpPDU{vb})
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("push to %s: %w", t.Addr, err)
+		return err
 	}
 	defer p.close(g, t)
 	if pkt.Error != gosnmp.NoError {
-		return fmt.Errorf("push to %s: %w: error-status %v", t.Addr, ErrUnexpectedValue, pkt.Error)
+		return fmt.Errorf("%w: error-status %v", ErrUnexpectedValue, pkt.Error)
 	}
 	return nil
 }

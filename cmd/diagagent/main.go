@@ -137,40 +137,6 @@ func keygen(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// keyringCmd answers diagagent keyring: -snmp prints the options that make
-// net-snmp's tools speak as the agents' user of the keyring's primary key,
-// for the SETs only agents may make under a keyring (a node list change:
-// snmpset $(diagagent keyring -snmp) host DIAGNOSIS-MIB::nodeRowStatus.9 ...).
-func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diagagent keyring", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", config.DefaultPath, "configuration file naming the keyring")
-	snmpOpts := fs.Bool("snmp", false, "print net-snmp options (-v3 -l authPriv -u ... -a SHA-256 -A ... -x AES -X ...) for the primary key's user")
-	if err := fs.Parse(args); err != nil || !*snmpOpts || fs.NArg() > 0 {
-		if err == nil {
-			fmt.Fprintln(stderr, "diagagent keyring: give -snmp (and -config if the file is elsewhere)")
-		}
-		return 2
-	}
-	cfg, err := config.Load(*path, env, nil)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	ring, err := loadKeyring(cfg)
-	switch {
-	case err != nil:
-		fmt.Fprintln(stderr, err)
-		return 2
-	case ring == nil:
-		fmt.Fprintf(stderr, "keyring: empty in %s; its agents have no cluster key\n", *path)
-		return 2
-	}
-	u := ring.Primary().User()
-	fmt.Fprintf(stdout, "-v3 -l authPriv -u %s -a SHA-256 -A %s -x AES -X %s\n", u.Name, u.AuthPassphrase, u.PrivPassphrase)
-	return 0
-}
-
 // resolveID returns the configured id or finds it among the host's addresses.
 func resolveID(cfg config.Config) (int, error) {
 	if cfg.ID != config.AutoID {

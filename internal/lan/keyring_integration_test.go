@@ -4,8 +4,13 @@ package lan
 
 import (
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"net/netip"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +18,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -98,4 +104,136 @@ func TestVCubeLANKeyring(t *testing.T) {
 		t.Fatal("the capture holds no datagram between agents")
 	}
 	t.Logf("agent 1 exchanged %d SNMP datagrams with its peers: all SNMPv3, all authPriv but %d discoveries and reports", n, discovery)
+}
+
+// TestKeyRotationLAN rotates the cluster key of eight agents from one of
+// them with diagagent keyring (install, use, remove: Consul's verbs), while
+// agent 6 is down, then brings agent 6 back with the old key only:
+//   - each step reaches every running agent (keyring -list, run at agent 1,
+//     exits 0 once every agent answering runs agent 1's keys), and no agent
+//     logs a status change of any node meanwhile: no false verdict;
+//   - -use before every agent holds the key is refused;
+//   - agent 6, back with the old key, is refused by every agent it tests: it
+//     sends one diagNodeKeyRefused about itself and notifies none of its
+//     verdicts about its peers; they hold it partial and -list names it;
+//   - its keyring file given the new key and a SIGHUP let it back in: every
+//     agent holds every node fault-free and runs the new key alone, kept in
+//     its state_dir (mode 0600).
+func TestKeyRotationLAN(t *testing.T) {
+	s := ciSpec(t, "rot", "vcube", 8, false)
+	s.Keyring = true
+	c := startCluster(t, s)
+	all := ids(c.Agents)
+	settled(t, c, "rotation: before")
+	old := c.Key
+	lag := 5
+	mark := c.Station.Mark()
+	must(t, c.StopAgent(lag))
+	expect(t, c, "rotation: agent 6 stopped", mark, without(all, lag), lag+1, 2)
+
+	keys := func(args ...string) (string, int) {
+		cmd := exec.Command("ip", append([]string{"netns", "exec", c.Net.Hosts[0], c.Bin, "keyring", "-config", c.conf}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("diagagent keyring %v: %v", args, err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	// spread waits until keyring -list, at agent 1, exits 0 (every agent
+	// answering runs agent 1's keys) with row, the fields of a key's line
+	// (ID, held by, sent with by, at agent 1), among its lines, or with no
+	// line for the key when row holds the ID alone.
+	spread := func(what string, row ...string) string {
+		var out string
+		took, err := c.Poll(c.Bound(), func() bool {
+			var code int
+			out, code = keys("-list")
+			found := false
+			for _, l := range strings.Split(out, "\n") {
+				f := strings.Fields(l)
+				found = found || len(f) > 0 && f[0] == row[0] && (len(row) == 1 || slices.Equal(f, row))
+			}
+			return code == 0 && found == (len(row) > 1)
+		})
+		if err != nil {
+			t.Fatalf("%s: keyring -list never showed %v: %v\n%s", what, row, err, out)
+		}
+		t.Logf("%s: every running agent runs it after %v:\n%s", what, took.Round(time.Millisecond), out)
+		return out
+	}
+	next, err := keyring.Generate()
+	must(t, err)
+	evMark, stMark := c.Mark(), c.Station.Mark()
+	if out, code := keys("-use", next.String()); code == 0 || !strings.Contains(out, "does not hold it yet") {
+		t.Fatalf("keyring -use of a key no agent holds: exit %d, %s; want a refusal", code, out)
+	}
+	for _, step := range []struct {
+		verb, key string
+		row       []string
+	}{
+		{"-install", next.String(), []string{next.ID(), "7/8", "0/8", "accepted"}},
+		{"-use", next.String(), []string{next.ID(), "7/8", "7/8", "in", "use"}},
+		{"-remove", old.String(), []string{old.ID()}},
+	} {
+		if out, code := keys(step.verb, step.key); code != 0 {
+			t.Fatalf("keyring %s: exit %d: %s", step.verb, code, out)
+		}
+		spread("rotation: "+step.verb, step.row...)
+	}
+	for _, e := range c.Events(evMark) {
+		if e.Change() {
+			t.Errorf("during the rotation agent %d logged node %d %s -> %s", e.Self, e.Node, e.Old, e.New)
+		}
+	}
+	if n := c.Station.Notifications(stMark); len(n) > 0 {
+		t.Errorf("the station got %d notifications during the rotation, want none: %v", len(n), n)
+	}
+
+	// Agent 6 comes back with the old key only.
+	stMark = c.Station.Mark()
+	must(t, c.StartAgent(lag))
+	refusedNote := func(l string) bool {
+		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, mib.DiagNodeKeyRefused)
+	}
+	if _, err := c.Station.Wait(c.Bound(), stMark, refusedNote); err != nil {
+		t.Fatalf("agent 6, back with the old key: no diagNodeKeyRefused: %v\n%v", err, c.Station.Notifications(stMark))
+	}
+	if _, err := c.Poll(c.Bound(), func() bool {
+		out, _ := keys("-list")
+		// Run at agent 1, whose keyring file still holds the old key too,
+		// the command reads agent 6 with it: agent 6 lags.
+		return strings.Contains(out, "node 6 (") && strings.Contains(out, "lags") && strings.Contains(out, old.ID()+"*")
+	}); err != nil {
+		out, _ := keys("-list")
+		t.Fatalf("keyring -list does not name agent 6 as lagging with the old key: %v\n%s", err, out)
+	}
+	if !c.AllSee(without(all, lag), []int{lag + 1}, 2) {
+		t.Errorf("the agents running the new key do not all hold agent 6 partial")
+	}
+	got := 0
+	for _, l := range c.Station.Notifications(stMark) {
+		switch {
+		case refusedNote(l):
+			got++
+		case strings.Contains(l, mib.DiagNodeStatusChange):
+			t.Errorf("a status notification while agent 6 lags: %s", l)
+		}
+	}
+	if got != 1 {
+		t.Errorf("%d diagNodeKeyRefused notifications, want 1", got)
+	}
+
+	// Let it back in: its keyring file holds the new key, and a SIGHUP.
+	must(t, os.WriteFile(filepath.Join(c.Dir, "keyring"), []byte(next.String()+"\n"), 0o600))
+	must(t, c.Agent(lag).Hangup())
+	settled(t, c, "rotation: agent 6 back in")
+	spread("rotation: agent 6 back in", next.ID(), "8/8", "8/8", "in", "use")
+	for _, k := range all {
+		path := filepath.Join(c.Dir, fmt.Sprintf("state%d", k), "keyring")
+		r, err := keyring.Load(path) // refuses a file open to others
+		if err != nil || len(r.Keys) != 1 || r.Keys[0] != next {
+			t.Errorf("agent %d keeps %v (%v) in %s, want the new key alone", k+1, r.Keys, err, path)
+		}
+	}
 }

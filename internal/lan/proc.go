@@ -100,6 +100,9 @@ func (p *Proc) Kill() error {
 	return nil
 }
 
+// Hangup sends SIGHUP: a diagagent reloads its files.
+func (p *Proc) Hangup() error { return p.signal(syscall.SIGHUP) }
+
 // Thaw resumes a frozen program with SIGCONT.
 func (p *Proc) Thaw() error { return p.signal(syscall.SIGCONT) }
 
