@@ -90,20 +90,6 @@ func (k Key) ID() string { return fmt.Sprintf("%08x", k.Index()) }
 // a node list's Keys.
 func (k Key) Index() uint32 { return binary.BigEndian.Uint32(k.derive("diagagent key id")) }
 
-// IndexOfUser returns the index of the key whose User is named name, and
-// false for a name no key's user has.
-func IndexOfUser(name string) (uint32, bool) {
-	id, ok := strings.CutPrefix(name, userPrefix)
-	if !ok || len(id) != 8 {
-		return 0, false
-	}
-	b, err := hex.DecodeString(id)
-	if err != nil {
-		return 0, false
-	}
-	return binary.BigEndian.Uint32(b), true
-}
-
 // userPrefix starts the name of every key's user.
 const userPrefix = "diag-"
 

@@ -2,8 +2,10 @@ package keyring
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,5 +101,30 @@ func TestLoadRefusesAFileOthersCanRead(t *testing.T) {
 	}
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+": line 1: not a key") {
 		t.Fatalf("Load of a bad keyring = %v, want the path and the line", err)
+	}
+}
+
+// TestIndexAndMarshal: a key's Index is its ID as a number and its user's
+// name; Find and Indexes follow the ring's order; Marshal writes a file
+// Parse reads back, the primary first.
+func TestIndexAndMarshal(t *testing.T) {
+	a, _ := Generate()
+	b, _ := Generate()
+	if id := fmt.Sprintf("%08x", a.Index()); id != a.ID() || a.User().Name != "diag-"+id || a.Index() == 0 {
+		t.Fatalf("Index %d, ID %s, user %s: want one name", a.Index(), a.ID(), a.User().Name)
+	}
+	r := Ring{Keys: []Key{b, a}}
+	if got := r.Indexes(); !slices.Equal(got, []uint32{b.Index(), a.Index()}) {
+		t.Errorf("Indexes = %v", got)
+	}
+	if k, ok := r.Find(a.Index()); !ok || k != a {
+		t.Errorf("Find(%s) = %v, %v", a.ID(), k.ID(), ok)
+	}
+	if _, ok := r.Find(a.Index() ^ 1); ok {
+		t.Error("Find of an index no key has found one")
+	}
+	back, err := Parse(r.Marshal())
+	if err != nil || !slices.Equal(back.Keys, r.Keys) {
+		t.Fatalf("Parse(Marshal()) = %v, %v; want the ring, primary first", back.Keys, err)
 	}
 }

@@ -82,3 +82,46 @@ func TestWithFile(t *testing.T) {
 		t.Error("WithFile changed the list it was given, or its fingerprint")
 	}
 }
+
+// TestKeys: a list's keys are part of its fingerprint (a list without keys
+// keeps the fingerprint of its nodes alone), a change of them takes the next
+// version, and the other changes carry them over.
+func TestKeys(t *testing.T) {
+	members := []Member{{Addr: netip.MustParseAddr("192.0.2.1"), Port: 161}, {Addr: netip.MustParseAddr("192.0.2.2"), Port: 161}}
+	plain := New(members)
+	if got := SortKeys(9, []uint32{9, 3, 7, 3}); !slices.Equal(got, []uint32{9, 3, 7}) {
+		t.Fatalf("SortKeys(9, [9 3 7 3]) = %v, want [9 3 7]", got)
+	}
+	l, changed := plain.WithKeys([]uint32{9})
+	if !changed || l.Version != 1 || l.Hash == plain.Hash || !slices.Equal(l.Keys, []uint32{9}) {
+		t.Fatalf("WithKeys([9]) = version %d, keys %v, changed %v; want version 1 and a new fingerprint", l.Version, l.Keys, changed)
+	}
+	if same, changed := l.WithKeys([]uint32{9}); changed || same.Version != 1 {
+		t.Errorf("WithKeys of the keys held changed the list (version %d)", same.Version)
+	}
+	used, _ := l.WithKeys(SortKeys(7, []uint32{9, 7}))
+	installed, _ := l.WithKeys(SortKeys(9, []uint32{9, 7}))
+	if used.Hash == installed.Hash {
+		t.Error("the key in use is no part of the fingerprint")
+	}
+	added, err := used.Add(2, Member{Addr: netip.MustParseAddr("192.0.2.3"), Port: 161})
+	if err != nil || !slices.Equal(added.Keys, used.Keys) {
+		t.Fatalf("Add lost the keys: %v, %v", added.Keys, err)
+	}
+	removed, err := added.Remove(2)
+	if err != nil || !slices.Equal(removed.Keys, used.Keys) {
+		t.Fatalf("Remove lost the keys: %v, %v", removed.Keys, err)
+	}
+	applied, changed := removed.Apply(members[:1])
+	if !changed || !slices.Equal(applied.Keys, used.Keys) {
+		t.Fatalf("Apply lost the keys: %v", applied.Keys)
+	}
+	back := applied
+	back.Keys = nil
+	back.Seal()
+	sealed := applied
+	sealed.Seal()
+	if sealed.Hash != applied.Hash || back.Hash == applied.Hash {
+		t.Error("Seal does not cover the keys")
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
@@ -91,6 +92,11 @@ type Status struct {
 	LastEventSeq uint32         `json:"lastEventSeq"`
 	// ListMismatch are the NodeIDs of the peers last read with another node list.
 	ListMismatch []uint32 `json:"listMismatch"`
+	// Keys are the IDs of the cluster keys the agent runs, the one it sends
+	// with first; KeyRefused the NodeIDs of the agents that refused every one
+	// when last tested (one of the two missed a rotation).
+	Keys       []string `json:"keys"`
+	KeyRefused []uint32 `json:"keyRefused"`
 }
 
 // State is /api/v1/state and each message of /api/v1/stream: all the page shows.
@@ -186,5 +192,15 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 		st.LastEventSeq = snap.Events[len(snap.Events)-1].Seq
 	}
 	st.ListMismatch = append([]uint32{}, snap.ListMismatch...)
+	st.KeyRefused = append([]uint32{}, snap.KeyRefused...)
+	st.Keys = []string{}
+	for _, k := range snap.Keys {
+		id := fmt.Sprintf("%08x", k.Index)
+		if k.Primary {
+			st.Keys = append([]string{id}, st.Keys...)
+		} else {
+			st.Keys = append(st.Keys, id)
+		}
+	}
 	return st
 }

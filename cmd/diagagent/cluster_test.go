@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/lan"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
@@ -61,6 +62,7 @@ type cluster struct {
 	printer string               // "address:port" of the tested-only node, "" if none
 	webPort int                  // TCP port of every agent's page (web.listen auto:PORT), 0 if none
 	masters []*netsnmptest.SNMPD // with clusterSpec.agentx: agent k's snmpd, at its address
+	confOf  map[int]string       // a configuration of its own for agent k, instead of conf
 }
 
 // clusterSpec is what a test asks of a cluster.
@@ -75,6 +77,7 @@ type clusterSpec struct {
 	traps    string // more keys of the traps section, one "key: value" per line
 	snmp     string // more keys of the snmp section, one "key: value" per line
 	agentx   bool   // each agent serves through an snmpd of its own (master agentx) at its address
+	keyring  bool   // a cluster key (keyring: keyring, beside the configuration)
 }
 
 // newCluster writes the shared configuration; start launches the agents.
@@ -113,6 +116,16 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	}
 	fmt.Fprintf(&b, "web:\n  listen: \"%s\"\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: text}\n",
 		webListen, filepath.Join(c.dir, "state{id}"))
+	if s.keyring {
+		k, err := keyring.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(c.dir, "keyring"), []byte(k.String()+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("keyring: keyring\n")
+	}
 	c.conf = filepath.Join(c.dir, "cluster.yaml")
 	if err := os.WriteFile(c.conf, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -218,7 +231,11 @@ func (c *cluster) start(k int) {
 		c.t.Fatal(err)
 	}
 	defer logf.Close()
-	args := []string{"-config", c.conf, "-id", strconv.Itoa(k)}
+	conf := c.conf
+	if own, ok := c.confOf[k]; ok {
+		conf = own
+	}
+	args := []string{"-config", conf, "-id", strconv.Itoa(k)}
 	if c.masters != nil {
 		args = append(args, "-snmp.agentx", "unix:"+c.agentxSocket(k))
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -79,12 +80,15 @@ func TestDebianPackage(t *testing.T) {
 	sh(t, "systemd-analyze", "verify", "/lib/systemd/system/diagagent.service")
 	unit, _ := os.ReadFile("/lib/systemd/system/diagagent.service")
 	for _, want := range []string{"ExecStart=/usr/bin/diagagent ", "DynamicUser=yes", "StateDirectory=diagagent",
-		"LoadCredential=keyring:/etc/diagagent/keyring",
+		"ExecStartPre=+/usr/bin/diagagent stage -config /etc/diagagent/diagagent.yaml -to /run/diagagent",
+		"ExecReload=+/usr/bin/diagagent stage -config /etc/diagagent/diagagent.yaml -to /run/diagagent",
+		"ExecStart=/usr/bin/diagagent -config /run/diagagent/diagagent.yaml", "RuntimeDirectory=diagagent",
 		"AmbientCapabilities=CAP_NET_RAW CAP_NET_BIND_SERVICE", "CapabilityBoundingSet=CAP_NET_RAW CAP_NET_BIND_SERVICE", "ProtectSystem=strict"} {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("the installed unit lacks %q", want)
 		}
 	}
+	stageAsSystemd(t, string(unit))
 	// net-snmp's tools with Debian's own snmp.conf ("mibs :"), from another directory.
 	tr := exec.Command("snmptranslate", "-m", "DIAGNOSIS-MIB", "-On", "DIAGNOSIS-MIB::nodeStatus")
 	tr.Dir = dir
@@ -107,5 +111,68 @@ func TestDebianPackage(t *testing.T) {
 		if _, err := os.Lstat(p); err == nil {
 			t.Errorf("after the purge %s is left", p)
 		}
+	}
+}
+
+// stageAsSystemd runs the unit's staging as systemd would, without a
+// systemd to run it (this machine's PID 1 is none): its ExecStartPre=+
+// line as root into a runtime directory owned by another user (nobody,
+// standing for the dynamic user), then -config.check as that user on the
+// staged copy; then, after the key file is edited, its ExecReload=+ line,
+// which must hand that user the edited key.
+func stageAsSystemd(t *testing.T, unit string) {
+	t.Helper()
+	run := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Chmod(run, 0o700))
+	must(os.Chown(run, 65534, 65534))
+	line := func(key string) []string {
+		for _, l := range strings.Split(unit, "\n") {
+			if v, ok := strings.CutPrefix(l, key+"=+"); ok {
+				return strings.Fields(strings.ReplaceAll(v, "/run/diagagent", run))
+			}
+		}
+		t.Fatalf("the unit has no %s=+ line", key)
+		return nil
+	}
+	key := func() string {
+		b, err := os.ReadFile("/etc/diagagent/keyring")
+		must(err)
+		return string(b)
+	}
+	staged := func(what string) string {
+		t.Helper()
+		for _, f := range []string{"diagagent.yaml", "keyring"} {
+			fi, err := os.Stat(filepath.Join(run, f))
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if st := fi.Sys().(*syscall.Stat_t); fi.Mode().Perm() != 0o600 || st.Uid != 65534 {
+				t.Errorf("%s: %s has mode %v, owner %d; want 0600 and the service's user", what, f, fi.Mode().Perm(), st.Uid)
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(run, "keyring"))
+		must(err)
+		return string(b)
+	}
+	start := line("ExecStartPre")
+	sh(t, start[0], start[1:]...)
+	if staged("ExecStartPre") != key() {
+		t.Errorf("ExecStartPre staged a key other than /etc/diagagent/keyring's")
+	}
+	if out := sh(t, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/diagagent",
+		"-config", filepath.Join(run, "diagagent.yaml"), "-id", "0", "-config.check"); !strings.Contains(out, "configuration is valid") {
+		t.Errorf("-config.check as the service's user on the staged copy: %s", out)
+	}
+	sh(t, "sh", "-c", "umask 077 && /usr/bin/diagagent keygen > /etc/diagagent/keyring")
+	reload := line("ExecReload")
+	sh(t, reload[0], reload[1:]...)
+	if staged("ExecReload") != key() {
+		t.Errorf("after the key file was edited, ExecReload staged the old key")
 	}
 }

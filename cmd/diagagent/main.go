@@ -38,6 +38,9 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "keyring" {
 		return keyringCmd(args[1:], env, stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "stage" {
+		return stage(args[1:], env, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := config.RegisterFlags(fs)

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"image/png"
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +29,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -376,4 +379,82 @@ func TestDashboardFallsBackToPolling(t *testing.T) {
 	src.setStatus(5, hiadsd.Faulty)
 	waitPage(t, ctx, "node 5 faulty", `window.noReload === true && document.body.dataset.mode === "polling" &&
 		document.getElementById("node-5").dataset.status === "faulty"`, 10*time.Second)
+}
+
+// TestPageShowsAKeyRefused runs four agents with a cluster key, the fourth
+// with a keyring of another key (as an agent that missed a rotation): the
+// fourth sends one diagNodeKeyRefused about itself and none of its verdicts
+// about the others, while agent 1 holds it partial, counts it
+// (diagagent_peers_refusing_keys) and its page, in headless Chromium, names
+// it beside the key agent 1 runs.
+func TestPageShowsAKeyRefused(t *testing.T) {
+	chrome := chromiumPath(t)
+	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
+	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 4, station: station, web: true, keyring: true})
+	other, err := keyring.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := os.ReadFile(c.conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(c.dir, "other.yaml")
+	if err := os.WriteFile(own, bytes.Replace(conf, []byte("keyring: keyring"), []byte("keyring: other.keyring"), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "other.keyring"), []byte(other.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.confOf = map[int]string{3: own}
+	c.startAll()
+	bound := latencyBound("vcube", 4)
+	c.waitFor("agents 1 to 3 hold agent 4 partial", 2*bound, func() bool { return c.everyoneSees(4, 2, 3) })
+	page := c.webURL(0)
+	var st web.Status
+	c.waitFor("agent 1's status names agent 4 as refusing its keys", bound, func() bool {
+		return getJSON(page+"api/v1/status", &st) == nil && slices.Equal(st.KeyRefused, []uint32{4}) && len(st.Keys) == 1
+	})
+	if v := sample(scrapeAgent(t, page), "diagagent_peers_refusing_keys"); v != 1 {
+		t.Errorf("agent 1: diagagent_peers_refusing_keys = %v, want 1", v)
+	}
+	refused := func(l string) bool {
+		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, mib.DiagNodeKeyRefused)
+	}
+	if _, err := trapd.Wait(bound, 0, refused); err != nil {
+		t.Fatalf("no diagNodeKeyRefused from agent 4: %v", err)
+	}
+	ctx := browser(t, chrome, 30*time.Second+bound)
+	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
+		t.Fatalf("open %s: %v", page, err)
+	}
+	waitPage(t, ctx, "the page names agent 4 as refusing the key", fmt.Sprintf(
+		`document.getElementById("meta").textContent.includes("cluster key %s") &&
+		 document.getElementById("meta").textContent.includes("node 4 refuses every cluster key")`, st.Keys[0]), bound)
+	n := 0
+	for _, l := range trapd.All() {
+		switch {
+		case refused(l):
+			n++
+		case strings.Contains(l, mib.DiagNodeStatusChange) && strings.Contains(l, "[127.0.0.4]:"):
+			t.Errorf("agent 4 notified a verdict about a peer that refuses its key: %s", l)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d diagNodeKeyRefused notifications, want 1", n)
+	}
+}
+
+// getJSON decodes the JSON at url into v.
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }

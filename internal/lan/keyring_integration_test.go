@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,10 +120,26 @@ func TestVCubeLANKeyring(t *testing.T) {
 //   - its keyring file given the new key and a SIGHUP let it back in: every
 //     agent holds every node fault-free and runs the new key alone, kept in
 //     its state_dir (mode 0600).
+//
+// DIAG_ROTATION_AGENTS (default 8) and DIAG_ROTATION_HOLD (default none: a
+// duration held after each step, fault-free but for agent 6) make it the
+// longer run of docs/security.md.
 func TestKeyRotationLAN(t *testing.T) {
-	s := ciSpec(t, "rot", "vcube", 8, false)
+	agents, hold := 8, time.Duration(0)
+	if v := os.Getenv("DIAG_ROTATION_AGENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		must(t, err)
+		agents = n
+	}
+	if v := os.Getenv("DIAG_ROTATION_HOLD"); v != "" {
+		d, err := time.ParseDuration(v)
+		must(t, err)
+		hold = d
+	}
+	s := ciSpec(t, "rot", "vcube", agents, false)
 	s.Keyring = true
 	c := startCluster(t, s)
+	began := time.Now()
 	all := ids(c.Agents)
 	settled(t, c, "rotation: before")
 	old := c.Key
@@ -162,6 +179,7 @@ func TestKeyRotationLAN(t *testing.T) {
 		t.Logf("%s: every running agent runs it after %v:\n%s", what, took.Round(time.Millisecond), out)
 		return out
 	}
+	of := func(n int) string { return fmt.Sprintf("%d/%d", n, agents) }
 	next, err := keyring.Generate()
 	must(t, err)
 	evMark, stMark := c.Mark(), c.Station.Mark()
@@ -172,14 +190,15 @@ func TestKeyRotationLAN(t *testing.T) {
 		verb, key string
 		row       []string
 	}{
-		{"-install", next.String(), []string{next.ID(), "7/8", "0/8", "accepted"}},
-		{"-use", next.String(), []string{next.ID(), "7/8", "7/8", "in", "use"}},
+		{"-install", next.String(), []string{next.ID(), of(agents - 1), of(0), "accepted"}},
+		{"-use", next.String(), []string{next.ID(), of(agents - 1), of(agents - 1), "in", "use"}},
 		{"-remove", old.String(), []string{old.ID()}},
 	} {
 		if out, code := keys(step.verb, step.key); code != 0 {
 			t.Fatalf("keyring %s: exit %d: %s", step.verb, code, out)
 		}
 		spread("rotation: "+step.verb, step.row...)
+		time.Sleep(hold)
 	}
 	for _, e := range c.Events(evMark) {
 		if e.Change() {
@@ -225,10 +244,22 @@ func TestKeyRotationLAN(t *testing.T) {
 	}
 
 	// Let it back in: its keyring file holds the new key, and a SIGHUP.
+	stMark = c.Station.Mark()
 	must(t, os.WriteFile(filepath.Join(c.Dir, "keyring"), []byte(next.String()+"\n"), 0o600))
 	must(t, c.Agent(lag).Hangup())
 	settled(t, c, "rotation: agent 6 back in")
-	spread("rotation: agent 6 back in", next.ID(), "8/8", "8/8", "in", "use")
+	spread("rotation: agent 6 back in", next.ID(), of(agents), of(agents), "in", "use")
+	if _, err := c.Station.Wait(c.Bound(), stMark, StatusChange(lag+1, 0)); err != nil {
+		t.Errorf("no notification that agent 6 is fault-free again: %v", err)
+	}
+	evMark = c.Mark()
+	time.Sleep(hold)
+	for _, e := range c.Events(evMark) {
+		if e.Change() {
+			t.Errorf("after the rotation agent %d logged node %d %s -> %s", e.Self, e.Node, e.Old, e.New)
+		}
+	}
+	t.Logf("rotation: %d agents, %v from start to end", agents, time.Since(began).Round(time.Second))
 	for _, k := range all {
 		path := filepath.Join(c.Dir, fmt.Sprintf("state%d", k), "keyring")
 		r, err := keyring.Load(path) // refuses a file open to others

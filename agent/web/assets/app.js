@@ -45,7 +45,11 @@
     $("meta").textContent = st.algorithm + " · interval " + st.interval + " · " + st.nodes +
       " nodes · started " + stamp(st.started) + " · last event #" + st.lastEventSeq +
       (st.listMismatch && st.listMismatch.length ? " · another node list at node " + st.listMismatch.join(", ") +
-        " (not used as a source)" : "");
+        " (not used as a source)" : "") +
+      (st.keys && st.keys.length ? " · cluster key " + st.keys[0] +
+        (st.keys.length > 1 ? " (+" + (st.keys.length - 1) + " accepted)" : "") : "") +
+      (st.keyRefused && st.keyRefused.length ? " · node " + st.keyRefused.join(", ") +
+        " refuses every cluster key held here (a rotation was missed)" : "");
     const up = $("up");
     up.dataset.up = st.up ? "yes" : "no";
     up.textContent = st.up ? "diagnosis loop up" : "diagnosis loop stalled";

@@ -1,0 +1,61 @@
+package daemon
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// TestKeysAcrossRestarts: a first start runs the keyring file's keys; a
+// restart keeps the keys rotated since (the state's, kept in state_dir)
+// while the file is the one last read, and applies an edited file as the
+// next version; a state naming a key the agent does not hold is refused
+// with how to fix it.
+func TestKeysAcrossRestarts(t *testing.T) {
+	oldKey, _ := keyring.Generate()
+	newKey, _ := keyring.Generate()
+	other, _ := keyring.Generate()
+	c := testConfig(t, 3, hiadsd.VCube, false)
+	c.Keys = []keyring.Key{oldKey}
+	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
+	if r, ok := d.Ring(); !ok || !slices.Equal(r.Keys, []keyring.Key{oldKey}) {
+		t.Fatalf("first start runs %v, want the file's key", r.Keys)
+	}
+	for _, ch := range []struct {
+		verb int
+		key  keyring.Key
+	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
+		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
+			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
+		}
+		d.applyPending()
+	}
+	if err := d.ChangeKeys(mib.KeyRemove, newKey); !errors.Is(err, ErrKeyChange) {
+		t.Errorf("removing the key in use: %v, want ErrKeyChange", err)
+	}
+	if r, _ := d.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || d.list.Version != 3 {
+		t.Fatalf("after install, use and remove: keys %v at version %d, want the new key alone at 3", r.Keys, d.list.Version)
+	}
+	st := d.state()
+
+	again := newTestDaemon(t, c, &fakeLAN{}, &sink{}, st, nil) // the file still holds the old key
+	if r, _ := again.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || again.pending != nil {
+		t.Fatalf("a restart with the file last read runs %v (change queued: %v), want the rotated key", r.Keys, again.pending != nil)
+	}
+
+	c.Keys = []keyring.Key{other, newKey} // the operator edits the file
+	edited := newTestDaemon(t, c, &fakeLAN{}, &sink{}, st, nil)
+	if edited.pending == nil || !slices.Equal(edited.pending.Keys, []uint32{other.Index(), newKey.Index()}) || edited.pending.Version != 4 {
+		t.Fatalf("a restart with an edited file queues %+v, want its keys at version 4", edited.pending)
+	}
+
+	c.StateDir = t.TempDir() // the keys kept are lost, the file holds another key
+	c.Keys = []keyring.Key{other}
+	if _, err := New(Options{Config: c, Prober: &fakeLAN{}, Board: (&sink{}).board(), State: st}); err == nil {
+		t.Error("a state naming keys this agent does not hold was accepted")
+	}
+}
