@@ -30,16 +30,23 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
 
+// subcommands are the commands beside the agent itself, by name.
+var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) int{
+	"keyring": keyringCmd, // Consul's verbs: rotate the cluster key
+	"stage":   stage,      // the packaged unit's copy of /etc/diagagent for its user
+	"members": membersCmd, // one row per node, from any agent
+	"check":   checkCmd,   // a monitoring plugin
+}
+
 // run is main with its inputs explicit; it returns the exit status.
 func run(args, env []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "keygen" {
 		return keygen(args[1:], stdout, stderr)
 	}
-	if len(args) > 0 && args[0] == "keyring" {
-		return keyringCmd(args[1:], env, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "stage" {
-		return stage(args[1:], env, stdout, stderr)
+	if len(args) > 0 {
+		if cmd, ok := subcommands[args[0]]; ok {
+			return cmd(args[1:], env, stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)

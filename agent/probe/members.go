@@ -1,0 +1,93 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// Member is one node as an agent's diagTree shows it to an operator
+// (diagagent members): its status and since when, how the agent learned
+// it, and, from the agent's newest event about it, who detected it and
+// which agent it was read from.
+type Member struct {
+	ListMember
+	Status     hiadsd.Status
+	Counter    uint32
+	LastChange uint32 // nodeLastChange: the agent's sysUpTime at the change, in hundredths
+	How        mib.Source
+	// Detector and Source are the NodeIDs of the newest event's detector
+	// and of the agent it was read from; 0 when the table holds none.
+	Detector, Source uint32
+}
+
+// Members is what an agent says of every node.
+type Members struct {
+	ListVersion uint32
+	Uptime      uint32 // the agent's sysUpTime.0, in hundredths
+	Nodes       []Member
+}
+
+// FetchMembers reads, for an operator, every diagTree row of the agent at
+// t with sysUpTime.0 and diagNodeListVersion.0 in the first GETBULK, then
+// its event table's node, detector and source columns, which say where
+// each node's newest event came from.
+func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
+	var m Members
+	pre := &nonRepeaters{oids: []string{mib.SysUpTime0[:len(mib.SysUpTime0)-2], mib.DiagNodeListVersion}, fn: func(vbs []gosnmp.SnmpPDU) error {
+		up, ok := vbs[0].Value.(uint32)
+		if vbs[0].Type != gosnmp.TimeTicks || !ok {
+			return fmt.Errorf("%w: sysUpTime.0: %v", ErrMalformedReply, vbs[0].Value)
+		}
+		var err error
+		m.Uptime = up
+		m.ListVersion, err = unsignedValue(vbs[1])
+		return err
+	}}
+	cols := []string{mib.NodeStatus, mib.NodeEventCounter, mib.NodeLastChange, mib.NodeHowLearned,
+		mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly}
+	byID := map[uint32]int{}
+	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
+		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			n, err := decodeMember(idx, vbs[4:])
+			if err != nil {
+				return true, err
+			}
+			row, err := decodeRow(idx, vbs[:2])
+			if err != nil {
+				return true, err
+			}
+			lc, ok := vbs[2].Value.(uint32)
+			how, ok2 := vbs[3].Value.(int)
+			if !ok || !ok2 {
+				return true, fmt.Errorf("%w: node %d: nodeLastChange %v, nodeHowLearned %v", ErrMalformedReply, idx, vbs[2].Value, vbs[3].Value)
+			}
+			byID[idx] = len(m.Nodes)
+			m.Nodes = append(m.Nodes, Member{ListMember: n, Status: row.Status, Counter: row.Counter, LastChange: lc, How: mib.Source(how)})
+			return false, nil
+		})
+	if err != nil {
+		return Members{}, fmt.Errorf("read the nodes of %s: %w", t.Addr, err)
+	}
+	err = p.walk(ctx, t, []string{mib.DiagEventNodeID, mib.DiagEventDetector, mib.DiagEventSource}, 0, func(remaining int) int { return remaining },
+		func(_ uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			id, ok := vbs[0].Value.(int)
+			det, ok2 := vbs[1].Value.(int)
+			src, ok3 := vbs[2].Value.(int)
+			if !ok || !ok2 || !ok3 {
+				return true, fmt.Errorf("%w: event row: %v %v %v", ErrMalformedReply, vbs[0].Value, vbs[1].Value, vbs[2].Value)
+			}
+			if k, in := byID[uint32(id)]; in { // oldest first: the last one read is the newest
+				m.Nodes[k].Detector, m.Nodes[k].Source = uint32(det), uint32(src)
+			}
+			return false, nil
+		})
+	if err != nil {
+		return Members{}, fmt.Errorf("read the events of %s: %w", t.Addr, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// clusterView is what diagagent members and diagagent check ask an agent:
+// the configuration (for credentials and node names), the agent, and a
+// prober speaking as the cluster key's user, else the read community.
+type clusterView struct {
+	cfg    config.Config
+	target probe.Target
+	prober *probe.Prober
+}
+
+// clusterFlags are the flags members and check share.
+type clusterFlags struct {
+	path, agent, community *string
+}
+
+func addClusterFlags(fs *flag.FlagSet) clusterFlags {
+	return clusterFlags{
+		path:      fs.String("config", config.DefaultPath, "configuration file: the credentials (the keyring, else snmp.communities.read) and the nodes' names"),
+		agent:     fs.String("agent", "", "the agent to ask, host:port (default: this host's agent)"),
+		community: fs.String("community", "", "ask with this SNMPv2c community instead of the configuration's credentials"),
+	}
+}
+
+// open loads the configuration and builds the prober members and check
+// ask with.
+func (f clusterFlags) open(env []string) (clusterView, error) {
+	cfg, err := config.Load(*f.path, env, nil)
+	if err != nil {
+		return clusterView{}, err
+	}
+	v := clusterView{cfg: cfg}
+	if v.target, err = cliTarget(cfg, *f.agent); err != nil {
+		return clusterView{}, err
+	}
+	pc := probe.Default()
+	pc.Community = cfg.SNMP.Communities.Read
+	switch {
+	case *f.community != "":
+		pc.Community = *f.community
+	case cfg.Keyring != "":
+		ring, err := cliRing(cfg)
+		if err != nil {
+			return clusterView{}, err
+		}
+		users := ring.Users()
+		pc.V3, pc.Others = &users[0], users[1:]
+	case pc.Community == "":
+		return clusterView{}, errors.New("no credentials: the configuration has neither a keyring nor snmp.communities.read; give -community")
+	}
+	v.prober, err = probe.New(pc, nil)
+	return v, err
+}
+
+// member is one row of diagagent members.
+type member struct {
+	ID      uint32    `json:"id"`
+	Name    string    `json:"name,omitempty"`
+	Address string    `json:"address"`
+	Status  string    `json:"status"`
+	Since   time.Time `json:"since"`
+	Learned string    `json:"learned"`
+	Version uint32    `json:"listVersion"`
+	Tested  bool      `json:"testedOnly,omitempty"`
+}
+
+// read asks the agent for every node, with names from the configuration.
+func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) {
+	m, err := v.prober.FetchMembers(ctx, v.target)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]member, 0, len(m.Nodes))
+	for _, n := range m.Nodes {
+		r := member{ID: n.ID, Address: netip.AddrPortFrom(n.Addr, n.Port).String(), Status: n.Status.String(),
+			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n)}
+		if n.LastChange <= m.Uptime {
+			r.Since = now.Add(-time.Duration(m.Uptime-n.LastChange) * 10 * time.Millisecond).Truncate(time.Second)
+		}
+		for _, c := range v.cfg.Nodes {
+			if c.Address == n.Addr && (c.Port == 0 || uint16(c.Port) == n.Port) {
+				r.Name = c.Name
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// learnedFrom says how the agent asked knows a node's status: by its own
+// test, or from which agent (and who detected it), as its newest event
+// about the node says.
+func learnedFrom(n probe.Member) string {
+	switch {
+	case n.How == mib.SourceDirect:
+		return "tested here"
+	case n.How == mib.SourceNone:
+		return "-"
+	case n.Source != 0 && n.Detector != 0 && n.Source != n.Detector:
+		return fmt.Sprintf("node %d (detected by %d)", n.Source, n.Detector)
+	case n.Source != 0:
+		return fmt.Sprintf("node %d", n.Source)
+	}
+	return "learned"
+}
+
+// membersCmd answers diagagent members: one row per node, as any agent
+// sees the cluster, like serf members and consul members.
+func membersCmd(args, env []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diagagent members", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cf := addClusterFlags(fs)
+	format := fs.String("format", "table", "table or json")
+	watch := fs.Duration("watch", 0, "print the table again at this period until interrupted (0: once)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if (*format != "table" && *format != "json") || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "diagagent members: -format is table or json")
+		return 2
+	}
+	v, err := cf.open(env)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, keyringTimeout)
+		rows, err := v.read(rctx, time.Now())
+		cancel()
+		if err != nil {
+			fmt.Fprintln(stderr, "members:", err)
+			return 1
+		}
+		printMembers(stdout, rows, *format)
+		if *watch <= 0 {
+			return 0
+		}
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-time.After(*watch):
+		}
+		fmt.Fprintln(stdout)
+	}
+}
+
+// printMembers writes rows as a table or as JSON.
+func printMembers(w io.Writer, rows []member, format string) {
+	if format == "json" {
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		fmt.Fprintln(w, string(b))
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tSINCE\tLEARNED\tLIST")
+	for _, r := range rows {
+		name := r.Name
+		if name == "" {
+			name = "-"
+		}
+		if r.Tested {
+			name += " (tested only)"
+		}
+		since := "-"
+		if !r.Since.IsZero() {
+			since = r.Since.Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, since, r.Learned, r.Version)
+	}
+	tw.Flush()
+}
+
+// Plugin exit codes (monitoring-plugins guidelines).
+const (
+	pluginOK       = 0
+	pluginWarning  = 1
+	pluginCritical = 2
+	pluginUnknown  = 3
+)
+
+// checkCmd answers diagagent check, a monitoring plugin for Nagios,
+// Icinga and their kin: one line of output with performance data, exit 0
+// when every node (or -node) is fault-free, 1 (WARNING) when more than
+// -warning nodes are partial or faulty, 2 (CRITICAL) when more than
+// -critical are faulty, 3 (UNKNOWN) when the agent cannot be read or a
+// node is unknown to it.
+func checkCmd(args, env []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diagagent check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cf := addClusterFlags(fs)
+	warn := fs.Int("warning", 0, "WARNING when more nodes than this are partial or faulty")
+	crit := fs.Int("critical", 0, "CRITICAL when more nodes than this are faulty")
+	node := fs.Int("node", 0, "check this NodeID alone: OK fault-free, WARNING partial, CRITICAL faulty, UNKNOWN unknown")
+	timeout := fs.Duration("timeout", 10*time.Second, "give up (UNKNOWN) after this long")
+	if err := fs.Parse(args); err != nil {
+		return pluginUnknown
+	}
+	unknown := func(format string, a ...any) int {
+		fmt.Fprintf(stdout, "DIAGAGENT UNKNOWN - "+format+"\n", a...)
+		return pluginUnknown
+	}
+	if fs.NArg() > 0 || *warn < 0 || *crit < 0 {
+		return unknown("usage: diagagent check [-config F] [-agent host:port] [-warning N] [-critical N] [-node ID]")
+	}
+	v, err := cf.open(env)
+	if err != nil {
+		return unknown("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	rows, err := v.read(ctx, time.Now())
+	if err != nil {
+		return unknown("cannot read agent %s: %v", netip.AddrPortFrom(v.target.Addr, v.target.Port), err)
+	}
+	count := map[string]int{}
+	var down []string
+	for _, r := range rows {
+		if *node != 0 && r.ID != uint32(*node) {
+			continue
+		}
+		count[r.Status]++
+		if r.Status != hiadsd.FaultFree.String() {
+			down = append(down, fmt.Sprintf("%s %s", label(r), r.Status))
+		}
+	}
+	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"]
+	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d",
+		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total)
+	state, word := pluginOK, "OK"
+	switch {
+	case total == 0:
+		return unknown("agent %s has no node %d", netip.AddrPortFrom(v.target.Addr, v.target.Port), *node)
+	case count["unknown"] > 0 && *node != 0:
+		state, word = pluginUnknown, "UNKNOWN"
+	case count["faulty"] > *crit:
+		state, word = pluginCritical, "CRITICAL"
+	case count["partial"]+count["faulty"] > *warn:
+		state, word = pluginWarning, "WARNING"
+	}
+	summary := fmt.Sprintf("%d of %d nodes fault-free", count["fault-free"], total)
+	if len(down) > 0 {
+		summary += ": " + strings.Join(down, ", ")
+	}
+	fmt.Fprintf(stdout, "DIAGAGENT %s - %s | %s\n", word, summary, perf)
+	return state
+}
+
+// label names a node for a line: its name, else its id and address.
+func label(r member) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return fmt.Sprintf("node %d (%s)", r.ID, r.Address)
+}

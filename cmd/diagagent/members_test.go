@@ -1,0 +1,66 @@
+//go:build integration
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestMembersAndCheck runs four agents with a cluster key and asks agent 1
+// with the binary, as an operator's shell and a monitoring system would:
+// diagagent members prints one row per node (the table, and JSON), and
+// diagagent check exits 0 with every node fault-free, 1 (WARNING) once
+// agent 3 is stopped (partial), 0 again with -warning 1, 0 for -node 2 and
+// 1 for -node 3, and 3 (UNKNOWN) against an agent that does not answer;
+// every run prints one line with its performance data.
+func TestMembersAndCheck(t *testing.T) {
+	c := newCluster(t, clusterSpec{algo: "vcube", agents: 4, station: "127.0.0.100:9", keyring: true})
+	c.startAll()
+	bound := latencyBound("vcube", 4)
+	c.waitFor("every node fault-free", 2*bound, func() bool { return c.allFaultFree(4) })
+	cli := func(args ...string) (string, int) {
+		cmd := exec.Command(binPath(t), append(args[:1:1], append([]string{"-config", c.conf, "-agent", c.addr(0)}, args[1:]...)...)...)
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("diagagent %v: %v", args, err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := cli("members")
+	if code != 0 || strings.Count(out, "fault-free") != 4 || !strings.HasPrefix(out, "ID") {
+		t.Fatalf("members: exit %d\n%s", code, out)
+	}
+	out, _ = cli("members", "-format", "json")
+	var rows []member
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 || rows[2].Address != c.addr(2) {
+		t.Fatalf("members -format json: %v\n%s", err, out)
+	}
+	check := func(want int, wantLine string, args ...string) {
+		t.Helper()
+		out, code := cli(append([]string{"check"}, args...)...)
+		if code != want || strings.Count(out, "\n") != 1 || !strings.Contains(out, wantLine) || !strings.Contains(out, "| fault_free=") {
+			t.Errorf("check %v: exit %d, %q; want exit %d and one line with %q and perfdata", args, code, out, want, wantLine)
+		}
+	}
+	check(0, "DIAGAGENT OK - 4 of 4 nodes fault-free")
+	c.stop(2, syscall.SIGTERM)
+	c.waitFor("node 3 partial", 2*bound, func() bool { return c.everyoneSees(3, 2, 2) })
+	out, _ = cli("members")
+	if !strings.Contains(out, "partial") || !strings.Contains(out, "tested here") && !strings.Contains(out, "node ") {
+		t.Errorf("members after agent 3 stopped:\n%s", out)
+	}
+	check(1, "DIAGAGENT WARNING - 3 of 4 nodes fault-free: node 3 ("+c.addr(2)+") partial")
+	check(0, "DIAGAGENT OK", "-warning", "1")
+	check(0, "DIAGAGENT OK - 1 of 1 nodes fault-free", "-node", "2")
+	check(1, "DIAGAGENT WARNING", "-node", "3")
+	out, code = cli("check", "-agent", c.addr(2), "-timeout", "2s")
+	if code != 3 || !strings.HasPrefix(out, "DIAGAGENT UNKNOWN - cannot read agent") {
+		t.Errorf("check against a stopped agent: exit %d, %q; want 3 (UNKNOWN)", code, out)
+	}
+}
