@@ -39,6 +39,8 @@ const (
 	NodePort = DiagTreeEntry + ".10"
 	// NodeRowStatus is the row's RowStatus: createAndGo adds a node, destroy removes it.
 	NodeRowStatus = DiagTreeEntry + ".11"
+	// NodeFlapping is the column telling whether the node flaps.
+	NodeFlapping = DiagTreeEntry + ".12"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -115,6 +117,8 @@ const (
 	// DiagNodeKeyRefused is the notification sent when a tested agent
 	// refuses every cluster key the tester holds.
 	DiagNodeKeyRefused = DiagNotificationPrefix + ".5"
+	// DiagNodeFlapping is the notification sent when a node starts or stops flapping.
+	DiagNodeFlapping = DiagNotificationPrefix + ".6"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -193,6 +197,7 @@ const (
 	ColNodeAddr         = 9
 	ColNodePort         = 10
 	ColNodeRowStatus    = 11
+	ColNodeFlapping     = 12
 )
 
 // Column numbers of DiagEventEntry.

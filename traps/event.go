@@ -35,6 +35,15 @@ type KeyRefused struct {
 	Addr netip.Addr // its address
 }
 
+// Flapping reports a node that started (Flapping) or stopped flapping,
+// with its status now.
+type Flapping struct {
+	Node     uint32 // its NodeID
+	Addr     netip.Addr
+	Flapping bool
+	Status   hiadsd.Status
+}
+
 // validStation checks that a station a notification names is an IPv4
 // address, as nmsID carries it.
 func validStation(s hiadsd.Station) error {

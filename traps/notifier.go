@@ -118,6 +118,14 @@ func (n *Notifier) NodeKeyRefused(r KeyRefused) error {
 	return n.enqueue(keyRefused(r))
 }
 
+// NodeFlapping queues a diagNodeFlapping notification.
+func (n *Notifier) NodeFlapping(f Flapping) error {
+	if f.Node < 1 || f.Node > mib.MaxNodeID || !f.Addr.IsValid() || !f.Status.Valid() {
+		return fmt.Errorf("%w: flapping of node %d at %v, status %v", ErrInvalidEvent, f.Node, f.Addr, f.Status)
+	}
+	return n.enqueue(flapping(f))
+}
+
 // ColdStart queues a coldStart notification: the agent has (re)started.
 func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
 

@@ -28,6 +28,7 @@ const (
 	specificList       = 3
 	specificListChange = 4
 	specificKeyRefused = 5
+	specificFlapping   = 6
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -131,6 +132,25 @@ func keyRefused(r KeyRefused) notification {
 		vars: []gosnmp.SnmpPDU{
 			{Name: mib.TreeCell(mib.ColNodeAddrType, int(r.Node)), Type: gosnmp.Integer, Value: t},
 			{Name: mib.TreeCell(mib.ColNodeAddr, int(r.Node)), Type: gosnmp.OctetString, Value: b},
+		},
+	}
+}
+
+// flapping builds the diagNodeFlapping notification: nodeFlapping,
+// nodeStatus and the node's address, under its NodeID.
+func flapping(f Flapping) notification {
+	t, b := mib.InetAddress(f.Addr)
+	what := map[bool]string{true: "started", false: "stopped"}[f.Flapping]
+	return notification{
+		oid:      mib.DiagNodeFlapping,
+		generic:  v1GenericSpecific,
+		specific: specificFlapping,
+		label:    fmt.Sprintf("diagNodeFlapping node=%d %s", f.Node, what),
+		vars: []gosnmp.SnmpPDU{
+			{Name: mib.TreeCell(mib.ColNodeFlapping, int(f.Node)), Type: gosnmp.Integer, Value: map[bool]int{true: mib.TruthTrue, false: mib.TruthFalse}[f.Flapping]},
+			{Name: mib.TreeCell(mib.ColNodeStatus, int(f.Node)), Type: gosnmp.Integer, Value: mib.DiagStatus(f.Status)},
+			{Name: mib.TreeCell(mib.ColNodeAddrType, int(f.Node)), Type: gosnmp.Integer, Value: t},
+			{Name: mib.TreeCell(mib.ColNodeAddr, int(f.Node)), Type: gosnmp.OctetString, Value: b},
 		},
 	}
 }

@@ -94,6 +94,8 @@ type Row struct {
 	LastChange uint32
 	// How is nodeHowLearned.
 	How mib.Source
+	// Flapping is nodeFlapping (agent/flap).
+	Flapping bool
 }
 
 // Event is one diagEventTable row: a status change this agent recorded.

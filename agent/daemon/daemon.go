@@ -14,6 +14,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -32,6 +33,7 @@ type Notifier interface {
 	NodeListMismatch(traps.ListMismatch) error
 	NodeListChange(traps.ListChange) error
 	NodeKeyRefused(traps.KeyRefused) error
+	NodeFlapping(traps.Flapping) error
 }
 
 // Config is what a Daemon runs with.
@@ -67,6 +69,8 @@ type Config struct {
 	// (nodelist.List.Keys): these are its keys at version 0, and a change
 	// of them since the last start is applied as a change of the list.
 	Keys []keyring.Key
+	// Flapping holds the thresholds a node flaps between (agent/flap).
+	Flapping flap.Config
 }
 
 // Default returns the daemon's defaults, the configuration file's: vCube
@@ -80,6 +84,7 @@ func Default() Config {
 		TestBudget:   probe.Default().TestBudget(),
 		StartupGrace: 30 * time.Second,
 		StateDir:     "/var/lib/diagagent",
+		Flapping:     flap.Default(),
 	}
 }
 
@@ -147,6 +152,7 @@ type loop struct {
 	told     map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
 	refusing map[int]bool    // peers that refused every cluster key at this agent's last test of them
 	lagging  bool            // every agent tested last refused every key: this agent missed a rotation
+	flaps    *flap.Detector  // which nodes flap, judged on the view every interval
 	isolated int             // the core's Report.Isolated of the last interval
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }
@@ -190,7 +196,7 @@ func New(o Options) (*Daemon, error) {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
 	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, onKeys: o.OnKeys, met: newMetrics(),
-		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}},
+		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping)},
 		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),

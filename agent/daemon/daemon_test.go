@@ -93,6 +93,14 @@ type sink struct {
 	lists  []traps.ListMismatch
 	change []traps.ListChange
 	keys   []traps.KeyRefused
+	flaps  []traps.Flapping
+}
+
+func (s *sink) NodeFlapping(f traps.Flapping) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flaps = append(s.flaps, f)
+	return nil
 }
 
 func (s *sink) NodeKeyRefused(r traps.KeyRefused) error {

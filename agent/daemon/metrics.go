@@ -25,6 +25,8 @@ var (
 		"Peers last read with another node list (diagNodeListHash): not used as sources until the lists agree.", nil, nil)
 	descKeyRefused = prometheus.NewDesc("diagagent_peers_refusing_keys",
 		"Agents that refused every cluster key this agent holds when it last tested them: one side missed a key rotation.", nil, nil)
+	descFlapping = prometheus.NewDesc("diagagent_node_flapping",
+		"1 while the node flaps (nodeFlapping), else 0.", []string{"node", "address", "name"}, nil)
 	descKeys = prometheus.NewDesc("diagagent_cluster_keys",
 		"Cluster keys this agent runs (the one it sends with and those it accepts); 0 without a keyring.", nil, nil)
 )
@@ -38,6 +40,7 @@ type metrics struct {
 	intervals prometheus.Counter
 	unused    prometheus.Counter
 	refused   prometheus.Counter
+	flaps     *prometheus.CounterVec
 	took      prometheus.Histogram
 	unsaved   prometheus.Gauge
 }
@@ -53,6 +56,8 @@ func newMetrics() metrics {
 			Help: "Testing intervals (this agent's share of a testing round) completed."}),
 		refused: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_counters_refused_total",
 			Help: "Entries, stations and node lists read or pushed from peers whose counter led the one held further than a correct peer's can (hiadsd.MaxLead): not taken, not passed on."}),
+		flaps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_flapping_total",
+			Help: "Nodes that started or stopped flapping (Nagios's weighted percent state change over the view's last 21 samples), by what they did."}, []string{"change"}),
 		unused: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_answers_unused_total",
 			Help: "Tests and reads made ahead, on an expected verdict that the real answer then overturned, so their answers went unused."}),
 		took: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "diagagent_interval_duration_seconds",
@@ -63,6 +68,9 @@ func newMetrics() metrics {
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
+	}
+	for _, c := range []string{"started", "stopped"} {
+		m.flaps.WithLabelValues(c)
 	}
 	return m
 }
@@ -89,10 +97,10 @@ func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 
 // Describe sends the descriptions of the daemon's metrics (prometheus.Collector).
 func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys} {
+	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping} {
 		ch <- desc
 	}
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved} {
 		c.Describe(ch)
 	}
 }
@@ -100,7 +108,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (prometheus.Collector).
 func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()
@@ -112,6 +120,11 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 		counts[r.Status]++
 		ch <- prometheus.MustNewConstMetric(descNodeStatus, prometheus.GaugeValue, float64(mib.DiagStatus(r.Status)),
 			strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
+		flapping := 0.0
+		if r.Flapping {
+			flapping = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descFlapping, prometheus.GaugeValue, flapping, strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
 	}
 	for _, s := range mib.DiagStatuses() {
 		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(counts[s]), s.String())

@@ -41,6 +41,7 @@ type journal struct {
 func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
+	flaps := d.flaps.Observe(d.statuses())
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
@@ -57,7 +58,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			ev.Source = uint32(u.From + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
-		d.unsaved = append(d.unsaved, unsavedEvent{ev, u})
+		d.unsaved = append(d.unsaved, unsavedEvent{ev, u, d.mute(u.ID)})
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]board.Event(nil), d.st.Events[n-maxEvents:]...)
@@ -76,6 +77,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 		st = d.state()
 	}
 	d.mu.Unlock()
+	d.announceFlaps(flaps)
 	if !dirty {
 		return
 	}
@@ -103,15 +105,30 @@ func (d *Daemon) persist(st State) error {
 	}
 	d.mu.Unlock()
 	for _, e := range out {
-		d.announce(e.ev, e.u)
+		d.announce(e.ev, e.u, e.mute)
 	}
 	return nil
 }
 
-// unsavedEvent is an event recorded but not yet on disk, with its update.
+// unsavedEvent is an event recorded but not yet on disk, with its update
+// and, if it is not to be notified, why (mute).
 type unsavedEvent struct {
-	ev board.Event
-	u  hiadsd.Update
+	ev   board.Event
+	u    hiadsd.Update
+	mute string
+}
+
+// mute says why an event about node id, recorded now, is not notified: the
+// node flaps, or this agent is the one whose keys its peers refuse; ""
+// for an event to notify. It runs on the loop, which owns what it reads.
+func (d *Daemon) mute(id int) string {
+	switch {
+	case d.flaps.Flapping(id):
+		return "the node flaps (diagNodeFlapping said so, and will say when it stops)"
+	case d.lagging && d.refusing[id]:
+		return "the verdict tells that the peer refuses this agent's cluster keys, which diagNodeKeyRefused said"
+	}
+	return ""
 }
 
 // restores reports whether u is a restarted agent's first verdict on a node
@@ -169,7 +186,7 @@ func (j *journal) state() State {
 // announce logs one event and sends its notification when the scope asks for it.
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
-func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
+func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
 	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
 		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
 	if !u.IsDirect() {
@@ -189,8 +206,8 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update) {
 		f.Debug("not notified yet: a first verdict about a node never seen up, within the start-up grace")
 		return
 	}
-	if d.lagging && d.refusing[u.ID] {
-		f.Debug("not notified: the verdict tells that the peer refuses this agent's cluster keys, which diagNodeKeyRefused said")
+	if mute != "" {
+		f.Debug("not notified: " + mute)
 		return
 	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {
@@ -207,7 +224,7 @@ func (d *Daemon) buildRows() []board.Row {
 			continue
 		}
 		rows = append(rows, board.Row{ID: uint32(k + 1), Member: d.list.Members[k], Status: e.Status,
-			Counter: e.Counter, LastChange: d.changed[k], How: d.how[k]})
+			Counter: e.Counter, LastChange: d.changed[k], How: d.how[k], Flapping: d.flaps.Flapping(k)})
 	}
 	return rows
 }
@@ -285,12 +302,12 @@ func (g *grace) hold(ev board.Event, u hiadsd.Update, within bool) bool {
 	if _, ok := g.held[u.ID]; ok {
 		delete(g.held, u.ID)
 		if !up {
-			g.held[u.ID] = unsavedEvent{ev, u}
+			g.held[u.ID] = unsavedEvent{ev: ev, u: u}
 		}
 		return true
 	}
 	if !seen && !up && u.Old.Status == hiadsd.Unknown {
-		g.held[u.ID] = unsavedEvent{ev, u}
+		g.held[u.ID] = unsavedEvent{ev: ev, u: u}
 		return true
 	}
 	return false

@@ -20,6 +20,7 @@ type Member struct {
 	Counter    uint32
 	LastChange uint32 // nodeLastChange: the agent's sysUpTime at the change, in hundredths
 	How        mib.Source
+	Flapping   bool // nodeFlapping
 	// Detector and Source are the NodeIDs of the newest event's detector
 	// and of the agent it was read from; 0 when the table holds none.
 	Detector, Source uint32
@@ -49,11 +50,11 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 		return err
 	}}
 	cols := []string{mib.NodeStatus, mib.NodeEventCounter, mib.NodeLastChange, mib.NodeHowLearned,
-		mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly}
+		mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeFlapping}
 	byID := map[uint32]int{}
 	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
-			n, err := decodeMember(idx, vbs[4:])
+			n, err := decodeMember(idx, vbs[4:8])
 			if err != nil {
 				return true, err
 			}
@@ -67,7 +68,8 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 				return true, fmt.Errorf("%w: node %d: nodeLastChange %v, nodeHowLearned %v", ErrMalformedReply, idx, vbs[2].Value, vbs[3].Value)
 			}
 			byID[idx] = len(m.Nodes)
-			m.Nodes = append(m.Nodes, Member{ListMember: n, Status: row.Status, Counter: row.Counter, LastChange: lc, How: mib.Source(how)})
+			m.Nodes = append(m.Nodes, Member{ListMember: n, Status: row.Status, Counter: row.Counter, LastChange: lc, How: mib.Source(how),
+				Flapping: vbs[8].Value == mib.TruthTrue})
 			return false, nil
 		})
 	if err != nil {

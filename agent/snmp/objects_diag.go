@@ -76,6 +76,7 @@ func diagTreeTable(r *Responder) *table {
 			{mib.ColNodeAddr, func(v *view, i int) value { _, b := mib.InetAddress(row(v, i).Addr); return octets(b) }},
 			{mib.ColNodePort, func(v *view, i int) value { return gauge(uint32(max(row(v, i).Port, 1))) }},
 			{mib.ColNodeRowStatus, func(v *view, i int) value { return integer(mib.RowActive) }},
+			{mib.ColNodeFlapping, func(v *view, i int) value { return integer(truth(row(v, i).Flapping)) }},
 		},
 	}
 }

@@ -24,6 +24,8 @@ type Node struct {
 	LastChange *time.Time `json:"lastChange"`
 	// How is "direct", "learned" or "none".
 	How string `json:"how"`
+	// Flapping is nodeFlapping: its changes are not notified one by one.
+	Flapping bool `json:"flapping"`
 }
 
 // Edges is /api/v1/graph: who tests whom in this agent's view this interval.
@@ -113,7 +115,7 @@ func (s *Server) nodes(snap *board.Snapshot) []Node {
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
 		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.String(), Code: mib.DiagStatus(r.Status),
-			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name}
+			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name, Flapping: r.Flapping}
 		if r.LastChange != 0 {
 			t := started.Add(time.Duration(r.LastChange) * 10 * time.Millisecond).UTC()
 			out[k].LastChange = &t

@@ -74,14 +74,15 @@ func (f clusterFlags) open(env []string) (clusterView, error) {
 
 // member is one row of diagagent members.
 type member struct {
-	ID      uint32    `json:"id"`
-	Name    string    `json:"name,omitempty"`
-	Address string    `json:"address"`
-	Status  string    `json:"status"`
-	Since   time.Time `json:"since"`
-	Learned string    `json:"learned"`
-	Version uint32    `json:"listVersion"`
-	Tested  bool      `json:"testedOnly,omitempty"`
+	ID       uint32    `json:"id"`
+	Name     string    `json:"name,omitempty"`
+	Address  string    `json:"address"`
+	Status   string    `json:"status"`
+	Since    time.Time `json:"since"`
+	Learned  string    `json:"learned"`
+	Version  uint32    `json:"listVersion"`
+	Tested   bool      `json:"testedOnly,omitempty"`
+	Flapping bool      `json:"flapping"`
 }
 
 // read asks the agent for every node, with names from the configuration.
@@ -93,7 +94,7 @@ func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) 
 	out := make([]member, 0, len(m.Nodes))
 	for _, n := range m.Nodes {
 		r := member{ID: n.ID, Address: netip.AddrPortFrom(n.Addr, n.Port).String(), Status: n.Status.String(),
-			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n)}
+			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n), Flapping: n.Flapping}
 		if n.LastChange <= m.Uptime {
 			r.Since = now.Add(-time.Duration(m.Uptime-n.LastChange) * 10 * time.Millisecond).Truncate(time.Second)
 		}
@@ -175,7 +176,7 @@ func printMembers(w io.Writer, rows []member, format string) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tSINCE\tLEARNED\tLIST")
+	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tFLAPPING\tSINCE\tLEARNED\tLIST")
 	for _, r := range rows {
 		name := r.Name
 		if name == "" {
@@ -188,7 +189,8 @@ func printMembers(w io.Writer, rows []member, format string) {
 		if !r.Since.IsZero() {
 			since = r.Since.Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, since, r.Learned, r.Version)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, map[bool]string{true: "yes", false: "no"}[r.Flapping],
+			since, r.Learned, r.Version)
 	}
 	tw.Flush()
 }
@@ -245,10 +247,13 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 		if r.Status != hiadsd.FaultFree.String() {
 			down = append(down, fmt.Sprintf("%s %s", label(r), r.Status))
 		}
+		if r.Flapping {
+			count["flapping"]++
+		}
 	}
 	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"]
-	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d",
-		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total)
+	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d",
+		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total)
 	state, word := pluginOK, "OK"
 	switch {
 	case total == 0:

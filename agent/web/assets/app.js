@@ -76,7 +76,7 @@
       ui.keys = [];
     }
     nodes.forEach((n, k) => {
-      const key = [n.status, n.role, n.lastChange, n.how, n.counter, n.name, n.address].join("|");
+      const key = [n.status, n.role, n.lastChange, n.how, n.counter, n.name, n.address, n.flapping].join("|");
       if (ui.keys[k] === key) return;
       ui.keys[k] = key;
       const tr = ui.rows[k], c = tr.children;
@@ -87,6 +87,8 @@
       c[2].textContent = n.address;
       c[3].textContent = "";
       c[3].appendChild(html("span", "pill " + n.status, n.status));
+      tr.dataset.flapping = n.flapping ? "yes" : "no";
+      if (n.flapping) c[3].appendChild(html("span", "pill flapping", "flapping"));
       c[4].textContent = n.role;
       c[5].textContent = stamp(n.lastChange);
       c[5].title = n.lastChange || "";

@@ -1,0 +1,54 @@
+package daemon
+
+import (
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/flap"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// statuses is one sample of the view for the flapping detector: every
+// node's status, by id (a removed node's is its last).
+func (d *Daemon) statuses() []hiadsd.Status {
+	out := make([]hiadsd.Status, len(d.view))
+	for k, e := range d.view {
+		out[k] = e.Status
+	}
+	return out
+}
+
+// announceFlaps logs each node that started or stopped flapping and, at
+// the one agent that owns it (flapOwner), notifies it.
+func (d *Daemon) announceFlaps(changes []flap.Change) {
+	for _, c := range changes {
+		f := d.log.WithFields(logrus.Fields{"node": c.ID + 1, "address": d.list.Members[c.ID].Addr.String(),
+			"percent": int(c.Percent + 0.5), "status": d.view[c.ID].Status.String()})
+		if c.Flapping {
+			f.Warn("node flapping: its changes are not notified one by one until it stops")
+		} else {
+			f.Info("node no longer flapping")
+		}
+		d.met.flaps.WithLabelValues(map[bool]string{true: "started", false: "stopped"}[c.Flapping]).Inc()
+		if d.notify == nil || !d.flapOwner(c.ID) {
+			continue
+		}
+		n := traps.Flapping{Node: uint32(c.ID + 1), Addr: d.list.Members[c.ID].Addr, Flapping: c.Flapping, Status: d.view[c.ID].Status}
+		if err := d.notify.NodeFlapping(n); err != nil {
+			f.WithError(err).Warn("notification not queued")
+		}
+	}
+}
+
+// flapOwner reports whether this agent notifies node id's flapping: the
+// fault-free agent of the lowest id but the node itself, as the view holds
+// them, so that of agents whose views agree exactly one sends it.
+func (d *Daemon) flapOwner(id int) bool {
+	for k, e := range d.view {
+		m := d.list.Members[k]
+		if k != id && e.Status == hiadsd.FaultFree && !m.Removed && !m.TestedOnly {
+			return k == d.id
+		}
+	}
+	return false
+}

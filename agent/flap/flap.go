@@ -1,0 +1,110 @@
+// Package flap tells a flapping node from one that changed, as Nagios and
+// Naemon have for twenty years: per node, over the last Window statuses
+// the agent's view held (one sample a testing interval), the weighted
+// percent state change, each change between two samples weighted from 0.8
+// (the oldest) to 1.2 (the newest). A node starts flapping when it rises
+// above High and stops when it falls below Low.
+//
+// It is judged on the view, not on one agent's tests: under the rotating
+// plan a node's tester changes every interval, so no tester sees enough
+// of its history, while every agent's view holds all of it.
+package flap
+
+import "github.com/diagagent/diagagent/hiadsd"
+
+// Window is how many samples are judged: Nagios's 21 checks, 20 changes.
+const Window = 21
+
+// Config holds the thresholds, in percent.
+type Config struct {
+	High, Low float64
+}
+
+// Default is Nagios's: high 20%, low 5% (high_host_flap_threshold,
+// low_host_flap_threshold).
+func Default() Config { return Config{High: 20, Low: 5} }
+
+// Change is a node starting or stopping to flap.
+type Change struct {
+	ID       int
+	Flapping bool
+	Percent  float64
+}
+
+// history is one node's last samples, oldest first once full.
+type history struct {
+	samples  [Window]hiadsd.Status
+	n, next  int
+	flapping bool
+}
+
+// Detector judges every node of a view; it is owned by one goroutine.
+type Detector struct {
+	cfg   Config
+	nodes []history
+}
+
+// New returns a Detector with the thresholds of cfg; the zero Config is
+// Default's.
+func New(cfg Config) *Detector {
+	if cfg == (Config{}) {
+		cfg = Default()
+	}
+	return &Detector{cfg: cfg}
+}
+
+// Observe takes one sample of every node's status (index = node id) and
+// returns the nodes that started or stopped flapping. Unknown samples are
+// kept: a node the agent knows nothing of changes nothing.
+func (d *Detector) Observe(statuses []hiadsd.Status) []Change {
+	for len(d.nodes) < len(statuses) {
+		d.nodes = append(d.nodes, history{})
+	}
+	var out []Change
+	for id, s := range statuses {
+		h := &d.nodes[id]
+		h.samples[h.next] = s
+		h.next = (h.next + 1) % Window
+		h.n = min(h.n+1, Window)
+		p := h.percent()
+		switch {
+		case !h.flapping && p > d.cfg.High:
+			h.flapping = true
+			out = append(out, Change{ID: id, Flapping: true, Percent: p})
+		case h.flapping && p < d.cfg.Low:
+			h.flapping = false
+			out = append(out, Change{ID: id, Flapping: false, Percent: p})
+		}
+	}
+	return out
+}
+
+// Flapping reports whether node id flaps now.
+func (d *Detector) Flapping(id int) bool { return id < len(d.nodes) && d.nodes[id].flapping }
+
+// Percent returns node id's weighted percent state change now.
+func (d *Detector) Percent(id int) float64 {
+	if id >= len(d.nodes) {
+		return 0
+	}
+	return d.nodes[id].percent()
+}
+
+// percent is Nagios's weighted percent state change over the samples held:
+// change i of the Window-1 possible (oldest first) weighs 0.8 + 0.4·i/(Window-2),
+// and the sum is taken over Window-1 changes, so a short history reads low.
+func (h *history) percent() float64 {
+	if h.n < 2 {
+		return 0
+	}
+	first := (h.next - h.n + Window) % Window
+	sum := 0.0
+	offset := Window - h.n // a short history's changes are the newest, heaviest ones
+	for i := 1; i < h.n; i++ {
+		a, b := h.samples[(first+i-1)%Window], h.samples[(first+i)%Window]
+		if a != b && a != hiadsd.Unknown && b != hiadsd.Unknown {
+			sum += 0.8 + 0.4*float64(offset+i-1)/float64(Window-2)
+		}
+	}
+	return 100 * sum / float64(Window-1)
+}
