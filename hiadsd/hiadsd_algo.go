@@ -16,6 +16,7 @@ func (iv *interval) hiadsd() {
 		}
 		return true
 	})
+	iv.testAsked()
 }
 
 // settle tests, with Config.Recheck, every node a source held at another
@@ -25,11 +26,22 @@ func (iv *interval) hiadsd() {
 // verdict. A changed verdict takes a counter above the entry held, and is
 // pushed as any event found by a test (docs/security.md).
 func (iv *interval) settle() {
+	iv.testAsked()
 	if !iv.node.Config.Recheck {
 		return
 	}
 	for _, j := range iv.dispute {
 		if j != iv.node.ID && !iv.wasTested(j) {
+			iv.test(j)
+		}
+	}
+}
+
+// testAsked tests the nodes that asked to be tested (Node.Ask) and that
+// the interval has not tested yet, once its own tests and fetches are done.
+func (iv *interval) testAsked() {
+	for _, j := range iv.node.asked {
+		if !iv.wasTested(j) && !slices.Contains(iv.node.Config.Removed, j) {
 			iv.test(j)
 		}
 	}

@@ -258,6 +258,7 @@ func (m *Interval) pass() {
 	iv.report.Wasted = m.answered - iv.used
 	iv.report.Pushes = iv.pushes()
 	iv.isolation()
+	n.asked = n.asked[:0] // asked and tested: a pass that is undone keeps them for the next one
 	m.report, m.done = iv.report, true
 }
 

@@ -1,6 +1,9 @@
 package hiadsd
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Node is the state one node carries from one testing interval to the next.
 // The caller owns it; its intervals (Interval.Begin) change it, and so may the
@@ -37,6 +40,7 @@ type Node struct {
 	Digest uint64
 
 	merged []merged // the last sources merged at a digest, oldest first (digest.go)
+	asked  []int    // ids that asked to be tested (Ask), tested in the next interval that completes
 	// isolated counts the intervals in a row in which no test was answered,
 	// released the verdicts applied during them once held long enough
 	// (isolation.go).
@@ -92,4 +96,17 @@ func (n *Node) others() []int {
 		}
 	}
 	return out
+}
+
+// Ask records that node id asked to be tested now, as a node that restarted
+// or whose link came back does of its testers: the next interval tests it
+// once (if it does not test it anyway), and its verdict is recorded and
+// pushed as any other. The asking changes no status by itself, so a forged
+// or repeated ask costs one test. Ids out of range and the node itself are
+// ignored; the caller bounds how often a peer may ask.
+func (n *Node) Ask(id int) {
+	if id < 0 || id >= n.Config.N || id == n.ID || slices.Contains(n.asked, id) {
+		return
+	}
+	n.asked = append(n.asked, id)
 }

@@ -121,7 +121,7 @@ func TestTreeAccess(t *testing.T) {
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
-	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--"}
 	columnsAndScalars := 0
 	for name, oid := range objects {

@@ -67,6 +67,9 @@ const (
 	// DiagKeyChange is written, by agents only, to install, use or remove a
 	// cluster key (KeyChange).
 	DiagKeyChange = HiADSDGroup + ".14"
+	// DiagHello is written by an agent that restarted or reconnected, with
+	// its NodeID, to ask its testers to test it now.
+	DiagHello = HiADSDGroup + ".16"
 	// DiagKeyTable lists the cluster keys the agent runs; only the cluster's
 	// users see it.
 	DiagKeyTable = HiADSDGroup + ".15"
@@ -166,6 +169,8 @@ const (
 	DiagPush0 = DiagPush + ".0"
 	// DiagKeyChange0 is the instance of DiagKeyChange.
 	DiagKeyChange0 = DiagKeyChange + ".0"
+	// DiagHello0 is the instance of DiagHello.
+	DiagHello0 = DiagHello + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.

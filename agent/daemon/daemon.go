@@ -132,6 +132,7 @@ type Daemon struct {
 	loop
 	membership
 	journal
+	hi hello // nodes that asked to be tested now (under mu, but early: the loop's)
 
 	// mu guards what the responder's SET, the watchdog and the saves share
 	// with the loop: the journal's state and snapshot, the list queued and
@@ -209,6 +210,7 @@ func New(o Options) (*Daemon, error) {
 			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, keysFileName), len(r.Keys))
 	}
 	d.push.in = make(chan board.Push, pushQueue)
+	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1)}
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
 		d.now = time.Now
@@ -243,12 +245,20 @@ func (d *Daemon) Run(ctx context.Context) error {
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
+	d.sayHello(ctx, "started")
 	for {
 		select {
 		case <-ctx.Done():
 			return d.save()
 		case p := <-d.push.in: // between intervals: merged at once
 			d.takePush(ctx, p)
+			continue
+		case <-d.hi.wake: // a node asked to be tested now
+			if !d.earlyOK() {
+				continue
+			}
+			d.interval(ctx)
+			d.takePushes(ctx)
 			continue
 		case <-timer.C:
 		}
@@ -304,6 +314,7 @@ func (d *Daemon) interval(ctx context.Context) {
 		d.setRound()
 	}
 	d.node.Digest = d.servedDigest()
+	d.takeAsked()
 	m := &d.machine
 	if err := m.Begin(d.node); err != nil {
 		d.log.WithError(err).Error("testing interval failed")
@@ -329,7 +340,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.keysRefused(probes)
 	d.explain(probes)
 	d.refuse(rep, "fetch")
-	d.selfSuspicion(rep)
+	d.selfSuspicion(ctx, rep)
 	d.learnStation(rep.Station)
 	d.record(rep)
 	d.sendPushes(ctx, rep.Pushes)

@@ -68,3 +68,16 @@ func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnm
 	}
 	return nil
 }
+
+// Hello writes self (a NodeID) to diagHello.0 of the agent at t: this
+// agent has just started, or its link has come back, and asks t to test
+// it now. It waits as a push does.
+func (p *Prober) Hello(ctx context.Context, t Target, self uint32) error {
+	was := p.book.get(key(t))
+	err := p.set(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+		gosnmp.SnmpPDU{Name: mib.DiagHello0, Type: gosnmp.Gauge32, Value: uint(self)})
+	if err != nil {
+		return fmt.Errorf("hello to %s: %w", t.Addr, err)
+	}
+	return nil
+}

@@ -69,6 +69,10 @@ type Config struct {
 	// KeyUse, KeyRemove) and a key; its error makes the SET commitFailed.
 	// Nil makes diagKeyChange read-only.
 	OnKeyChange func(verb int, key [32]byte) error
+	// OnHello is called with the NodeID an agent writes to diagHello (it
+	// restarted, or its link came back, and asks to be tested now); its
+	// error makes the SET commitFailed. Nil makes diagHello read-only.
+	OnHello func(node uint32) error
 	// OnAuthFailure, when set, is called (on the serving goroutine, so it
 	// must not block) with the source of each message that fails
 	// authentication, and snmpEnableAuthenTraps reads enabled(1).

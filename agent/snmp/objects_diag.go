@@ -33,9 +33,14 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnKeyChange != nil {
 		keys.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkKeyChange, commit: r.commitKeyChange}
 	}
+	hello := newScalar(mustOID(mib.DiagHello), func(*view) value { return gauge(0) })
+	if r.cfg.OnHello != nil {
+		hello.write = &writer{typ: gosnmp.Gauge32, mayFail: true, agents: true, check: checkHello, commit: r.commitHello}
+	}
 	return []node{
 		diagTreeTable(r),
 		keys,
+		hello,
 		agentsOnly{diagKeyTable()},
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
@@ -183,6 +188,17 @@ func (r *Responder) commitPush(_ *view, val value) error {
 	}
 	return r.cfg.OnPush(p)
 }
+
+// checkHello accepts the NodeID of a node of the snapshot.
+func checkHello(v *view, val value) gosnmp.SNMPError {
+	if !slices.ContainsFunc(v.snap.Nodes, func(r board.Row) bool { return uint64(r.ID) == uint64(val.num) }) {
+		return gosnmp.WrongValue
+	}
+	return gosnmp.NoError
+}
+
+// commitHello hands the hello to the daemon.
+func (r *Responder) commitHello(_ *view, val value) error { return r.cfg.OnHello(uint32(val.num)) }
 
 // keyChangeLen is the length of a diagKeyChange value: a verb and a key.
 const keyChangeLen = 33

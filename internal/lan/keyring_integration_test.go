@@ -121,17 +121,17 @@ func TestVCubeLANKeyring(t *testing.T) {
 //     agent holds every node fault-free and runs the new key alone, kept in
 //     its state_dir (mode 0600).
 //
-// DIAG_ROTATION_AGENTS (default 8) and DIAG_ROTATION_HOLD (default none: a
+// LANTEST_ROTATION_AGENTS (default 8) and LANTEST_ROTATION_HOLD (default none: a
 // duration held after each step, fault-free but for agent 6) make it the
 // longer run of docs/security.md.
 func TestKeyRotationLAN(t *testing.T) {
 	agents, hold := 8, time.Duration(0)
-	if v := os.Getenv("DIAG_ROTATION_AGENTS"); v != "" {
+	if v := os.Getenv("LANTEST_ROTATION_AGENTS"); v != "" {
 		n, err := strconv.Atoi(v)
 		must(t, err)
 		agents = n
 	}
-	if v := os.Getenv("DIAG_ROTATION_HOLD"); v != "" {
+	if v := os.Getenv("LANTEST_ROTATION_HOLD"); v != "" {
 		d, err := time.ParseDuration(v)
 		must(t, err)
 		hold = d

@@ -1,0 +1,118 @@
+package daemon
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// Repairs as fast as faults. A fault is found by the tester at its next
+// test; a repaired agent, left alone, waits for its tester's next test
+// too. So an agent that has just started, or whose link has come back
+// (its self-suspicion ended), says hello to its testers: it writes its
+// NodeID to their diagHello. A tester that hears it starts an interval at
+// once and tests it there (hiadsd.Node.Ask), and the verdict is recorded
+// and pushed as any other. The hello changes no status by itself, so a
+// forged or replayed one costs one test; each node is heard at most once
+// per interval, and a tester starts at most one early interval per
+// quarter interval.
+
+// greeting is a Prober that can say hello (probe.Prober.Hello).
+type greeting interface {
+	Hello(ctx context.Context, t probe.Target, self uint32) error
+}
+
+// hello is the daemon's side of hellos: the nodes that asked, for the
+// next interval, and when each was last heard (under mu); wake starts an
+// interval early.
+type hello struct {
+	asked []int
+	heard map[int]time.Time
+	wake  chan struct{}
+	early time.Time // when an interval last began early
+}
+
+// Hello takes a hello written to diagHello by node (a NodeID): the node is
+// tested in an interval that starts at once. A node of another list, this
+// agent itself, or one heard less than an interval ago is not taken.
+func (d *Daemon) Hello(node uint32) error {
+	id := int(node) - 1
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id < 0 || id >= len(d.list.Members) || id == d.id || d.list.Members[id].Removed {
+		return nil
+	}
+	now := d.now()
+	if last, ok := d.hi.heard[id]; ok && now.Sub(last) < d.cfg.Interval {
+		return nil
+	}
+	d.hi.heard[id] = now
+	if !slices.Contains(d.hi.asked, id) {
+		d.hi.asked = append(d.hi.asked, id)
+	}
+	select {
+	case d.hi.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// takeAsked hands the core the nodes that asked to be tested, for the
+// interval about to begin.
+func (d *Daemon) takeAsked() {
+	d.mu.Lock()
+	asked := d.hi.asked
+	d.hi.asked = nil
+	d.mu.Unlock()
+	for _, id := range asked {
+		d.node.Ask(id)
+		d.log.WithField("node", id+1).Debug("hello: testing the node now")
+	}
+}
+
+// earlyOK reports whether an interval may begin early now, and notes it.
+func (d *Daemon) earlyOK() bool {
+	now := d.now()
+	if now.Sub(d.hi.early) < d.cfg.Interval/4 {
+		return false
+	}
+	d.hi.early = now
+	return true
+}
+
+// sayHello asks this agent's likely testers to test it now: in each
+// cluster s of its node, the first agent of c(i,s), the tester of the
+// rotating plan while it is fault-free. It runs in the background.
+func (d *Daemon) sayHello(ctx context.Context, why string) {
+	g, ok := d.prober.(greeting)
+	if !ok || !d.pushes || d.removed {
+		return
+	}
+	n := len(d.list.Members)
+	var to []int
+	for s := 1; s <= hiadsd.Levels(n); s++ {
+		for _, k := range hiadsd.ClusterHiADSD(d.id, s, n) {
+			if m := d.list.Members[k]; !m.Removed && !m.TestedOnly {
+				to = append(to, k)
+				break
+			}
+		}
+	}
+	d.log.WithFields(logrus.Fields{"to": ids(to), "why": why}).Info("asking this agent's testers to test it now")
+	self := uint32(d.id + 1)
+	for _, k := range to {
+		t := d.list.Members[k]
+		d.push.sends.Add(1)
+		go func() {
+			defer d.push.sends.Done()
+			if err := g.Hello(ctx, t, self); err != nil {
+				d.log.WithField("to", k+1).WithError(err).Debug("hello not taken")
+			}
+		}()
+	}
+}
