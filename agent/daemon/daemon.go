@@ -341,6 +341,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.explain(probes)
 	d.refuse(rep, "fetch")
 	d.selfSuspicion(ctx, rep)
+	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)
 	d.record(rep)
 	d.sendPushes(ctx, rep.Pushes)

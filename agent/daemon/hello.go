@@ -35,6 +35,11 @@ type hello struct {
 	heard map[int]time.Time
 	wake  chan struct{}
 	early time.Time // when an interval last began early
+	// unanswered counts the intervals in a row whose every test of an agent
+	// went unanswered (faulty): this agent's link may be down (backAgain);
+	// said is when it last said hello. Both the loop's.
+	unanswered int
+	said       time.Time
 }
 
 // Hello takes a hello written to diagHello by node (a NodeID): the node is
@@ -71,7 +76,7 @@ func (d *Daemon) takeAsked() {
 	d.mu.Unlock()
 	for _, id := range asked {
 		d.node.Ask(id)
-		d.log.WithField("node", id+1).Debug("hello: testing the node now")
+		d.log.WithField("node", id+1).Info("hello: the node asked to be tested, testing it now")
 	}
 }
 
@@ -83,6 +88,45 @@ func (d *Daemon) earlyOK() bool {
 	}
 	d.hi.early = now
 	return true
+}
+
+// backAgain says hello once this agent is back after being away from its
+// testers, which then held it faulty or partial: when an interval begins
+// long after the last one ended (the process was stopped, or starved),
+// and when a test of an agent is answered after intervals whose every test
+// of one went unanswered (its link was down; under the rotating plan an
+// agent tests too few peers an interval for self-suspicion to see it). A
+// hello said for nothing costs its testers one test each; one is said at
+// most every four intervals.
+func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {
+	d.mu.Lock()
+	last := d.lastDone
+	d.mu.Unlock()
+	agents, answered := 0, 0
+	for _, tr := range rep.Tests {
+		if !d.list.Members[tr.Target].TestedOnly {
+			agents++
+			if tr.Status != hiadsd.Faulty {
+				answered++
+			}
+		}
+	}
+	why := ""
+	switch {
+	case began.Sub(last) > 2*d.cfg.Interval+d.cfg.TestBudget && !last.Equal(d.start):
+		why = "resumed after a stall"
+	case agents > 0 && answered == 0:
+		d.hi.unanswered++
+	case answered > 0 && d.hi.unanswered > 0:
+		why = "tests answered again"
+	}
+	if answered > 0 {
+		d.hi.unanswered = 0
+	}
+	if why != "" && began.Sub(d.hi.said) >= 4*d.cfg.Interval {
+		d.hi.said = began
+		d.sayHello(ctx, why)
+	}
 }
 
 // sayHello asks this agent's likely testers to test it now: in each

@@ -55,6 +55,10 @@ func TestVCubeLANKeyring(t *testing.T) {
 	mark = c.Station.Mark()
 	must(t, c.StartAgent(4))
 	expect(t, c, "keyring: agent 5 restarted", mark, all, 5, 0)
+	// It said hello to its testers, one of which tested it at once.
+	if n := c.LogLines(`"msg":"hello: the node asked to be tested, testing it now","node":5,`); n == 0 {
+		t.Error("no agent tested agent 5 on its hello")
+	}
 
 	evMark := c.Mark()
 	b, err := board.MarshalPush(board.Push{From: 2, Cluster: 1, Entries: []board.PushEntry{{NodeID: 4, Status: hiadsd.Faulty, Counter: 50}}})

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -173,4 +175,17 @@ func (c *Cluster) Stale() string {
 		return "none"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// LogLines counts the lines holding sub in every agent's log so far.
+func (c *Cluster) LogLines(sub string) int {
+	files, _ := filepath.Glob(filepath.Join(c.Dir, "agent*.log"))
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			n += strings.Count(string(b), sub)
+		}
+	}
+	return n
 }
