@@ -265,6 +265,12 @@ func (d *Daemon) Run(ctx context.Context) error {
 		began := d.now()
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
+		if d.hi.unanswered > 0 {
+			// No agent it tested answered: its link may be down. It tries
+			// again soon, so that it says hello as soon as it is back.
+			timer.Reset(d.cfg.Interval / 4)
+			continue
+		}
 		if d.rotating() {
 			timer.Reset(d.untilNextRound())
 			continue

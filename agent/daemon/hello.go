@@ -95,7 +95,9 @@ func (d *Daemon) earlyOK() bool {
 // long after the last one ended (the process was stopped, or starved),
 // and when a test of an agent is answered after intervals whose every test
 // of one went unanswered (its link was down; under the rotating plan an
-// agent tests too few peers an interval for self-suspicion to see it). A
+// agent tests too few peers an interval for self-suspicion to see it).
+// While none is answered, Run starts the next interval after a quarter of
+// one, so the hello leaves soon after the link comes back. A
 // hello said for nothing costs its testers one test each; one is said at
 // most every four intervals.
 func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {

@@ -1,0 +1,76 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// TestHelloAsksOnce: a hello from a node of the list wakes the loop and
+// has that node tested in the next interval, which without the hello
+// would not test it; one from this agent, from an id outside the list, or
+// again within an interval, asks nothing more.
+func TestHelloAsksOnce(t *testing.T) {
+	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	now := start
+	clock := func() time.Time { return now }
+	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	second := func(d *Daemon, lan *fakeLAN, before func()) map[int]int {
+		now = start
+		d.interval(context.Background()) // the first tests everyone: the view was unknown
+		now = now.Add(cfg.Interval)
+		lan.mu.Lock()
+		was := map[int]int{}
+		for k := range 8 {
+			was[k] = lan.probes[addr(k)]
+		}
+		lan.mu.Unlock()
+		before()
+		d.interval(context.Background())
+		lan.mu.Lock()
+		defer lan.mu.Unlock()
+		for k := range 8 {
+			was[k] = lan.probes[addr(k)] - was[k]
+		}
+		return was
+	}
+	control := newFakeLAN()
+	plain := second(newTestDaemon(t, cfg, control, &sink{}, State{}, clock), control, func() {})
+	asker := -1
+	for k := 1; k < 8 && asker < 0; k++ {
+		if plain[k] == 0 {
+			asker = k
+		}
+	}
+	if asker < 0 {
+		t.Fatalf("node 1's second interval tests every node: %v", plain)
+	}
+
+	cfg.StateDir = t.TempDir()
+	lan := newFakeLAN()
+	d := newTestDaemon(t, cfg, lan, &sink{}, State{}, clock)
+	tested := second(d, lan, func() {
+		for _, id := range []uint32{1, 99, 0, uint32(asker + 1), uint32(asker + 1)} { // 1 is this agent
+			if err := d.Hello(id); err != nil {
+				t.Fatalf("Hello(%d): %v", id, err)
+			}
+		}
+		if len(d.hi.asked) != 1 || d.hi.asked[0] != asker {
+			t.Fatalf("asked %v, want node %d once", d.hi.asked, asker+1)
+		}
+		select {
+		case <-d.hi.wake:
+		default:
+			t.Fatal("a hello did not wake the loop")
+		}
+	})
+	if tested[asker] != 1 {
+		t.Errorf("node %d tested %d times in the interval after its hello, want 1 (0 without it)", asker+1, tested[asker])
+	}
+	now = now.Add(cfg.Interval)
+	if err := d.Hello(uint32(asker + 1)); err != nil || len(d.hi.asked) != 1 {
+		t.Errorf("a hello an interval later: %v, asked %v; want it taken", err, d.hi.asked)
+	}
+}
