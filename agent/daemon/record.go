@@ -198,6 +198,9 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
 		f.Debug("node status learned")
 		return
 	}
+	if mute != "" {
+		f = f.WithField("muted", mute) // not notified: the harness and an operator can tell
+	}
 	f.Info("node status changed")
 	if d.notify == nil || (!u.IsDirect() && !d.cfg.NotifyLearned) {
 		return
@@ -207,7 +210,6 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
 		return
 	}
 	if mute != "" {
-		f.Debug("not notified: " + mute)
 		return
 	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {

@@ -5,6 +5,12 @@
 // (the oldest) to 1.2 (the newest). A node starts flapping when it rises
 // above High and stops when it falls below Low.
 //
+// Nagios samples a host every few minutes; an agent samples its view every
+// testing interval (2 s), so 21 samples are under a minute, in which a node
+// crashed and restarted twice already passes 20%. A node therefore also
+// needs MinChanges changes in the window to start flapping: three times
+// down and up.
+//
 // It is judged on the view, not on one agent's tests: under the rotating
 // plan a node's tester changes every interval, so no tester sees enough
 // of its history, while every agent's view holds all of it.
@@ -15,14 +21,17 @@ import "github.com/diagagent/diagagent/hiadsd"
 // Window is how many samples are judged: Nagios's 21 checks, 20 changes.
 const Window = 21
 
-// Config holds the thresholds, in percent.
+// Config holds the thresholds, in percent, and the changes a node must
+// make in the window to start flapping.
 type Config struct {
-	High, Low float64
+	High, Low  float64
+	MinChanges int
 }
 
-// Default is Nagios's: high 20%, low 5% (high_host_flap_threshold,
-// low_host_flap_threshold).
-func Default() Config { return Config{High: 20, Low: 5} }
+// Default is Nagios's thresholds, high 20% and low 5%
+// (high_host_flap_threshold, low_host_flap_threshold), and three times
+// down and up.
+func Default() Config { return Config{High: 20, Low: 5, MinChanges: 6} }
 
 // Change is a node starting or stopping to flap.
 type Change struct {
@@ -66,9 +75,9 @@ func (d *Detector) Observe(statuses []hiadsd.Status) []Change {
 		h.samples[h.next] = s
 		h.next = (h.next + 1) % Window
 		h.n = min(h.n+1, Window)
-		p := h.percent()
+		p, changes := h.percent()
 		switch {
-		case !h.flapping && p > d.cfg.High:
+		case !h.flapping && p > d.cfg.High && changes >= d.cfg.MinChanges:
 			h.flapping = true
 			out = append(out, Change{ID: id, Flapping: true, Percent: p})
 		case h.flapping && p < d.cfg.Low:
@@ -87,16 +96,19 @@ func (d *Detector) Percent(id int) float64 {
 	if id >= len(d.nodes) {
 		return 0
 	}
-	return d.nodes[id].percent()
+	p, _ := d.nodes[id].percent()
+	return p
 }
 
-// percent is Nagios's weighted percent state change over the samples held:
-// change i of the Window-1 possible (oldest first) weighs 0.8 + 0.4·i/(Window-2),
-// and the sum is taken over Window-1 changes, so a short history reads low.
-func (h *history) percent() float64 {
+// percent is Nagios's weighted percent state change over the samples held,
+// and how many changes they hold: change i of the Window-1 possible (oldest
+// first) weighs 0.8 + 0.4·i/(Window-2), and the sum is taken over Window-1
+// changes, so a short history reads low.
+func (h *history) percent() (float64, int) {
 	if h.n < 2 {
-		return 0
+		return 0, 0
 	}
+	changes := 0
 	first := (h.next - h.n + Window) % Window
 	sum := 0.0
 	offset := Window - h.n // a short history's changes are the newest, heaviest ones
@@ -104,7 +116,8 @@ func (h *history) percent() float64 {
 		a, b := h.samples[(first+i-1)%Window], h.samples[(first+i)%Window]
 		if a != b && a != hiadsd.Unknown && b != hiadsd.Unknown {
 			sum += 0.8 + 0.4*float64(offset+i-1)/float64(Window-2)
+			changes++
 		}
 	}
-	return 100 * sum / float64(Window-1)
+	return 100 * sum / float64(Window-1), changes
 }

@@ -122,13 +122,17 @@ func TestDebianPackage(t *testing.T) {
 // which must hand that user the edited key.
 func stageAsSystemd(t *testing.T, unit string) {
 	t.Helper()
-	run := t.TempDir()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	// Under /tmp itself, as /run/diagagent is under /run: t.TempDir's
+	// parents are root's alone, which the service's user cannot traverse.
+	run, err := os.MkdirTemp("", "diagagent-run-")
+	must(err)
+	t.Cleanup(func() { os.RemoveAll(run) })
 	must(os.Chmod(run, 0o700))
 	must(os.Chown(run, 65534, 65534))
 	line := func(key string) []string {
@@ -165,8 +169,11 @@ func stageAsSystemd(t *testing.T, unit string) {
 	if staged("ExecStartPre") != key() {
 		t.Errorf("ExecStartPre staged a key other than /etc/diagagent/keyring's")
 	}
+	state := filepath.Join(run, "state") // systemd's StateDirectory, the service user's
+	must(os.Mkdir(state, 0o700))
+	must(os.Chown(state, 65534, 65534))
 	if out := sh(t, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/diagagent",
-		"-config", filepath.Join(run, "diagagent.yaml"), "-id", "0", "-config.check"); !strings.Contains(out, "configuration is valid") {
+		"-config", filepath.Join(run, "diagagent.yaml"), "-id", "0", "-state_dir", state, "-config.check"); !strings.Contains(out, "configuration is valid") {
 		t.Errorf("-config.check as the service's user on the staged copy: %s", out)
 	}
 	sh(t, "sh", "-c", "umask 077 && /usr/bin/diagagent keygen > /etc/diagagent/keyring")

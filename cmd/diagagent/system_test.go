@@ -107,7 +107,7 @@ func TestHangupDoesNotStopTheAgent(t *testing.T) {
 	}
 	c.waitFor("the agent logs the SIGHUP", notifyWait, func() bool {
 		b, _ := os.ReadFile(c.logs[0])
-		return strings.Contains(string(b), "SIGHUP: the node list is unchanged")
+		return strings.Contains(string(b), "SIGHUP: the node list and the keys are unchanged")
 	})
 	select {
 	case <-c.exited[0]:

@@ -381,12 +381,12 @@ func TestDashboardFallsBackToPolling(t *testing.T) {
 		document.getElementById("node-5").dataset.status === "faulty"`, 10*time.Second)
 }
 
-// TestPageShowsAKeyRefused runs four agents with a cluster key, the fourth
-// with a keyring of another key (as an agent that missed a rotation): the
-// fourth sends one diagNodeKeyRefused about itself and none of its verdicts
-// about the others, while agent 1 holds it partial, counts it
-// (diagagent_peers_refusing_keys) and its page, in headless Chromium, names
-// it beside the key agent 1 runs.
+// TestPageShowsAKeyRefused runs four agents with a cluster key, the second
+// with a keyring of another key (as an agent that missed a rotation): it
+// sends one diagNodeKeyRefused about itself and none of its verdicts about
+// the others, while agent 1, its tester in cluster 1, holds it partial,
+// counts it (diagagent_peers_refusing_keys) and its page, in headless
+// Chromium, names it beside the key agent 1 runs.
 func TestPageShowsAKeyRefused(t *testing.T) {
 	chrome := chromiumPath(t)
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
@@ -407,14 +407,14 @@ func TestPageShowsAKeyRefused(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.dir, "other.keyring"), []byte(other.String()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.confOf = map[int]string{3: own}
+	c.confOf = map[int]string{1: own}
 	c.startAll()
 	bound := latencyBound("vcube", 4)
-	c.waitFor("agents 1 to 3 hold agent 4 partial", 2*bound, func() bool { return c.everyoneSees(4, 2, 3) })
+	c.waitFor("agents 1, 3 and 4 hold agent 2 partial", 2*bound, func() bool { return c.everyoneSees(2, 2, 1) })
 	page := c.webURL(0)
 	var st web.Status
-	c.waitFor("agent 1's status names agent 4 as refusing its keys", bound, func() bool {
-		return getJSON(page+"api/v1/status", &st) == nil && slices.Equal(st.KeyRefused, []uint32{4}) && len(st.Keys) == 1
+	c.waitFor("agent 1's status names agent 2 as refusing its keys", bound, func() bool {
+		return getJSON(page+"api/v1/status", &st) == nil && slices.Equal(st.KeyRefused, []uint32{2}) && len(st.Keys) == 1
 	})
 	if v := sample(scrapeAgent(t, page), "diagagent_peers_refusing_keys"); v != 1 {
 		t.Errorf("agent 1: diagagent_peers_refusing_keys = %v, want 1", v)
@@ -423,22 +423,22 @@ func TestPageShowsAKeyRefused(t *testing.T) {
 		return strings.HasPrefix(l, "NOTIFY ") && strings.Contains(l, mib.DiagNodeKeyRefused)
 	}
 	if _, err := trapd.Wait(bound, 0, refused); err != nil {
-		t.Fatalf("no diagNodeKeyRefused from agent 4: %v", err)
+		t.Fatalf("no diagNodeKeyRefused from agent 2: %v", err)
 	}
 	ctx := browser(t, chrome, 30*time.Second+bound)
 	if err := chromedp.Do(ctx, chromedp.Navigate(page)); err != nil {
 		t.Fatalf("open %s: %v", page, err)
 	}
-	waitPage(t, ctx, "the page names agent 4 as refusing the key", fmt.Sprintf(
+	waitPage(t, ctx, "the page names agent 2 as refusing the key", fmt.Sprintf(
 		`document.getElementById("meta").textContent.includes("cluster key %s") &&
-		 document.getElementById("meta").textContent.includes("node 4 refuses every cluster key")`, st.Keys[0]), bound)
+		 document.getElementById("meta").textContent.includes("node 2 refuses every cluster key")`, st.Keys[0]), bound)
 	n := 0
 	for _, l := range trapd.All() {
 		switch {
 		case refused(l):
 			n++
-		case strings.Contains(l, mib.DiagNodeStatusChange) && strings.Contains(l, "[127.0.0.4]:"):
-			t.Errorf("agent 4 notified a verdict about a peer that refuses its key: %s", l)
+		case strings.Contains(l, mib.DiagNodeStatusChange) && strings.Contains(l, "[127.0.0.2]:"):
+			t.Errorf("agent 2 notified a verdict about a peer that refuses its key: %s", l)
 		}
 	}
 	if n != 1 {

@@ -18,17 +18,21 @@ type Event struct {
 	New  string
 	How  string // direct or learned
 	Seq  int    // the event's row in the agent's event table
+	// Muted says why the agent did not notify it (the node flaps, or the
+	// agent's keys are refused); "" for an event it notified.
+	Muted string
 }
 
 // logLine is the part of a diagagent JSON log line Event needs.
 type logLine struct {
-	Msg  string `json:"msg"`
-	Self int    `json:"self"`
-	Node int    `json:"node"`
-	Old  string `json:"old"`
-	New  string `json:"new"`
-	How  string `json:"how"`
-	Seq  int    `json:"seq"`
+	Msg   string `json:"msg"`
+	Self  int    `json:"self"`
+	Node  int    `json:"node"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+	How   string `json:"how"`
+	Seq   int    `json:"seq"`
+	Muted string `json:"muted"`
 }
 
 // ParseEvent reads a log line; ok is false for anything but a status change,
@@ -55,7 +59,7 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	if l.Node == 0 {
 		return Event{}, false
 	}
-	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq}, true
+	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq, Muted: l.Muted}, true
 }
 
 // The New of swimmember's suspicion lines and of an agent's refusal
