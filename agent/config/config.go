@@ -174,6 +174,16 @@ type Traps struct {
 	StartupGrace time.Duration `mapstructure:"startup_grace" doc:"after start, a first faulty or partial verdict about a node never seen up is notified only if it still holds after this long (agents started moments apart would report each other); 0s notifies at once"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
+	// Flapping holds when a node's changes are notified as flapping instead.
+	Flapping Flapping `mapstructure:"flapping"`
+}
+
+// Flapping holds the thresholds of Nagios's weighted percent state change,
+// over the last 21 statuses the view held of a node (agent/flap).
+type Flapping struct {
+	High    float64 `mapstructure:"high" doc:"a node starts flapping when its weighted percent of state change over the view's last 21 samples rises above this (Nagios's high_host_flap_threshold)"`
+	Low     float64 `mapstructure:"low" doc:"a flapping node stops flapping when its percent falls below this (Nagios's low_host_flap_threshold)"`
+	Changes int     `mapstructure:"changes" doc:"changes a node must also make within the 21 samples to start flapping (6: three times down and up)"`
 }
 
 // Web configures the HTTP status page.

@@ -126,6 +126,7 @@ func Default() Config {
 			Retries:      t.MaxAttempts - 1,
 			Queue:        t.QueueSize,
 			StartupGrace: d.StartupGrace,
+			Flapping:     Flapping{High: d.Flapping.High, Low: d.Flapping.Low, Changes: d.Flapping.MinChanges},
 		},
 		Web:             Web{Listen: "127.0.0.1:8161"},
 		StateDir:        d.StateDir,

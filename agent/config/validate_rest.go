@@ -56,6 +56,14 @@ func (t Traps) validate(m *mistakes) {
 	if t.StartupGrace < 0 {
 		m.add("traps.startup_grace", "%s is negative; write a duration such as 30s, or 0s to notify at once", t.StartupGrace)
 	}
+	f := t.Flapping
+	switch {
+	case f.High <= 0 || f.High > 100:
+		m.add("traps.flapping.high", "%g is not a percent above 0; Nagios's default is 20", f.High)
+	case f.Low <= 0 || f.Low >= f.High:
+		m.add("traps.flapping.low", "%g must be above 0 and below traps.flapping.high (%g); Nagios's default is 5", f.Low, f.High)
+	}
+	inRange(m, "traps.flapping.changes", f.Changes, 2, 20)
 }
 
 // validateStation checks a station: a host name or a host's address, and a

@@ -12,6 +12,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -90,6 +91,8 @@ func daemonConfig(cfg config.Config, id int, p probe.Config, ring *keyring.Ring)
 	d.TestBudget = p.TestBudget()
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
 	d.StartupGrace, d.NotifyLearned = cfg.Traps.StartupGrace, cfg.Traps.Scope == config.ScopeAll
+	f := cfg.Traps.Flapping
+	d.Flapping = flap.Config{High: f.High, Low: f.Low, MinChanges: f.Changes}
 	d.StateDir = cfg.StateDirFor(id)
 	if ring != nil {
 		d.Keys = ring.Keys
