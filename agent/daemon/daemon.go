@@ -154,6 +154,7 @@ type loop struct {
 	refusing map[int]bool    // peers that refused every cluster key at this agent's last test of them
 	lagging  bool            // every agent tested last refused every key: this agent missed a rotation
 	flaps    *flap.Detector  // which nodes flap, judged on the view every interval
+	extra    bool            // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
 	isolated int             // the core's Report.Isolated of the last interval
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }
@@ -257,6 +258,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			if !d.earlyOK() {
 				continue
 			}
+			d.extra = true
 			d.interval(ctx)
 			d.takePushes(ctx)
 			continue
@@ -265,7 +267,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		began := d.now()
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
-		if d.hi.unanswered > 0 {
+		d.extra = d.hi.unanswered > 0
+		if d.extra {
 			// No agent it tested answered: its link may be down. It tries
 			// again soon, so that it says hello as soon as it is back.
 			timer.Reset(d.cfg.Interval / 4)

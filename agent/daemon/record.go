@@ -8,6 +8,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -41,7 +42,11 @@ type journal struct {
 func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
-	flaps := d.flaps.Observe(d.statuses())
+	var flaps []flap.Change
+	if !d.extra { // one sample a testing interval, as the window's 21 mean
+		flaps = d.flaps.Observe(d.statuses())
+	}
+	d.extra = false
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
