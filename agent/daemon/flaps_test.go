@@ -58,3 +58,25 @@ func TestFlappingNotifiedOnceEachWay(t *testing.T) {
 		t.Error("node 3 still flapping, or not fault-free, at the end")
 	}
 }
+
+// TestExtraIntervalsAreNoSamples: intervals beyond the plan's (a hello's,
+// a cut-off agent's quick retries) are no flapping samples, so a node
+// that changes in many of them within one planned interval (an agent
+// starting last among many) does not flap.
+func TestExtraIntervalsAreNoSamples(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	for k := range 30 {
+		lan.mu.Lock()
+		lan.status[addr(2)] = []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree}[k%2]
+		lan.mu.Unlock()
+		d.extra = true
+		d.interval(context.Background())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.flaps) != 0 || d.Snapshot().Nodes[2].Flapping {
+		t.Errorf("node 3 changed in 30 extra intervals: %+v, want no flapping", s.flaps)
+	}
+}
