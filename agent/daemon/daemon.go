@@ -155,6 +155,7 @@ type loop struct {
 	lagging  bool            // every agent tested last refused every key: this agent missed a rotation
 	flaps    *flap.Detector  // which nodes flap, judged on the view every interval
 	extra    bool            // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
+	sample   bool            // the record under way is a planned interval's: the flapping detector samples the view
 	isolated int             // the core's Report.Isolated of the last interval
 	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
 }
@@ -309,6 +310,8 @@ func (d *Daemon) staleAfter() time.Duration {
 // once, until the interval is done.
 func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
+	extra := d.extra // one more than the plan's: no flapping sample
+	d.extra = false
 	d.applyPending()
 	if d.removed { // answers as alive, so agents still on the old list do not suspect it
 		d.mu.Lock()
@@ -352,6 +355,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.selfSuspicion(ctx, rep)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)
+	d.sample = !extra // a push merged between intervals records too, but is no sample
 	d.record(rep)
 	d.sendPushes(ctx, rep.Pushes)
 	d.mergeHeld()

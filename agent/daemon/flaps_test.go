@@ -80,3 +80,24 @@ func TestExtraIntervalsAreNoSamples(t *testing.T) {
 		t.Errorf("node 3 changed in 30 extra intervals: %+v, want no flapping", s.flaps)
 	}
 }
+
+// TestPushesAreNoSamples: pushes merged between intervals record what they
+// bring but are no flapping samples: a node pushed up and down many times
+// between two intervals does not flap.
+func TestPushesAreNoSamples(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	for k := range 30 {
+		e := d.view[2]
+		e.Status, e.Counter = []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree}[k%2], e.Counter+1
+		d.view[2] = e
+		d.record(hiadsd.Report{})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.flaps) != 0 {
+		t.Errorf("30 records between intervals: %+v, want no flapping sample", s.flaps)
+	}
+}

@@ -43,10 +43,10 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
 	var flaps []flap.Change
-	if !d.extra { // one sample a testing interval, as the window's 21 mean
+	if d.sample { // one sample a planned testing interval, as the window's 21 mean
 		flaps = d.flaps.Observe(d.statuses())
 	}
-	d.extra = false
+	d.sample = false
 	d.mu.Lock()
 	for _, u := range rep.Updates {
 		d.how[u.ID], d.changed[u.ID] = source(u), max(ticks, 1)
