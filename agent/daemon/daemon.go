@@ -194,6 +194,7 @@ func New(o Options) (*Daemon, error) {
 		return nil, err
 	}
 	node.List = s.version
+	restarted := o.State.List != nil // a state from an earlier run: peers may hold this agent down
 	o.State.List, o.State.FileHash, o.State.KeysHash = &s.list, s.fileHash, s.keysHash
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
@@ -212,7 +213,7 @@ func New(o Options) (*Daemon, error) {
 			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, keysFileName), len(r.Keys))
 	}
 	d.push.in = make(chan board.Push, pushQueue)
-	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1)}
+	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
 		d.now = time.Now
@@ -247,7 +248,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
-	d.sayHello(ctx, "started")
+	if d.hi.restarted {
+		d.sayHello(ctx, "restarted")
+	}
 	for {
 		select {
 		case <-ctx.Done():

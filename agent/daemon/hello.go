@@ -13,7 +13,7 @@ import (
 
 // Repairs as fast as faults. A fault is found by the tester at its next
 // test; a repaired agent, left alone, waits for its tester's next test
-// too. So an agent that has just started, or whose link has come back
+// too. So an agent that has just restarted, or whose link has come back
 // (its self-suspicion ended), says hello to its testers: it writes its
 // NodeID to their diagHello. A tester that hears it starts an interval at
 // once and tests it there (hiadsd.Node.Ask), and the verdict is recorded
@@ -40,6 +40,11 @@ type hello struct {
 	// said is when it last said hello. Both the loop's.
 	unanswered int
 	said       time.Time
+	// restarted is set when the agent started from a state of an earlier
+	// run: it says hello at start. A first start does not: no peer saw it
+	// up yet, and a tester whose test of it began before it listened would
+	// race the hello's test with an older verdict.
+	restarted bool
 }
 
 // Hello takes a hello written to diagHello by node (a NodeID): the node is
