@@ -18,8 +18,9 @@ import (
 // TestFlappingLAN stops agent 4 (SIGSTOP) for 2 s of every 4 s for 28 s,
 // on four agents at a 1 s interval with snmptrapd as the station, then
 // lets it run: the station gets one diagNodeFlapping that it started and
-// one that it stopped, from one agent, and no diagNodeStatusChange about
-// node 4 between the two; while it flaps, members says so.
+// one that it stopped, from one agent, and at most two diagNodeStatusChange
+// about node 4 between the two (from an agent that judged it flapping
+// later); while it flaps, members says so.
 func TestFlappingLAN(t *testing.T) {
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -73,7 +74,11 @@ func TestFlappingLAN(t *testing.T) {
 		}
 	}
 	t.Logf("node 4: %d status notifications before it flapped, %d while it flapped, 2 diagNodeFlapping", before, during)
-	if during != 0 {
-		t.Errorf("%d status notifications about node 4 while it flapped, want none", during)
+	// Each agent mutes a node it judges flapping; one whose samples, a
+	// second apart, missed some of the changes may judge it later, and
+	// notify a change meanwhile. Without flapping every change (about 14
+	// while it flapped) would be notified.
+	if during > 2 {
+		t.Errorf("%d status notifications about node 4 while it flapped, want 2 at most", during)
 	}
 }
