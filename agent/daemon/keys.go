@@ -186,19 +186,10 @@ func (d *Daemon) forgetKeys(old, l nodelist.List) {
 	}
 }
 
-// keyIndexes returns the index of every key, in order.
-func keyIndexes(keys []keyring.Key) []uint32 {
-	var out []uint32
-	for _, k := range keys {
-		out = append(out, k.Index())
-	}
-	return out
-}
-
 // keysHash names the keys of a keyring file as the state remembers them
 // (State.KeysHash): their IDs in order, "" for none.
 func keysHash(keys []keyring.Key) string {
-	return strings.Join(keyIDs(keyIndexes(keys)), ",")
+	return strings.Join(keyIDs(keyring.Ring{Keys: keys}.Indexes()), ",")
 }
 
 // keyIDs names keys by ID for a log line, the one in use first.

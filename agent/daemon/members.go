@@ -63,7 +63,7 @@ type start struct {
 func startList(c Config, st State, log *logrus.Entry) (start, error) {
 	fromFile := nodelist.New(c.Nodes)
 	s := start{list: fromFile, fileHash: hex.EncodeToString(fromFile.Hash[:]), keysHash: keysHash(c.Keys)}
-	fileKeys := keyIndexes(c.Keys)
+	fileKeys := keyring.Ring{Keys: c.Keys}.Indexes()
 	if st.List == nil {
 		s.list.Keys = fileKeys
 		s.list.Seal()
@@ -156,7 +156,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 		if len(keys) == 0 || len(base.Keys) == 0 {
 			return base.Version, false, errors.New("the keyring is turned on or off only at a restart of every agent")
 		}
-		withKeys, keysChanged := next.WithKeys(keyIndexes(keys))
+		withKeys, keysChanged := next.WithKeys(keyring.Ring{Keys: keys}.Indexes())
 		if keysChanged && !changed {
 			next = withKeys
 		} else if keysChanged {

@@ -121,16 +121,6 @@ func (r Ring) Users() []usm.User {
 	return out
 }
 
-// Find returns the key of index i.
-func (r Ring) Find(i uint32) (Key, bool) {
-	for _, k := range r.Keys {
-		if k.Index() == i {
-			return k, true
-		}
-	}
-	return Key{}, false
-}
-
 // Indexes returns every key's Index, in the ring's order.
 func (r Ring) Indexes() []uint32 {
 	out := make([]uint32, len(r.Keys))

@@ -105,7 +105,7 @@ func TestLoadRefusesAFileOthersCanRead(t *testing.T) {
 }
 
 // TestIndexAndMarshal: a key's Index is its ID as a number and its user's
-// name; Find and Indexes follow the ring's order; Marshal writes a file
+// name; Indexes follows the ring's order; Marshal writes a file
 // Parse reads back, the primary first.
 func TestIndexAndMarshal(t *testing.T) {
 	a, _ := Generate()
@@ -116,12 +116,6 @@ func TestIndexAndMarshal(t *testing.T) {
 	r := Ring{Keys: []Key{b, a}}
 	if got := r.Indexes(); !slices.Equal(got, []uint32{b.Index(), a.Index()}) {
 		t.Errorf("Indexes = %v", got)
-	}
-	if k, ok := r.Find(a.Index()); !ok || k != a {
-		t.Errorf("Find(%s) = %v, %v", a.ID(), k.ID(), ok)
-	}
-	if _, ok := r.Find(a.Index() ^ 1); ok {
-		t.Error("Find of an index no key has found one")
 	}
 	back, err := Parse(r.Marshal())
 	if err != nil || !slices.Equal(back.Keys, r.Keys) {
