@@ -41,6 +41,12 @@ const (
 	NodeRowStatus = DiagTreeEntry + ".11"
 	// NodeFlapping is the column telling whether the node flaps.
 	NodeFlapping = DiagTreeEntry + ".12"
+	// NodeMaintenanceUntil is the end of the node's maintenance window (DateAndTime).
+	NodeMaintenanceUntil = DiagTreeEntry + ".13"
+	// NodeMaintenanceFor is the seconds left in the node's maintenance window.
+	NodeMaintenanceFor = DiagTreeEntry + ".14"
+	// NodeMaintenanceStatus is the node's status when its window began.
+	NodeMaintenanceStatus = DiagTreeEntry + ".15"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -122,6 +128,9 @@ const (
 	DiagNodeKeyRefused = DiagNotificationPrefix + ".5"
 	// DiagNodeFlapping is the notification sent when a node starts or stops flapping.
 	DiagNodeFlapping = DiagNotificationPrefix + ".6"
+	// DiagNodeMaintenanceEnded is the notification sent when a node's
+	// maintenance window ends with its status changed.
+	DiagNodeMaintenanceEnded = DiagNotificationPrefix + ".7"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -203,6 +212,9 @@ const (
 	ColNodePort         = 10
 	ColNodeRowStatus    = 11
 	ColNodeFlapping     = 12
+	ColNodeMaintUntil   = 13
+	ColNodeMaintFor     = 14
+	ColNodeMaintStatus  = 15
 )
 
 // Column numbers of DiagEventEntry.

@@ -44,6 +44,14 @@ type Flapping struct {
 	Status   hiadsd.Status
 }
 
+// MaintenanceEnded reports a node whose maintenance window ended with
+// its status (Status) other than when the window began (Began).
+type MaintenanceEnded struct {
+	Node          uint32 // its NodeID
+	Addr          netip.Addr
+	Status, Began hiadsd.Status
+}
+
 // validStation checks that a station a notification names is an IPv4
 // address, as nmsID carries it.
 func validStation(s hiadsd.Station) error {

@@ -126,6 +126,14 @@ func (n *Notifier) NodeFlapping(f Flapping) error {
 	return n.enqueue(flapping(f))
 }
 
+// NodeMaintenanceEnded queues a diagNodeMaintenanceEnded notification.
+func (n *Notifier) NodeMaintenanceEnded(m MaintenanceEnded) error {
+	if m.Node < 1 || m.Node > mib.MaxNodeID || !m.Addr.IsValid() || !m.Status.Valid() || !m.Began.Valid() {
+		return fmt.Errorf("%w: maintenance of node %d at %v ended %v, began %v", ErrInvalidEvent, m.Node, m.Addr, m.Status, m.Began)
+	}
+	return n.enqueue(maintenanceEnded(m))
+}
+
 // ColdStart queues a coldStart notification: the agent has (re)started.
 func (n *Notifier) ColdStart() error { return n.enqueue(coldStart()) }
 

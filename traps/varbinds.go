@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -18,17 +19,18 @@ import (
 // authenticationFailure are generic traps 0 and 4 of the agent's
 // sysObjectID, the DIAGNOSIS-MIB root.
 const (
-	v1Enterprise       = mib.DiagNotifications
-	v1SysObjectID      = ".1.3.6.1.4.1.200"
-	v1GenericSpecific  = 6
-	v1ColdStart        = 0
-	v1AuthFailure      = 4
-	specificStatus     = 1
-	specificNMS        = 2
-	specificList       = 3
-	specificListChange = 4
-	specificKeyRefused = 5
-	specificFlapping   = 6
+	v1Enterprise        = mib.DiagNotifications
+	v1SysObjectID       = ".1.3.6.1.4.1.200"
+	v1GenericSpecific   = 6
+	v1ColdStart         = 0
+	v1AuthFailure       = 4
+	specificStatus      = 1
+	specificNMS         = 2
+	specificList        = 3
+	specificListChange  = 4
+	specificKeyRefused  = 5
+	specificFlapping    = 6
+	specificMaintenance = 7
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -43,13 +45,12 @@ type notification struct {
 // statusChange builds the diagNodeStatusChange notification of an event.
 func statusChange(e board.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
-	addrType, addrBytes := mib.InetAddress(e.Addr)
 	return notification{
 		oid:      mib.DiagNodeStatusChange,
 		generic:  v1GenericSpecific,
 		specific: specificStatus,
 		label:    fmt.Sprintf("diagNodeStatusChange seq=%d node=%d", e.Seq, e.NodeID),
-		vars: []gosnmp.SnmpPDU{
+		vars: slices.Concat([]gosnmp.SnmpPDU{
 			{Name: cell(mib.ColEventNodeID), Type: gosnmp.Integer, Value: int(e.NodeID)},
 			{Name: mib.TreeCell(mib.ColNodeAD, int(e.NodeID)), Type: gosnmp.IPAddress, Value: mib.NodeADOf(e.Addr).String()},
 			{Name: cell(mib.ColEventStatus), Type: gosnmp.Integer, Value: mib.DiagStatus(e.Status)},
@@ -58,10 +59,9 @@ func statusChange(e board.Event) notification {
 			{Name: cell(mib.ColEventHowLearned), Type: gosnmp.Integer, Value: int(e.How)},
 			{Name: cell(mib.ColEventDetector), Type: gosnmp.Integer, Value: int(e.Detector)},
 			{Name: cell(mib.ColEventSource), Type: gosnmp.Integer, Value: int(e.Source)},
-			{Name: mib.TreeCell(mib.ColNodeAddrType, int(e.NodeID)), Type: gosnmp.Integer, Value: addrType},
-			{Name: mib.TreeCell(mib.ColNodeAddr, int(e.NodeID)), Type: gosnmp.OctetString, Value: addrBytes},
+		}, addrVars(e.NodeID, e.Addr), []gosnmp.SnmpPDU{
 			{Name: cell(mib.ColEventTime), Type: gosnmp.OctetString, Value: dateAndTime(e.Time)},
-		},
+		}),
 	}
 }
 
@@ -82,17 +82,14 @@ func nmsChange(c hiadsd.Station) notification {
 // listMismatch builds the diagNodeListMismatch notification: this agent's
 // fingerprint, and the peer's address under its NodeID.
 func listMismatch(m ListMismatch) notification {
-	t, b := mib.InetAddress(m.PeerAddr)
 	return notification{
 		oid:      mib.DiagNodeListMismatch,
 		generic:  v1GenericSpecific,
 		specific: specificList,
 		label:    fmt.Sprintf("diagNodeListMismatch peer=%d", m.Peer),
-		vars: []gosnmp.SnmpPDU{
+		vars: append([]gosnmp.SnmpPDU{
 			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: m.Ours},
-			{Name: mib.TreeCell(mib.ColNodeAddrType, int(m.Peer)), Type: gosnmp.Integer, Value: t},
-			{Name: mib.TreeCell(mib.ColNodeAddr, int(m.Peer)), Type: gosnmp.OctetString, Value: b},
-		},
+		}, addrVars(m.Peer, m.PeerAddr)...),
 	}
 }
 
@@ -100,7 +97,6 @@ func listMismatch(m ListMismatch) notification {
 // and fingerprint, and the node's row status (createAndGo or destroy) and
 // address under its NodeID.
 func listChange(c ListChange) notification {
-	t, b := mib.InetAddress(c.Addr)
 	rs, what := mib.RowCreateAndGo, "added"
 	if c.Removed {
 		rs, what = mib.RowDestroy, "removed"
@@ -110,48 +106,65 @@ func listChange(c ListChange) notification {
 		generic:  v1GenericSpecific,
 		specific: specificListChange,
 		label:    fmt.Sprintf("diagNodeListChange node=%d %s version=%d", c.Node, what, c.Version),
-		vars: []gosnmp.SnmpPDU{
+		vars: append([]gosnmp.SnmpPDU{
 			{Name: mib.DiagNodeListVersion0, Type: gosnmp.Gauge32, Value: uint(c.Version)},
 			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: c.Hash},
 			{Name: mib.TreeCell(mib.ColNodeRowStatus, int(c.Node)), Type: gosnmp.Integer, Value: rs},
-			{Name: mib.TreeCell(mib.ColNodeAddrType, int(c.Node)), Type: gosnmp.Integer, Value: t},
-			{Name: mib.TreeCell(mib.ColNodeAddr, int(c.Node)), Type: gosnmp.OctetString, Value: b},
-		},
+		}, addrVars(c.Node, c.Addr)...),
 	}
 }
 
 // keyRefused builds the diagNodeKeyRefused notification: the node's
 // address under its NodeID.
 func keyRefused(r KeyRefused) notification {
-	t, b := mib.InetAddress(r.Addr)
 	return notification{
 		oid:      mib.DiagNodeKeyRefused,
 		generic:  v1GenericSpecific,
 		specific: specificKeyRefused,
 		label:    fmt.Sprintf("diagNodeKeyRefused node=%d", r.Node),
-		vars: []gosnmp.SnmpPDU{
-			{Name: mib.TreeCell(mib.ColNodeAddrType, int(r.Node)), Type: gosnmp.Integer, Value: t},
-			{Name: mib.TreeCell(mib.ColNodeAddr, int(r.Node)), Type: gosnmp.OctetString, Value: b},
-		},
+		vars:     addrVars(r.Node, r.Addr),
+	}
+}
+
+// addrVars are nodeAddrType and nodeAddr of a node, under its NodeID, as
+// most notifications carry them.
+func addrVars(node uint32, a netip.Addr) []gosnmp.SnmpPDU {
+	t, b := mib.InetAddress(a)
+	return []gosnmp.SnmpPDU{
+		{Name: mib.TreeCell(mib.ColNodeAddrType, int(node)), Type: gosnmp.Integer, Value: t},
+		{Name: mib.TreeCell(mib.ColNodeAddr, int(node)), Type: gosnmp.OctetString, Value: b},
+	}
+}
+
+// maintenanceEnded builds the diagNodeMaintenanceEnded notification:
+// nodeStatus, nodeMaintenanceStatus and the node's address, under its
+// NodeID.
+func maintenanceEnded(m MaintenanceEnded) notification {
+	return notification{
+		oid:      mib.DiagNodeMaintenanceEnded,
+		generic:  v1GenericSpecific,
+		specific: specificMaintenance,
+		label:    fmt.Sprintf("diagNodeMaintenanceEnded node=%d %v (was %v)", m.Node, m.Status, m.Began),
+		vars: append([]gosnmp.SnmpPDU{
+			{Name: mib.TreeCell(mib.ColNodeStatus, int(m.Node)), Type: gosnmp.Integer, Value: mib.DiagStatus(m.Status)},
+			{Name: mib.TreeCell(mib.ColNodeMaintStatus, int(m.Node)), Type: gosnmp.Integer, Value: mib.DiagStatus(m.Began)},
+		}, addrVars(m.Node, m.Addr)...),
 	}
 }
 
 // flapping builds the diagNodeFlapping notification: nodeFlapping,
 // nodeStatus and the node's address, under its NodeID.
 func flapping(f Flapping) notification {
-	t, b := mib.InetAddress(f.Addr)
 	what := map[bool]string{true: "started", false: "stopped"}[f.Flapping]
 	return notification{
 		oid:      mib.DiagNodeFlapping,
 		generic:  v1GenericSpecific,
 		specific: specificFlapping,
 		label:    fmt.Sprintf("diagNodeFlapping node=%d %s", f.Node, what),
-		vars: []gosnmp.SnmpPDU{
+		vars: append([]gosnmp.SnmpPDU{
 			{Name: mib.TreeCell(mib.ColNodeFlapping, int(f.Node)), Type: gosnmp.Integer, Value: map[bool]int{true: mib.TruthTrue, false: mib.TruthFalse}[f.Flapping]},
 			{Name: mib.TreeCell(mib.ColNodeStatus, int(f.Node)), Type: gosnmp.Integer, Value: mib.DiagStatus(f.Status)},
-			{Name: mib.TreeCell(mib.ColNodeAddrType, int(f.Node)), Type: gosnmp.Integer, Value: t},
-			{Name: mib.TreeCell(mib.ColNodeAddr, int(f.Node)), Type: gosnmp.OctetString, Value: b},
-		},
+		}, addrVars(f.Node, f.Addr)...),
 	}
 }
 

@@ -34,6 +34,7 @@ type Notifier interface {
 	NodeListChange(traps.ListChange) error
 	NodeKeyRefused(traps.KeyRefused) error
 	NodeFlapping(traps.Flapping) error
+	NodeMaintenanceEnded(traps.MaintenanceEnded) error
 }
 
 // Config is what a Daemon runs with.
@@ -143,21 +144,22 @@ type Daemon struct {
 // loop is the diagnosis loop's own: the core's node and its machine, the
 // prober and the pushes; owned by the loop goroutine.
 type loop struct {
-	node     *hiadsd.Node
-	machine  hiadsd.Interval // the node's interval machine, reused from one interval to the next
-	view     hiadsd.Dense
-	prober   Prober
-	rng      *rand.Rand
-	push     pushing         // pushes received, waiting for the loop, and sent
-	pushes   bool            // pushes are sent (the prober can write)
-	told     map[int]bool    // peers whose partial verdict's likely cause was logged, until they test otherwise
-	refusing map[int]bool    // peers that refused every cluster key at this agent's last test of them
-	lagging  bool            // every agent tested last refused every key: this agent missed a rotation
-	flaps    *flap.Detector  // which nodes flap, judged on the view every interval
-	extra    bool            // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
-	sample   bool            // the record under way is a planned interval's: the flapping detector samples the view
-	isolated int             // the core's Report.Isolated of the last interval
-	setNMS   *hiadsd.Station // a station SET since the last interval began, for the core (under mu)
+	node      *hiadsd.Node
+	machine   hiadsd.Interval // the node's interval machine, reused from one interval to the next
+	view      hiadsd.Dense
+	prober    Prober
+	rng       *rand.Rand
+	push      pushing                 // pushes received, waiting for the loop, and sent
+	pushes    bool                    // pushes are sent (the prober can write)
+	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
+	refusing  map[int]bool            // peers that refused every cluster key at this agent's last test of them
+	lagging   bool                    // every agent tested last refused every key: this agent missed a rotation
+	flaps     *flap.Detector          // which nodes flap, judged on the view every interval
+	extra     bool                    // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
+	sample    bool                    // the record under way is a planned interval's: the flapping detector samples the view
+	isolated  int                     // the core's Report.Isolated of the last interval
+	maintOpen map[int]nodelist.Window // the maintenance windows open at the last interval's end, by node
+	setNMS    *hiadsd.Station         // a station SET since the last interval began, for the core (under mu)
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -200,7 +202,8 @@ func New(o Options) (*Daemon, error) {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
 	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, onKeys: o.OnKeys, met: newMetrics(),
-		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping)},
+		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping),
+			maintOpen: map[int]nodelist.Window{}},
 		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
@@ -360,6 +363,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.learnStation(rep.Station)
 	d.sample = !extra // a push merged between intervals records too, but is no sample
 	d.record(rep)
+	d.watchMaintenance()
 	d.sendPushes(ctx, rep.Pushes)
 	d.mergeHeld()
 	d.adoptList(ctx, rep.Lists)

@@ -94,12 +94,20 @@ type sink struct {
 	change []traps.ListChange
 	keys   []traps.KeyRefused
 	flaps  []traps.Flapping
+	maint  []traps.MaintenanceEnded
 }
 
 func (s *sink) NodeFlapping(f traps.Flapping) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.flaps = append(s.flaps, f)
+	return nil
+}
+
+func (s *sink) NodeMaintenanceEnded(m traps.MaintenanceEnded) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.maint = append(s.maint, m)
 	return nil
 }
 

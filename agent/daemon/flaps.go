@@ -9,11 +9,16 @@ import (
 )
 
 // statuses is one sample of the view for the flapping detector: every
-// node's status, by id (a removed node's is its last).
+// node's status, by id (a removed node's is its last). A node in
+// maintenance counts at the status it had when its window began: what it
+// does meanwhile is the work under way, not flapping.
 func (d *Daemon) statuses() []hiadsd.Status {
 	out := make([]hiadsd.Status, len(d.view))
 	for k, e := range d.view {
 		out[k] = e.Status
+		if d.inMaintenance(k) {
+			out[k] = d.list.Members[k].Maint.Status
+		}
 	}
 	return out
 }
@@ -30,7 +35,7 @@ func (d *Daemon) announceFlaps(changes []flap.Change) {
 			f.Info("node no longer flapping")
 		}
 		d.met.flaps.WithLabelValues(map[bool]string{true: "started", false: "stopped"}[c.Flapping]).Inc()
-		if d.notify == nil || !d.flapOwner(c.ID) {
+		if d.notify == nil || !d.flapOwner(c.ID) || d.inMaintenance(c.ID) {
 			continue
 		}
 		n := traps.Flapping{Node: uint32(c.ID + 1), Addr: d.list.Members[c.ID].Addr, Flapping: c.Flapping, Status: d.view[c.ID].Status}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -70,8 +71,7 @@ func startList(c Config, st State, log *logrus.Entry) (start, error) {
 	} else {
 		s.list = *st.List
 		if st.FileHash == s.fileHash {
-			nodes := nodelist.List{Members: s.list.Members} // the fingerprint of its nodes alone, as the file's
-			if nodes.Seal(); nodes.Hash != fromFile.Hash {
+			if s.list.NodesOnly().Hash != fromFile.Hash { // the fingerprint of its nodes alone, as the file's
 				log.WithFields(logrus.Fields{"running": s.list.Version, "file": s.fileHash}).
 					Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
 			}
@@ -207,7 +207,7 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("cannot read a newer node list; trying again at the next interval")
 		return
 	}
-	l, keys, err := d.learned(got)
+	l, keys, err := d.learned(got, d.now())
 	if err != nil {
 		if errors.Is(err, errListAhead) {
 			d.met.refused.Inc()
@@ -224,8 +224,10 @@ func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
 }
 
 // learned turns a peer's list as read into a List: an id below its count
-// with no row is removed (its old member kept, if this agent knew it).
-func (m *membership) learned(got probe.List) (nodelist.List, map[uint32]keyring.Key, error) {
+// with no row is removed (its old member kept, if this agent knew it). A
+// maintenance window no agent could have given at now (ending more than
+// nodelist.MaxWindow and a day of clock skew away) refuses the list.
+func (m *membership) learned(got probe.List, now time.Time) (nodelist.List, map[uint32]keyring.Key, error) {
 	if int(got.IDs) < len(m.list.Members) || len(got.Hash) != 8 {
 		return nodelist.List{}, nil, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
 	}
@@ -255,6 +257,13 @@ func (m *membership) learned(got probe.List) (nodelist.List, map[uint32]keyring.
 			host = m.list.Members[k].Host
 		}
 		l.Members[k] = nodelist.Member{Host: host, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly}
+		if r.MaintUntil.IsZero() {
+			continue
+		}
+		if r.MaintUntil.Sub(now) > nodelist.MaxWindow+24*time.Hour {
+			return nodelist.List{}, nil, fmt.Errorf("%w: node %d's maintenance window ends at %s", errListAhead, r.ID, r.MaintUntil.Format(time.RFC3339))
+		}
+		l.Members[k].Maint = &nodelist.Window{Until: r.MaintUntil, Status: r.MaintStatus}
 	}
 	return l, found, nil
 }

@@ -27,6 +27,8 @@ var (
 		"Agents that refused every cluster key this agent holds when it last tested them: one side missed a key rotation.", nil, nil)
 	descFlapping = prometheus.NewDesc("diagagent_node_flapping",
 		"1 while the node flaps (nodeFlapping), else 0.", []string{"node", "address", "name"}, nil)
+	descMaintenance = prometheus.NewDesc("diagagent_node_maintenance",
+		"1 while the node's maintenance window is open (nodeMaintenanceFor above 0), else 0.", []string{"node", "address", "name"}, nil)
 	descKeys = prometheus.NewDesc("diagagent_cluster_keys",
 		"Cluster keys this agent runs (the one it sends with and those it accepts); 0 without a keyring.", nil, nil)
 )
@@ -97,7 +99,7 @@ func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 
 // Describe sends the descriptions of the daemon's metrics (prometheus.Collector).
 func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping} {
+	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance} {
 		ch <- desc
 	}
 	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved} {
@@ -116,6 +118,7 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 		return // nothing published yet
 	}
 	counts := map[hiadsd.Status]int{}
+	now := d.now()
 	for _, r := range snap.Nodes {
 		counts[r.Status]++
 		ch <- prometheus.MustNewConstMetric(descNodeStatus, prometheus.GaugeValue, float64(mib.DiagStatus(r.Status)),
@@ -125,6 +128,11 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 			flapping = 1
 		}
 		ch <- prometheus.MustNewConstMetric(descFlapping, prometheus.GaugeValue, flapping, strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
+		maint := 0.0
+		if r.Maint.Active(now) {
+			maint = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descMaintenance, prometheus.GaugeValue, maint, strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
 	}
 	for _, s := range mib.DiagStatuses() {
 		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(counts[s]), s.String())

@@ -124,10 +124,12 @@ type unsavedEvent struct {
 }
 
 // mute says why an event about node id, recorded now, is not notified: the
-// node flaps, or this agent is the one whose keys its peers refuse; ""
+// node is in maintenance, it flaps, or this agent is the one whose keys its peers refuse; ""
 // for an event to notify. It runs on the loop, which owns what it reads.
 func (d *Daemon) mute(id int) string {
 	switch {
+	case d.inMaintenance(id):
+		return "the node is in maintenance (a window's end notifies its status if it changed)"
 	case d.flaps.Flapping(id):
 		return "the node flaps (diagNodeFlapping said so, and will say when it stops)"
 	case d.lagging && d.refusing[id]:
@@ -335,7 +337,7 @@ func (d *Daemon) endGrace() {
 	d.grace.held = nil
 	d.grace.mu.Unlock()
 	for id, e := range held {
-		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && !d.cfg.NotifyLearned) {
+		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && !d.cfg.NotifyLearned) || d.inMaintenance(id) {
 			continue
 		}
 		d.log.WithFields(logrus.Fields{"node": id + 1, "new": e.u.New.Status.String(), "seq": e.ev.Seq}).

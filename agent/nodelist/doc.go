@@ -7,6 +7,8 @@
 // keep their meaning from one version to the next: a new node takes the
 // next id, a removed one keeps its id as a removed slot, never given to
 // another address, so an entry about id k means the same node under every
-// version (docs/membership.md). It knows nothing of the diagnosis core: the
+// version (docs/membership.md). Each member may carry a maintenance window, which changes the list as
+// any other change does. It knows nothing of the diagnosis core but its
+// statuses: the
 // daemon hands the core what it needs of a list.
 package nodelist

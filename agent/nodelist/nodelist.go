@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // Member is one node of the list: the one type of a node, which the
@@ -20,6 +23,9 @@ type Member struct {
 	TestedOnly bool `json:"tested_only,omitempty"`
 	// Removed marks an id taken out of the list: never tested, never given again.
 	Removed bool `json:"removed,omitempty"`
+	// Maint is the node's maintenance window, nil when it was never given
+	// one; a window whose Until has passed stays until the next is set.
+	Maint *Window `json:"maint,omitempty"`
 	// Name, Community and OID are the file's: a label, the community the
 	// node is tested with and the object a tested-only node is tested by.
 	// They are no part of the list (the fingerprint leaves them out, peers
@@ -29,6 +35,22 @@ type Member struct {
 	Community string `json:"-"`
 	OID       string `json:"-"`
 }
+
+// Window is a node's maintenance window: until when, and the status the
+// agent that took it held of the node then, which the window's end
+// compares with the node's status at that time.
+type Window struct {
+	Until  time.Time     `json:"until"`
+	Status hiadsd.Status `json:"status"`
+}
+
+// Active reports whether the window is open at now: a nil one never is.
+func (w *Window) Active(now time.Time) bool {
+	return w != nil && now.Before(w.Until)
+}
+
+// MaxWindow is the longest window a manager may give: 366 days.
+const MaxWindow = 366 * 24 * time.Hour
 
 // DefaultPort is the UDP port of a node whose entry gives none.
 const DefaultPort = 161
@@ -55,6 +77,8 @@ var (
 	ErrExists = errors.New("the address and port are already in the list")
 	// ErrNoMember: the id is not a member (never given, or removed).
 	ErrNoMember = errors.New("no such member")
+	// ErrTooLong: a maintenance window ends within MaxWindow.
+	ErrTooLong = errors.New("maintenance window too long")
 )
 
 // New returns the list of members, as a file gives it, at version 0.
@@ -88,7 +112,8 @@ func (l List) WithFile(file []Member) List {
 // Seal computes the fingerprint of the members and keys: the first 8
 // octets of SHA-256 over every id's host name (or address), port and
 // tested-only flag, or its removal, in id order, then every key's index
-// in Keys' order. A list read from the file has the
+// in Keys' order, then every maintenance window (a list that has none
+// keeps the fingerprint it had before windows existed). A list read from the file has the
 // fingerprint of the list as written, whatever the names resolve to.
 func (l *List) Seal() {
 	h := sha256.New()
@@ -106,7 +131,23 @@ func (l *List) Seal() {
 	for _, k := range l.Keys {
 		fmt.Fprintf(h, "key|%08x\n", k)
 	}
+	for id, m := range l.Members {
+		if m.Maint != nil && !m.Removed {
+			fmt.Fprintf(h, "maint|%d|%d|%d\n", id+1, m.Maint.Until.Unix(), m.Maint.Status)
+		}
+	}
 	copy(l.Hash[:], h.Sum(nil))
+}
+
+// NodesOnly returns the list's members alone, sealed, without its keys
+// and maintenance windows: the fingerprint a file of the same nodes has.
+func (l List) NodesOnly() List {
+	out := List{Members: slices.Clone(l.Members)}
+	for k := range out.Members {
+		out.Members[k].Maint = nil
+	}
+	out.Seal()
+	return out
 }
 
 // Find returns the id of the member at addr and port, or -1.
@@ -190,6 +231,35 @@ func (l List) Apply(file []Member) (List, bool) {
 	}
 	next.Seal()
 	return next, true
+}
+
+// WithMaintenance returns the list with node id's maintenance window
+// ending at until, at the next version: status is the node's status now,
+// which a window already open at now keeps from when it began. An until
+// at or before now ends the window. It refuses a removed id and a window
+// longer than MaxWindow.
+func (l List) WithMaintenance(id int, until, now time.Time, status hiadsd.Status) (List, error) {
+	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
+		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
+	}
+	if until.Sub(now) > MaxWindow {
+		return l, fmt.Errorf("%w: %s is more than %v from now", ErrTooLong, until.UTC().Format(time.RFC3339), MaxWindow)
+	}
+	next := List{Version: l.Version + 1, Members: slices.Clone(l.Members), Keys: l.Keys}
+	m := &next.Members[id]
+	switch {
+	case !until.After(now):
+		if !m.Maint.Active(now) {
+			return l, nil // no window open: nothing to end
+		}
+		m.Maint = &Window{Until: now.Truncate(time.Second), Status: m.Maint.Status}
+	case m.Maint.Active(now):
+		m.Maint = &Window{Until: until.Truncate(time.Second), Status: m.Maint.Status}
+	default:
+		m.Maint = &Window{Until: until.Truncate(time.Second), Status: status}
+	}
+	next.Seal()
+	return next, nil
 }
 
 // SortKeys puts keys in the order Keys holds them: primary first, then

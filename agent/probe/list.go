@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -16,6 +18,10 @@ type ListMember struct {
 	Addr       netip.Addr
 	Port       uint16
 	TestedOnly bool
+	// MaintUntil is the end of the node's maintenance window, zero when
+	// it has none; MaintStatus the status it had when the window began.
+	MaintUntil  time.Time
+	MaintStatus hiadsd.Status
 }
 
 // List is a peer's node list: its version, fingerprint, the ids it has
@@ -40,7 +46,7 @@ type Key struct {
 
 // FetchList reads a peer's node list: diagNodeListHash, diagNodeListVersion
 // and diagNodeListIDs as non-repeaters of the first GETBULK, then the
-// address, port and tested-only columns of every diagTree row.
+// address, port, tested-only and maintenance columns of every diagTree row.
 func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
 	var l List
 	pre := &nonRepeaters{oids: []string{mib.DiagNodeListHash, mib.DiagNodeListVersion, mib.DiagNodeListIDs}, fn: func(vbs []gosnmp.SnmpPDU) error {
@@ -54,7 +60,7 @@ func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
 		l.IDs, err = unsignedValue(vbs[2])
 		return err
 	}}
-	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly}
+	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeMaintenanceUntil, mib.NodeMaintenanceStatus}
 	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 			m, err := decodeMember(idx, vbs)
@@ -97,7 +103,8 @@ func (p *Prober) FetchKeys(ctx context.Context, t Target) ([]Key, error) {
 // keys during a rotation, never hundreds.
 const maxKeys = 64
 
-// decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly) row.
+// decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly,
+// nodeMaintenanceUntil, nodeMaintenanceStatus) row.
 func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
 	m := ListMember{ID: idx}
 	b, ok := vbs[1].Value.([]byte)
@@ -114,5 +121,13 @@ func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
 		return m, fmt.Errorf("%w: nodeTestedOnly.%d: %v", ErrMalformedReply, idx, vbs[3].Value)
 	}
 	m.Addr, m.Port, m.TestedOnly = a.Unmap(), uint16(port), to == mib.TruthTrue
+	if m.MaintUntil, err = dateAndTimeValue(vbs[4]); err != nil {
+		return m, err
+	}
+	if !m.MaintUntil.IsZero() {
+		if m.MaintStatus, err = statusValue(vbs[5]); err != nil {
+			return m, err
+		}
+	}
 	return m, nil
 }

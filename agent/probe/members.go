@@ -50,11 +50,11 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 		return err
 	}}
 	cols := []string{mib.NodeStatus, mib.NodeEventCounter, mib.NodeLastChange, mib.NodeHowLearned,
-		mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeFlapping}
+		mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeMaintenanceUntil, mib.NodeMaintenanceStatus, mib.NodeFlapping}
 	byID := map[uint32]int{}
 	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
-			n, err := decodeMember(idx, vbs[4:8])
+			n, err := decodeMember(idx, vbs[4:10])
 			if err != nil {
 				return true, err
 			}
@@ -69,7 +69,7 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 			}
 			byID[idx] = len(m.Nodes)
 			m.Nodes = append(m.Nodes, Member{ListMember: n, Status: row.Status, Counter: row.Counter, LastChange: lc, How: mib.Source(how),
-				Flapping: vbs[8].Value == mib.TruthTrue})
+				Flapping: vbs[10].Value == mib.TruthTrue})
 			return false, nil
 		})
 	if err != nil {

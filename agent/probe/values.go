@@ -67,24 +67,12 @@ func ipValue(vb gosnmp.SnmpPDU) (netip.Addr, error) {
 // octets (with the offset from UTC), and returns it in UTC.
 func dateAndTimeValue(vb gosnmp.SnmpPDU) (time.Time, error) {
 	b, ok := vb.Value.([]byte)
-	if vb.Type != gosnmp.OctetString || !ok || (len(b) != 8 && len(b) != 11) {
-		return time.Time{}, fmt.Errorf("%w: %s is not an 8 or 11 octet DateAndTime", ErrUnexpectedValue, vb.Name)
+	if vb.Type != gosnmp.OctetString || !ok {
+		return time.Time{}, fmt.Errorf("%w: %s is not an OCTET STRING", ErrUnexpectedValue, vb.Name)
 	}
-	year := int(b[0])<<8 | int(b[1])
-	mon, day, hour, minute, sec, deci := int(b[2]), int(b[3]), int(b[4]), int(b[5]), int(b[6]), int(b[7])
-	if mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 60 || deci > 9 {
-		return time.Time{}, fmt.Errorf("%w: %s has a field out of range: % x", ErrUnexpectedValue, vb.Name, b)
+	t, err := mib.ParseDateAndTime(b, time.UTC)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %s: %w", ErrUnexpectedValue, vb.Name, err)
 	}
-	loc := time.UTC
-	if len(b) == 11 {
-		if (b[8] != '+' && b[8] != '-') || b[9] > 14 || b[10] > 59 {
-			return time.Time{}, fmt.Errorf("%w: %s has a bad UTC offset: % x", ErrUnexpectedValue, vb.Name, b[8:])
-		}
-		off := int(b[9])*3600 + int(b[10])*60
-		if b[8] == '-' {
-			off = -off
-		}
-		loc = time.FixedZone("", off)
-	}
-	return time.Date(year, time.Month(mon), day, hour, minute, sec, deci*int(time.Second/10), loc).UTC(), nil
+	return t, nil
 }

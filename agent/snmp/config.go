@@ -64,6 +64,12 @@ type Config struct {
 	// ErrRowInconsistent choose the SET's error, any other error is
 	// commitFailed. Nil makes diagTree read-only.
 	OnRowChange func(RowChange) error
+	// OnMaintenance is called with a node's new maintenance window, as a
+	// manager sets nodeMaintenanceUntil or nodeMaintenanceFor (the NodeID
+	// and its end, the zero time to end it): nodelist.ErrNoMember makes
+	// the SET noCreation, any other error commitFailed. Nil makes both
+	// read-only.
+	OnMaintenance func(node uint32, until time.Time) error
 	// OnKeyChange is called with a change of the cluster keys written to
 	// diagKeyChange by one of the cluster's users: a verb (mib.KeyInstall,
 	// KeyUse, KeyRemove) and a key; its error makes the SET commitFailed.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -82,6 +83,24 @@ func diagTreeTable(r *Responder) *table {
 			{mib.ColNodePort, func(v *view, i int) value { return gauge(uint32(max(row(v, i).Port, 1))) }},
 			{mib.ColNodeRowStatus, func(v *view, i int) value { return integer(mib.RowActive) }},
 			{mib.ColNodeFlapping, func(v *view, i int) value { return integer(truth(row(v, i).Flapping)) }},
+			{mib.ColNodeMaintUntil, func(v *view, i int) value {
+				if w := row(v, i).Maint; w != nil {
+					return octets(mib.DateAndTime(w.Until))
+				}
+				return octets(mib.NoDateAndTime)
+			}},
+			{mib.ColNodeMaintFor, func(v *view, i int) value {
+				if w := row(v, i).Maint; w.Active(v.now) {
+					return gauge(uint32((w.Until.Sub(v.now) + time.Second - 1) / time.Second))
+				}
+				return gauge(0)
+			}},
+			{mib.ColNodeMaintStatus, func(v *view, i int) value {
+				if w := row(v, i).Maint; w != nil {
+					return integer(mib.DiagStatus(w.Status))
+				}
+				return integer(mib.DiagStatus(hiadsd.Unknown))
+			}},
 		},
 	}
 }
@@ -113,7 +132,7 @@ func diagEventTable() *table {
 			{mib.ColEventStatus, func(v *view, i int) value { return integer(mib.DiagStatus(ev(v, i).Status)) }},
 			{mib.ColEventPrevStatus, func(v *view, i int) value { return integer(mib.DiagStatus(ev(v, i).Prev)) }},
 			{mib.ColEventCounter, func(v *view, i int) value { return gauge(ev(v, i).Counter) }},
-			{mib.ColEventTime, func(v *view, i int) value { return octets(dateAndTime(ev(v, i).Time)) }},
+			{mib.ColEventTime, func(v *view, i int) value { return octets(mib.DateAndTime(ev(v, i).Time)) }},
 			{mib.ColEventHowLearned, func(v *view, i int) value { return integer(int(ev(v, i).How)) }},
 			{mib.ColEventDetector, func(v *view, i int) value { return integer(int(ev(v, i).Detector)) }},
 			{mib.ColEventSource, func(v *view, i int) value { return integer(int(ev(v, i).Source)) }},
@@ -135,17 +154,6 @@ func truth(b bool) int {
 		return mib.TruthTrue
 	}
 	return mib.TruthFalse
-}
-
-// dateAndTime encodes t as an 11-octet SNMPv2-TC DateAndTime in UTC.
-func dateAndTime(t time.Time) []byte {
-	t = t.UTC()
-	b := make([]byte, 11)
-	binary.BigEndian.PutUint16(b, uint16(t.Year()))
-	b[2], b[3], b[4] = byte(t.Month()), byte(t.Day()), byte(t.Hour())
-	b[5], b[6], b[7] = byte(t.Minute()), byte(t.Second()), byte(t.Nanosecond()/100_000_000)
-	b[8] = '+'
-	return b
 }
 
 // checkNMS accepts an IPv4 unicast host address (or 0.0.0.0, none) as the

@@ -104,6 +104,8 @@ func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 				st = gosnmp.WrongValue
 			}
 			ch.TestedOnly = vb.val.int() == mib.TruthTrue
+		case mib.ColNodeMaintUntil, mib.ColNodeMaintFor:
+			st = gosnmp.InconsistentValue // a window is set in a request of its own
 		default:
 			st = gosnmp.NotWritable
 		}

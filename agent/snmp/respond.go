@@ -31,7 +31,9 @@ func (r *Responder) answer(ws *workspace, req *request, now time.Time) []byte {
 	case p.typ == gosnmp.SetRequest:
 		r.stats.inc(cInSetRequests)
 		r.stats.add(cInTotalSetVars, len(p.vbs))
-		if r.rowSet(p) {
+		if r.maintSet(p) {
+			out = r.opMaintSet(req, now)
+		} else if r.rowSet(p) {
 			out = r.opRowSet(req)
 		} else {
 			out = r.opSet(v, req)

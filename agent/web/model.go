@@ -26,6 +26,9 @@ type Node struct {
 	How string `json:"how"`
 	// Flapping is nodeFlapping: its changes are not notified one by one.
 	Flapping bool `json:"flapping"`
+	// MaintenanceUntil is the end of the node's open maintenance window:
+	// it is tested, and not notified until then. Nil when none is open.
+	MaintenanceUntil *time.Time `json:"maintenanceUntil,omitempty"`
 }
 
 // Edges is /api/v1/graph: who tests whom in this agent's view this interval.
@@ -111,11 +114,15 @@ type State struct {
 
 // nodes turns the snapshot's rows into API rows.
 func (s *Server) nodes(snap *board.Snapshot) []Node {
-	started := s.src.Started()
+	started, now := s.src.Started(), time.Now()
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
 		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.String(), Code: mib.DiagStatus(r.Status),
 			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name, Flapping: r.Flapping}
+		if r.Maint.Active(now) {
+			until := r.Maint.Until.UTC()
+			out[k].MaintenanceUntil = &until
+		}
 		if r.LastChange != 0 {
 			t := started.Add(time.Duration(r.LastChange) * 10 * time.Millisecond).UTC()
 			out[k].LastChange = &t

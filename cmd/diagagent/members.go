@@ -38,7 +38,7 @@ func addClusterFlags(fs *flag.FlagSet) clusterFlags {
 	return clusterFlags{
 		path:      fs.String("config", config.DefaultPath, "configuration file: the credentials (the keyring, else snmp.communities.read) and the nodes' names"),
 		agent:     fs.String("agent", "", "the agent to ask, host:port (default: this host's agent)"),
-		community: fs.String("community", "", "ask with this SNMPv2c community instead of the configuration's credentials"),
+		community: fs.String("community", "", "ask (and, for maintenance, set) with this SNMPv2c community instead of the configuration's credentials"),
 	}
 }
 
@@ -54,10 +54,10 @@ func (f clusterFlags) open(env []string) (clusterView, error) {
 		return clusterView{}, err
 	}
 	pc := probe.Default()
-	pc.Community = cfg.SNMP.Communities.Read
+	pc.Community, pc.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
 	switch {
 	case *f.community != "":
-		pc.Community = *f.community
+		pc.Community, pc.WriteCommunity = *f.community, *f.community
 	case cfg.Keyring != "":
 		ring, err := cliRing(cfg)
 		if err != nil {
@@ -83,6 +83,8 @@ type member struct {
 	Version  uint32    `json:"listVersion"`
 	Tested   bool      `json:"testedOnly,omitempty"`
 	Flapping bool      `json:"flapping"`
+	// Maintenance is the end of the node's open maintenance window.
+	Maintenance *time.Time `json:"maintenanceUntil,omitempty"`
 }
 
 // read asks the agent for every node, with names from the configuration.
@@ -95,6 +97,9 @@ func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) 
 	for _, n := range m.Nodes {
 		r := member{ID: n.ID, Address: netip.AddrPortFrom(n.Addr, n.Port).String(), Status: n.Status.String(),
 			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n), Flapping: n.Flapping}
+		if n.MaintUntil.After(now) {
+			r.Maintenance = &n.MaintUntil
+		}
 		if n.LastChange <= m.Uptime {
 			r.Since = now.Add(-time.Duration(m.Uptime-n.LastChange) * 10 * time.Millisecond).Truncate(time.Second)
 		}
@@ -176,7 +181,7 @@ func printMembers(w io.Writer, rows []member, format string) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tFLAPPING\tSINCE\tLEARNED\tLIST")
+	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tFLAPPING\tMAINTENANCE\tSINCE\tLEARNED\tLIST")
 	for _, r := range rows {
 		name := r.Name
 		if name == "" {
@@ -189,8 +194,12 @@ func printMembers(w io.Writer, rows []member, format string) {
 		if !r.Since.IsZero() {
 			since = r.Since.Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, map[bool]string{true: "yes", false: "no"}[r.Flapping],
-			since, r.Learned, r.Version)
+		maint := "-"
+		if r.Maintenance != nil {
+			maint = "until " + r.Maintenance.Local().Format(time.DateTime)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, map[bool]string{true: "yes", false: "no"}[r.Flapping],
+			maint, since, r.Learned, r.Version)
 	}
 	tw.Flush()
 }
@@ -243,6 +252,11 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 		if *node != 0 && r.ID != uint32(*node) {
 			continue
 		}
+		if r.Maintenance != nil { // Nagios's downtime: shown, never counted against the thresholds
+			count["maintenance"]++
+			down = append(down, fmt.Sprintf("%s %s (maintenance)", label(r), r.Status))
+			continue
+		}
 		count[r.Status]++
 		if r.Status != hiadsd.FaultFree.String() {
 			down = append(down, fmt.Sprintf("%s %s", label(r), r.Status))
@@ -251,9 +265,9 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 			count["flapping"]++
 		}
 	}
-	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"]
-	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d",
-		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total)
+	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"] + count["maintenance"]
+	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d maintenance=%d;;;0;%d",
+		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total, count["maintenance"], total)
 	state, word := pluginOK, "OK"
 	switch {
 	case total == 0:

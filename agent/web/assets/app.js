@@ -76,7 +76,7 @@
       ui.keys = [];
     }
     nodes.forEach((n, k) => {
-      const key = [n.status, n.role, n.lastChange, n.how, n.counter, n.name, n.address, n.flapping].join("|");
+      const key = [n.status, n.role, n.lastChange, n.how, n.counter, n.name, n.address, n.flapping, n.maintenanceUntil].join("|");
       if (ui.keys[k] === key) return;
       ui.keys[k] = key;
       const tr = ui.rows[k], c = tr.children;
@@ -89,6 +89,12 @@
       c[3].appendChild(html("span", "pill " + n.status, n.status));
       tr.dataset.flapping = n.flapping ? "yes" : "no";
       if (n.flapping) c[3].appendChild(html("span", "pill flapping", "flapping"));
+      tr.dataset.maintenance = n.maintenanceUntil ? "yes" : "no";
+      if (n.maintenanceUntil) {
+        const pill = html("span", "pill maintenance", "maintenance");
+        pill.title = "until " + n.maintenanceUntil + ": tested, not notified";
+        c[3].appendChild(pill);
+      }
       c[4].textContent = n.role;
       c[5].textContent = stamp(n.lastChange);
       c[5].title = n.lastChange || "";

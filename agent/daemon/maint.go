@@ -1,0 +1,98 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// SetMaintenance is the responder's callback for a SET of a node's
+// maintenance window (nodeMaintenanceUntil or nodeMaintenanceFor): the
+// window ending at until, the zero time (or one past) to end it. It is a
+// change of the node list, queued for the next interval as a row change
+// is, which every agent learns as it learns an added node. Errors wrap
+// nodelist.ErrNoMember or nodelist.ErrTooLong.
+func (d *Daemon) SetMaintenance(node uint32, until time.Time) error {
+	id, now := int(node)-1, d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	status := hiadsd.Unknown
+	if d.cur != nil {
+		for _, r := range d.cur.Nodes {
+			if r.ID == node {
+				status = r.Status
+			}
+		}
+	}
+	base := d.latest()
+	next, err := base.WithMaintenance(id, until, now, status)
+	if err != nil {
+		return err
+	}
+	f := d.log.WithFields(logrus.Fields{"node": node, "version": next.Version})
+	if next.Version == base.Version {
+		f.Info("maintenance window end asked for a node that has none open: nothing to change")
+		return nil
+	}
+	d.pending = &next
+	if until.After(now) {
+		f.WithField("until", next.Members[id].Maint.Until.Format(time.RFC3339)).Info("maintenance window set")
+	} else {
+		f.Info("maintenance window ended by a set")
+	}
+	return nil
+}
+
+// inMaintenance reports whether node id's maintenance window is open now
+// (the loop's list).
+func (d *Daemon) inMaintenance(id int) bool {
+	return id < len(d.list.Members) && d.list.Members[id].Maint.Active(d.now())
+}
+
+// watchMaintenance notes, after each interval, the windows that opened
+// and closed since the last: each is logged, and a window that closed on a
+// node whose status is not the one it had when the window began is
+// notified, once, by the agent that owns the node's notifications
+// (flapOwner). It runs on the loop.
+func (d *Daemon) watchMaintenance() {
+	now := d.now()
+	for id, m := range d.list.Members {
+		w, was := d.maintOpen[id]
+		open := !m.Removed && m.Maint.Active(now)
+		switch {
+		case open:
+			if !was {
+				d.log.WithFields(logrus.Fields{"node": id + 1, "address": m.Addr.String(), "until": m.Maint.Until.Format(time.RFC3339),
+					"status": m.Maint.Status.String()}).Info("node in maintenance: it is still tested, and not notified until the window ends")
+			}
+			d.maintOpen[id] = *m.Maint
+		case was:
+			delete(d.maintOpen, id)
+			d.endMaintenance(id, w)
+		}
+	}
+}
+
+// endMaintenance logs the end of node id's window w and, if its status
+// changed since w began, notifies it at the owner.
+func (d *Daemon) endMaintenance(id int, w nodelist.Window) {
+	m := d.list.Members[id]
+	st := d.view[id].Status
+	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": m.Addr.String(), "status": st.String(), "began": w.Status.String()})
+	if m.Removed || st == w.Status {
+		f.Info("maintenance window ended: the node's status is the one it had when the window began, nothing to notify")
+		return
+	}
+	f.Info("maintenance window ended with the node's status changed")
+	if d.notify == nil || !d.flapOwner(id) {
+		return
+	}
+	e := traps.MaintenanceEnded{Node: uint32(id + 1), Addr: m.Addr, Status: st, Began: w.Status}
+	if err := d.notify.NodeMaintenanceEnded(e); err != nil {
+		f.WithError(err).Warn("notification not queued")
+	}
+}
