@@ -5,6 +5,9 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 func nodes(last ...int) []Member {
@@ -123,5 +126,52 @@ func TestKeys(t *testing.T) {
 	sealed.Seal()
 	if sealed.Hash != applied.Hash || back.Hash == applied.Hash {
 		t.Error("Seal does not cover the keys")
+	}
+}
+
+// TestMaintenance: a window is a change of the list (next version, new
+// fingerprint), keeps the status it began with when moved, ends by a time
+// at or before now, and is refused on a removed id or beyond MaxWindow; a
+// list without windows keeps the fingerprint it had before they existed.
+func TestMaintenance(t *testing.T) {
+	now := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	l := New(nodes(1, 2, 3))
+	if l.Hash != New(nodes(1, 2, 3)).NodesOnly().Hash {
+		t.Fatal("a list without windows changed fingerprint")
+	}
+	open, err := l.WithMaintenance(1, now.Add(time.Hour), now, hiadsd.FaultFree)
+	if err != nil || open.Version != 1 || open.Hash == l.Hash || !open.Members[1].Maint.Active(now) || open.Members[1].Maint.Status != hiadsd.FaultFree {
+		t.Fatalf("open: %+v, %v", open.Members[1].Maint, err)
+	}
+	if open.NodesOnly().Hash != l.Hash {
+		t.Error("NodesOnly keeps the window in the fingerprint")
+	}
+	if l.Members[1].Maint != nil {
+		t.Error("WithMaintenance changed the list it was called on")
+	}
+	moved, err := open.WithMaintenance(1, now.Add(2*time.Hour), now.Add(time.Minute), hiadsd.Faulty)
+	if err != nil || moved.Members[1].Maint.Status != hiadsd.FaultFree || !moved.Members[1].Maint.Until.Equal(now.Add(2*time.Hour)) {
+		t.Errorf("moved: %+v, %v; want the status it began with", moved.Members[1].Maint, err)
+	}
+	ended, err := moved.WithMaintenance(1, time.Time{}, now.Add(2*time.Minute), hiadsd.Faulty)
+	if err != nil || ended.Version != 3 || ended.Members[1].Maint.Active(now.Add(2*time.Minute)) || ended.Members[1].Maint.Status != hiadsd.FaultFree {
+		t.Errorf("ended: %+v, %v", ended.Members[1].Maint, err)
+	}
+	if again, err := ended.WithMaintenance(1, time.Time{}, now.Add(3*time.Minute), hiadsd.Faulty); err != nil || again.Version != ended.Version {
+		t.Errorf("ending a closed window: version %d, %v; want no change", again.Version, err)
+	}
+	if _, err := l.WithMaintenance(1, now.Add(MaxWindow+time.Second), now, hiadsd.FaultFree); !errors.Is(err, ErrTooLong) {
+		t.Errorf("beyond MaxWindow: %v", err)
+	}
+	rm, _ := l.Remove(2)
+	if _, err := rm.WithMaintenance(2, now.Add(time.Hour), now, hiadsd.FaultFree); !errors.Is(err, ErrNoMember) {
+		t.Errorf("removed id: %v", err)
+	}
+	if _, err := l.WithMaintenance(7, now.Add(time.Hour), now, hiadsd.FaultFree); !errors.Is(err, ErrNoMember) {
+		t.Errorf("id past the list: %v", err)
+	}
+	var w *Window
+	if w.Active(now) {
+		t.Error("a nil window is open")
 	}
 }
