@@ -17,7 +17,9 @@ import (
 // diagagent check exits 0 with every node fault-free, 1 (WARNING) once
 // agent 3 is stopped (partial), 0 again with -warning 1, 0 for -node 2 and
 // 1 for -node 3, and 3 (UNKNOWN) against an agent that does not answer;
-// every run prints one line with its performance data.
+// every run prints one line with its performance data. diagagent
+// maintenance (with the cluster key) puts node 3 in maintenance, which
+// members shows and check counts apart (OK), and -end takes it out.
 func TestMembersAndCheck(t *testing.T) {
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 4, station: "127.0.0.100:9", keyring: true})
 	c.startAll()
@@ -59,6 +61,31 @@ func TestMembersAndCheck(t *testing.T) {
 	check(0, "DIAGAGENT OK", "-warning", "1")
 	check(0, "DIAGAGENT OK - 1 of 1 nodes fault-free", "-node", "2")
 	check(1, "DIAGAGENT WARNING", "-node", "3")
+	if out, code := cli("maintenance", "-node", "3"); code != 2 {
+		t.Errorf("maintenance with neither -for, -until nor -end: exit %d, %q; want 2", code, out)
+	}
+	if out, code := cli("maintenance", "-node", "3", "-for", "10m"); code != 0 || !strings.Contains(out, "node 3: in maintenance until") {
+		t.Fatalf("maintenance -node 3 -for 10m: exit %d, %q", code, out)
+	}
+	c.waitFor("node 3's window at agent 1", 2*bound, func() bool {
+		out, _ := cli("members", "-format", "json")
+		var rows []member
+		return json.Unmarshal([]byte(out), &rows) == nil && len(rows) == 4 && rows[2].Maintenance != nil
+	})
+	if out, _ := cli("members"); !strings.Contains(out, "MAINTENANCE") || !strings.Contains(out, "until ") {
+		t.Errorf("members with node 3 in maintenance:\n%s", out)
+	}
+	check(0, "DIAGAGENT OK - 3 of 4 nodes fault-free: node 3 ("+c.addr(2)+") partial (maintenance)")
+	if out, _ := cli("check"); !strings.Contains(out, "maintenance=1;") {
+		t.Errorf("check's perfdata with node 3 in maintenance: %q", out)
+	}
+	if out, code := cli("maintenance", "-node", "3", "-end"); code != 0 || !strings.Contains(out, "ended") {
+		t.Fatalf("maintenance -node 3 -end: exit %d, %q", code, out)
+	}
+	c.waitFor("node 3's window ended at agent 1", 2*bound, func() bool {
+		_, code := cli("check")
+		return code == 1
+	})
 	out, code = cli("check", "-agent", c.addr(2), "-timeout", "2s")
 	if code != 3 || !strings.HasPrefix(out, "DIAGAGENT UNKNOWN - cannot read agent") {
 		t.Errorf("check against a stopped agent: exit %d, %q; want 3 (UNKNOWN)", code, out)
