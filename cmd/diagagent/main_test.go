@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
 )
 
@@ -121,5 +124,16 @@ func TestKeygenAndKeyring(t *testing.T) {
 	want := "-v3 -l authPriv -u " + u.Name + " -a SHA-256 -A " + u.AuthPassphrase + " -x AES -X " + u.PrivPassphrase + "\n"
 	if opts.String() != want {
 		t.Errorf("keyring -snmp printed %q, want %q", opts.String(), want)
+	}
+}
+
+// TestManPageNamesEveryCommand: diagagent(8) has a line for each command
+// main answers, so a new one cannot ship without its manual entry.
+func TestManPageNamesEveryCommand(t *testing.T) {
+	page := config.ManPage("1.2.3", "2026-11-26")
+	for _, name := range append([]string{"keygen"}, slices.Sorted(maps.Keys(subcommands))...) {
+		if !strings.Contains(page, ".B diagagent "+name) {
+			t.Errorf("diagagent(8) has no entry for diagagent %s", name)
+		}
 	}
 }
