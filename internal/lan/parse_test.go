@@ -108,3 +108,24 @@ func TestEventLogLatest(t *testing.T) {
 		t.Fatalf("WaitLatest that never holds: %v", err)
 	}
 }
+
+// TestNotificationsAbout counts snmptrapd's lines (TrapFormat) about one
+// node: status changes by diagEventNodeID, flapping and maintenance by the
+// node's diagTree instance, and nothing about another node.
+func TestNotificationsAbout(t *testing.T) {
+	head := "NOTIFY 2026-11-26 03:20:01 10.0.0.1\t.1.3.6.1.2.1.1.3.0 = Timeticks: (1200) 0:00:12.00\t.1.3.6.1.6.3.1.1.4.1.0 = OID: "
+	lines := []string{
+		head + ".1.3.6.1.4.1.200.2.0.1\t.1.3.6.1.4.1.200.1.8.1.2.17 = INTEGER: 9\t.1.3.6.1.4.1.200.1.8.1.3.17 = INTEGER: 2",
+		head + ".1.3.6.1.4.1.200.2.0.1\t.1.3.6.1.4.1.200.1.8.1.2.18 = INTEGER: 3\t.1.3.6.1.4.1.200.1.8.1.3.18 = INTEGER: 2",
+		head + ".1.3.6.1.4.1.200.2.0.6\t.1.3.6.1.4.1.200.1.1.1.12.9 = INTEGER: 1\t.1.3.6.1.4.1.200.1.1.1.3.9 = INTEGER: 2",
+		head + ".1.3.6.1.4.1.200.2.0.6\t.1.3.6.1.4.1.200.1.1.1.12.19 = INTEGER: 1",
+		head + ".1.3.6.1.4.1.200.2.0.7\t.1.3.6.1.4.1.200.1.1.1.3.9 = INTEGER: 0",
+		"NET-SNMP version 5.9.3",
+	}
+	if st, other := NotificationsAbout(lines, 9); st != 1 || other != 2 {
+		t.Errorf("about node 9: %d status, %d other; want 1 and 2", st, other)
+	}
+	if st, other := NotificationsAbout(lines, 3); st != 1 || other != 0 {
+		t.Errorf("about node 3: %d status, %d other; want 1 and 0", st, other)
+	}
+}

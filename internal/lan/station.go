@@ -68,3 +68,23 @@ func StatusChange(node, status int) func(string) bool {
 			id.MatchString(l) && st.MatchString(l)
 	}
 }
+
+// NotificationsAbout counts, among lines, the diagNodeStatusChange
+// notifications about NodeID node and the others that name it
+// (diagNodeFlapping, diagNodeMaintenanceEnded: its diagTree columns).
+func NotificationsAbout(lines []string, node int) (status, other int) {
+	kind := regexp.MustCompile(`OID: \.1\.3\.6\.1\.4\.1\.200\.2\.0\.(\d+)\b`)
+	id := regexp.MustCompile(fmt.Sprintf(`\.1\.3\.6\.1\.4\.1\.200\.1\.8\.1\.2\.\d+ = INTEGER: %d\b`, node))
+	col := regexp.MustCompile(fmt.Sprintf(`\.1\.3\.6\.1\.4\.1\.200\.1\.1\.1\.\d+\.%d = `, node))
+	for _, l := range lines {
+		m := kind.FindStringSubmatch(l)
+		switch {
+		case m == nil:
+		case m[1] == "1" && id.MatchString(l):
+			status++
+		case (m[1] == "6" || m[1] == "7") && col.MatchString(l):
+			other++
+		}
+	}
+	return status, other
+}

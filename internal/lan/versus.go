@@ -122,6 +122,11 @@ type Noise struct {
 	Max       time.Duration
 	Open      int // episodes still open when the settling wait ended
 	Raised    int // memberlist: suspicions its probers raised
+	// Station is set for a system with a station (diagagent): Notified
+	// counts the diagNodeStatusChange notifications it got about the busy
+	// member, NotifiedOther its diagNodeFlapping and the like.
+	Station                 bool
+	Notified, NotifiedOther int
 	Refuted   int // memberlist: refutations by the suspected
 	Settled   time.Duration
 }
@@ -720,6 +725,12 @@ func (v *versus) allUp() bool {
 // until every system has settled again.
 func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, apply, lift func() error) error {
 	marks := v.marks()
+	stations := make([]int, len(v.groups))
+	for i, g := range v.groups {
+		if dg, ok := g.(diagGroup); ok {
+			stations[i] = dg.Station.Mark()
+		}
+	}
 	if err := apply(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -733,6 +744,10 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 		held := latest(g.Events(0)[:marks[i]])
 		nz := alarms(g.Events(marks[i]), held, g, busy+1, time.Now())
 		nz.Settled = settled
+		if dg, ok := g.(diagGroup); ok && busy >= 0 {
+			nz.Station = true
+			nz.Notified, nz.NotifiedOther = NotificationsAbout(dg.Station.Notifications(stations[i]), busy+1)
+		}
 		row.Per = append(row.Per, nz)
 		fmt.Fprintf(v.log, "versus: N=%d %s: %s: %+v\n", v.spec.N, what, g.Label(), nz)
 	}

@@ -34,17 +34,21 @@ func VersusTables(r VersusResult) string {
 		}
 	}
 	b.WriteString("\nFalse alarms (every member is alive throughout): episodes of a member holding a live one suspect, dead, faulty or partial:\n\n")
-	b.WriteString("| stretch | system | episodes | about the busy member | nodes | reached a verdict | median length | longest | still open | raised / refuted | settled after |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| stretch | system | episodes | about the busy member | nodes | reached a verdict | median length | longest | still open | raised / refuted | station: status / flapping notifications about the busy member | settled after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, n := range r.Noise {
 		for i, z := range n.Per {
 			rr := "—"
 			if strings.HasPrefix(r.Systems[i], "memberlist") {
 				rr = fmt.Sprintf("%d / %d", z.Raised, z.Refuted)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n", n.What, r.Systems[i], z.Episodes,
+			notes := "—"
+			if z.Station {
+				notes = fmt.Sprintf("%d / %d", z.Notified, z.NotifiedOther)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s | %d | %s | %s | %s |\n", n.What, r.Systems[i], z.Episodes,
 				z.AboutBusy, z.Nodes, z.Verdicts, secs(z.Median, z.Episodes > 0), secs(z.Max, z.Episodes > 0), z.Open, rr,
-				z.Settled.Round(100*time.Millisecond))
+				notes, z.Settled.Round(100*time.Millisecond))
 		}
 	}
 	return b.String()
