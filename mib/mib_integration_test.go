@@ -122,7 +122,8 @@ func TestTreeAccess(t *testing.T) {
 		got[m[2]] = m[1]
 	}
 	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
-		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--"}
+		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--",
+		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--"}
 	columnsAndScalars := 0
 	for name, oid := range objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
