@@ -97,6 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.vs.freeze, "versus.freeze", 30*time.Second, "versus: how long the frozen member stays stopped")
 	fs.DurationVar(&o.vs.cap, "versus.cap", 90*time.Second, "versus: longest wait for every member to know an event")
 	fs.DurationVar(&o.vs.busy, "versus.busy", 2*time.Minute, "versus: how long each busy-member duty cycle lasts")
+	fs.StringVar(&o.vs.duties, "versus.duties", "1.9s/2s,2.9s/3s,4.5s/5s", "versus: the busy member's duty cycles, stopped/period, comma-separated")
 	fs.DurationVar(&o.vs.fastInterval, "versus.interval", time.Second, "versus: interval of the diagagent setting comparable to memberlist")
 	fs.DurationVar(&o.vs.probe, "versus.probe", time.Second, "versus: memberlist's probe interval; its other timers scale with it")
 	fs.BoolVar(&o.vs.swimKey, "versus.swimkey", false, "versus: memberlist encrypts every message with a SecretKey (AES-256-GCM), as agents with a keyring do")

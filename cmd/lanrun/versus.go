@@ -27,6 +27,7 @@ import (
 // versusOptions are the settings of -mode versus.
 type versusOptions struct {
 	swim, out, kinds, systems  string
+	duties                     string
 	steady, freeze, cap, probe time.Duration
 	busy, fastInterval         time.Duration
 	wave                       int
@@ -66,10 +67,14 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.vs.kinds != "" {
 		kinds = strings.Split(o.vs.kinds, ",")
 	}
+	duties, err := parseDuties(o.vs.duties)
+	if err != nil {
+		return err
+	}
 	spec := lan.VersusSpec{N: o.nodes, Dir: filepath.Join(dir, fmt.Sprintf("versus-%d", o.nodes)), DiagBin: o.bin,
 		SwimBin: o.vs.swim, Algorithm: strings.Split(o.algos, ",")[0],
 		Steady: o.vs.steady, Freeze: o.vs.freeze, Cap: o.vs.cap, Soak: o.soakFor, Losses: losses, Busy: o.vs.busy,
-		Duties: []lan.Duty{{Stop: 95 * time.Millisecond, Period: 100 * time.Millisecond}, {Stop: 1900 * time.Millisecond, Period: 2 * time.Second}},
+		Duties: duties,
 		Kinds:  kinds, Startup: cmp.Or(o.startup, 3*time.Minute), Apart: o.vs.apart,
 	}
 	for _, sys := range strings.Split(o.vs.systems, ",") {
@@ -266,4 +271,20 @@ func plotSystems(runs []lan.VersusResult, title, ylabel string, value func(lan.V
 	p.Y.Max *= 4 // room for the legend above the lines
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+}
+
+// parseDuties reads -versus.duties: stop/period pairs such as 1.9s/2s,
+// separated by commas, each stop shorter than its period.
+func parseDuties(s string) ([]lan.Duty, error) {
+	var out []lan.Duty
+	for _, pair := range strings.Split(s, ",") {
+		stop, period, ok := strings.Cut(pair, "/")
+		st, err1 := time.ParseDuration(stop)
+		pd, err2 := time.ParseDuration(period)
+		if !ok || err1 != nil || err2 != nil || st <= 0 || st >= pd {
+			return nil, fmt.Errorf("-versus.duties %q: want stop/period pairs such as 1.9s/2s, each stop shorter than its period", s)
+		}
+		out = append(out, lan.Duty{Stop: st, Period: pd})
+	}
+	return out, nil
 }
