@@ -49,8 +49,6 @@ type Flags struct {
 	Man bool
 }
 
-// DefaultPath is the configuration file read when -config is not given.
-const DefaultPath = "/etc/diagagent/diagagent.yaml"
 
 // RegisterFlags adds -config, -config.check, -version and one string flag per key (named like the
 // key, e.g. -snmp.listen) to fs; Load applies the key flags that were set. Give it a

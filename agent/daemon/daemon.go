@@ -76,7 +76,8 @@ type Config struct {
 
 // Default returns the daemon's defaults, the configuration file's: vCube
 // on the rotating plan every 2 s, a 30 s start-up grace, notifications of
-// what this agent tested, state in /var/lib/diagagent. It has no nodes.
+// what this agent tested, state in DefaultStateDir (/var/lib/diagagent on
+// Linux). It has no nodes.
 func Default() Config {
 	return Config{
 		Algorithm:    hiadsd.VCube,
@@ -84,7 +85,7 @@ func Default() Config {
 		Interval:     2 * time.Second,
 		TestBudget:   probe.Default().TestBudget(),
 		StartupGrace: 30 * time.Second,
-		StateDir:     "/var/lib/diagagent",
+		StateDir:     DefaultStateDir,
 		Flapping:     flap.Default(),
 	}
 }

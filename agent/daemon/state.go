@@ -203,8 +203,8 @@ func SaveState(dir string, st State) error {
 }
 
 // writeAtomic writes b as the file name under dir, mode 0600: a temporary
-// file in dir is written, synced and renamed over the old one, and the
-// rename synced.
+// file in dir is written, synced and put in place of the old one
+// (replaceFile), the replacement itself made durable.
 func writeAtomic(dir, name string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("state_dir: %w", err)
@@ -225,21 +225,6 @@ func writeAtomic(dir, name string, b []byte) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("state: close %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	return syncDir(dir)
+	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
 
-// syncDir makes the rename itself durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("state_dir: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("state_dir: sync: %w", err)
-	}
-	return nil
-}

@@ -191,8 +191,8 @@ func Load(path string) (Ring, error) {
 	if err != nil {
 		return Ring{}, fmt.Errorf("%w: %v", ErrKey, err)
 	}
-	if m := fi.Mode().Perm(); m&0o077 != 0 {
-		return Ring{}, fmt.Errorf("%w: %s is open to others (mode %04o): chmod 600 it", ErrKey, path, m)
+	if openToOthers(fi) {
+		return Ring{}, fmt.Errorf("%w: %s is open to others (mode %04o): chmod 600 it", ErrKey, path, fi.Mode().Perm())
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
-	"strings"
 	"time"
 
 	probing "github.com/prometheus-community/pro-bing"
@@ -75,27 +73,17 @@ func (ip *ICMPPinger) Ping(ctx context.Context, addr netip.Addr) (time.Duration,
 func CheckICMP() error {
 	c, err := icmp.ListenPacket("ip4:icmp", "0.0.0.0")
 	if err != nil {
-		return fmt.Errorf("%w: raw socket: %w; run the daemon as root or grant CAP_NET_RAW "+
-			"(setcap cap_net_raw+ep on the binary, or AmbientCapabilities=CAP_NET_RAW in the systemd unit), "+
-			"or switch to unprivileged ping and allow group %d in net.ipv4.ping_group_range "+
-			"(sysctl -w net.ipv4.ping_group_range=\"%d %d\")", ErrICMPUnavailable, err,
-			os.Getegid(), os.Getegid(), os.Getegid())
+		return fmt.Errorf("%w: raw socket: %w; %s", ErrICMPUnavailable, err, rawHint())
 	}
 	return c.Close()
 }
 
 // CheckUnprivilegedICMP opens and closes an ICMP datagram socket, as
-// unprivileged pings need; its error shows the current ping_group_range.
+// unprivileged pings need; its error says what the system needs for it.
 func CheckUnprivilegedICMP() error {
 	c, err := icmp.ListenPacket("udp4", "0.0.0.0")
 	if err != nil {
-		cur := "unreadable"
-		if b, rerr := os.ReadFile("/proc/sys/net/ipv4/ping_group_range"); rerr == nil {
-			cur = strings.Join(strings.Fields(string(b)), " ")
-		}
-		return fmt.Errorf("%w: ICMP datagram socket: %w; net.ipv4.ping_group_range is %q and does not include "+
-			"group %d: sysctl -w net.ipv4.ping_group_range=\"%d %d\", or use privileged ping with CAP_NET_RAW",
-			ErrICMPUnavailable, err, cur, os.Getegid(), os.Getegid(), os.Getegid())
+		return fmt.Errorf("%w: ICMP datagram socket: %w; %s", ErrICMPUnavailable, err, datagramHint())
 	}
 	return c.Close()
 }

@@ -27,6 +27,9 @@ import (
 )
 
 func main() {
+	if code, ok := runService(os.Args[1:], os.Environ()); ok { // started by the Windows service manager
+		os.Exit(code)
+	}
 	os.Exit(run(os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
 
@@ -105,7 +108,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagagent:", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx, reload, stop := lifecycle()
 	defer stop()
 	reread := func(ctx context.Context) (config.Config, error) {
 		c, err := config.Load(flags.Path, env, fs)
@@ -114,7 +117,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		}
 		return c.Resolve(ctx, lookupIP)
 	}
-	go reloadOnHangup(ctx, reread, a.daemon, log)
+	go reloadOn(ctx, reload, reread, a.daemon, log)
 	go nodelistConfig(cfg).Follow(ctx, members(cfg), lookupIP, a.daemon.SetAddress, log)
 	f := logrus.Fields{"version": version.Get().Version, "snmp": a.Serving(cfg), "algorithm": cfg.Algorithm,
 		"nodes": len(cfg.Nodes), "interval": cfg.Interval.String()}
@@ -178,32 +181,60 @@ func newLogger(cfg config.Config, w io.Writer) *logrus.Entry {
 	return logrus.NewEntry(l)
 }
 
-// reloadOnHangup reloads the node list and the keyring on SIGHUP (what
-// `systemctl reload` sends, through the unit's ExecReload): the files are
+// lifecycle gives the agent the context that ends it and the channel
+// that asks it to reload: SIGINT and SIGTERM, and SIGHUP, here; a Windows
+// service's stop and parameter-change controls there (service_windows.go).
+var lifecycle = func() (context.Context, <-chan struct{}, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	return ctx, hangups(ctx), stop
+}
+
+// hangups turns each SIGHUP into a reload until ctx ends.
+func hangups(ctx context.Context) <-chan struct{} {
+	hup := make(chan os.Signal, 1)
+	out := make(chan struct{}, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				select {
+				case out <- struct{}{}:
+				default: // one reload pending already reads the files as they are now
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// reloadOn reloads the node list and the keyring at each request (SIGHUP,
+// what `systemctl reload` sends through the unit's ExecReload, or a
+// Windows service's parameter change): the files are
 // read and checked again, and their node list, matched by address, and
 // keys (when the keyring file was edited) become the next version of the
 // list at the next interval, carried to every agent by the diagnosis. A file that does not load is reported and changes nothing; the
 // other keys are read at start only, and a change to them is reported.
-func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Config, error), d *daemon.Daemon, log *logrus.Entry) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+func reloadOn(ctx context.Context, reload <-chan struct{}, reread func(context.Context) (config.Config, error), d *daemon.Daemon, log *logrus.Entry) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-hup:
+		case <-reload:
 		}
 		rctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 		cfg, err := reread(rctx)
 		cancel()
 		if err != nil {
-			log.WithError(err).Error("SIGHUP: the configuration does not load; nothing changed")
+			log.WithError(err).Error(reloadLabel + ": the configuration does not load; nothing changed")
 			continue
 		}
 		ring, err := loadKeyring(cfg)
 		if err != nil {
-			log.WithError(err).Error("SIGHUP: the keyring file does not load; nothing changed")
+			log.WithError(err).Error(reloadLabel + ": the keyring file does not load; nothing changed")
 			continue
 		}
 		var keys []keyring.Key
@@ -213,11 +244,11 @@ func reloadOnHangup(ctx context.Context, reread func(context.Context) (config.Co
 		v, changed, err := d.Reload(members(cfg), keys)
 		switch {
 		case err != nil:
-			log.WithError(err).Error("SIGHUP: the node list was not changed")
+			log.WithError(err).Error(reloadLabel + ": the node list was not changed")
 		case changed:
-			log.WithField("version", v).Info("SIGHUP: the node list or the keys change at the next interval; other keys of the configuration are read at start only")
+			log.WithField("version", v).Info(reloadLabel + ": the node list or the keys change at the next interval; other keys of the configuration are read at start only")
 		default:
-			log.WithField("version", v).Info("SIGHUP: the node list and the keys are unchanged; other keys of the configuration are read at start only")
+			log.WithField("version", v).Info(reloadLabel + ": the node list and the keys are unchanged; other keys of the configuration are read at start only")
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/diagagent/diagagent/agent/config"
 )
@@ -70,7 +69,7 @@ func stageFile(from, to string) error {
 	if err != nil {
 		return err
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	uid, gid, ok := owner(fi)
 	if !ok {
 		return errors.New("cannot read the owner of " + dir)
 	}
@@ -86,7 +85,7 @@ func stageFile(from, to string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chown(tmp.Name(), int(st.Uid), int(st.Gid)); err != nil && os.Geteuid() == 0 {
+	if err := os.Chown(tmp.Name(), uid, gid); err != nil && os.Geteuid() == 0 {
 		return err
 	}
 	return os.Rename(tmp.Name(), to)

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command lanrun runs diagagent on a LAN of network namespaces (package
 // internal/lan) and prints markdown tables: -mode experiment replays seed
 // 002's 37-node schedule for each algorithm, -mode soak counts false

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command snmpbench measures SNMP responders under a closed-loop load.
 //
 // It has four modes: "load" drives one server with GET, GETNEXT or GETBULK

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package lan builds a LAN on one machine for diagagent's multi-host tests:
 // a switch namespace holding a bridge, one network namespace per host joined
 // to it by a veth pair, addresses from 198.18.0.0/16 (in RFC 2544's benchmarking

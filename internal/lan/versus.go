@@ -1,3 +1,5 @@
+//go:build linux
+
 package lan
 
 import (
@@ -127,8 +129,8 @@ type Noise struct {
 	// member, NotifiedOther its diagNodeFlapping and the like.
 	Station                 bool
 	Notified, NotifiedOther int
-	Refuted   int // memberlist: refutations by the suspected
-	Settled   time.Duration
+	Refuted                 int // memberlist: refutations by the suspected
+	Settled                 time.Duration
 }
 
 // VersusResult is one run's measurements, one entry per system in the
