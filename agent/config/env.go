@@ -49,7 +49,6 @@ type Flags struct {
 	Man bool
 }
 
-
 // RegisterFlags adds -config, -config.check, -version and one string flag per key (named like the
 // key, e.g. -snmp.listen) to fs; Load applies the key flags that were set. Give it a
 // FlagSet of its own: in a test binary flag.CommandLine already has -test.timeout.

@@ -227,4 +227,3 @@ func writeAtomic(dir, name string, b []byte) error {
 	}
 	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
-
