@@ -15,23 +15,52 @@ LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(
 NFPM      ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
 DEB_DIR   ?= $(BIN)
 
-.PHONY: all build deb demo test bench-agentx unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
+.PHONY: all build deb pkg release demo test bench-agentx unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
-# deb: the Debian package in $(DEB_DIR) (configs/deb): the static binary, the
-# hardened unit, the configuration as a conffile, the manual page generated
-# from the key table, the MIB where net-snmp looks. See README, "Deployment".
+# deb: the Debian package for amd64 in $(DEB_DIR) (configs/deb): the static
+# binary, the hardened unit, the configuration as a conffile, the manual page
+# generated from the key table, the MIB where net-snmp looks. See README.
 deb:
-	rm -rf $(DEB_DIR)/deb-build && mkdir -p $(DEB_DIR)/deb-build
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(DEB_DIR)/deb-build/diagagent ./cmd/diagagent
-	sed 's|/usr/local/bin/diagagent|/usr/bin/diagagent|g' configs/diagagent.service >$(DEB_DIR)/deb-build/diagagent.service
-	$(DEB_DIR)/deb-build/diagagent -man | gzip -9n >$(DEB_DIR)/deb-build/diagagent.8.gz
-	sed -e 's|$${DEB_VERSION}|$(VERSION)|' -e 's|$${DEB_BUILD}|$(abspath $(DEB_DIR))/deb-build|' configs/deb/nfpm.yaml >$(DEB_DIR)/deb-build/nfpm.yaml
-	$(NFPM) package -f $(DEB_DIR)/deb-build/nfpm.yaml -p deb -t $(DEB_DIR)/
+	$(MAKE) --no-print-directory pkg PKG_FORMAT=deb PKG_ARCH=amd64 PKG_DIR=$(DEB_DIR)
+
+# pkg: one package, PKG_FORMAT deb or rpm, for PKG_ARCH amd64 or arm64, in
+# PKG_DIR, from configs/deb/nfpm.yaml (the RPM's scriptlets: configs/rpm).
+PKG_FORMAT ?= deb
+PKG_ARCH   ?= amd64
+PKG_DIR    ?= $(BIN)
+PKG_BUILD   = $(PKG_DIR)/pkg-build-$(PKG_FORMAT)-$(PKG_ARCH)
+pkg:
+	rm -rf $(PKG_BUILD) && mkdir -p $(PKG_BUILD)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(PKG_ARCH) $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(PKG_BUILD)/diagagent ./cmd/diagagent
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(PKG_BUILD)/host/diagagent ./cmd/diagagent
+	sed 's|/usr/local/bin/diagagent|/usr/bin/diagagent|g' configs/diagagent.service >$(PKG_BUILD)/diagagent.service
+	$(PKG_BUILD)/host/diagagent -man | gzip -9n >$(PKG_BUILD)/diagagent.8.gz
+	sed -e 's|$${DEB_VERSION}|$(VERSION)|' -e 's|$${DEB_BUILD}|$(abspath $(PKG_BUILD))|' -e 's|$${PKG_ARCH}|$(PKG_ARCH)|' \
+		configs/deb/nfpm.yaml >$(PKG_BUILD)/nfpm.yaml
+	$(NFPM) package -f $(PKG_BUILD)/nfpm.yaml -p $(PKG_FORMAT) -t $(PKG_DIR)/
+
+# release: every artifact of a release in RELEASE_DIR: static binaries for
+# RELEASE_TARGETS, .deb and .rpm for amd64 and arm64, and SHA256SUMS; all
+# carry $(VERSION) and the date of the last commit. TestRelease runs it.
+RELEASE_DIR     ?= $(BIN)/release
+RELEASE_TARGETS ?= linux/amd64 linux/arm64 windows/amd64 darwin/arm64 darwin/amd64
+release:
+	rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
+	for t in $(RELEASE_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; if [ $$os = windows ]; then ext=.exe; fi; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags='$(LDFLAGS)' \
+			-o $(RELEASE_DIR)/diagagent_$(VERSION)_$${os}_$${arch}$$ext ./cmd/diagagent || exit 1; \
+	done
+	for a in amd64 arm64; do for f in deb rpm; do \
+		$(MAKE) --no-print-directory pkg PKG_FORMAT=$$f PKG_ARCH=$$a PKG_DIR=$(RELEASE_DIR) || exit 1; \
+	done; done
+	rm -rf $(RELEASE_DIR)/pkg-build-*
+	cd $(RELEASE_DIR) && sha256sum diagagent* >SHA256SUMS
 
 # demo: the main job (an 8-node local cluster); see README.
 demo: build

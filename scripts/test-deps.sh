@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives (net-snmp tools and daemons,
-# smitools, ping, iproute2, nftables, chromium, promtool, tcpdump) when any of them is missing.
+# smitools, ping, iproute2, nftables, chromium, promtool, tcpdump, qemu-user, rpm) when any of them is missing.
 # Tests never skip for a missing tool: this script runs first in `make test`.
 set -euo pipefail
 
@@ -20,6 +20,8 @@ check nft nftables
 check chromium chromium fonts-liberation # the font only Recommended, for legible screenshots
 check promtool prometheus                # promtool checks and tests the alerting rules
 check tcpdump tcpdump                     # captures what agents send each other (the keyring test)
+check qemu-aarch64 qemu-user              # runs the arm64 binary and package (TestRelease)
+check rpm rpm                             # reads the RPMs make release builds
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0

@@ -65,6 +65,7 @@ type cluster struct {
 	webPort int                  // TCP port of every agent's page (web.listen auto:PORT), 0 if none
 	masters []*netsnmptest.SNMPD // with clusterSpec.agentx: agent k's snmpd, at its address
 	confOf  map[int]string       // a configuration of its own for agent k, instead of conf
+	runWith map[int][]string     // the command that runs agent k, its arguments after it, instead of binPath (qemu-user, wine)
 }
 
 // clusterSpec is what a test asks of a cluster.
@@ -242,6 +243,9 @@ func (c *cluster) start(k int) {
 		args = append(args, "-snmp.agentx", "unix:"+c.agentxSocket(k))
 	}
 	cmd := exec.Command(binPath(c.t), args...)
+	if w, ok := c.runWith[k]; ok { // another build under its runtime (qemu-user, wine)
+		cmd = exec.Command(w[0], append(w[1:len(w):len(w)], args...)...)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start agent %d: %v", k, err)

@@ -70,5 +70,9 @@ func fromBuild(bi *debug.BuildInfo, ok bool) Info {
 
 // String is the line `diagagent -version` prints.
 func (i Info) String() string {
-	return "diagagent " + i.Version + " (revision " + i.Revision + ", " + i.GoVersion + ")"
+	s := "diagagent " + i.Version + " (revision " + i.Revision + ", " + i.GoVersion
+	if i.Date != "" {
+		s += ", " + i.Date
+	}
+	return s + ")"
 }

@@ -29,4 +29,7 @@ func TestFromBuild(t *testing.T) {
 	if s := (Info{"v1.0.0", "abc", "go1.26.0", ""}).String(); s != "diagagent v1.0.0 (revision abc, go1.26.0)" {
 		t.Errorf("String() = %q", s)
 	}
+	if s := (Info{"v1.0.0", "abc", "go1.26.0", "2026-11-26"}).String(); s != "diagagent v1.0.0 (revision abc, go1.26.0, 2026-11-26)" {
+		t.Errorf("String() with a date = %q", s)
+	}
 }
