@@ -99,7 +99,7 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		for _, w := range cfg.Warnings() {
 			fmt.Fprintln(stderr, "warning:", w)
 		}
-		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id, len(cfg.Nodes))
+		fmt.Fprintf(stderr, "%s: configuration is valid (this host is node %d of %d)\n", flags.Path, id+1, len(cfg.Nodes))
 		return 0
 	}
 	log := newLogger(cfg, stderr).WithField("self", id+1)
