@@ -72,6 +72,8 @@ demo: build
 test:
 	./scripts/test-deps.sh
 	$(GO) vet -tags integration $(PKGS)
+	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS) # nothing Unix-only in what Windows builds
+	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	$(GO) test -tags integration -count=1 -timeout 20m $(PKGS)
 	$(GO) test -C cmd/swimmember -count=1 . # its own module (memberlist stays out of go.mod)
 

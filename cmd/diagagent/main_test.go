@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/xml"
 	"io"
 	"maps"
 	"net"
@@ -135,5 +136,38 @@ func TestManPageNamesEveryCommand(t *testing.T) {
 		if !strings.Contains(page, ".B diagagent "+name) {
 			t.Errorf("diagagent(8) has no entry for diagagent %s", name)
 		}
+	}
+}
+
+// TestLaunchdPlist: the macOS plist is well-formed XML and starts the
+// binary where docs/platforms.md installs it, with the configuration at
+// macOS's default path (agent/config/path_darwin.go).
+func TestLaunchdPlist(t *testing.T) {
+	b, err := os.ReadFile("../../configs/macos/net.diagagent.agent.plist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plist struct {
+		Dict struct {
+			Items []struct {
+				XMLName xml.Name
+				Value   string   `xml:",chardata"`
+				Strings []string `xml:"string"`
+			} `xml:",any"`
+		} `xml:"dict"`
+	}
+	if err := xml.Unmarshal(b, &plist); err != nil {
+		t.Fatalf("the plist is not XML: %v", err)
+	}
+	keys := map[string]int{}
+	for i, it := range plist.Dict.Items {
+		if it.XMLName.Local == "key" {
+			keys[it.Value] = i + 1
+		}
+	}
+	args := plist.Dict.Items[keys["ProgramArguments"]].Strings
+	want := []string{"/usr/local/bin/diagagent", "-config", "/usr/local/etc/diagagent/diagagent.yaml"}
+	if keys["Label"] == 0 || plist.Dict.Items[keys["Label"]].Value != "net.diagagent.agent" || !slices.Equal(args, want) {
+		t.Errorf("plist: Label at %d, ProgramArguments %q; want net.diagagent.agent and %q", keys["Label"], args, want)
 	}
 }
