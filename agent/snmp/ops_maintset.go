@@ -29,11 +29,7 @@ func (r *Responder) maintSet(p *pdu) bool {
 func (r *Responder) opMaintSet(req *request, now time.Time) outcome {
 	p := req.p
 	out := outcome{}
-	if !req.write {
-		if req.v3 == nil {
-			r.stats.inc(cInBadCommunityUses)
-		}
-		out.fail(p, gosnmp.NoAccess, 1)
+	if r.readOnly(req, &out) {
 		return out
 	}
 	vb := p.vbs[0]

@@ -44,11 +44,7 @@ func (r *Responder) rowSet(p *pdu) bool {
 func (r *Responder) opRowSet(req *request) outcome {
 	p := req.p
 	out := outcome{}
-	if !req.write {
-		if req.v3 == nil {
-			r.stats.inc(cInBadCommunityUses)
-		}
-		out.fail(p, gosnmp.NoAccess, 1)
+	if r.readOnly(req, &out) {
 		return out
 	}
 	if !r.agentsMay(req) {
@@ -67,6 +63,20 @@ func (r *Responder) opRowSet(req *request) outcome {
 	}
 	out.vars = p.vbs
 	return out
+}
+
+// readOnly fails a SET on diagTree made with a community or user that may
+// not write (noAccess, counted as snmpInBadCommunityUses for a community)
+// and reports it.
+func (r *Responder) readOnly(req *request, out *outcome) bool {
+	if req.write {
+		return false
+	}
+	if req.v3 == nil {
+		r.stats.inc(cInBadCommunityUses)
+	}
+	out.fail(req.p, gosnmp.NoAccess, 1)
+	return true
 }
 
 // parseRow reads the row change a request's varbinds ask for, or the

@@ -183,24 +183,30 @@ func install(path string) error {
 
 // remove unregisters the service and its event log source.
 func remove() error {
-	m, err := mgr.Connect()
-	if err != nil {
-		return err
-	}
-	defer m.Disconnect()
-	s, err := m.OpenService(serviceName)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return errors.Join(s.Delete(), eventlog.Remove(serviceName))
+	return withService(func(s *mgr.Service) error { return errors.Join(s.Delete(), eventlog.Remove(serviceName)) })
 }
 
 // control starts, stops or reloads the running service.
 func control(verb string) error {
+	return withService(func(s *mgr.Service) error {
+		var err error
+		switch verb {
+		case "start":
+			return s.Start()
+		case "stop":
+			_, err = s.Control(svc.Stop)
+		default:
+			_, err = s.Control(svc.ParamChange)
+		}
+		return err
+	})
+}
+
+// withService runs f on the installed service.
+func withService(f func(*mgr.Service) error) error {
 	m, err := mgr.Connect()
 	if err != nil {
-		return err
+		return fmt.Errorf("the service manager (run it as an Administrator): %w", err)
 	}
 	defer m.Disconnect()
 	s, err := m.OpenService(serviceName)
@@ -208,15 +214,7 @@ func control(verb string) error {
 		return err
 	}
 	defer s.Close()
-	switch verb {
-	case "start":
-		return s.Start()
-	case "stop":
-		_, err = s.Control(svc.Stop)
-	default:
-		_, err = s.Control(svc.ParamChange)
-	}
-	return err
+	return f(s)
 }
 
 // guardDir creates dir readable and writable by SYSTEM and the
