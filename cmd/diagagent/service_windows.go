@@ -95,7 +95,9 @@ func (s *winService) Execute(_ []string, req <-chan svc.ChangeRequest, status ch
 }
 
 // eventWriter writes each log line to the event log, as an error, a
-// warning or information as its level says (text or JSON format).
+// warning or information as its level says (text or JSON format); a line
+// with no level is one of the messages the agent prints before its log
+// exists (a configuration that does not load), an error.
 type eventWriter struct{ l *eventlog.Log }
 
 func (w eventWriter) Write(b []byte) (int, error) {
@@ -107,6 +109,8 @@ func (w eventWriter) Write(b []byte) (int, error) {
 		err = w.l.Error(1, line)
 	case strings.Contains(line, "level=warning"), strings.Contains(line, `"level":"warning"`):
 		err = w.l.Warning(1, line)
+	case !strings.Contains(line, "level=") && !strings.Contains(line, `"level":`):
+		err = w.l.Error(1, line)
 	default:
 		err = w.l.Info(1, line)
 	}
