@@ -171,3 +171,20 @@ func TestLaunchdPlist(t *testing.T) {
 		t.Errorf("plist: Label at %d, ProgramArguments %q; want net.diagagent.agent and %q", keys["Label"], args, want)
 	}
 }
+
+// TestLogLevelOf: the Windows service files each log line under the event
+// log type its level says, text or JSON, and a line with none as an error.
+func TestLogLevelOf(t *testing.T) {
+	for line, want := range map[string]string{
+		`time="2026-11-26T03:21:53.851Z" level=info msg="diagagent started"`:            "info",
+		`time="2026-11-26T03:21:53.851Z" level=warning msg="snmp.allow.write: ..."`:     "warning",
+		`{"level":"error","msg":"cannot save state","time":"2026-11-26T03:10:52.098Z"}`: "error",
+		`{"level":"debug","msg":"fetch failed"}`:                                        "info",
+		`config: nodes[2].adress: no such key; did you mean address?`:                   "error",
+		`time="2026-11-26T03:21:53.851Z" level=fatal msg="x"`:                           "error",
+	} {
+		if got := logLevelOf(line); got != want {
+			t.Errorf("logLevelOf(%q) = %q, want %q", line, got, want)
+		}
+	}
+}

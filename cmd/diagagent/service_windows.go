@@ -103,14 +103,11 @@ type eventWriter struct{ l *eventlog.Log }
 func (w eventWriter) Write(b []byte) (int, error) {
 	line := strings.TrimSpace(string(b))
 	var err error
-	switch {
-	case strings.Contains(line, "level=error"), strings.Contains(line, `"level":"error"`),
-		strings.Contains(line, "level=fatal"), strings.Contains(line, `"level":"fatal"`):
+	switch logLevelOf(line) {
+	case "error":
 		err = w.l.Error(1, line)
-	case strings.Contains(line, "level=warning"), strings.Contains(line, `"level":"warning"`):
+	case "warning":
 		err = w.l.Warning(1, line)
-	case !strings.Contains(line, "level=") && !strings.Contains(line, `"level":`):
-		err = w.l.Error(1, line)
 	default:
 		err = w.l.Info(1, line)
 	}
