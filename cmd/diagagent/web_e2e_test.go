@@ -45,6 +45,8 @@ var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/dashb
 // fault-free, and after agent 4 is silenced through diagFaultInject it shows
 // node 4 partial, in the table, the graph and the events, without a reload.
 // Agent 1's /metrics says the same and agent 4's counts the requests it dropped.
+// A maintenance window set on agent 3 then shows as a pill on agent 1's page
+// and in its metrics.
 func TestDashboardInChromium(t *testing.T) {
 	chrome := chromiumPath(t)
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
@@ -93,6 +95,16 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	checkScreenshot(t, ctx)
 	checkMetrics(t, c)
+
+	// A maintenance window set on agent 3 reaches agent 1's page and metrics.
+	if out, err := c.snmp("snmpset", 2, mib.TreeCell(mib.ColNodeMaintFor, 6), "u", "600"); err != nil {
+		t.Fatalf("snmpset nodeMaintenanceFor.6 on agent 3: %v: %s", err, out)
+	}
+	waitPage(t, ctx, "node 6 in maintenance on agent 1's page", `document.getElementById("node-6").dataset.maintenance === "yes" &&
+		document.querySelector("#node-6 .pill.maintenance") !== null && document.getElementById("node-5").dataset.maintenance === "no"`, 2*bound)
+	if v := sample(scrapeAgent(t, c.webURL(0)), "diagagent_node_maintenance", "node", "6"); v != 1 {
+		t.Errorf("agent 1: diagagent_node_maintenance{node=6} = %v, want 1", v)
+	}
 }
 
 // checkScreenshot captures the page during the fault; -update-screenshot
