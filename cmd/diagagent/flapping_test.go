@@ -4,8 +4,10 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,9 +20,11 @@ import (
 // TestFlappingLAN stops agent 4 (SIGSTOP) for 2 s of every 4 s for 28 s,
 // on four agents at a 1 s interval with snmptrapd as the station, then
 // lets it run: the station gets one diagNodeFlapping that it started and
-// one that it stopped, from one agent, and at most two diagNodeStatusChange
-// about node 4 between the two (from an agent that judged it flapping
-// later); while it flaps, members says so.
+// one that it stopped, from one agent; no agent notifies a change of node 4
+// while it judges it flapping (its log shows every such change muted), and
+// each status notification the station gets between the two is a change
+// its detector logged unmuted, judging the node flapping later; while it
+// flaps, members says so.
 func TestFlappingLAN(t *testing.T) {
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -73,12 +77,83 @@ func TestFlappingLAN(t *testing.T) {
 			t.Errorf("another diagNodeFlapping: %s", lines[k])
 		}
 	}
-	t.Logf("node 4: %d status notifications before it flapped, %d while it flapped, 2 diagNodeFlapping", before, during)
-	// Each agent mutes a node it judges flapping; one whose samples, a
-	// second apart, missed some of the changes may judge it later, and
-	// notify a change meanwhile. Without flapping every change (about 14
-	// while it flapped) would be notified.
-	if during > 2 {
-		t.Errorf("%d status notifications about node 4 while it flapped, want 2 at most", during)
+	changes := mutedWhileFlapping(t, c, 3, 4)
+	t.Logf("node 4: %d status notifications before it flapped, %d while it flapped (agent 1 muted %d changes), 2 diagNodeFlapping", before, during, changes)
+	if changes < 4 {
+		t.Errorf("agent 1 muted %d changes of node 4 while it flapped, want the changes of the 2 s cycles (4 or more)", changes)
 	}
+	// Each agent mutes a node it judges flapping (mutedWhileFlapping checks
+	// every log); one whose samples, a second apart, missed some of the
+	// changes judges it later and may notify a change meanwhile: each
+	// notification the station got while the node flapped is such a change,
+	// logged unmuted by its detector.
+	detector := regexp.MustCompile(regexp.QuoteMeta(mib.DiagEventDetector) + `\.(\d+) = INTEGER: (\d+)`)
+	for k := start + 1; k < stop; k++ {
+		if !node4(lines[k]) {
+			continue
+		}
+		m := detector.FindStringSubmatch(lines[k])
+		if m == nil {
+			t.Errorf("a notification about node 4 names no detector: %s", lines[k])
+			continue
+		}
+		d, _ := strconv.Atoi(m[2])
+		if d < 1 || d > 3 || !loggedUnmuted(t, c.logs[d-1], m[1], 4) {
+			t.Errorf("agent %d notified change seq %s of node 4 while node 4 flapped, and its log does not show it unmuted: %s", d, m[1], lines[k])
+		}
+	}
+}
+
+// loggedUnmuted reports whether the agent's log shows its event seq, a
+// change of node, as not muted.
+func loggedUnmuted(t *testing.T, log, seq string, node int) bool {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `msg="node status changed"`) && strings.Contains(l+" ", fmt.Sprintf(" node=%d ", node)) &&
+			strings.Contains(l+" ", " seq="+seq+" ") {
+			return !strings.Contains(l, "muted=")
+		}
+	}
+	return false
+}
+
+// mutedWhileFlapping checks the log of each of the first agents agents:
+// from its "node flapping" line about node to its "node no longer
+// flapping", every change it logs of node is muted. It returns how many
+// agent 1 muted so.
+func mutedWhileFlapping(t *testing.T, c *cluster, agents, node int) int {
+	t.Helper()
+	about := fmt.Sprintf(" node=%d ", node)
+	first := 0
+	for k := range agents {
+		b, err := os.ReadFile(c.logs[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		flapping, muted := false, 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l+" ", about) {
+				continue
+			}
+			switch {
+			case strings.Contains(l, `msg="node flapping`):
+				flapping = true
+			case strings.Contains(l, `msg="node no longer flapping"`):
+				flapping = false
+			case flapping && strings.Contains(l, `msg="node status changed"`):
+				if !strings.Contains(l, "muted=") {
+					t.Errorf("agent %d logged a change of node %d it did not mute while it judged it flapping: %s", k+1, node, l)
+				}
+				muted++
+			}
+		}
+		if k == 0 {
+			first = muted
+		}
+	}
+	return first
 }
