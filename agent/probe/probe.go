@@ -200,7 +200,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	defer p.release()
 	key := key(t)
 	was := p.book.get(key)
-	res := p.test(ctx, t, p.firstTry(was.rtt))
+	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))
 	held := v.Held
 	if held == hiadsd.Unknown {
 		held = was.last
@@ -304,14 +304,11 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 		step()
 	}
 	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, a, step)
-	if rtt > 0 { // a reply came, whatever it said
-		p.book.update(key(t), func(s *peerState) {
-			if resent == 0 {
-				s.rtt.sample(rtt)
-			} else {
-				s.rtt.ambiguous()
-			}
-		})
+	switch {
+	case rtt > 0 && resent == 0: // a reply came, whatever it said
+		p.book.sampled(t, rtt)
+	case rtt > 0:
+		p.book.update(key(t), func(s *peerState) { s.rtt.ambiguous() })
 	}
 	switch {
 	case err == nil:

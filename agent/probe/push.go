@@ -24,8 +24,7 @@ func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity
 // that has just failed gives up soon and the sender can try another; it
 // fails unless the peer took it.
 func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
-	was := p.book.get(key(t))
-	err := p.set(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
 		gosnmp.SnmpPDU{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value})
 	if err != nil {
 		return fmt.Errorf("push to %s: %w", t.Addr, err)
@@ -73,8 +72,7 @@ func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnm
 // agent has just started, or its link has come back, and asks t to test
 // it now. It waits as a push does.
 func (p *Prober) Hello(ctx context.Context, t Target, self uint32) error {
-	was := p.book.get(key(t))
-	err := p.set(ctx, t, was.rtt.timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
 		gosnmp.SnmpPDU{Name: mib.DiagHello0, Type: gosnmp.Gauge32, Value: uint(self)})
 	if err != nil {
 		return fmt.Errorf("hello to %s: %w", t.Addr, err)

@@ -48,7 +48,7 @@ func (r *rtt) ambiguous() {
 
 // timeout is the wait for each reply: SRTT + 4·RTTVAR, doubled per backoff,
 // within [floor, ceiling]; the ceiling until the first sample.
-func (r *rtt) timeout(floor, ceiling time.Duration) time.Duration {
+func (r rtt) timeout(floor, ceiling time.Duration) time.Duration {
 	if r.samples == 0 {
 		return ceiling
 	}
@@ -70,10 +70,17 @@ type peerState struct {
 	user string
 }
 
-// peerBook holds the state of every peer tested, keyed by address and port.
+// peerBook holds the state of every peer tested, keyed by address and port,
+// and one estimate of the LAN's round trip fed by every peer's samples.
 type peerBook struct {
 	mu    sync.Mutex
 	peers map[netip.AddrPort]*peerState
+	// lan is the round trip to any peer: the estimate a peer not measured
+	// yet starts from. Under the rotating plan an agent tests a peer for
+	// the first time long after it started, often the moment that peer
+	// froze; waiting the ceiling for each of its tries (4 s at the
+	// defaults) made that first tester the last to know (docs/accuracy.md).
+	lan rtt
 }
 
 // get returns a copy of the state of the peer at ap.
@@ -84,6 +91,36 @@ func (b *peerBook) get(ap netip.AddrPort) peerState {
 		return *s
 	}
 	return peerState{}
+}
+
+// estimate is the round trip to t that its waits derive from: its own, or
+// for an agent not measured yet the LAN's, with its own backoff. A
+// tested-only device runs another SNMP agent, slower or faster than ours,
+// so it waits the ceiling until it answers once.
+func (b *peerBook) estimate(t Target) rtt {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var r rtt
+	if s := b.peers[key(t)]; s != nil {
+		r = s.rtt
+	}
+	if r.samples == 0 && !t.TestedOnly {
+		backoff := r.backoff
+		r = b.lan
+		r.backoff = backoff
+	}
+	return r
+}
+
+// sampled takes in the round trip d of a reply from t to a request sent
+// once, for t and, when t is an agent, for the LAN.
+func (b *peerBook) sampled(t Target, d time.Duration) {
+	b.update(key(t), func(s *peerState) { s.rtt.sample(d) })
+	if !t.TestedOnly {
+		b.mu.Lock()
+		b.lan.sample(d)
+		b.mu.Unlock()
+	}
 }
 
 // update applies f to the state of the peer at ap under the lock.

@@ -309,3 +309,37 @@ func TestProbeRetestCorroborated(t *testing.T) {
 		t.Fatalf("re-test with a peer's faulty verdict: %+v, want the re-test to run and find the peer up", r)
 	}
 }
+
+// TestLANEstimate: an agent never measured waits as the LAN's round trip
+// says, not the ceiling; a tested-only device waits the ceiling until it
+// answers once; a peer's own samples win over the LAN's, and its own
+// backoff stays.
+func TestLANEstimate(t *testing.T) {
+	const floor, ceiling = 50 * time.Millisecond, time.Second
+	var b peerBook
+	a := Target{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161}
+	fresh := Target{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161}
+	printer := Target{Addr: netip.MustParseAddr("10.0.0.3"), Port: 161, TestedOnly: true}
+	if w := b.estimate(fresh).timeout(floor, ceiling); w != ceiling {
+		t.Fatalf("before any sample: %v, want the ceiling", w)
+	}
+	b.sampled(a, 20*time.Millisecond)
+	if w := b.estimate(fresh).timeout(floor, ceiling); w != 60*time.Millisecond {
+		t.Errorf("an agent never measured, after one sample of another: %v, want 60ms", w)
+	}
+	if w := b.estimate(printer).timeout(floor, ceiling); w != ceiling {
+		t.Errorf("a tested-only device never measured: %v, want the ceiling", w)
+	}
+	b.sampled(printer, 400*time.Millisecond) // a slow device's answer is no LAN sample
+	if w := b.estimate(fresh).timeout(floor, ceiling); w != 60*time.Millisecond {
+		t.Errorf("after a device's sample: %v, want the agents' 60ms still", w)
+	}
+	b.update(key(fresh), func(s *peerState) { s.rtt.ambiguous() })
+	if w := b.estimate(fresh).timeout(floor, ceiling); w != 120*time.Millisecond {
+		t.Errorf("an agent with one ambiguous reply: %v, want the LAN's 60ms doubled", w)
+	}
+	b.sampled(fresh, 5*time.Millisecond)
+	if w := b.estimate(fresh).timeout(floor, ceiling); w != floor {
+		t.Errorf("an agent measured at 5ms: %v, want the floor (its own estimate)", w)
+	}
+}
