@@ -74,3 +74,27 @@ func TestHelloAsksOnce(t *testing.T) {
 		t.Errorf("a hello an interval later: %v, asked %v; want it taken", err, d.hi.asked)
 	}
 }
+
+// TestHelloAfterAStall: an interval that begins more than two intervals
+// after the last one ended is a stall, and the agent says hello; one that
+// begins an interval later is not. Before, a stall had to pass two
+// intervals and a test budget (8 s here), and a 5 s one said nothing.
+func TestHelloAfterAStall(t *testing.T) {
+	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	now := start
+	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
+	now = now.Add(cfg.Interval)
+	d.interval(context.Background())
+	now = now.Add(cfg.Interval)
+	d.interval(context.Background())
+	if !d.hi.said.IsZero() {
+		t.Fatalf("a hello after a planned interval, at %v", d.hi.said)
+	}
+	now = now.Add(5 * time.Second) // stopped 5 s: testers have held it partial
+	stalled := now
+	d.interval(context.Background())
+	if !d.hi.said.Equal(stalled) {
+		t.Errorf("after a 5 s stall (interval %v): hello said at %v, want %v", cfg.Interval, d.hi.said, stalled)
+	}
+}
