@@ -120,13 +120,17 @@ func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Ti
 	}
 	why := ""
 	switch {
-	case began.Sub(last) > 2*d.cfg.Interval && !last.Equal(d.start):
+	case began.Sub(last) > 2*d.cfg.Interval && !last.Equal(d.start),
+		d.now().Sub(began) > 2*d.cfg.Interval+d.cfg.TestBudget:
 		// The next interval begins at most one interval after the last ended
 		// (the timer, or the rotating plan's next round), so twice that is a
-		// stall. Testers hold a silent agent partial within about one
-		// interval and a test (2.3 s at the defaults): a threshold that added
-		// the test budget (10 s) let a 6 s stall pass without a hello, and its
-		// repair wait for its tester's next planned test (docs/lan.md).
+		// stall between intervals; an interval that lasted longer than two
+		// intervals and its tests could was stopped within. Testers hold a
+		// silent agent partial within about one interval and a test (2.3 s at
+		// the defaults). Before, only a stall between intervals, of two
+		// intervals and a test budget (10 s), said hello, and an agent
+		// stopped 6 s, or stopped mid-interval, waited for its tester's next
+		// planned test (docs/lan.md).
 		why = "resumed after a stall"
 	case agents > 0 && answered == 0:
 		d.hi.unanswered++

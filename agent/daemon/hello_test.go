@@ -98,3 +98,23 @@ func TestHelloAfterAStall(t *testing.T) {
 		t.Errorf("after a 5 s stall (interval %v): hello said at %v, want %v", cfg.Interval, d.hi.said, stalled)
 	}
 }
+
+// TestHelloAfterAStallWithinAnInterval: an agent stopped in the middle of
+// an interval finishes it when it runs again, so the next one begins on
+// time; the interval's own length says it stalled.
+func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
+	now = now.Add(cfg.Interval)
+	d.interval(context.Background())
+	began := now.Add(cfg.Interval)
+	now = began.Add(2*cfg.Interval + cfg.TestBudget + time.Second) // stopped while its tests ran
+	d.mu.Lock()
+	d.lastDone = began.Add(-cfg.Interval / 2)
+	d.mu.Unlock()
+	d.backAgain(context.Background(), hiadsd.Report{}, began)
+	if !d.hi.said.Equal(began) {
+		t.Errorf("an interval that lasted %v: hello said at %v, want %v", now.Sub(began), d.hi.said, began)
+	}
+}
