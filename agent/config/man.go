@@ -78,7 +78,7 @@ func ManPage(version, date string) string {
 	}
 	w(".SH SIGNALS")
 	w("SIGTERM and SIGINT stop the agent: it saves its state and sends the notifications still queued for a moment.")
-	w("SIGHUP is logged and otherwise ignored: the configuration is read at start only.")
+	w("SIGHUP (what systemctl reload sends, after the unit stages the files again) reads the configuration and the keyring again: an edited node list and keyring become the next version of the list, which every agent adopts. A file that does not load is logged and changes nothing; other keys are read at start only.")
 	w(".SH FILES")
 	w(".TP")
 	w(`.I %s`, roff(DefaultPath))

@@ -6,9 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/keyring"
 )
 
 // sh runs a command and fails the test with its output if it fails.
@@ -27,7 +31,7 @@ func sh(t *testing.T, name string, args ...string) string {
 var packagePaths = []string{
 	"/usr/bin/diagagent", "/lib/systemd/system/diagagent.service", "/etc/diagagent",
 	"/usr/share/man/man8/diagagent.8.gz", "/usr/share/snmp/mibs/DIAGNOSIS-MIB.txt",
-	"/usr/share/diagagent", "/usr/share/doc/diagagent", "/var/lib/diagagent",
+	"/usr/share/diagagent", "/usr/share/doc/diagagent", "/var/lib/diagagent", "/var/lib/private/diagagent",
 	"/usr/share/snmp/mibs/ietf/SNMPv2-SMI.txt",
 }
 
@@ -88,7 +92,7 @@ func TestDebianPackage(t *testing.T) {
 			t.Errorf("the installed unit lacks %q", want)
 		}
 	}
-	stageAsSystemd(t, string(unit))
+	serviceUnderSystemd(t)
 	// net-snmp's tools with Debian's own snmp.conf ("mibs :"), from another directory.
 	tr := exec.Command("snmptranslate", "-m", "DIAGNOSIS-MIB", "-On", "DIAGNOSIS-MIB::nodeStatus")
 	tr.Dir = dir
@@ -114,72 +118,168 @@ func TestDebianPackage(t *testing.T) {
 	}
 }
 
-// stageAsSystemd runs the unit's staging as systemd would, without a
-// systemd to run it (this machine's PID 1 is none): its ExecStartPre=+
-// line as root into a runtime directory owned by another user (nobody,
-// standing for the dynamic user), then -config.check as that user on the
-// staged copy; then, after the key file is edited, its ExecReload=+ line,
-// which must hand that user the edited key.
-func stageAsSystemd(t *testing.T, unit string) {
-	t.Helper()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
+// serviceUnderSystemd runs the installed unit under a real systemd
+// (bootSystemd) as the node 0 of a LAN of two on that systemd's loopback,
+// beside a node 1 started by hand. It checks what the unit promises:
+//   - it starts as a dynamic user, with the configuration and the key staged
+//     0600 for that user, and the agent holds its peer fault-free;
+//   - systemctl reload applies an edited keyring (a second key, installed
+//     at every agent through the diagnosis), and a reload of a configuration
+//     that does not load fails and changes nothing;
+//   - systemctl stop ends it cleanly.
+func serviceUnderSystemd(t *testing.T) {
+	s := bootSystemd(t)
+	const lan = `interval: 1s
+snmp:
+  listen: auto
+  communities: {read: public, write: ""}
+  allow: {read: [127.0.0.0/8], write: [127.0.0.0/8]}
+nodes:
+  - {address: 127.0.0.1, name: unit}
+  - {address: 127.0.0.2, name: peer}
+test: {timeout: 300ms, retries: 1, ping_timeout: 500ms, ping_count: 1}
+keyring: keyring
+`
+	if err := os.WriteFile("/etc/diagagent/diagagent.yaml", []byte("id: 0\n"+lan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	peer := t.TempDir()
+	if err := os.WriteFile(filepath.Join(peer, "diagagent.yaml"), []byte("id: 1\nweb: {listen: \"\"}\n"+lan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, err := os.ReadFile("/etc/diagagent/keyring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(peer, "keyring"), key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Node 1: in systemd's network only, as root, stopped by PID.
+	node1 := exec.Command("nsenter", "-t", strconv.Itoa(s.pid), "-n", "/usr/bin/diagagent",
+		"-config", filepath.Join(peer, "diagagent.yaml"), "-state_dir", filepath.Join(peer, "state"))
+	var node1Log strings.Builder
+	node1.Stdout, node1.Stderr = &node1Log, &node1Log
+	if err := node1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		node1.Process.Signal(syscall.SIGTERM)
+		node1.Wait()
+		if t.Failed() {
+			t.Logf("node 1's log:\n%s", node1Log.String())
+		}
+	})
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, _ := s.command("journalctl", "-u", "diagagent", "--no-pager", "-o", "cat").CombinedOutput()
+			t.Logf("journalctl -u diagagent:\n%s", out)
+		}
+	})
+
+	s.run("systemctl", "start", "diagagent")
+	if st := s.show("diagagent", "ActiveState"); st != "active" {
+		t.Fatalf("after systemctl start the unit is %s", st)
+	}
+	statuses := func() string {
+		out, _ := s.command("snmpwalk", "-v2c", "-c", "public", "-t", "0.5", "-r", "1", "-On", "-Oq",
+			"127.0.0.1:161", ".1.3.6.1.4.1.200.1.1.1.3").CombinedOutput()
+		return string(out)
+	}
+	const bothFaultFree = ".1.3.6.1.4.1.200.1.1.1.3.1 0\n.1.3.6.1.4.1.200.1.1.1.3.2 0\n"
+	// Type=simple: systemctl start returns once systemd has forked, before
+	// the exec; the agent runs once it answers.
+	waitUntil(t, "the unit's agent holds both nodes fault-free", 30*time.Second, func() bool { return statuses() == bothFaultFree })
+
+	main := s.show("diagagent", "MainPID")
+	// The status file, not the directory's owner: /proc/PID of a process
+	// that gained capabilities is root's.
+	var uid string
+	for _, l := range strings.Split(s.run("cat", "/proc/"+main+"/status"), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" {
+			uid = f[1]
 		}
 	}
-	// Under /tmp itself, as /run/diagagent is under /run: t.TempDir's
-	// parents are root's alone, which the service's user cannot traverse.
-	run, err := os.MkdirTemp("", "diagagent-run-")
-	must(err)
-	t.Cleanup(func() { os.RemoveAll(run) })
-	must(os.Chmod(run, 0o700))
-	must(os.Chown(run, 65534, 65534))
-	line := func(key string) []string {
-		for _, l := range strings.Split(unit, "\n") {
-			if v, ok := strings.CutPrefix(l, key+"=+"); ok {
-				return strings.Fields(strings.ReplaceAll(v, "/run/diagagent", run))
-			}
-		}
-		t.Fatalf("the unit has no %s=+ line", key)
-		return nil
-	}
-	key := func() string {
-		b, err := os.ReadFile("/etc/diagagent/keyring")
-		must(err)
-		return string(b)
+	if uid == "0" || uid == "" {
+		t.Errorf("the agent runs as uid %q; want the unit's dynamic user", uid)
 	}
 	staged := func(what string) string {
 		t.Helper()
 		for _, f := range []string{"diagagent.yaml", "keyring"} {
-			fi, err := os.Stat(filepath.Join(run, f))
+			fi, err := os.Stat(s.file("/run/diagagent/" + f))
 			if err != nil {
 				t.Fatalf("%s: %v", what, err)
 			}
-			if st := fi.Sys().(*syscall.Stat_t); fi.Mode().Perm() != 0o600 || st.Uid != 65534 {
-				t.Errorf("%s: %s has mode %v, owner %d; want 0600 and the service's user", what, f, fi.Mode().Perm(), st.Uid)
+			if st := fi.Sys().(*syscall.Stat_t); fi.Mode().Perm() != 0o600 || strconv.Itoa(int(st.Uid)) != uid {
+				t.Errorf("%s: /run/diagagent/%s has mode %v, owner %d; want 0600 and the service's user %s", what, f, fi.Mode().Perm(), st.Uid, uid)
 			}
 		}
-		b, err := os.ReadFile(filepath.Join(run, "keyring"))
-		must(err)
+		b, err := os.ReadFile(s.file("/run/diagagent/keyring"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		return string(b)
 	}
-	start := line("ExecStartPre")
-	sh(t, start[0], start[1:]...)
-	if staged("ExecStartPre") != key() {
-		t.Errorf("ExecStartPre staged a key other than /etc/diagagent/keyring's")
+	if staged("start") != string(key) {
+		t.Errorf("the unit staged a key other than /etc/diagagent/keyring's")
 	}
-	state := filepath.Join(run, "state") // systemd's StateDirectory, the service user's
-	must(os.Mkdir(state, 0o700))
-	must(os.Chown(state, 65534, 65534))
-	if out := sh(t, "setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "/usr/bin/diagagent",
-		"-config", filepath.Join(run, "diagagent.yaml"), "-id", "0", "-state_dir", state, "-config.check"); !strings.Contains(out, "configuration is valid") {
-		t.Errorf("-config.check as the service's user on the staged copy: %s", out)
+	// A configuration that does not load: the reload fails, the agent stays.
+	good, _ := os.ReadFile("/etc/diagagent/diagagent.yaml")
+	if err := os.WriteFile("/etc/diagagent/diagagent.yaml", append(good, "interval: soon\n"...), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	sh(t, "sh", "-c", "umask 077 && /usr/bin/diagagent keygen > /etc/diagagent/keyring")
-	reload := line("ExecReload")
-	sh(t, reload[0], reload[1:]...)
-	if staged("ExecReload") != key() {
-		t.Errorf("after the key file was edited, ExecReload staged the old key")
+	if out, err := s.command("systemctl", "reload", "diagagent").CombinedOutput(); err == nil {
+		t.Errorf("systemctl reload of a configuration that does not load succeeded:\n%s", out)
+	}
+	if st, pid := s.show("diagagent", "ActiveState"), s.show("diagagent", "MainPID"); st != "active" || pid != main {
+		t.Errorf("after a failed reload the unit is %s with MainPID %s; want active, %s", st, pid, main)
+	}
+	if err := os.WriteFile("/etc/diagagent/diagagent.yaml", good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Install a second key by editing the file at node 0 alone.
+	next, err := keyring.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := string(key) + next.String() + "\n"
+	if err := os.WriteFile("/etc/diagagent/keyring", []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.run("systemctl", "reload", "diagagent")
+	if staged("reload") != edited {
+		t.Errorf("after the key file was edited, systemctl reload staged the old key")
+	}
+	var list string
+	waitUntil(t, "node 1 holds the key installed at node 0", 30*time.Second, func() bool {
+		out, _ := s.command("/usr/bin/diagagent", "keyring", "-list", "-config", "/etc/diagagent/diagagent.yaml", "-agent", "127.0.0.2:161").CombinedOutput()
+		list = string(out)
+		for _, l := range strings.Split(list, "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == next.ID() && f[1] == "2/2" {
+				return true
+			}
+		}
+		return false
+	})
+	t.Logf("after systemctl reload, keyring -list at node 1:\n%s", list)
+	if pid := s.show("diagagent", "MainPID"); pid != main {
+		t.Errorf("systemctl reload restarted the agent (MainPID %s, was %s)", pid, main)
+	}
+	if statuses() != bothFaultFree {
+		t.Errorf("after the reloads the agent holds %q", statuses())
+	}
+	journal := s.run("journalctl", "-u", "diagagent", "--no-pager", "-o", "cat")
+	for _, want := range []string{"SIGHUP: the node list or the keys change at the next interval", "Reloaded diagagent"} {
+		if !strings.Contains(journal, want) {
+			t.Errorf("the journal lacks %q", want)
+		}
+	}
+
+	s.run("systemctl", "stop", "diagagent")
+	if st, res := s.show("diagagent", "ActiveState"), s.show("diagagent", "Result"); st != "inactive" || res != "success" {
+		t.Errorf("after systemctl stop the unit is %s, result %s; want inactive, success", st, res)
+	}
+	if _, err := os.Stat("/var/lib/private/diagagent"); err != nil {
+		t.Errorf("the unit's StateDirectory: %v", err)
 	}
 }
