@@ -49,12 +49,17 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 			switch op.Kind {
 			case hiadsd.OpTest:
 				var r probe.Result
+				began := d.now()
 				if v, ok := d.prober.(viewing); ok {
 					r = v.ProbeInView(ctx, t, views[op.Target])
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}
 				res[k].Status, res[k].Digest, res[k].Withheld = r.Status, r.Digest, r.Withheld
+				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
+					d.log.WithFields(logrus.Fields{"node": op.Target + 1, "status": r.Status.String(), "took": d.now().Sub(began).String(),
+						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated}).WithError(r.SNMPErr).Debug("tested")
+				}
 				mu.Lock()
 				probes[op.Target] = r
 				mu.Unlock()
