@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives (net-snmp tools and daemons,
 # smitools, ping, iproute2, nftables, chromium, promtool, tcpdump, qemu-user, rpm, wine64,
-# MinGW-w64, systemd) when any of them is missing.
+# MinGW-w64, systemd, Icinga 2) when any of them is missing.
 # Tests never skip for a missing tool: this script runs first in `make test`.
 set -euo pipefail
 
@@ -27,6 +27,7 @@ check /usr/lib/wine/wine64 wine64         # runs the Windows build (TestWindowsB
 check x86_64-w64-mingw32-gcc gcc-mingw-w64-x86-64-win32 # builds the ProcessPrng stub Wine 8.0 lacks
 check /lib/systemd/systemd systemd        # runs the packaged unit for real (TestDebianPackage)
 check nsenter util-linux                  # unshare and nsenter boot that systemd in namespaces
+check icinga2 icinga2-bin                 # runs diagagent check as its CheckCommand (TestMembersAndCheck)
 
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestMembersAndCheck runs four agents with a cluster key and asks agent 1
@@ -51,8 +52,24 @@ func TestMembersAndCheck(t *testing.T) {
 		}
 	}
 	check(0, "DIAGAGENT OK - 4 of 4 nodes fault-free")
+	// Icinga 2 runs it every second, through docs/operations.md's CheckCommand.
+	ic := startIcinga(t, documentedCheckCommand(t, binPath(t)), map[string]string{"diagagent_config": c.conf, "diagagent_agent": c.addr(0)})
+	r := ic.waitFor("OK", 30*time.Second)
+	// Icinga keeps the space before the perfdata's bar.
+	if strings.TrimSpace(r.output) != "DIAGAGENT OK - 4 of 4 nodes fault-free" || !strings.HasPrefix(r.perfdata, "fault_free=4;;;0;4 partial=0;;;0;4 ") {
+		t.Errorf("Icinga 2 recorded OK with output %q and perfdata %q", r.output, r.perfdata)
+	}
 	c.stop(2, syscall.SIGTERM)
 	c.waitFor("node 3 partial", 2*bound, func() bool { return c.everyoneSees(3, 2, 2) })
+	r = ic.waitFor("WARNING", 30*time.Second)
+	if want := "DIAGAGENT WARNING - 3 of 4 nodes fault-free: node 3 (" + c.addr(2) + ") partial"; strings.TrimSpace(r.output) != want || !strings.Contains(r.perfdata, "partial=1;;;0;4") {
+		t.Errorf("Icinga 2 recorded WARNING with output %q and perfdata %q; want %q and partial=1", r.output, r.perfdata, want)
+	}
+	for _, l := range strings.Split(ic.log(), "\n") {
+		if strings.Contains(l, "warning/") || strings.Contains(l, "critical/") {
+			t.Errorf("Icinga 2 warned: %s", l)
+		}
+	}
 	out, _ = cli("members")
 	if !strings.Contains(out, "partial") || !strings.Contains(out, "tested here") && !strings.Contains(out, "node ") {
 		t.Errorf("members after agent 3 stopped:\n%s", out)
