@@ -32,12 +32,15 @@ exec unshare --cgroup --pid --fork --kill-child --mount --net --uts --mount-proc
 // bootInner runs as PID 1 of the namespaces and becomes systemd. Its
 // mounts are its own: a cgroup2 file system rooted at the cgroup above
 // (so systemd runs in the unified layout without touching the host's
-// hierarchy), and empty /run, /tmp and /var/tmp, so what systemd makes
+// hierarchy), and empty /run, /tmp and /var/tmp (the copies of other
+// tests' namespaces pinned under /run/netns let go first), so what systemd makes
 // or cleans at boot (tmpfiles' "D /tmp") never reaches the host's. It
 // boots to a target of its own, journald and nothing else: no unit the
 // host enables (snmpd, a database) starts. The journal stays in memory.
 const bootInner = `set -eu
 mount --make-rprivate /
+# Other tests' network namespaces, pinned under /run/netns: let go of them.
+umount -R -l /run/netns 2>/dev/null || true
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=1777 tmpfs /tmp
