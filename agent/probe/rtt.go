@@ -23,9 +23,25 @@ type rtt struct {
 // maxBackoff bounds the doublings; the ceiling bounds the wait anyway.
 const maxBackoff = 10
 
-// sample takes in the round trip of a reply to a request sent once.
+// restartBelow is how many times smaller than the smoothed round trip a
+// clean sample must be to restart the estimate from it: a regime change,
+// not jitter. The round trips an agent measures while it, or the machine,
+// is starved (a start-up beside many others, most often) are hundreds of
+// milliseconds where the LAN's are one; a peer is tested by one agent
+// only every few intervals under the rotating plan, so smoothing them
+// away at 1/8 a sample held that agent's waits at the ceiling for
+// minutes, and made it the last to know when that peer froze.
+const restartBelow = 8
+
+// sample takes in the round trip of a reply to a request sent once. It
+// follows RFC 6298, but for a sample restartBelow times below the
+// smoothed round trip, which restarts the estimate as the first one does:
+// a drop is followed at once, a rise is smoothed. A wait too short for
+// the peer costs a resend, and Karn's back-off, not a verdict (a new
+// verdict is re-tested with the full waits); one too long costs seconds
+// of detection.
 func (r *rtt) sample(d time.Duration) {
-	if r.samples == 0 {
+	if r.samples == 0 || d*restartBelow < r.srtt {
 		r.srtt, r.rttvar = d, d/2
 	} else {
 		diff := r.srtt - d

@@ -52,6 +52,31 @@ func TestRTTFollowsRFC6298(t *testing.T) {
 	}
 }
 
+// TestRTTFollowsADrop: round trips measured while the machine was starved
+// (hundreds of milliseconds) no longer hold the wait at the ceiling once a
+// LAN round trip comes: a sample eight times below the smoothed one
+// restarts the estimate. Smoothing it at 1/8 (RFC 6298 alone) kept the
+// ceiling for seven more samples here, minutes under the rotating plan.
+func TestRTTFollowsADrop(t *testing.T) {
+	const floor, ceiling = 50 * time.Millisecond, time.Second
+	var r rtt
+	r.sample(700 * time.Millisecond) // a start-up under load
+	r.sample(900 * time.Millisecond)
+	if got := r.timeout(floor, ceiling); got != ceiling {
+		t.Fatalf("after starved samples: %s, want the ceiling", got)
+	}
+	r.sample(700 * time.Microsecond) // the LAN again
+	if r.srtt != 700*time.Microsecond || r.timeout(floor, ceiling) != floor {
+		t.Fatalf("after one LAN round trip: srtt %s timeout %s, want 700µs and the floor", r.srtt, r.timeout(floor, ceiling))
+	}
+	// Jitter within the factor is smoothed as before: a rise, then half of it.
+	r.sample(20 * time.Millisecond)
+	r.sample(10 * time.Millisecond)
+	if r.srtt >= 10*time.Millisecond || r.srtt <= 700*time.Microsecond {
+		t.Fatalf("after 20 ms and 10 ms samples: srtt %s, want it smoothed between 0.7 and 10 ms", r.srtt)
+	}
+}
+
 // upAnswer is a diagagent's answer to a test: hiADSDisUP "1" and a digest.
 func upAnswer(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
 	out := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")}}
