@@ -369,7 +369,10 @@ func (v *versus) start(r *VersusResult) error {
 		}
 	}
 	for _, c := range v.diags {
-		if err := c.StartAgents(30 * time.Second); err != nil {
+		// 256 agents deriving their keys at once starve 2 cores for longer
+		// than 30 s (twice, the first agent's walk timed out): the start-up
+		// allowance applies here too.
+		if err := c.StartAgents(max(30*time.Second, s.Startup)); err != nil {
 			return err
 		}
 	}
