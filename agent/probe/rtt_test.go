@@ -56,7 +56,7 @@ func TestRTTFollowsRFC6298(t *testing.T) {
 // (hundreds of milliseconds) no longer hold the wait at the ceiling once a
 // LAN round trip comes: a sample eight times below the smoothed one
 // restarts the estimate. Smoothing it at 1/8 (RFC 6298 alone) kept the
-// ceiling for seven more samples here, minutes under the rotating plan.
+// ceiling for 13 more samples here, minutes under the rotating plan.
 func TestRTTFollowsADrop(t *testing.T) {
 	const floor, ceiling = 50 * time.Millisecond, time.Second
 	var r rtt
