@@ -14,11 +14,14 @@ import (
 
 // Capture runs tcpdump on host k's interface, writing the UDP datagrams
 // that match filter (a pcap filter such as "udp port 161") to path, until
-// the Proc is stopped; it returns once tcpdump listens.
+// the Proc is stopped; it returns once tcpdump listens. It runs in
+// immediate mode: otherwise libpcap's TPACKET_V3 ring hands packets over
+// a block at a time, and a block not yet handed over when tcpdump is
+// stopped is lost (a run of 2 s once captured nothing).
 func (nw *Net) Capture(k int, path, filter string) (*Proc, error) {
 	ready := make(chan struct{})
 	var once bool
-	args := append([]string{"-i", "eth0", "-U", "-n", "-Z", "root", "-w", path}, strings.Fields(filter)...)
+	args := append([]string{"-i", "eth0", "--immediate-mode", "-U", "-n", "-Z", "root", "-w", path}, strings.Fields(filter)...)
 	p, err := Start(nw.Hosts[k], nil, func(line string) {
 		if !once && strings.Contains(line, "listening on") {
 			once = true
