@@ -157,8 +157,9 @@ type Traps struct {
 	Fallbacks []Station `mapstructure:"fallbacks" doc:"stations (IPv4, [IPv6] or host name, with :port, 162 unless given) used in order while the current one is diagnosed faulty or leaves informs unanswered"`
 	// Kind is KindTrap, KindInform or KindV3Inform.
 	Kind string `mapstructure:"kind" doc:"trap, inform or v3inform"`
-	// Scope is ScopeDetected (events this node detected) or ScopeAll (every event it learns).
-	Scope string `mapstructure:"scope" doc:"detected (events this node found itself) or all (every event it learns)"`
+	// Scope is ScopeOwner (one agent notifies each event: the node's owner),
+	// ScopeDetected (events this node detected) or ScopeAll (every event it learns).
+	Scope string `mapstructure:"scope" doc:"owner (one agent notifies each event, whoever found it: the fault-free agent of the lowest id), detected (events this node found itself) or all (every event it learns)"`
 	// Community is the community of SNMPv2c traps and informs.
 	Community string `mapstructure:"community" doc:"community of v2c traps and informs"`
 	// V3 are the station's USM credentials for v3 informs.
@@ -172,6 +173,9 @@ type Traps struct {
 	// StartupGrace holds back, for this long after start, a first verdict
 	// about a node this agent has never seen up; 0 notifies at once.
 	StartupGrace time.Duration `mapstructure:"startup_grace" doc:"after start, a first faulty or partial verdict about a node never seen up is notified only if it still holds after this long (agents started moments apart would report each other); 0s notifies at once"`
+	// RecoveryHold holds the notification of a repair until it has held
+	// this long; 0 notifies it at once.
+	RecoveryHold time.Duration `mapstructure:"recovery_hold" doc:"a node fault-free again is notified once it has stayed so this long, as Prometheus's keep_firing_for; a repair that does not hold, and the fault that follows it, are not notified (a starved member answering now and then); 0s notifies at once"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 	// Flapping holds when a node's changes are notified as flapping instead.

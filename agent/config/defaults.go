@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -56,11 +57,22 @@ func kindName(k traps.Kind) string {
 	return ""
 }
 
-// The notification scopes Traps.Scope may name.
+// The notification scopes Traps.Scope may name, in the order of
+// daemon.Scope.
 const (
+	ScopeOwner    = "owner"
 	ScopeDetected = "detected"
 	ScopeAll      = "all"
 )
+
+// scopes are the names of daemon.Scope's values, by value.
+var scopes = []string{daemon.NotifyOwner: ScopeOwner, daemon.NotifyDetected: ScopeDetected, daemon.NotifyAll: ScopeAll}
+
+// ScopeOf returns the daemon's scope that name names; the names are
+// checked by Load.
+func ScopeOf(name string) daemon.Scope {
+	return daemon.Scope(max(slices.Index(scopes, name), 0))
+}
 
 // The access rights User.Access may name.
 const (
@@ -93,10 +105,6 @@ func Default() Config {
 	if d.Rotate {
 		plan = PlanRotate
 	}
-	scope := ScopeDetected
-	if d.NotifyLearned {
-		scope = ScopeAll
-	}
 	return Config{
 		ID:        AutoID,
 		Algorithm: d.Algorithm.String(),
@@ -120,12 +128,13 @@ func Default() Config {
 		},
 		Traps: Traps{
 			Kind:         kindName(t.Kind),
-			Scope:        scope,
+			Scope:        scopes[d.Notify],
 			Community:    t.Community,
 			Timeout:      t.Timeout,
 			Retries:      t.MaxAttempts - 1,
 			Queue:        t.QueueSize,
 			StartupGrace: d.StartupGrace,
+			RecoveryHold: d.RecoveryHold,
 			Flapping:     Flapping{High: d.Flapping.High, Low: d.Flapping.Low, Changes: d.Flapping.MinChanges},
 		},
 		Web:             Web{Listen: "127.0.0.1:8161"},

@@ -28,8 +28,8 @@ func (t Traps) validate(m *mistakes) {
 	if !oneOf(t.Kind, KindTrap, KindInform, KindV3Inform) {
 		m.add("traps.kind", "%q is not a notification kind; use trap, inform or v3inform", t.Kind)
 	}
-	if !oneOf(t.Scope, ScopeDetected, ScopeAll) {
-		m.add("traps.scope", "%q is not a scope; use detected or all", t.Scope)
+	if !oneOf(t.Scope, ScopeOwner, ScopeDetected, ScopeAll) {
+		m.add("traps.scope", "%q is not a scope; use owner, detected or all", t.Scope)
 	}
 	switch {
 	case t.NMS.Addr.Is6() && !t.NMS.Addr.Is4In6():
@@ -55,6 +55,9 @@ func (t Traps) validate(m *mistakes) {
 	inRange(m, "traps.queue", t.Queue, 1, 1<<16)
 	if t.StartupGrace < 0 {
 		m.add("traps.startup_grace", "%s is negative; write a duration such as 30s, or 0s to notify at once", t.StartupGrace)
+	}
+	if t.RecoveryHold < 0 {
+		m.add("traps.recovery_hold", "%s is negative; write a duration such as 10s, or 0s to notify repairs at once", t.RecoveryHold)
 	}
 	f := t.Flapping
 	switch {

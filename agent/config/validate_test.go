@@ -93,7 +93,7 @@ func mistakeCases() []mistakeCase {
 		{name: "retries out of range", yaml: minimal + "test: {retries: 99}\n", key: "test.retries", want: ErrBadValue, hint: "0..10"},
 		{name: "no ping", yaml: minimal + "test: {ping_count: 0}\n", key: "test.ping_count", want: ErrBadValue, hint: "1..100"},
 		{name: "unknown notification kind", yaml: minimal + "traps: {kind: email}\n", key: "traps.kind", want: ErrBadValue, hint: "trap, inform or v3inform"},
-		{name: "unknown scope", yaml: minimal + "traps: {scope: some}\n", key: "traps.scope", want: ErrBadValue, hint: "detected or all"},
+		{name: "unknown scope", yaml: minimal + "traps: {scope: some}\n", key: "traps.scope", want: ErrBadValue, hint: "owner, detected or all"},
 		{name: "IPv6 primary station", yaml: minimal + "traps: {nms: '[2001:db8::100]:162'}\n", key: "traps.nms", want: ErrBadValue, hint: "list it in traps.fallbacks"},
 		{name: "station at port 0", yaml: minimal + "traps: {nms: '192.0.2.100:0'}\n", key: "traps.nms", want: ErrBadValue, hint: "a.b.c.d:port"},
 		{name: "bad fall-back", yaml: minimal + "traps: {fallbacks: [192.0.2.100:162, '0.0.0.0:162']}\n", key: "traps.fallbacks[1]", want: ErrBadValue, hint: "a.b.c.d:port"},

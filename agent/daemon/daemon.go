@@ -60,9 +60,12 @@ type Config struct {
 	// StartupGrace holds back, this long after start, a first faulty or
 	// partial verdict about a node this agent has never seen up.
 	StartupGrace time.Duration
-	// NotifyLearned notifies the events this agent learned from others as
-	// well as those it tested.
-	NotifyLearned bool
+	// Notify says which agents notify a node's status change: its owner
+	// alone (the default), each agent that tested it, or every agent.
+	Notify Scope
+	// RecoveryHold holds the notification that a node is fault-free again
+	// until it has held this long (hold.go); 0 notifies it at once.
+	RecoveryHold time.Duration
 	// StateDir holds what survives a restart.
 	StateDir string
 	// Keys are the keyring file's cluster keys, the one to send with first;
@@ -85,6 +88,7 @@ func Default() Config {
 		Interval:     2 * time.Second,
 		TestBudget:   probe.Default().TestBudget(),
 		StartupGrace: 30 * time.Second,
+		RecoveryHold: 10 * time.Second,
 		StateDir:     DefaultStateDir,
 		Flapping:     flap.Default(),
 	}
@@ -208,7 +212,8 @@ func New(o Options) (*Daemon, error) {
 		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
-			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}}}}
+			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
+			left: map[int]unowned{}, recoveries: recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingRepair{}}}}
 	for _, k := range append(kept, c.Keys...) {
 		d.keys[k.Index()] = k
 	}

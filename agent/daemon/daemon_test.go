@@ -153,12 +153,13 @@ func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, byte(k +
 
 // testConfig is a brute-force LAN of n nodes (every node tested each interval,
 // so the tests know exactly what a single interval sees).
-func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, learned bool) Config {
+func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) Config {
 	c := Default()
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
-	c.NotifyLearned = learned
+	c.Notify = scope
 	c.Station = netip.MustParseAddr("127.0.0.100")
 	c.StartupGrace = 0 // these tests check what is notified at once; TestStartupGrace the grace
+	c.RecoveryHold = 0 // and TestRepairNotifiedOnceItHolds the hold of repairs
 	for k := 0; k < n; k++ {
 		c.Nodes = append(c.Nodes, nodelist.Member{Addr: addr(k), Port: 161})
 	}
@@ -179,7 +180,7 @@ func newTestDaemon(t *testing.T, cfg Config, lan *fakeLAN, s *sink, st State, no
 }
 
 func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
@@ -215,9 +216,12 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	}
 }
 
-func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
-	for _, scope := range []bool{false, true} {
-		t.Run(fmt.Sprint("learned=", scope), func(t *testing.T) {
+// TestLearnedEventsNotifiedByScope: node 1 learns node 4's fault from node
+// 2. It notifies it with scope all, and with scope owner since it is the
+// owner (the fault-free agent of the lowest id); not with scope detected.
+func TestLearnedEventsNotifiedByScope(t *testing.T) {
+	for _, scope := range []Scope{NotifyOwner, NotifyDetected, NotifyAll} {
+		t.Run(fmt.Sprint("scope=", scope), func(t *testing.T) {
 			cfg := testConfig(t, 4, hiadsd.VRing, scope)
 			lan, s := newFakeLAN(), &sink{}
 			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
@@ -237,19 +241,19 @@ func TestLearnedEventsNotifiedOnlyWithScopeAll(t *testing.T) {
 			if ev == nil || ev.How != mib.SourceLearned || ev.Source != 2 || ev.Detector != 0 {
 				t.Fatalf("node 4's event: %+v, want learned from node 2", ev)
 			}
-			want := 0
-			if scope {
-				want = 1
+			want := 1
+			if scope == NotifyDetected {
+				want = 0
 			}
 			if len(s.events) != want {
-				t.Fatalf("learned %v: %d notifications, want %d: %+v", scope, len(s.events), want, s.events)
+				t.Fatalf("scope %v: %d notifications, want %d: %+v", scope, len(s.events), want, s.events)
 			}
 		})
 	}
 }
 
 func TestNMSSetSpreadsAndTieRule(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VRing, false)
+	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
@@ -289,7 +293,7 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 }
 
 func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VCube, false)
+	cfg := testConfig(t, 4, hiadsd.VCube, NotifyDetected)
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -308,7 +312,7 @@ func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
 }
 
 func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	st := State{Version: stateVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(1)] = hiadsd.Faulty
@@ -339,7 +343,7 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 		edges int
 	}{{"full", 8 * 3}, {"rotate", 8}} {
 		t.Run(c.plan, func(t *testing.T) {
-			cfg := testConfig(t, 8, hiadsd.VCube, false)
+			cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 			cfg.Rotate = c.plan == "rotate"
 			hypercubeGraph(t, cfg, c.edges)
 		})
@@ -395,7 +399,7 @@ func allFaultFreeRows(n int) []probe.Row {
 // saves fail it waits, and it goes out with the first save that succeeds,
 // whatever made it.
 func TestEventsWaitForTheirSave(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	dir := cfg.StateDir
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
@@ -444,7 +448,7 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 // elsewhere is tested at its new address from the next interval on, and its
 // row and events carry it; the caller's configuration is left alone.
 func TestSetAddressMovesANode(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	cfg.Nodes[2].Host = "ws-03.lan"
 	lan, s := newFakeLAN(), &sink{}
 	moved := netip.MustParseAddr("2001:db8::3")
@@ -474,7 +478,7 @@ func TestSetAddressMovesANode(t *testing.T) {
 // ends it is notified then; a node seen up that fails within the grace is
 // notified at once.
 func TestStartupGrace(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	cfg.StartupGrace = 10 * time.Second
 	clock := &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
@@ -506,11 +510,72 @@ func TestStartupGrace(t *testing.T) {
 	}
 }
 
+// TestRepairNotifiedOnceItHolds: with a recovery hold of 5 s, node 3's
+// fault is notified at once; its repair is not, and when node 3 fails again
+// within the hold neither the repair nor the new fault (the one the station
+// holds) is notified; a repair that holds for 5 s is notified once, with
+// its own event; a fault of another kind is news at once.
+func TestRepairNotifiedOnceItHolds(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg.RecoveryHold = 5 * time.Second
+	clock := &mockClock{now: time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)}
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	step := func(st hiadsd.Status) {
+		t.Helper()
+		clock.advance(time.Second)
+		if st == hiadsd.FaultFree {
+			delete(lan.status, addr(2))
+		} else {
+			lan.status[addr(2)] = st
+		}
+		d.interval(context.Background())
+	}
+	want := func(what string, statuses ...hiadsd.Status) {
+		t.Helper()
+		var got []hiadsd.Status
+		for _, ev := range s.events {
+			if ev.NodeID == 3 {
+				got = append(got, ev.Status)
+			}
+		}
+		if !slices.Equal(got, statuses) {
+			t.Fatalf("%s: node 3 notified %v, want %v", what, got, statuses)
+		}
+	}
+	step(hiadsd.FaultFree)
+	step(hiadsd.Partial)
+	want("a fault", hiadsd.Partial)
+	step(hiadsd.FaultFree)
+	step(hiadsd.FaultFree)
+	want("a repair 1 s old", hiadsd.Partial)
+	step(hiadsd.Partial)
+	want("a repair that did not hold, and the fault again", hiadsd.Partial)
+	step(hiadsd.FaultFree)
+	repair := d.Snapshot().Events[len(d.Snapshot().Events)-1]
+	for range 4 {
+		step(hiadsd.FaultFree)
+	}
+	want("a repair 4 s old", hiadsd.Partial)
+	step(hiadsd.FaultFree)
+	want("a repair that held 5 s", hiadsd.Partial, hiadsd.FaultFree)
+	if last := s.events[len(s.events)-1]; last.Seq != repair.Seq || last.Prev != hiadsd.Partial {
+		t.Errorf("the repair went out as %+v, want its own event %+v", last, repair)
+	}
+	for range 10 {
+		step(hiadsd.FaultFree)
+	}
+	want("nothing more", hiadsd.Partial, hiadsd.FaultFree)
+	step(hiadsd.Faulty)
+	step(hiadsd.Partial)
+	want("a fault, then a fault of another kind", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
+}
+
 // TestPeerWithAnotherNodeList: a peer whose diagNodeListHash differs from
 // this agent's is not a source of diagnostic information (its rows would
 // name other nodes), and the snapshot names it, until the lists agree.
 func TestPeerWithAnotherNodeList(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VRing, false)
+	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	// Node 0 tests node 1 (vRing) and would learn node 3's fault from it.
 	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}

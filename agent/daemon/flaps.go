@@ -24,7 +24,7 @@ func (d *Daemon) statuses() []hiadsd.Status {
 }
 
 // announceFlaps logs each node that started or stopped flapping and, at
-// the one agent that owns it (flapOwner), notifies it.
+// the one agent that owns it (owner), notifies it.
 func (d *Daemon) announceFlaps(changes []flap.Change) {
 	for _, c := range changes {
 		f := d.log.WithFields(logrus.Fields{"node": c.ID + 1, "address": d.list.Members[c.ID].Addr.String(),
@@ -35,25 +35,13 @@ func (d *Daemon) announceFlaps(changes []flap.Change) {
 			f.Info("node no longer flapping")
 		}
 		d.met.flaps.WithLabelValues(map[bool]string{true: "started", false: "stopped"}[c.Flapping]).Inc()
-		if d.notify == nil || !d.flapOwner(c.ID) || d.inMaintenance(c.ID) {
+		if d.notify == nil || d.owner(c.ID) != d.id || d.inMaintenance(c.ID) {
 			continue
 		}
 		n := traps.Flapping{Node: uint32(c.ID + 1), Addr: d.list.Members[c.ID].Addr, Flapping: c.Flapping, Status: d.view[c.ID].Status}
+		d.recoveries.tell(c.ID, n.Status)
 		if err := d.notify.NodeFlapping(n); err != nil {
 			f.WithError(err).Warn("notification not queued")
 		}
 	}
-}
-
-// flapOwner reports whether this agent notifies node id's flapping: the
-// fault-free agent of the lowest id but the node itself, as the view holds
-// them, so that of agents whose views agree exactly one sends it.
-func (d *Daemon) flapOwner(id int) bool {
-	for k, e := range d.view {
-		m := d.list.Members[k]
-		if k != id && e.Status == hiadsd.FaultFree && !m.Removed && !m.TestedOnly {
-			return k == d.id
-		}
-	}
-	return false
 }

@@ -16,7 +16,7 @@ import (
 // and the metric's row say so, and when it holds still one more
 // diagNodeFlapping says it stopped, with the status it settled at.
 func TestFlappingNotifiedOnceEachWay(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	run := func(st hiadsd.Status, n int) {
@@ -64,7 +64,7 @@ func TestFlappingNotifiedOnceEachWay(t *testing.T) {
 // that changes in many of them within one planned interval (an agent
 // starting last among many) does not flap.
 func TestExtraIntervalsAreNoSamples(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	for k := range 30 {
@@ -85,7 +85,7 @@ func TestExtraIntervalsAreNoSamples(t *testing.T) {
 // bring but are no flapping samples: a node pushed up and down many times
 // between two intervals does not flap.
 func TestPushesAreNoSamples(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())

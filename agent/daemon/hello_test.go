@@ -16,7 +16,7 @@ func TestHelloAsksOnce(t *testing.T) {
 	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := start
 	clock := func() time.Time { return now }
-	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	second := func(d *Daemon, lan *fakeLAN, before func()) map[int]int {
 		now = start
 		d.interval(context.Background()) // the first tests everyone: the view was unknown
@@ -82,7 +82,7 @@ func TestHelloAsksOnce(t *testing.T) {
 func TestHelloAfterAStall(t *testing.T) {
 	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := start
-	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
@@ -104,7 +104,7 @@ func TestHelloAfterAStall(t *testing.T) {
 // time; the interval's own length says it stalled.
 func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
 	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())

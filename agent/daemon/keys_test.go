@@ -19,7 +19,7 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	oldKey, _ := keyring.Generate()
 	newKey, _ := keyring.Generate()
 	other, _ := keyring.Generate()
-	c := testConfig(t, 3, hiadsd.VCube, false)
+	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
 	c.Keys = []keyring.Key{oldKey}
 	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
 	if r, ok := d.Ring(); !ok || !slices.Equal(r.Keys, []keyring.Key{oldKey}) {

@@ -57,7 +57,7 @@ func (d *Daemon) inMaintenance(id int) bool {
 // and closed since the last: each is logged, and a window that closed on a
 // node whose status is not the one it had when the window began is
 // notified, once, by the agent that owns the node's notifications
-// (flapOwner). It runs on the loop.
+// (owner). It runs on the loop.
 func (d *Daemon) watchMaintenance() {
 	now := d.now()
 	for id, m := range d.list.Members {
@@ -88,10 +88,11 @@ func (d *Daemon) endMaintenance(id int, w nodelist.Window) {
 		return
 	}
 	f.Info("maintenance window ended with the node's status changed")
-	if d.notify == nil || !d.flapOwner(id) {
+	if d.notify == nil || d.owner(id) != d.id {
 		return
 	}
 	e := traps.MaintenanceEnded{Node: uint32(id + 1), Addr: m.Addr, Status: st, Began: w.Status}
+	d.recoveries.tell(id, st)
 	if err := d.notify.NodeMaintenanceEnded(e); err != nil {
 		f.WithError(err).Warn("notification not queued")
 	}

@@ -30,7 +30,7 @@ func (c *fakeClock) add(d time.Duration) {
 // status it began with sends nothing.
 func TestMaintenanceWindow(t *testing.T) {
 	for _, self := range []int{0, 1} {
-		cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+		cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 		cfg.Self = self
 		lan, s := newFakeLAN(), &sink{}
 		clock := &fakeClock{t: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}

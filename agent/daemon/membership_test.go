@@ -66,7 +66,7 @@ func (m *mockNet) changes(id int) []traps.ListChange {
 // restarted with the file it started from keeps the list it learned; one
 // whose file was edited while it was down makes that edit the next change.
 func TestMockNetJoinAndLeave(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.VCube, false)
+	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
 	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
 		for k := range 8 {
 			if !m.everyone(k, hiadsd.FaultFree, -1) {

@@ -14,7 +14,7 @@ import (
 // MIB numbers it, with its name, the counts by status, hiADSDisUP, the
 // newest event and what the intervals read.
 func TestMetrics(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, false)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	cfg.Nodes[0].Name = "alpha"
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
@@ -58,7 +58,7 @@ diagagent_intervals_total 1
 func TestMetricsUnusedAnswers(t *testing.T) {
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Faulty
-	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, false), lan, s, State{}, nil)
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, NotifyDetected), lan, s, State{}, nil)
 	for range 2 { // both levels: node 2 is found faulty
 		d.interval(context.Background())
 	}

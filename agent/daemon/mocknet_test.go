@@ -56,8 +56,8 @@ func (c *mockClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 // newMockNet starts n daemons running algo, every one fault-free.
-func newMockNet(t *testing.T, n int, algo hiadsd.Algorithm, learned bool) *mockNet {
-	cfg := testConfig(t, n, algo, learned)
+func newMockNet(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) *mockNet {
+	cfg := testConfig(t, n, algo, scope)
 	// Every agent's interval of a round runs at one instant of the clock:
 	// half an interval into the round, past every agent's stagger, so
 	// they all test the round's cluster (rounds.go).
@@ -283,7 +283,7 @@ func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]
 // every other agent serves the new station within log2 16 rounds (it rides
 // the fetches), and only the agent that took the SET notifies the change.
 func TestMockNetStationReachesEveryAgent(t *testing.T) {
-	m := newMockNet(t, 16, hiadsd.VCube, false)
+	m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
 	m.until(2*hiadsd.Levels(16), "every agent knows every node", func() bool {
 		for k := range 16 {
 			if !m.everyone(k, hiadsd.FaultFree, -1) {
@@ -323,7 +323,7 @@ func TestMockNetStationReachesEveryAgent(t *testing.T) {
 func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 	for _, a := range []hiadsd.Algorithm{hiadsd.VCube, hiadsd.HiADSD} {
 		t.Run(a.String(), func(t *testing.T) {
-			m := newMockNet(t, 8, a, true)
+			m := newMockNet(t, 8, a, NotifyAll)
 			bound := hiadsd.LatencyBound(a, 8) + 1
 			m.until(2*bound, "start-up", func() bool { return m.everyone(5, hiadsd.FaultFree, -1) })
 			m.stop(2, false)
@@ -372,7 +372,7 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 // Recheck retracts, where the holder of a verdict never tests the node, are
 // replayed in hiadsd/lab/testdata/recheck.txt.)
 func TestMockNetPartitionHeals(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.HiADSD, false)
+	m := newMockNet(t, 8, hiadsd.HiADSD, NotifyDetected)
 	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
 	m.until(2*bound, "start-up", func() bool { return m.everyone(1, hiadsd.FaultFree, -1) })
 	m.mu.Lock()
@@ -396,7 +396,7 @@ func TestMockNetPartitionHeals(t *testing.T) {
 // back what it applied once a test answers.
 func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	const n, cut = 16, 6
-	m := newMockNet(t, n, hiadsd.VCube, false)
+	m := newMockNet(t, n, hiadsd.VCube, NotifyDetected)
 	m.until(8, "start-up", func() bool { return m.everyone(0, hiadsd.FaultFree, -1) && m.everyone(cut, hiadsd.FaultFree, -1) })
 	m.round()
 	m.clock.advance(time.Minute) // past the start-up grace: every verdict is notified
@@ -452,36 +452,103 @@ func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
 	}
 }
 
-// TestMockNetNotificationScope: with scope detected only the agents that
-// tested the change notify it; with scope all every agent does.
+// TestMockNetNotificationScope: node 3 of eight stops, then comes back.
+// With scope owner one agent notifies each change, the owner (agent 1),
+// though it tested neither; with scope detected only agents that tested
+// node 3 notify, and with scope all every agent does.
 func TestMockNetNotificationScope(t *testing.T) {
-	for _, scope := range []bool{false, true} {
-		t.Run(fmt.Sprint("learned=", scope), func(t *testing.T) {
+	for _, scope := range []Scope{NotifyOwner, NotifyDetected, NotifyAll} {
+		t.Run(fmt.Sprint("scope=", scope), func(t *testing.T) {
 			m := newMockNet(t, 8, hiadsd.VCube, scope)
 			m.until(8, "start-up", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
 			m.stop(2, true)
 			m.until(hiadsd.Levels(8)+1, "node 3 faulty everywhere", func() bool { return m.everyone(2, hiadsd.Faulty, 2) })
-			notified, testers := 0, 0
-			for id, s := range m.sinks {
-				if id == 2 {
-					continue
-				}
-				for _, ev := range s.events {
-					if ev.NodeID == 3 && ev.Status == hiadsd.Faulty {
-						notified++
+			m.mu.Lock()
+			m.state[2] = hiadsd.FaultFree
+			m.mu.Unlock()
+			m.start(2)
+			m.until(2*hiadsd.Levels(8)+1, "node 3 fault-free everywhere", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
+			for _, st := range []hiadsd.Status{hiadsd.Faulty, hiadsd.FaultFree} {
+				var notified []int
+				testers := 0
+				for id, s := range m.sinks {
+					if id == 2 {
+						continue
+					}
+					for _, ev := range s.events {
+						if ev.NodeID == 3 && ev.Status == st {
+							notified = append(notified, id+1)
+						}
+					}
+					if m.probes[[2]int{id, 2}] > 0 {
+						testers++
 					}
 				}
-				if m.probes[[2]int{id, 2}] > 0 && len(s.events) > 0 {
-					testers++
+				switch {
+				case scope == NotifyOwner && !slices.Equal(notified, []int{1}):
+					t.Errorf("scope owner: node 3 %v notified by agents %v, want agent 1 alone", st, notified)
+				case scope == NotifyDetected && (len(notified) == 0 || len(notified) > testers):
+					t.Errorf("scope detected: node 3 %v notified by agents %v, %d tested it", st, notified, testers)
+				case scope == NotifyAll && len(notified) != 7:
+					t.Errorf("scope all: node 3 %v notified by agents %v, want all 7", st, notified)
 				}
-			}
-			switch {
-			case scope && notified != 7:
-				t.Errorf("scope all: %d agents notified, want all 7", notified)
-			case !scope && (notified == 0 || notified > testers):
-				t.Errorf("scope detected: %d agents notified, %d of them tested node 3", notified, testers)
+				t.Logf("node 3 %v notified by agents %v", st, notified)
 			}
 		})
+	}
+}
+
+// TestMockNetOwnerHandsOver: agent 1, the owner of every notification,
+// stops in the round another node fails, for each other node and each of
+// the three rounds of the rotating plan, with pushes off so that the
+// agents learn the two faults by pull in different rounds. An agent that
+// learned the node's fault while it held agent 1 fault-free left it to
+// agent 1; agent 2, once it finds itself the owner, notifies it (a
+// handover) if it was such an agent. Each fault reaches the station once,
+// from agent 2, and some runs take the handover.
+func TestMockNetOwnerHandsOver(t *testing.T) {
+	handed := 0
+	for offset := range hiadsd.Levels(8) {
+		for victim := 2; victim < 8; victim++ {
+			m := newMockNet(t, 8, hiadsd.VCube, NotifyOwner)
+			logger, hook := logtest.NewNullLogger()
+			for id, d := range m.agents {
+				d.log = logger.WithField("self", id)
+			}
+			m.until(8, "start-up", func() bool { return m.everyone(victim, hiadsd.FaultFree, -1) })
+			m.noPush = true
+			for range offset {
+				m.round()
+			}
+			m.stop(0, true)
+			m.stop(victim, true)
+			m.until(2*hiadsd.Levels(8)+1, "both faulty everywhere", func() bool {
+				return m.everyone(0, hiadsd.Faulty, 0) && m.everyone(victim, hiadsd.Faulty, victim)
+			})
+			for _, e := range hook.AllEntries() {
+				if strings.HasPrefix(e.Message, "a change left to an owner that failed") {
+					handed++
+				}
+			}
+			for _, node := range []uint32{1, uint32(victim + 1)} {
+				var notified []int
+				for id, s := range m.sinks {
+					for _, ev := range s.events {
+						if ev.NodeID == node && ev.Status == hiadsd.Faulty {
+							notified = append(notified, id+1)
+						}
+					}
+				}
+				if !slices.Equal(notified, []int{2}) {
+					t.Errorf("round %d, node %d down with agent 1: node %d faulty notified by agents %v, want agent 2 once",
+						offset, victim+1, node, notified)
+				}
+			}
+		}
+	}
+	t.Logf("%d of %d faults reached the station by a handover", handed, 6*hiadsd.Levels(8))
+	if handed == 0 {
+		t.Error("no run took the handover: agent 2 learned no fault while it held agent 1 fault-free")
 	}
 }
 
@@ -489,7 +556,7 @@ func TestMockNetNotificationScope(t *testing.T) {
 // once, not every interval, and again when the peer comes back and fails
 // anew.
 func TestMockNetExplainsPartialOnce(t *testing.T) {
-	m := newMockNet(t, 4, hiadsd.VCube, false)
+	m := newMockNet(t, 4, hiadsd.VCube, NotifyDetected)
 	logger, hook := logtest.NewNullLogger()
 	for id, d := range m.agents {
 		d.log = logger.WithField("self", id)
@@ -575,7 +642,7 @@ func TestExplainCauses(t *testing.T) {
 func TestMockNetSteadyStateReadsNothing(t *testing.T) {
 	for _, push := range []bool{false, true} {
 		t.Run(fmt.Sprintf("push=%v", push), func(t *testing.T) {
-			m := newMockNet(t, 16, hiadsd.VCube, false)
+			m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
 			m.noPush = !push
 			steadyStateReadsNothing(t, m, push)
 		})
@@ -634,7 +701,7 @@ func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 // round leaves some agent unaware.
 func TestMockNetPushKnowsInOneRound(t *testing.T) {
 	for _, push := range []bool{true, false} {
-		m := newMockNet(t, 16, hiadsd.VCube, false)
+		m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
 		m.noPush = !push
 		m.until(12, "start-up", func() bool {
 			for k, d := range m.agents {

@@ -41,7 +41,7 @@ func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
 // and merged (served) once the interval is over, after the verdicts of the
 // tests that were under way.
 func TestPushTakenDuringATest(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	cfg.Rotate = false // every interval tests node 2
 	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 8)}, &sink{}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
@@ -91,7 +91,7 @@ func TestPushTakenDuringATest(t *testing.T) {
 // newer than the agent's own entry, about a peer the batch is testing,
 // reaches that peer's test; and a full channel never blocks the loop.
 func TestCorroborate(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, false)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
 		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})

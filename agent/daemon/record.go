@@ -26,11 +26,14 @@ type journal struct {
 	lastDone time.Time // when the loop last finished an interval, for hiADSDisUP
 	withheld bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 
-	// how, changed and held are owned by the loop goroutine.
+	// how, changed, held and left are owned by the loop goroutine.
 	how     []mib.Source
 	changed []uint32        // nodeLastChange, hundredths of a second since start
 	held    []hiadsd.Status // what the state file held per node, until the first verdict on it
 	grace   grace           // first verdicts held back during start-up
+	left    map[int]unowned // per node, its last change left to its owner (handover)
+
+	recoveries recoveries // repairs waiting until they hold, and what the station was told
 }
 
 // record turns one interval's report into event rows, log lines,
@@ -63,7 +66,9 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			ev.Source = uint32(u.From + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
-		d.unsaved = append(d.unsaved, unsavedEvent{ev, u, d.mute(u.ID)})
+		e := unsavedEvent{ev: ev, u: u, mute: d.mute(u.ID), notify: d.notifies(u)}
+		d.unsaved = append(d.unsaved, e)
+		d.leave(e, now)
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]board.Event(nil), d.st.Events[n-maxEvents:]...)
@@ -83,12 +88,13 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	}
 	d.mu.Unlock()
 	d.announceFlaps(flaps)
-	if !dirty {
-		return
+	if dirty {
+		if err := d.persist(st); err != nil {
+			d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
+		}
 	}
-	if err := d.persist(st); err != nil {
-		d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
-	}
+	d.handover(now)
+	d.releaseRecoveries(now)
 }
 
 // persist saves st and, once it is on disk, serves and notifies the events
@@ -110,17 +116,19 @@ func (d *Daemon) persist(st State) error {
 	}
 	d.mu.Unlock()
 	for _, e := range out {
-		d.announce(e.ev, e.u, e.mute)
+		d.announce(e)
 	}
 	return nil
 }
 
-// unsavedEvent is an event recorded but not yet on disk, with its update
-// and, if it is not to be notified, why (mute).
+// unsavedEvent is an event recorded but not yet on disk, with its update,
+// whether this agent's scope notifies it (notify) and, if it is held back
+// anyway, why (mute).
 type unsavedEvent struct {
-	ev   board.Event
-	u    hiadsd.Update
-	mute string
+	ev     board.Event
+	u      hiadsd.Update
+	mute   string
+	notify bool
 }
 
 // mute says why an event about node id, recorded now, is not notified: the
@@ -193,7 +201,8 @@ func (j *journal) state() State {
 // announce logs one event and sends its notification when the scope asks for it.
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
-func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
+func (d *Daemon) announce(e unsavedEvent) {
+	ev, u, mute := e.ev, e.u, e.mute
 	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
 		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
 	if !u.IsDirect() {
@@ -209,7 +218,7 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
 		f = f.WithField("muted", mute) // not notified: the harness and an operator can tell
 	}
 	f.Info("node status changed")
-	if d.notify == nil || (!u.IsDirect() && !d.cfg.NotifyLearned) {
+	if d.notify == nil || !e.notify {
 		return
 	}
 	if held {
@@ -217,6 +226,10 @@ func (d *Daemon) announce(ev board.Event, u hiadsd.Update, mute string) {
 		return
 	}
 	if mute != "" {
+		return
+	}
+	if !d.recoveries.pass(e, d.cfg.RecoveryHold, d.now()) {
+		f.Debug("not notified now: a repair waits until it has held, and a fault the station was last told is not told again")
 		return
 	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {
@@ -337,7 +350,10 @@ func (d *Daemon) endGrace() {
 	d.grace.held = nil
 	d.grace.mu.Unlock()
 	for id, e := range held {
-		if d.view[id].Status != e.u.New.Status || d.notify == nil || (!e.u.IsDirect() && !d.cfg.NotifyLearned) || d.inMaintenance(id) {
+		if d.view[id].Status != e.u.New.Status || d.notify == nil || !d.notifies(e.u) || d.inMaintenance(id) {
+			continue
+		}
+		if !d.recoveries.pass(e, d.cfg.RecoveryHold, d.now()) {
 			continue
 		}
 		d.log.WithFields(logrus.Fields{"node": id + 1, "new": e.u.New.Status.String(), "seq": e.ev.Seq}).

@@ -14,7 +14,7 @@ import (
 // than running the one it missed late.
 func TestRoundsAgreeAcrossAgents(t *testing.T) {
 	const n = 16
-	cfg := testConfig(t, n, hiadsd.VCube, false)
+	cfg := testConfig(t, n, hiadsd.VCube, NotifyDetected)
 	cfg.Interval = 2 * time.Second
 	var now time.Time
 	agents := make([]*Daemon, n)
