@@ -278,6 +278,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		began := d.now()
+		d.helloIfResumed(ctx, began)
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
 		d.extra = d.hi.unanswered > 0

@@ -88,8 +88,6 @@ func (d *Daemon) releaseRecoveries(now time.Time) {
 		if d.mute(e.u.ID) != "" || d.notify == nil {
 			continue
 		}
-		if err := d.notify.NodeStatusChange(e.ev); err != nil {
-			d.log.WithError(err).Warn("notification not queued")
-		}
+		d.sendStatus(e.ev, "a repair that held "+d.cfg.RecoveryHold.String())
 	}
 }

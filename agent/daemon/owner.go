@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -107,8 +108,6 @@ func (d *Daemon) handover(now time.Time) {
 			continue
 		}
 		f.Info("a change left to an owner that failed before it was known: notified by the new owner")
-		if err := d.notify.NodeStatusChange(l.ev); err != nil {
-			f.WithError(err).Warn("notification not queued")
-		}
+		d.sendStatus(l.ev, "handed over by node "+strconv.Itoa(l.owner+1))
 	}
 }

@@ -232,9 +232,24 @@ func (d *Daemon) announce(e unsavedEvent) {
 		f.Debug("not notified now: a repair waits until it has held, and a fault the station was last told is not told again")
 		return
 	}
+	d.sendStatus(ev, "")
+}
+
+// sendStatus queues the notification of event ev and logs it, with why it
+// goes out now if not at once (a repair that held, a change handed over,
+// a verdict held through the start-up grace): every status notification an
+// agent sends is one "status change notified" line, which the chaos run
+// matches against what the station received.
+func (d *Daemon) sendStatus(ev board.Event, late string) {
+	f := d.log.WithFields(logrus.Fields{"node": ev.NodeID, "seq": ev.Seq, "new": ev.Status.String()})
+	if late != "" {
+		f = f.WithField("late", late)
+	}
 	if err := d.notify.NodeStatusChange(ev); err != nil {
 		f.WithError(err).Warn("notification not queued")
+		return
 	}
+	f.Info("status change notified")
 }
 
 // buildRows makes the diagTree rows from the view, leaving out the nodes
@@ -356,10 +371,6 @@ func (d *Daemon) endGrace() {
 		if !d.recoveries.pass(e, d.cfg.RecoveryHold, d.now()) {
 			continue
 		}
-		d.log.WithFields(logrus.Fields{"node": id + 1, "new": e.u.New.Status.String(), "seq": e.ev.Seq}).
-			Info("a first verdict held through the start-up grace still holds: notified")
-		if err := d.notify.NodeStatusChange(e.ev); err != nil {
-			d.log.WithError(err).Warn("notification not queued")
-		}
+		d.sendStatus(e.ev, "a first verdict held through the start-up grace still holds")
 	}
 }

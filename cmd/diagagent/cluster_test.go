@@ -47,6 +47,9 @@ const (
 	testTimeout  = 300 * time.Millisecond
 	testRetries  = 1
 	pingTimeout  = 500 * time.Millisecond
+	// recoveryHold is traps.recovery_hold: a repair is notified this long
+	// after it is known.
+	recoveryHold = 2 * time.Second
 )
 
 // cluster is a set of real diagagent processes on 127.0.0.1, 127.0.0.2, ...
@@ -107,7 +110,7 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	if s.informs {
 		kind = "inform"
 	}
-	fmt.Fprintf(&b, "traps:\n  nms: %s\n  kind: %s\n  timeout: 500ms\n  retries: 2\n", s.station, kind)
+	fmt.Fprintf(&b, "traps:\n  nms: %s\n  kind: %s\n  timeout: 500ms\n  retries: 2\n  recovery_hold: %s\n", s.station, kind, recoveryHold)
 	if len(s.stations) > 0 {
 		fmt.Fprintf(&b, "  fallbacks: [%s]\n", strings.Join(s.stations, ", "))
 	}

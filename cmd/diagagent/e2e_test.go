@@ -61,7 +61,7 @@ func TestVCubeClusterOfRealAgents(t *testing.T) {
 	c.start(4)
 	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
 	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
-	if _, err := trapd.Wait(bound, 0, notificationAbout(5, 0)); err != nil {
+	if _, err := trapd.Wait(bound+recoveryHold, 0, notificationAbout(5, 0)); err != nil {
 		t.Fatalf("station got no notification that node 5 is fault-free again: %v", err)
 	}
 

@@ -83,23 +83,25 @@ func TestFlappingLAN(t *testing.T) {
 		t.Errorf("agent 1 muted %d changes of node 4 while it flapped, want the changes of the 2 s cycles (4 or more)", changes)
 	}
 	// Each agent mutes a node it judges flapping (mutedWhileFlapping checks
-	// every log); one whose samples, a second apart, missed some of the
-	// changes judges it later and may notify a change meanwhile: each
-	// notification the station got while the node flapped is such a change,
-	// logged unmuted by its detector.
-	detector := regexp.MustCompile(regexp.QuoteMeta(mib.DiagEventDetector) + `\.(\d+) = INTEGER: (\d+)`)
+	// every log); the owner (agent 1, traps.scope owner) notifies, and if its
+	// samples, a second apart, missed some of the changes it judges the node
+	// later and may notify a change meanwhile: each notification the station
+	// got while the node flapped is such a change, logged unmuted by the
+	// agent that sent it.
+	sender := regexp.MustCompile(`^NOTIFY UDP: \[127\.0\.0\.(\d+)\]`)
+	seq := regexp.MustCompile(regexp.QuoteMeta(mib.DiagEventNodeID) + `\.(\d+) = INTEGER: 4\b`)
 	for k := start + 1; k < stop; k++ {
 		if !node4(lines[k]) {
 			continue
 		}
-		m := detector.FindStringSubmatch(lines[k])
-		if m == nil {
-			t.Errorf("a notification about node 4 names no detector: %s", lines[k])
+		from, ev := sender.FindStringSubmatch(lines[k]), seq.FindStringSubmatch(lines[k])
+		if from == nil || ev == nil {
+			t.Errorf("a notification about node 4 names no sender or event: %s", lines[k])
 			continue
 		}
-		d, _ := strconv.Atoi(m[2])
-		if d < 1 || d > 3 || !loggedUnmuted(t, c.logs[d-1], m[1], 4) {
-			t.Errorf("agent %d notified change seq %s of node 4 while node 4 flapped, and its log does not show it unmuted: %s", d, m[1], lines[k])
+		a, _ := strconv.Atoi(from[1])
+		if a < 1 || a > 3 || !loggedUnmuted(t, c.logs[a-1], ev[1], 4) {
+			t.Errorf("agent %d notified change seq %s of node 4 while node 4 flapped, and its log does not show it unmuted: %s", a, ev[1], lines[k])
 		}
 	}
 }

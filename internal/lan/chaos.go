@@ -38,7 +38,7 @@ type ChaosResult struct {
 	Events          int            // status changes the agents logged (first verdicts "fault-free" aside)
 	FalseSuspicions int            // of those, faulty or partial about a node no fault was on, outside any link fault
 	HealSuspicions  int            // faulty or partial about a node no fault was on, learned while a cut-off host rejoined
-	Expected        int            // notifications the agents' direct events call for
+	Expected        int            // status notifications the agents logged they sent
 	Received        int            // distinct notifications the station received
 	Duplicates      int            // notifications received more than once (an inform resent after a lost acknowledgement)
 	TableRows       int            // event-table rows checked, over every agent
@@ -374,27 +374,48 @@ var (
 )
 
 // checkNotifications waits (for the informs' whole retry budget at most)
-// until the station holds a notification for every event an agent detected
-// itself, then compares: none missing, none for an event no agent logged.
+// until the station holds every status notification an agent logged it
+// sent ("status change notified": the owner's, traps.scope owner, some
+// sent late: a repair once it held, a change handed over) and the last
+// notification about each node says fault-free, as every node is now.
+// Then it compares: none missing, none for an event no agent logged, each
+// about an event its sender logged with that status, and the station's
+// last word on each node true.
 func (r *chaosRun) checkNotifications(evs []Event) {
-	want := map[string]bool{}
+	logged := map[[2]int]Event{}
 	for _, e := range evs {
-		if e.How == "direct" && e.Muted == "" { // a muted one was said otherwise (diagNodeFlapping)
-			want[fmt.Sprintf("agent %d seq %d: node %d %s", e.Self, e.Seq, e.Node, statusCode[e.New])] = true
+		if e.Change() {
+			logged[[2]int{e.Self, e.Seq}] = e
 		}
 	}
-	r.res.Expected = len(want)
+	var want map[string]bool
 	var got map[string]int
+	var last map[string]string
 	var unreadable []string
+	ff := statusCode["fault-free"]
 	_, _ = r.c.Poll(100*time.Second, func() bool {
-		got, unreadable = r.received()
+		want = map[string]bool{}
+		for _, s := range r.c.Notified() {
+			want[fmt.Sprintf("agent %d seq %d: node %d %s", s.Self, s.Seq, s.Node, statusCode[s.Status])] = true
+		}
+		got, last, unreadable = r.received()
 		for k := range want {
 			if got[k] == 0 {
 				return false
 			}
 		}
+		for _, st := range last {
+			if st != ff {
+				return false
+			}
+		}
 		return true
 	})
+	for _, s := range r.c.Notified() {
+		if e, ok := logged[[2]int{s.Self, s.Seq}]; !ok || e.Node != s.Node || e.New != s.Status {
+			r.violate("agent %d notified its event %d as node %d %s, which it did not log so", s.Self, s.Seq, s.Node, s.Status)
+		}
+	}
 	for _, l := range unreadable {
 		r.violate("unreadable notification: %q", l)
 	}
@@ -405,22 +426,29 @@ func (r *chaosRun) checkNotifications(evs []Event) {
 			r.violate("notification for no logged event: %s", k)
 		}
 	}
+	r.res.Expected = len(want)
 	for k := range want {
 		if got[k] == 0 {
 			r.violate("lost notification: %s", k)
 		}
 	}
+	for node, st := range last {
+		if st != ff {
+			r.violate("the station's last notification about node %s says status %s; every node is fault-free", node, st)
+		}
+	}
 }
 
 // received reads the station's diagNodeStatusChange notifications, keyed
-// like checkNotifications' expectations, with how often each came, and the
-// lines it could not read.
-func (r *chaosRun) received() (map[string]int, []string) {
+// like checkNotifications' expectations, with how often each came; the
+// status the last one about each node carried (by NodeID); and the lines
+// it could not read.
+func (r *chaosRun) received() (map[string]int, map[string]string, []string) {
 	agentOf := map[string]int{}
 	for k := range r.c.Agents {
 		agentOf[r.c.Net.Addrs[k].String()] = k + 1
 	}
-	out, unreadable := map[string]int{}, []string(nil)
+	out, last, unreadable := map[string]int{}, map[string]string{}, []string(nil)
 	for _, l := range r.c.Station.Notifications(0) {
 		if !strings.Contains(l, ".1.3.6.1.4.1.200.2.0.1") {
 			continue
@@ -431,8 +459,9 @@ func (r *chaosRun) received() (map[string]int, []string) {
 			continue
 		}
 		out[fmt.Sprintf("agent %d seq %s: node %s %s", agentOf[src[1]], node[1], node[2], st[1])]++
+		last[node[2]] = st[1]
 	}
-	return out, unreadable
+	return out, last, unreadable
 }
 
 // statusCode is the MIB's number of each status name an agent logs, from
@@ -495,7 +524,7 @@ func ChaosTable(setting string, r ChaosResult) string {
 		{"status changes logged", strconv.Itoa(r.Events)},
 		{"false suspicions (lost datagrams)", strconv.Itoa(r.FalseSuspicions)},
 		{"false suspicions learned from a rejoining cut-off host", strconv.Itoa(r.HealSuspicions)},
-		{"notifications expected / received", fmt.Sprintf("%d / %d (%d duplicates of acknowledged informs)", r.Expected, r.Received, r.Duplicates)},
+		{"status notifications sent / received", fmt.Sprintf("%d / %d (%d duplicates of acknowledged informs)", r.Expected, r.Received, r.Duplicates)},
 		{"event-table rows checked", strconv.Itoa(r.TableRows)},
 		{"max agent RSS", fmt.Sprintf("%.1f MB", float64(r.MaxRSS)/(1<<20))},
 		{"invariant violations", strconv.Itoa(len(r.Violations))},

@@ -64,6 +64,23 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq, Muted: l.Muted}, true
 }
 
+// Sent is an agent's "status change notified" line: Self queued the
+// notification of its event Seq, node Node at Status.
+type Sent struct {
+	Self, Node, Seq int
+	Status          string
+}
+
+// ParseSent reads a log line; ok is false for anything but a status
+// change notified.
+func ParseSent(line string) (s Sent, ok bool) {
+	var l logLine
+	if err := json.Unmarshal([]byte(line), &l); err != nil || l.Msg != "status change notified" || l.Node == 0 {
+		return Sent{}, false
+	}
+	return Sent{Self: l.Self, Node: l.Node, Seq: l.Seq, Status: l.New}, true
+}
+
 // The New of swimmember's suspicion lines and of an agent's refusal
 // (ParseEvent).
 const (
@@ -80,6 +97,7 @@ func (e Event) Change() bool { return e.New != Raised && e.New != Refuted && e.N
 type eventLog struct {
 	mu     sync.Mutex
 	events []Event
+	sent   []Sent            // the status notifications the agents logged, in order
 	now    map[[2]int]string // latest(events), kept as they arrive
 	wake   chan struct{}     // closed and replaced when an event arrives
 }
@@ -91,6 +109,12 @@ func newEventLog() *eventLog {
 
 // record turns a log line into an Event.
 func (l *eventLog) record(line string) {
+	if s, ok := ParseSent(line); ok {
+		l.mu.Lock()
+		l.sent = append(l.sent, s)
+		l.mu.Unlock()
+		return
+	}
 	ev, ok := ParseEvent(line, time.Now())
 	if !ok {
 		return
@@ -117,6 +141,13 @@ func (l *eventLog) Events(from int) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]Event(nil), l.events[min(from, len(l.events)):]...)
+}
+
+// Notified returns a copy of the status notifications the agents logged.
+func (l *eventLog) Notified() []Sent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Sent(nil), l.sent...)
 }
 
 // Latest is each (Self, Node) pair's latest status, as latest(Events(0))

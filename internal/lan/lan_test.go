@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -98,7 +99,11 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 	}
 	t.Logf("%s: node %d at %d (%s) everywhere after %v = %.1f rounds (bound %v)", what, node, want,
 		statusName(want), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
-	if _, err := c.Station.Wait(c.Bound(), mark, StatusChange(node, want)); err != nil {
+	wait := c.Bound()
+	if want == 0 { // a repair is notified once it has held (traps.recovery_hold)
+		wait += config.Default().Traps.RecoveryHold
+	}
+	if _, err := c.Station.Wait(wait, mark, StatusChange(node, want)); err != nil {
 		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, statusName(want), err)
 	}
 }
