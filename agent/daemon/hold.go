@@ -61,6 +61,15 @@ func (r *recoveries) tell(id int, st hiadsd.Status) {
 	delete(r.waiting, id)
 }
 
+// outstanding reports whether the last notification about node id said
+// it was faulty or partial.
+func (r *recoveries) outstanding(id int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st, ok := r.told[id]
+	return ok && (st == hiadsd.Faulty || st == hiadsd.Partial)
+}
+
 // releaseRecoveries notifies each waiting repair that has held for
 // Config.RecoveryHold, if the view still holds the node fault-free and the
 // station was not told so; a repair the view no longer holds is dropped.

@@ -42,6 +42,12 @@ func (d *Daemon) owner(id int) int {
 }
 
 // notifies reports whether this agent notifies update u under its scope.
+// Under NotifyOwner that is the owner's job, but not while this agent
+// withholds its view (it reaches none of its peers, and holds them faulty
+// as its own link's fault: it would be the owner of every node, and every
+// verdict false); and any agent that told the station a node was down
+// tells it the node is up again, owner or not: after a cut-off, the owner's
+// view never changed, and only the agent that spoke can retract.
 func (d *Daemon) notifies(u hiadsd.Update) bool {
 	switch d.cfg.Notify {
 	case NotifyAll:
@@ -49,7 +55,10 @@ func (d *Daemon) notifies(u hiadsd.Update) bool {
 	case NotifyDetected:
 		return u.IsDirect()
 	}
-	return d.owner(u.ID) == d.id
+	if u.New.Status == hiadsd.FaultFree && d.recoveries.outstanding(u.ID) {
+		return true
+	}
+	return d.owner(u.ID) == d.id && !d.node.Withholds()
 }
 
 // unowned is the latest change of a node that this agent recorded and left
@@ -88,6 +97,9 @@ func (d *Daemon) handoverWindow() time.Duration {
 // change are possible (the failed owner sent it just before it failed),
 // none lost. It runs on the loop, after record.
 func (d *Daemon) handover(now time.Time) {
+	if d.node.Withholds() || d.isolated > 0 {
+		return // no peer answers: the owner's fault is likely this agent's own link's
+	}
 	d.mu.Lock()
 	saved := d.savedSeq
 	d.mu.Unlock()
