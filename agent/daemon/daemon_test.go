@@ -571,6 +571,34 @@ func TestRepairNotifiedOnceItHolds(t *testing.T) {
 	want("a fault, then a fault of another kind", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
 }
 
+// TestTheAgentThatToldRetracts: agent 2 owns node 3's notifications while
+// agent 1 is down, and notifies node 3 partial. Agent 1 comes back and is
+// node 3's owner again; when node 3 recovers, agent 2 still tells the
+// station, since agent 1 never told it anything. (Agent 2 owns node 1's
+// notifications throughout: its fault and its repair.)
+func TestTheAgentThatToldRetracts(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg.Self = 1
+	lan, s := newFakeLAN(), &sink{}
+	lan.status[addr(0)] = hiadsd.Faulty
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	lan.status[addr(2)] = hiadsd.Partial
+	d.interval(context.Background())
+	delete(lan.status, addr(0))
+	d.interval(context.Background())
+	delete(lan.status, addr(2))
+	d.interval(context.Background())
+	var got []string
+	for _, ev := range s.events {
+		got = append(got, fmt.Sprintf("node %d %v", ev.NodeID, ev.Status))
+	}
+	want := []string{"node 1 faulty", "node 3 partial", "node 1 fault-free", "node 3 fault-free"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("agent 2 notified %v, want %v", got, want)
+	}
+}
+
 // TestPeerWithAnotherNodeList: a peer whose diagNodeListHash differs from
 // this agent's is not a source of diagnostic information (its rows would
 // name other nodes), and the snapshot names it, until the lists agree.
