@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gosnmp/gosnmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/usm"
@@ -186,6 +187,41 @@ func TestProbeV3KeepsTheEngine(t *testing.T) {
 		if flags := v3Flags(t, b); flags&byte(gosnmp.AuthPriv) != byte(gosnmp.AuthPriv) {
 			t.Errorf("request %d has msgFlags %#x, want authPriv", i+2, flags)
 		}
+	}
+}
+
+// TestProbeV3RestartedPeer: the prober holds a peer's engine at an older
+// boots count than the peer's, as after the peer restarted. The peer
+// answers the test's GET with a notInTimeWindow report, delivered twice:
+// gosnmp takes the new boots from the first and resends, then reads the
+// second as the reply to its resend. The test asks again and finds the
+// peer fault-free, as it is, instead of reading a malformed reply as
+// partial (156 false verdicts at N = 256 when one agent restarted).
+func TestProbeV3RestartedPeer(t *testing.T) {
+	k, err := keyring.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := k.User()
+	d := startProbeSNMPD(t,
+		fmt.Sprintf(`createUser %s SHA-256 "%s" AES "%s"`, u.Name, u.AuthPassphrase, u.PrivPassphrase),
+		"rouser "+u.Name+" priv",
+		upLine("1"))
+	relay := netsnmptest.StartRelay(t, "127.0.0.1", fmt.Sprintf("127.0.0.1:%d", d.port))
+	ap := netip.MustParseAddrPort(relay.Addr())
+	target := Target{Addr: ap.Addr(), Port: ap.Port()}
+	p := newTestProber(t, func(c *Config) { c.V3 = &u })
+	if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
+		t.Fatalf("first test: got %+v, want fault-free", res)
+	}
+	p.book.update(key(target), func(s *peerState) { s.engine.boots-- }) // the peer restarted since
+	relay.DuplicateNext(1)
+	res := p.Probe(probeContext(t), target)
+	if res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.Retested {
+		t.Fatalf("after the peer's restart: got %+v, want fault-free at the first try, not by a re-test", res)
+	}
+	if got := testutil.ToFloat64(p.met.engineReports); got != 1 {
+		t.Errorf("diagagent_engine_reports_total %v, want 1", got)
 	}
 }
 

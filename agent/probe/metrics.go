@@ -17,6 +17,9 @@ type metrics struct {
 	// keyFallbacks counts peers that refused a cluster key and were spoken
 	// to with the next one (Prober.open).
 	keyFallbacks prometheus.Counter
+	// engineReports counts the GETs asked again after a report of a
+	// peer's new engine (snmpStep).
+	engineReports prometheus.Counter
 }
 
 // newMetrics makes the prober's metrics, every label value at 0.
@@ -34,6 +37,8 @@ func newMetrics() metrics {
 			Help: "Faulty or partial first verdicts tested again at once before being announced, by outcome (refuted: the peer answered the re-test; confirmed; corroborated: cut short by a peer's pushed verdict, the same)."}, []string{"outcome"}),
 		keyFallbacks: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_key_fallbacks_total",
 			Help: "Exchanges with a peer that refused the cluster key spoken first (it holds another: a rotation is under way or missed), tried again with the keyring's next key."}),
+		engineReports: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_engine_reports_total",
+			Help: "Test GETs asked again because the peer answered with a report of its new SNMPv3 engine (notInTimeWindow after a restart, unknownEngineID after a reinstall)."}),
 	}
 	for _, s := range mib.DiagStatuses() {
 		m.tests.WithLabelValues(s.String())
@@ -69,6 +74,7 @@ func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
 	p.met.wait.Describe(ch)
 	p.met.retests.Describe(ch)
 	p.met.keyFallbacks.Describe(ch)
+	p.met.engineReports.Describe(ch)
 }
 
 // Collect sends the prober's metrics (prometheus.Collector).
@@ -78,4 +84,5 @@ func (p *Prober) Collect(ch chan<- prometheus.Metric) {
 	p.met.wait.Collect(ch)
 	p.met.retests.Collect(ch)
 	p.met.keyFallbacks.Collect(ch)
+	p.met.engineReports.Collect(ch)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -396,6 +397,18 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 		start := time.Now()
 		var err error
 		pkt, err = g.Get(oids)
+		for range 2 {
+			if !engineReport(pkt, err) {
+				break
+			}
+			// The peer's engine changed (a restart: new boots; a reinstall:
+			// a new engine ID). gosnmp took the new one from the report, and
+			// resent once; a second report, such as one answering a resend
+			// made before it, comes back as the reply. Ask again.
+			p.met.engineReports.Inc()
+			start = time.Now()
+			pkt, err = g.Get(oids)
+		}
 		rtt = time.Since(start)
 		return err
 	})
@@ -416,6 +429,30 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 	d, withheld := digestValue(pkt.Variables[1])
 	return rtt, resent, d, withheld, nil
 }
+
+// engineReport reports whether a GET ended in an SNMPv3 report that a
+// peer's new engine explains (RFC 3414 section 3.2 steps 3 and 7):
+// unknownEngineID or notInTimeWindow, returned by gosnmp as its error or as
+// the reply itself.
+func engineReport(pkt *gosnmp.SnmpPacket, err error) bool {
+	if errors.Is(err, gosnmp.ErrNotInTimeWindow) || errors.Is(err, gosnmp.ErrUnknownEngineID) {
+		return true
+	}
+	if err != nil || pkt == nil || pkt.PDUType != gosnmp.Report || len(pkt.Variables) != 1 {
+		return false
+	}
+	switch strings.TrimPrefix(pkt.Variables[0].Name, ".") {
+	case usmStatsNotInTimeWindows, usmStatsUnknownEngineIDs:
+		return true
+	}
+	return false
+}
+
+// The USM statistics a report names (RFC 3414 section 5).
+const (
+	usmStatsNotInTimeWindows = "1.3.6.1.6.3.15.1.1.2.0"
+	usmStatsUnknownEngineIDs = "1.3.6.1.6.3.15.1.1.4.0"
+)
 
 // digestValue reads diagViewDigest: 8 octets are a digest, the empty
 // string a view withheld; anything else (an older agent's noSuchObject) is

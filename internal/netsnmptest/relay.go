@@ -16,6 +16,7 @@ type Relay struct {
 	replies  [][]byte // target to client
 	client   net.Addr
 	upstream net.Conn
+	twice    int // replies still to deliver twice (DuplicateNext)
 }
 
 // StartRelay listens on a free port of host and forwards to target
@@ -63,13 +64,27 @@ func (r *Relay) down() {
 			return
 		}
 		r.mu.Lock()
-		to := r.client
+		to, copies := r.client, 1
 		r.replies = append(r.replies, append([]byte(nil), buf[:n]...))
+		if r.twice > 0 {
+			r.twice--
+			copies = 2
+		}
 		r.mu.Unlock()
-		if to != nil {
-			_, _ = r.conn.WriteTo(buf[:n], to)
+		for range copies {
+			if to != nil {
+				_, _ = r.conn.WriteTo(buf[:n], to)
+			}
 		}
 	}
+}
+
+// DuplicateNext delivers each of the target's next n replies twice, as a
+// network that duplicates datagrams does.
+func (r *Relay) DuplicateNext(n int) {
+	r.mu.Lock()
+	r.twice = n
+	r.mu.Unlock()
 }
 
 // Addr is the address clients send to.
