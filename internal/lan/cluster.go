@@ -33,6 +33,9 @@ type Spec struct {
 	PingTimeout time.Duration
 	PingCount   int
 	Plan        string // test.plan; "" leaves the default (rotate)
+	// RecoveryHold is traps.recovery_hold; 0 leaves the default (10 s),
+	// as make versus must.
+	RecoveryHold time.Duration
 	// Inform makes the agents send informs (acknowledged, retried for about
 	// 90 s) instead of traps, as a station that must hear every event needs.
 	Inform bool
@@ -213,6 +216,9 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	}
 	// No start-up grace: the harness counts every notification of every
 	// event an agent logs (chaos), and measures detection, not its filter.
+	if c.RecoveryHold > 0 {
+		kind += fmt.Sprintf(", recovery_hold: %s", c.RecoveryHold)
+	}
 	if c.IPv6 {
 		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
 	} else {
@@ -242,6 +248,12 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 func (c *Cluster) RoundTime() time.Duration {
 	budget := max(c.Timeout*time.Duration(c.Retries+1), c.PingTimeout) + max(2*c.Timeout, c.PingTimeout)
 	return c.Interval*11/10 + budget
+}
+
+// RepairHeld is how long after a repair is known its notification leaves
+// (traps.recovery_hold).
+func (c *Cluster) RepairHeld() time.Duration {
+	return cmp.Or(c.RecoveryHold, config.Default().Traps.RecoveryHold)
 }
 
 // Bound is how long diagnosing one event may take by pull alone: the

@@ -19,7 +19,6 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -266,7 +265,7 @@ func TestKeyRotationLAN(t *testing.T) {
 	must(t, c.Agent(lag).Hangup())
 	settled(t, c, "rotation: agent 6 back in")
 	spread("rotation: agent 6 back in", next.ID(), of(agents), of(agents), "in", "use")
-	if _, err := c.Station.Wait(c.Bound()+config.Default().Traps.RecoveryHold, stMark, StatusChange(lag+1, 0)); err != nil {
+	if _, err := c.Station.Wait(c.Bound()+c.RepairHeld(), stMark, StatusChange(lag+1, 0)); err != nil {
 		t.Errorf("no notification that agent 6 is fault-free again: %v", err)
 	}
 	evMark = c.Mark()

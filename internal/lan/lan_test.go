@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -38,7 +37,7 @@ func binPath(t testing.TB) string {
 func ciSpec(t *testing.T, tag, algo string, agents int, printer bool) Spec {
 	return Spec{Tag: tag, Bin: binPath(t), Dir: t.TempDir(), Algorithm: algo, Agents: agents, Printer: printer,
 		Interval: time.Second, Timeout: 500 * time.Millisecond, Retries: 1,
-		PingTimeout: time.Second, PingCount: 1}
+		PingTimeout: time.Second, PingCount: 1, RecoveryHold: 2 * time.Second}
 }
 
 // startCluster builds the LAN and its agents and waits until every agent
@@ -101,7 +100,7 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 		statusName(want), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
 	wait := c.Bound()
 	if want == 0 { // a repair is notified once it has held (traps.recovery_hold)
-		wait += config.Default().Traps.RecoveryHold
+		wait += c.RepairHeld()
 	}
 	if _, err := c.Station.Wait(wait, mark, StatusChange(node, want)); err != nil {
 		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, statusName(want), err)
