@@ -162,19 +162,7 @@ func TestProbeOverIPv6(t *testing.T) {
 // every later test of that peer is one request and one reply, as in v2c.
 // The cluster key's user (SHA-256, AES) is the one used here.
 func TestProbeV3KeepsTheEngine(t *testing.T) {
-	k, err := keyring.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := k.User()
-	d := startProbeSNMPD(t,
-		fmt.Sprintf(`createUser %s SHA-256 "%s" AES "%s"`, u.Name, u.AuthPassphrase, u.PrivPassphrase),
-		"rouser "+u.Name+" priv",
-		upLine("1"))
-	relay := netsnmptest.StartRelay(t, "127.0.0.1", fmt.Sprintf("127.0.0.1:%d", d.port))
-	ap := netip.MustParseAddrPort(relay.Addr())
-	target := Target{Addr: ap.Addr(), Port: ap.Port()}
-	p := newTestProber(t, func(c *Config) { c.V3 = &u })
+	p, target, relay := v3PeerThroughRelay(t)
 	for i := range 3 {
 		if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
 			t.Fatalf("test %d: got %+v, want fault-free", i+1, res)
@@ -198,6 +186,26 @@ func TestProbeV3KeepsTheEngine(t *testing.T) {
 // peer fault-free, as it is, instead of reading a malformed reply as
 // partial (156 false verdicts at N = 256 when one agent restarted).
 func TestProbeV3RestartedPeer(t *testing.T) {
+	p, target, relay := v3PeerThroughRelay(t)
+	if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
+		t.Fatalf("first test: got %+v, want fault-free", res)
+	}
+	p.book.update(key(target), func(s *peerState) { s.engine.boots-- }) // the peer restarted since
+	relay.DuplicateNext(1)
+	res := p.Probe(probeContext(t), target)
+	if res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.Retested {
+		t.Fatalf("after the peer's restart: got %+v, want fault-free at the first try, not by a re-test", res)
+	}
+	if got := testutil.ToFloat64(p.met.engineReports); got != 1 {
+		t.Errorf("diagagent_engine_reports_total %v, want 1", got)
+	}
+}
+
+// v3PeerThroughRelay starts an snmpd that knows a new cluster key's user,
+// a relay in front of it that keeps what crosses it, and a prober that
+// tests as that user: the relay is the prober's target.
+func v3PeerThroughRelay(t *testing.T) (*Prober, Target, *netsnmptest.Relay) {
+	t.Helper()
 	k, err := keyring.Generate()
 	if err != nil {
 		t.Fatal(err)
@@ -211,18 +219,7 @@ func TestProbeV3RestartedPeer(t *testing.T) {
 	ap := netip.MustParseAddrPort(relay.Addr())
 	target := Target{Addr: ap.Addr(), Port: ap.Port()}
 	p := newTestProber(t, func(c *Config) { c.V3 = &u })
-	if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
-		t.Fatalf("first test: got %+v, want fault-free", res)
-	}
-	p.book.update(key(target), func(s *peerState) { s.engine.boots-- }) // the peer restarted since
-	relay.DuplicateNext(1)
-	res := p.Probe(probeContext(t), target)
-	if res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.Retested {
-		t.Fatalf("after the peer's restart: got %+v, want fault-free at the first try, not by a re-test", res)
-	}
-	if got := testutil.ToFloat64(p.met.engineReports); got != 1 {
-		t.Errorf("diagagent_engine_reports_total %v, want 1", got)
-	}
+	return p, target, relay
 }
 
 // v3Flags returns the msgFlags octet of an SNMPv3 message.
