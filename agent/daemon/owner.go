@@ -73,7 +73,7 @@ type unowned struct {
 // leave notes that the change of e is left to the node's owner, or
 // forgets the last one left when this agent notifies the change itself.
 func (d *Daemon) leave(e unsavedEvent, now time.Time) {
-	if d.cfg.Notify != NotifyOwner || e.notify || e.u.Old.Status == hiadsd.Unknown && e.u.New.Status == hiadsd.FaultFree {
+	if d.cfg.Notify != NotifyOwner || e.notify || initial(e.u) {
 		delete(d.left, e.u.ID)
 		return
 	}

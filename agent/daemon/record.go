@@ -209,8 +209,7 @@ func (d *Daemon) announce(e unsavedEvent) {
 		f = f.WithField("from", u.From+1)
 	}
 	held := d.grace.hold(ev, u, d.now().Sub(d.start) < d.cfg.StartupGrace)
-	initial := u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
-	if initial {
+	if initial(u) {
 		f.Debug("node status learned")
 		return
 	}
@@ -250,6 +249,12 @@ func (d *Daemon) sendStatus(ev board.Event, late string) {
 		return
 	}
 	f.Info("status change notified")
+}
+
+// initial reports whether u is a first verdict "fault-free" about a node
+// that was unknown: what every agent learns at start, news to no one.
+func initial(u hiadsd.Update) bool {
+	return u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
 }
 
 // buildRows makes the diagTree rows from the view, leaving out the nodes

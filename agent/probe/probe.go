@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -441,11 +440,8 @@ func engineReport(pkt *gosnmp.SnmpPacket, err error) bool {
 	if err != nil || pkt == nil || pkt.PDUType != gosnmp.Report || len(pkt.Variables) != 1 {
 		return false
 	}
-	switch strings.TrimPrefix(pkt.Variables[0].Name, ".") {
-	case usmStatsNotInTimeWindows, usmStatsUnknownEngineIDs:
-		return true
-	}
-	return false
+	name := pkt.Variables[0].Name
+	return sameOID(name, usmStatsNotInTimeWindows) || sameOID(name, usmStatsUnknownEngineIDs)
 }
 
 // The USM statistics a report names (RFC 3414 section 5).
