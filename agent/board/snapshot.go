@@ -21,7 +21,7 @@ type Snapshot struct {
 	// Self is this agent's NodeID; TestedOnly is its isTestedOnly value.
 	Self       uint32
 	TestedOnly bool
-	// Up is hiADSDisUP: the diagnosis loop finished an interval recently.
+	// Up is hiADSDisUP: the diagnosis loop began or finished an interval recently.
 	Up bool
 	// Station is the current network management station, nmsID (the zero
 	// Addr reads as 0.0.0.0) with its counter, nmsIDCounter.

@@ -51,8 +51,8 @@ type Config struct {
 	// Interval is the testing interval.
 	Interval time.Duration
 	// TestBudget is the longest one test can take (probe.Config.TestBudget):
-	// hiADSDisUP turns 0 when no interval ended for two intervals and four
-	// budgets.
+	// hiADSDisUP turns 0 when no interval began or ended for two intervals
+	// and four budgets.
 	TestBudget time.Duration
 	// Station is the management station until nmsID is set (the station the
 	// state kept wins); the zero Addr is none.
@@ -278,7 +278,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		began := d.now()
-		d.helloIfResumed(ctx, began)
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
 		d.extra = d.hi.unanswered > 0
@@ -323,6 +322,7 @@ func (d *Daemon) staleAfter() time.Duration {
 // once, until the interval is done.
 func (d *Daemon) interval(ctx context.Context) {
 	began := d.now()
+	d.resume(ctx, began)
 	extra := d.extra // one more than the plan's: no flapping sample
 	d.extra = false
 	d.applyPending()
@@ -414,9 +414,13 @@ func (d *Daemon) watchdog(ctx context.Context, done chan<- struct{}) {
 	}
 }
 
-// upLocked says whether the loop finished an interval recently.
+// upLocked says whether the loop began or finished an interval recently.
 func (d *Daemon) upLocked() bool {
-	return d.now().Sub(d.lastDone) < d.staleAfter()
+	last := d.lastDone
+	if d.lastBegan.After(last) {
+		last = d.lastBegan
+	}
+	return d.now().Sub(last) < d.staleAfter()
 }
 
 // Changed returns a channel closed when the next snapshot is published.

@@ -96,9 +96,8 @@ func (d *Daemon) earlyOK() bool {
 }
 
 // backAgain says hello once this agent is back after being away from its
-// testers, which then held it faulty or partial: when an interval begins
-// long after the last one ended (the process was stopped, or starved),
-// and when a test of an agent is answered after intervals whose every test
+// testers, which then held it faulty or partial: when an interval lasted
+// far longer than it could (the process was stopped within it), and when a test of an agent is answered after intervals whose every test
 // of one went unanswered (its link was down; under the rotating plan an
 // agent tests too few peers an interval for self-suspicion to see it).
 // While none is answered, Run starts the next interval after a quarter of
@@ -106,9 +105,6 @@ func (d *Daemon) earlyOK() bool {
 // hello said for nothing costs its testers one test each; one is said at
 // most every four intervals.
 func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {
-	d.mu.Lock()
-	last := d.lastDone
-	d.mu.Unlock()
 	agents, answered := 0, 0
 	for _, tr := range rep.Tests {
 		if !d.list.Members[tr.Target].TestedOnly {
@@ -120,17 +116,11 @@ func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Ti
 	}
 	why := ""
 	switch {
-	case began.Sub(last) > 2*d.cfg.Interval && !last.Equal(d.start),
-		d.now().Sub(began) > 2*d.cfg.Interval+d.cfg.TestBudget:
-		// The next interval begins at most one interval after the last ended
-		// (the timer, or the rotating plan's next round), so twice that is a
-		// stall between intervals; an interval that lasted longer than two
-		// intervals and its tests could was stopped within. Testers hold a
-		// silent agent partial within about one interval and a test (2.3 s at
-		// the defaults). Before, only a stall between intervals, of two
-		// intervals and a test budget (10 s), said hello, and an agent
-		// stopped 6 s, or stopped mid-interval, waited for its tester's next
-		// planned test (docs/lan.md).
+	case d.now().Sub(began) > 2*d.cfg.Interval+d.cfg.TestBudget:
+		// An interval that lasted longer than two intervals and its tests
+		// could was stopped within (a stall between intervals is resume's).
+		// Testers hold a silent agent partial within about one interval and
+		// a test (2.3 s at the defaults).
 		why = "resumed after a stall"
 	case agents > 0 && answered == 0:
 		d.hi.unanswered++
@@ -146,13 +136,21 @@ func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Ti
 	}
 }
 
-// helloIfResumed says hello before an interval that begins long after the
-// last one ended (the process was stopped, or starved), rather than after
-// it (backAgain): that interval's tests and fetches ran first, and the
-// testers heard 1.7 s after the thaw at N = 64. It runs on the loop.
-func (d *Daemon) helloIfResumed(ctx context.Context, began time.Time) {
+// resume runs as an interval begins. The loop counts as alive from here,
+// so hiADSDisUP turns 1 at once after a stall, not when the interval ends.
+// An interval that begins long after the last one ended (the process was
+// stopped, or starved) also says hello now, rather than after its tests and
+// fetches (backAgain): the testers heard 1.7 s after the thaw at N = 64.
+// Before hiADSDisUP turned 1 here, the testers the hello sent found the
+// thawed agent stalled 3 ms after the thaw, and the repair waited for the
+// next planned test (0.8 s at N = 16).
+func (d *Daemon) resume(ctx context.Context, began time.Time) {
 	d.mu.Lock()
 	last := d.lastDone
+	d.lastBegan = began
+	if d.cur != nil && d.cur.Up != d.upLocked() {
+		d.publishLocked()
+	}
 	d.mu.Unlock()
 	if began.Sub(last) > 2*d.cfg.Interval && !last.Equal(d.start) && began.Sub(d.hi.said) >= 4*d.cfg.Interval {
 		d.hi.said = began

@@ -93,7 +93,7 @@ func TestHelloAfterAStall(t *testing.T) {
 	}
 	now = now.Add(5 * time.Second) // stopped 5 s: testers have held it partial
 	stalled := now
-	d.helloIfResumed(context.Background(), now) // Run, before the interval's tests
+	d.resume(context.Background(), now) // the interval, before its tests
 	if !d.hi.said.Equal(stalled) {
 		t.Errorf("after a 5 s stall (interval %v): hello said at %v before the interval, want %v", cfg.Interval, d.hi.said, stalled)
 	}
@@ -114,11 +114,37 @@ func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
 	d.interval(context.Background())
 	began := now.Add(cfg.Interval)
 	now = began.Add(2*cfg.Interval + cfg.TestBudget + time.Second) // stopped while its tests ran
-	d.mu.Lock()
-	d.lastDone = began.Add(-cfg.Interval / 2)
-	d.mu.Unlock()
 	d.backAgain(context.Background(), hiadsd.Report{}, began)
 	if !d.hi.said.Equal(began) {
 		t.Errorf("an interval that lasted %v: hello said at %v, want %v", now.Sub(began), d.hi.said, began)
+	}
+}
+
+// TestUpBeforeTheHello: after a stall long enough for hiADSDisUP to turn
+// 0, the served value is 1 again when the hello leaves, as the interval
+// begins. Before, it stayed 0 until the interval ended, and the testers
+// the hello sent found the agent stalled.
+func TestUpBeforeTheHello(t *testing.T) {
+	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
+	now = now.Add(cfg.Interval)
+	d.interval(context.Background())
+	if !d.Snapshot().Up {
+		t.Fatal("hiADSDisUP is 0 after an interval")
+	}
+	now = now.Add(d.staleAfter() + time.Second) // stopped
+	d.mu.Lock()
+	d.publishLocked() // what the watchdog does
+	d.mu.Unlock()
+	if d.Snapshot().Up {
+		t.Fatalf("hiADSDisUP is 1 %v after the last interval (stale after %v)", d.staleAfter()+time.Second, d.staleAfter())
+	}
+	d.resume(context.Background(), now)
+	if !d.Snapshot().Up {
+		t.Error("hiADSDisUP is still 0 as the interval after the stall begins")
+	}
+	if !d.hi.said.Equal(now) {
+		t.Errorf("hello said at %v, want %v", d.hi.said, now)
 	}
 }

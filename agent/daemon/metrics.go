@@ -18,7 +18,7 @@ var (
 	descNodes = prometheus.NewDesc("diagagent_nodes",
 		"Nodes this agent holds in each status.", []string{"status"}, nil)
 	descUp = prometheus.NewDesc("diagagent_up",
-		"hiADSDisUP: 1 if the diagnosis loop finished an interval recently.", nil, nil)
+		"hiADSDisUP: 1 if the diagnosis loop began or finished an interval recently.", nil, nil)
 	descLastSeq = prometheus.NewDesc("diagagent_last_event_seq",
 		"Sequence number of the newest row of the event table.", nil, nil)
 	descListsDiffer = prometheus.NewDesc("diagagent_node_lists_differing",

@@ -33,7 +33,7 @@ diagagent_nodes{status="fault-free"} 3
 diagagent_nodes{status="faulty"} 0
 diagagent_nodes{status="partial"} 1
 diagagent_nodes{status="unknown"} 0
-# HELP diagagent_up hiADSDisUP: 1 if the diagnosis loop finished an interval recently.
+# HELP diagagent_up hiADSDisUP: 1 if the diagnosis loop began or finished an interval recently.
 # TYPE diagagent_up gauge
 diagagent_up 1
 # HELP diagagent_intervals_total Testing intervals (this agent's share of a testing round) completed.

@@ -17,14 +17,15 @@ import (
 // restart, the rows and the snapshot it serves, and what it holds back
 // during start-up. The state and the snapshot are under mu.
 type journal struct {
-	st       State
-	savedSeq uint32         // the newest event sequence number on disk; later events are not served yet
-	unsaved  []unsavedEvent // events recorded but not on disk, not yet notified
-	rows     []board.Row    // immutable once published
-	cur      *board.Snapshot
-	graph    [][]int
-	lastDone time.Time // when the loop last finished an interval, for hiADSDisUP
-	withheld bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
+	st        State
+	savedSeq  uint32         // the newest event sequence number on disk; later events are not served yet
+	unsaved   []unsavedEvent // events recorded but not on disk, not yet notified
+	rows      []board.Row    // immutable once published
+	cur       *board.Snapshot
+	graph     [][]int
+	lastDone  time.Time // when the loop last finished an interval, for hiADSDisUP and hellos
+	lastBegan time.Time // when it last began one, for hiADSDisUP
+	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 
 	// how, changed, held and left are owned by the loop goroutine.
 	how     []mib.Source

@@ -22,7 +22,7 @@ import (
 // Errors a probe reports in Result.SNMPErr and Result.PingErr.
 var (
 	// ErrLoopStalled means the peer's SNMP agent answered but hiADSDisUP was "0":
-	// its diagnosis loop has not finished an interval recently, so the node is
+	// its diagnosis loop has not begun or finished an interval recently, so the node is
 	// alive but not diagnosing, and the probe calls it partial without pinging.
 	ErrLoopStalled = errors.New("probe: peer answers SNMP but its diagnosis loop is stalled")
 	// ErrUnexpectedValue means the reply carried an error status, an exception
