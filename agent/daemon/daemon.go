@@ -284,7 +284,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if d.extra {
 			// No agent it tested answered: its link may be down. It tries
 			// again soon, so that it says hello as soon as it is back.
-			timer.Reset(d.cfg.Interval / 4)
+			timer.Reset(d.cfg.Interval / 8)
 			continue
 		}
 		if d.rotating() {
@@ -365,7 +365,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.keysRefused(probes)
 	d.explain(probes)
 	d.refuse(rep, "fetch")
-	d.selfSuspicion(ctx, rep)
+	d.selfSuspicion(ctx, rep, began)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)
 	d.sample = !extra // a push merged between intervals records too, but is no sample

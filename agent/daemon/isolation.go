@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -12,7 +13,7 @@ import (
 // begins, as the held verdicts are released, and as it ends, and keeps
 // whether the view is withheld from peers for the next snapshot. The loop
 // calls it with each interval's report, before record publishes.
-func (d *Daemon) selfSuspicion(ctx context.Context, rep hiadsd.Report) {
+func (d *Daemon) selfSuspicion(ctx context.Context, rep hiadsd.Report, began time.Time) {
 	hold := d.node.Config.Isolation
 	was := d.isolated
 	d.isolated = rep.Isolated
@@ -31,6 +32,6 @@ func (d *Daemon) selfSuspicion(ctx context.Context, rep hiadsd.Report) {
 	case rep.Isolated == 0 && was > 0:
 		d.log.WithFields(logrus.Fields{"intervals": was, "rolled_back": len(rep.Updates)}).
 			Info("a peer answers again: self-suspicion over, verdicts made while cut off rolled back")
-		d.sayHello(ctx, "link back")
+		d.helloAt(ctx, began, "link back")
 	}
 }
