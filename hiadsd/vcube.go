@@ -140,11 +140,16 @@ func (n *Node) vcubeTargetsAt(s int, heads, out []int) []int {
 }
 
 // nonTesterHeads lists the ids that may head a cluster without being a
-// tester in n's view: not held fault-free, tested-only, or absent (>= N) in
-// n's own top-level half; the list is m's until the next call.
+// tester in n's plan: held faulty or partial, tested-only, or absent (>= N)
+// in n's own top-level half; the list is m's until the next call. An id
+// held Unknown counts as a tester (firstTester).
 func (m *Interval) nonTesterHeads(n *Node) []int {
 	out := m.heads[:0]
-	n.View.EachNotFaultFree(func(id int) { out = append(out, id) })
+	n.View.EachNotFaultFree(func(id int) {
+		if !n.unknownTester(id) {
+			out = append(out, id)
+		}
+	})
 	out = append(out, n.Config.TestedOnly...)
 	out = append(out, n.Config.Removed...)
 	if l := Levels(n.Config.N); l > 0 {
@@ -157,8 +162,15 @@ func (m *Interval) nonTesterHeads(n *Node) []int {
 	return out
 }
 
-// firstTester returns the first node of c(j,s) this node holds a tester, or -1.
-func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0, false) }
+// firstTester returns the first node of c(j,s) this node holds a tester,
+// or -1, for the test plan. A node held Unknown counts, as seed 002 starts
+// every view fault-free: a restarted agent, whose view is Unknown, then
+// tests what its plan names, reads a view and knows everything, where it
+// tested all 255 peers in its first interval at N = 256 (4 minutes, its
+// loop stalled meanwhile, and the repair was lost). A node held Unknown
+// that is down is found by its own tester, and the next in c(j,s) takes
+// over j then.
+func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0, true) }
 
 // testerFrom returns the first node this node holds a tester among c(j,s)
 // in its order (the k-th node is j ^ 2^(s-1) ^ k), starting at the k-th;

@@ -44,6 +44,9 @@ func TestPushTakenDuringATest(t *testing.T) {
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	cfg.Rotate = false // every interval tests node 2
 	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 8)}, &sink{}
+	for k := range 8 { // the first interval tests its plan and reads the rest
+		lan.rows[addr(k)] = allFaultFreeRows(8)
+	}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
 		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
 	if err != nil {
