@@ -107,17 +107,24 @@ func TestHelloAfterAStall(t *testing.T) {
 // an interval finishes it when it runs again, so the next one begins on
 // time; the interval's own length says it stalled.
 func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
+	d, cfg, now := afterOneInterval(t)
+	began := now.Add(cfg.Interval)
+	*now = began.Add(2*cfg.Interval + cfg.TestBudget + time.Second) // stopped while its tests ran
+	d.backAgain(context.Background(), hiadsd.Report{}, began)
+	if !d.hi.said.Equal(began) {
+		t.Errorf("an interval that lasted %v: hello said at %v, want %v", now.Sub(began), d.hi.said, began)
+	}
+}
+
+// afterOneInterval is an 8-node daemon on a fake clock (set through the
+// pointer) that has run one interval.
+func afterOneInterval(t *testing.T) (*Daemon, Config, *time.Time) {
 	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
-	began := now.Add(cfg.Interval)
-	now = began.Add(2*cfg.Interval + cfg.TestBudget + time.Second) // stopped while its tests ran
-	d.backAgain(context.Background(), hiadsd.Report{}, began)
-	if !d.hi.said.Equal(began) {
-		t.Errorf("an interval that lasted %v: hello said at %v, want %v", now.Sub(began), d.hi.said, began)
-	}
+	return d, cfg, &now
 }
 
 // TestUpBeforeTheHello: after a stall long enough for hiADSDisUP to turn
@@ -125,26 +132,22 @@ func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
 // begins. Before, it stayed 0 until the interval ended, and the testers
 // the hello sent found the agent stalled.
 func TestUpBeforeTheHello(t *testing.T) {
-	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
-	now = now.Add(cfg.Interval)
-	d.interval(context.Background())
+	d, _, now := afterOneInterval(t)
 	if !d.Snapshot().Up {
 		t.Fatal("hiADSDisUP is 0 after an interval")
 	}
-	now = now.Add(d.staleAfter() + time.Second) // stopped
+	*now = now.Add(d.staleAfter() + time.Second) // stopped
 	d.mu.Lock()
 	d.publishLocked() // what the watchdog does
 	d.mu.Unlock()
 	if d.Snapshot().Up {
 		t.Fatalf("hiADSDisUP is 1 %v after the last interval (stale after %v)", d.staleAfter()+time.Second, d.staleAfter())
 	}
-	d.resume(context.Background(), now)
+	d.resume(context.Background(), *now)
 	if !d.Snapshot().Up {
 		t.Error("hiADSDisUP is still 0 as the interval after the stall begins")
 	}
-	if !d.hi.said.Equal(now) {
-		t.Errorf("hello said at %v, want %v", d.hi.said, now)
+	if !d.hi.said.Equal(*now) {
+		t.Errorf("hello said at %v, want %v", d.hi.said, *now)
 	}
 }
