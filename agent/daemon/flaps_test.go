@@ -83,7 +83,8 @@ func TestExtraIntervalsAreNoSamples(t *testing.T) {
 
 // TestPushesAreNoSamples: pushes merged between intervals record what they
 // bring but are no flapping samples: a node pushed up and down many times
-// between two intervals does not flap.
+// between two intervals does not flap (they count one change at the next
+// sample, TestUndoneChangesFlap).
 func TestPushesAreNoSamples(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
@@ -99,5 +100,29 @@ func TestPushesAreNoSamples(t *testing.T) {
 	defer s.mu.Unlock()
 	if len(s.flaps) != 0 {
 		t.Errorf("30 records between intervals: %+v, want no flapping sample", s.flaps)
+	}
+}
+
+// TestUndoneChangesFlap: node 3 is pushed partial and fault-free again
+// between every two planned intervals, so every sample shows it
+// fault-free; it flaps all the same, and its owner says so once.
+func TestUndoneChangesFlap(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d.interval(context.Background())
+	for range 12 {
+		for _, st := range []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree} {
+			old := d.view[2]
+			e := hiadsd.Entry{Status: st, Counter: old.Counter + 1}
+			d.view[2] = e
+			d.record(hiadsd.Report{Updates: []hiadsd.Update{{ID: 2, From: 1, Old: old, New: e}}})
+		}
+		d.interval(context.Background())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.flaps) != 1 || !s.flaps[0].Flapping || s.flaps[0].Node != 3 {
+		t.Errorf("node 3 partial and back between each of 12 intervals: %+v, want one flapping start", s.flaps)
 	}
 }

@@ -47,6 +47,11 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	now := d.now()
 	ticks := uint32(now.Sub(d.start) / (10 * time.Millisecond))
 	var flaps []flap.Change
+	for _, u := range rep.Updates { // changes undone before the next sample count too, one a sample
+		if !d.inMaintenance(u.ID) {
+			d.flaps.Moved(u.ID)
+		}
+	}
 	if d.sample { // one sample a planned testing interval, as the window's 21 mean
 		flaps = d.flaps.Observe(d.statuses())
 	}

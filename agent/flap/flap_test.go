@@ -82,3 +82,30 @@ func still(s hiadsd.Status) []hiadsd.Status {
 	}
 	return out
 }
+
+// TestMovedBetweenSamples: a node that goes partial and back between
+// every two samples shows fault-free in each, and flaps once its moves
+// are recorded; any number of moves between two samples counts one
+// change, so six moves in one interval do not start it.
+func TestMovedBetweenSamples(t *testing.T) {
+	d := New(Default())
+	for range Window {
+		d.Observe([]hiadsd.Status{hiadsd.FaultFree})
+	}
+	for range 6 {
+		d.Moved(0)
+	}
+	if c := d.Observe([]hiadsd.Status{hiadsd.FaultFree}); len(c) != 0 || d.Percent(0) > 6+1e-9 {
+		t.Fatalf("six moves in one interval: %+v at %.0f%%, want one change (at most 6%%)", c, d.Percent(0))
+	}
+	var changes []Change
+	for k := range 12 {
+		if k%2 == 0 {
+			d.Moved(0) // partial, and fault-free again, before the sample
+		}
+		changes = append(changes, d.Observe([]hiadsd.Status{hiadsd.FaultFree})...)
+	}
+	if len(changes) != 1 || !changes[0].Flapping {
+		t.Fatalf("moved between every other pair of samples: %+v at %.0f%%, want one start", changes, d.Percent(0))
+	}
+}
