@@ -16,13 +16,15 @@
 // of its history, while every agent's view holds all of it.
 //
 // A node may change and change back between two samples (a push brings
-// a fault, the next its repair). Such a sample counts one change, as if
-// the sample had caught it (Moved). At N = 256 a member stopped 4.5 s of
-// every 5 s changed 16 times in 160 s in the owner's view (partial at
-// 09:29:24.9, fault-free again 1.6 s later, within one 2 s sample), and
-// never flapped. At most one change counts per sample, so a start-up's
-// bursts of pushes, which change a node many times in one interval,
-// count one.
+// a fault, the next its repair): the sample then counts the changes the
+// view made since the one before (Moved), two at most, a fall and a
+// rise. At N = 256 a member stopped 4.5 s of every 5 s changed 16 times
+// in 160 s in the owner's view (partial at 09:29:24.9, fault-free again
+// 1.6 s later, within one 2 s sample), and never flapped; at N = 64 one
+// stopped 2.9 s of every 3 s was partial for 0.24 s every 12 s, none of
+// it seen by a sample, and cost the station 19 notifications. At most
+// two changes count per sample, so a start-up's bursts of pushes, which
+// change a node many times in one interval, do not make it flap alone.
 package flap
 
 import "github.com/diagagent/diagagent/hiadsd"
@@ -50,10 +52,11 @@ type Change struct {
 }
 
 // history is one node's last samples, oldest first once full; moved[i]
-// says the status changed between sample i-1 and sample i.
+// is how many times the status changed between sample i-1 and sample i
+// (maxMoves at most).
 type history struct {
 	samples  [Window]hiadsd.Status
-	moved    [Window]bool
+	moved    [Window]uint8
 	n, next  int
 	flapping bool
 }
@@ -62,8 +65,11 @@ type history struct {
 type Detector struct {
 	cfg   Config
 	nodes []history
-	moved []bool // per node, changed since its last sample
+	moved []uint8 // per node, changes since its last sample (maxMoves at most)
 }
+
+// maxMoves is the most changes one sample counts: a fall and a rise.
+const maxMoves = 2
 
 // New returns a Detector with the thresholds of cfg; the zero Config is
 // Default's.
@@ -85,9 +91,9 @@ func (d *Detector) Observe(statuses []hiadsd.Status) []Change {
 	for id, s := range statuses {
 		h := &d.nodes[id]
 		h.samples[h.next] = s
-		h.moved[h.next] = id < len(d.moved) && d.moved[id]
+		h.moved[h.next] = 0
 		if id < len(d.moved) {
-			d.moved[id] = false
+			h.moved[h.next], d.moved[id] = d.moved[id], 0
 		}
 		h.next = (h.next + 1) % Window
 		h.n = min(h.n+1, Window)
@@ -104,17 +110,17 @@ func (d *Detector) Observe(statuses []hiadsd.Status) []Change {
 	return out
 }
 
-// Moved records that node id's status changed since its last sample; the
-// next sample counts one change even if it shows the status of the one
-// before.
+// Moved records that node id's status changed since its last sample: the
+// next sample counts the changes so recorded, up to two, even if it shows
+// the status of the one before.
 func (d *Detector) Moved(id int) {
 	if id < 0 {
 		return
 	}
 	for len(d.moved) <= id {
-		d.moved = append(d.moved, false)
+		d.moved = append(d.moved, 0)
 	}
-	d.moved[id] = true
+	d.moved[id] = min(d.moved[id]+1, maxMoves)
 }
 
 // Flapping reports whether node id flaps now.
@@ -132,7 +138,8 @@ func (d *Detector) Percent(id int) float64 {
 // percent is Nagios's weighted percent state change over the samples held,
 // and how many changes they hold: change i of the Window-1 possible (oldest
 // first) weighs 0.8 + 0.4·i/(Window-2), and the sum is taken over Window-1
-// changes, so a short history reads low.
+// changes, so a short history reads low. A sample that hid a fall and a
+// rise counts both at its weight, and the sum is capped at 100%.
 func (h *history) percent() (float64, int) {
 	if h.n < 2 {
 		return 0, 0
@@ -143,10 +150,15 @@ func (h *history) percent() (float64, int) {
 	offset := Window - h.n // a short history's changes are the newest, heaviest ones
 	for i := 1; i < h.n; i++ {
 		a, b := h.samples[(first+i-1)%Window], h.samples[(first+i)%Window]
-		if (a != b || h.moved[(first+i)%Window]) && a != hiadsd.Unknown && b != hiadsd.Unknown {
-			sum += 0.8 + 0.4*float64(offset+i-1)/float64(Window-2)
-			changes++
+		if a == hiadsd.Unknown || b == hiadsd.Unknown {
+			continue
 		}
+		c := int(h.moved[(first+i)%Window])
+		if a != b {
+			c = max(c, 1)
+		}
+		sum += float64(c) * (0.8 + 0.4*float64(offset+i-1)/float64(Window-2))
+		changes += c
 	}
-	return 100 * sum / float64(Window-1), changes
+	return min(100*sum/float64(Window-1), 100), changes
 }

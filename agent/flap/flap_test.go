@@ -83,10 +83,11 @@ func still(s hiadsd.Status) []hiadsd.Status {
 	return out
 }
 
-// TestMovedBetweenSamples: a node that goes partial and back between
-// every two samples shows fault-free in each, and flaps once its moves
-// are recorded; any number of moves between two samples counts one
-// change, so six moves in one interval do not start it.
+// TestMovedBetweenSamples: a node that goes partial and back between two
+// samples shows fault-free in both, and the second counts the fall and the
+// rise. Six moves before one sample count two, so a burst does not start
+// flapping; a node partial for a moment every six samples (every 12 s at
+// the 2 s interval) flaps by its third time, and only once.
 func TestMovedBetweenSamples(t *testing.T) {
 	d := New(Default())
 	for range Window {
@@ -95,17 +96,25 @@ func TestMovedBetweenSamples(t *testing.T) {
 	for range 6 {
 		d.Moved(0)
 	}
-	if c := d.Observe([]hiadsd.Status{hiadsd.FaultFree}); len(c) != 0 || d.Percent(0) > 6+1e-9 {
-		t.Fatalf("six moves in one interval: %+v at %.0f%%, want one change (at most 6%%)", c, d.Percent(0))
+	if c := d.Observe([]hiadsd.Status{hiadsd.FaultFree}); len(c) != 0 || d.Percent(0) > 12+1e-9 {
+		t.Fatalf("six moves before one sample: %+v at %.0f%%, want two changes (at most 12%%)", c, d.Percent(0))
+	}
+	for range Window {
+		d.Observe([]hiadsd.Status{hiadsd.FaultFree})
 	}
 	var changes []Change
-	for k := range 12 {
-		if k%2 == 0 {
-			d.Moved(0) // partial, and fault-free again, before the sample
+	first := -1
+	for k := range 4 * 6 {
+		if k%6 == 0 {
+			d.Moved(0) // partial,
+			d.Moved(0) // and fault-free again, before the sample
 		}
 		changes = append(changes, d.Observe([]hiadsd.Status{hiadsd.FaultFree})...)
+		if first < 0 && len(changes) > 0 {
+			first = k / 6
+		}
 	}
-	if len(changes) != 1 || !changes[0].Flapping {
-		t.Fatalf("moved between every other pair of samples: %+v at %.0f%%, want one start", changes, d.Percent(0))
+	if len(changes) != 1 || !changes[0].Flapping || first > 2 {
+		t.Fatalf("partial for a moment every six samples: %+v, first in cycle %d, want one start by the third", changes, first+1)
 	}
 }
