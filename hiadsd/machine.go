@@ -101,10 +101,17 @@ type Interval struct {
 	answered int      // results taken by Advance
 	spare    Report   // an undone pass's lists, for the next pass to fill
 	scratch  interval // the pass's state, reused from pass to pass
-	targets  []int    // vCube's targets, once targeted: the view each pass starts from is the same
+	targets  []int    // vCube's targets, once targeted: news taken midway (midway.go) does not change them
 	targeted bool
-	heads    []int   // nonTesterHeads' storage
-	all      []Range // everyID's storage
+	plan     []planned // the rotating plan's targets, by the clusters tested
+	heads    []int     // nonTesterHeads' storage
+	all      []Range   // everyID's storage
+}
+
+// planned is the targets of one cluster of the rotating plan, once made.
+type planned struct {
+	targets []int
+	made    bool
 }
 
 // everyID returns the one range of every id of the node's list.
@@ -195,6 +202,9 @@ func (m *Interval) reset() {
 	m.fetches, m.need, m.ranges = m.fetches[:0], m.need[:0], m.ranges[:0]
 	m.spare = Report{Tests: m.report.Tests, Fetches: m.report.Fetches, Updates: m.report.Updates}
 	m.done, m.report, m.answered, m.targeted = false, Report{}, 0, false
+	for k := range m.plan {
+		m.plan[k].made = false
+	}
 }
 
 // Ready returns the ops the interval needs answered now, nil once it is done.

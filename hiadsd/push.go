@@ -105,6 +105,7 @@ func (iv *interval) pushes() []Push {
 // or replayed push changes nothing and goes no further; one equal to it is passed on, so a node that learned the event
 // by pull first still carries the push to its subtree. A push from a node
 // running another list is dropped whole (ErrOtherList), as a fetch is.
+// During an interval, Interval.Take merges a push instead.
 func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 	rep := Report{Node: n.ID}
 	pass, refused, err := n.sift(from, p, v)
@@ -113,13 +114,7 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 		return rep, err
 	}
 	for _, ie := range pass {
-		if mine := n.View.Get(ie.ID); ie.Entry.Newer(mine) {
-			n.View.Set(ie.ID, ie.Entry)
-			n.forget(ie.ID)
-			if mine.Status != ie.Entry.Status {
-				rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
-			}
-		}
+		n.merge(ie, from, &rep)
 	}
 	if n.Config.Push {
 		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
@@ -127,18 +122,18 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 	return rep, nil
 }
 
-// Forward returns the pushes with which Receive would pass p on, without
-// merging it: a caller in the middle of an interval (its tests under way,
-// their verdicts not yet applied) forwards at once and hands the push to
-// Receive once the interval is over, dropping that call's pushes. Merging
-// then, rather than now, keeps a verdict of a test made before the push
-// came from overriding the newer news it brought.
-func (n *Node) Forward(from int, p Push, v ListVersion) ([]Push, error) {
-	pass, _, err := n.sift(from, p, v)
-	if err != nil || !n.Config.Push {
-		return nil, err
+// merge takes entry ie, heard from node from, if it is newer than the one
+// held, and lists a status change in rep.
+func (n *Node) merge(ie IDEntry, from int, rep *Report) {
+	mine := n.View.Get(ie.ID)
+	if !ie.Entry.Newer(mine) {
+		return
 	}
-	return n.pushTargets(pass, p.Cluster-1), nil
+	n.View.Set(ie.ID, ie.Entry)
+	n.forget(ie.ID)
+	if mine.Status != ie.Entry.Status {
+		rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
+	}
 }
 
 // sift checks a push and returns its entries that are to be taken or

@@ -11,7 +11,7 @@ func (iv *interval) vcube() {
 		iv.vcubeRotating()
 		return
 	}
-	if !iv.m.targeted { // every pass of the interval starts from the same view
+	if !iv.m.targeted { // planned once an interval (rotatingPlan says why)
 		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.nonTesterHeads(iv.node), iv.m.targets[:0]), true
 	}
 	targets := iv.m.targets
@@ -57,7 +57,7 @@ func (iv *interval) vcubeRotating() {
 	heads := iv.m.nonTesterHeads(n)
 	for k := 0; k < l; k++ {
 		from := len(iv.report.Tests)
-		for _, j := range n.rotatingTargets((s-1+k)%l+1, heads) {
+		for _, j := range iv.rotatingPlan(k, (s-1+k)%l+1, heads) {
 			if !iv.wasTested(j) {
 				iv.test(j)
 			}
@@ -68,6 +68,27 @@ func (iv *interval) vcubeRotating() {
 	}
 	iv.settle()
 	n.Next = s%l + 1
+}
+
+// rotatingPlan returns the targets of cluster s, the k-th the rotating pass
+// tests. The first pass that plans it on real answers only keeps the plan
+// for the interval: news taken midway (midway.go) changes the view a later
+// pass starts from, and a plan made anew from it could pass over tests
+// already answered, and their verdicts. A plan that rests on expected
+// verdicts is made anew, since the real ones may differ.
+func (iv *interval) rotatingPlan(k, s int, heads []int) []int {
+	m := iv.m
+	for len(m.plan) <= k {
+		m.plan = append(m.plan, planned{})
+	}
+	if p := &m.plan[k]; p.made {
+		return p.targets
+	}
+	targets := iv.node.rotatingTargets(s, heads)
+	if !iv.expecting {
+		m.plan[k] = planned{targets: targets, made: true}
+	}
+	return targets
 }
 
 // rotatingTargets returns, in increasing order, the nodes this node tests

@@ -355,6 +355,9 @@ func (d *Daemon) interval(ctx context.Context) {
 			d.log.WithError(err).Error("testing interval failed")
 			return
 		}
+		if !m.Done() {
+			d.takeRepairs(ctx)
+		}
 	}
 	rep := m.Report()
 	for _, f := range rep.Fetches {

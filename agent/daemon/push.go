@@ -27,7 +27,14 @@ const pushQueue = 256
 type pushing struct {
 	in    chan board.Push
 	sends sync.WaitGroup
-	held  []board.Push // passed on during the interval under way, merged at its end; owned by the loop
+	held  []heldPush // the entries of pushes taken during the interval under way that wait for its end; owned by the loop
+}
+
+// heldPush is what hiadsd.Interval.Take left of a push for the interval's end.
+type heldPush struct {
+	from int
+	p    hiadsd.Push
+	v    hiadsd.ListVersion
 }
 
 // Receive queues a push a peer wrote to diagPush for the loop, which
@@ -44,13 +51,14 @@ func (d *Daemon) Receive(p board.Push) error {
 
 // batchTakingPushes runs a batch of the interval's ops and, while it runs
 // (a test of a peer that has just failed waits for its re-test, seconds),
-// passes on at once the pushes that arrive, so that an agent busy testing
-// does not hold up its subtree. They are merged once the interval is over
-// (mergeHeld): a test under way may have begun before the push came, and
-// its verdict, applied at the interval's end, must not override the newer
-// news as if it were newer itself. A push that brings a newer fault
-// verdict about a peer this batch is testing is also handed to that test
-// (corroborate), whose re-test of the same verdict it cuts short.
+// takes the pushes that arrive: it passes them on at once, so that an
+// agent busy testing does not hold up its subtree, and merges at once what
+// no test of this interval can contradict (hiadsd.Interval.Take). Entries
+// about the peers it tests wait for the interval's end (mergeHeld): a test
+// under way may have begun before the push came, and its verdict must not
+// override the newer news as if it were newer itself. A push that brings a
+// newer fault verdict about a peer this batch is testing is also handed to
+// that test (corroborate), whose re-test of the same verdict it cuts short.
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
 	peers := map[int]chan hiadsd.Status{}
 	views := map[int]probe.View{}
@@ -71,16 +79,36 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 				continue
 			}
 			hp, v := corePush(d.id, p)
-			pushes, err := d.node.Forward(int(p.From)-1, hp, v)
+			d.corroborate(hp, peers)
+			rep, later, err := d.machine.Take(int(p.From)-1, hp, v)
 			if err != nil {
-				d.dropped(p, err)
+				d.dropped(int(p.From)-1, hp.Cluster, err)
 				continue
 			}
-			d.sendPushes(ctx, pushes)
-			d.push.held = append(d.push.held, p)
-			d.corroborate(hp, peers)
+			d.refuse(rep, "push")
+			d.record(rep)
+			d.sendPushes(ctx, rep.Pushes)
+			if len(later.Entries) > 0 {
+				d.push.held = append(d.push.held, heldPush{from: int(p.From) - 1, p: later, v: v})
+			}
 		}
 	}
+}
+
+// takeRepairs shows and pushes at once the repairs the interval's tests
+// found so far, while it waits on its next batch (hiadsd.Interval.Repairs):
+// the fetches that follow the tests read loaded peers and may take seconds.
+func (d *Daemon) takeRepairs(ctx context.Context) {
+	rep, err := d.machine.Repairs()
+	if err != nil {
+		d.log.WithError(err).Error("testing interval failed")
+		return
+	}
+	if len(rep.Updates) == 0 {
+		return
+	}
+	d.record(rep)
+	d.sendPushes(ctx, rep.Pushes)
 }
 
 // corroborate hands each entry of push p that is a fault verdict newer
@@ -104,8 +132,8 @@ func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan hiadsd.Status) {
 func (d *Daemon) mergeHeld() {
 	held := d.push.held
 	d.push.held = nil
-	for _, p := range held {
-		d.merge(p)
+	for _, h := range held {
+		d.mergeCore(h.from, h.p, h.v) // passed on when taken
 	}
 }
 
@@ -134,9 +162,14 @@ func (d *Daemon) merge(p board.Push) []hiadsd.Push {
 		return nil
 	}
 	hp, v := corePush(d.id, p)
-	rep, err := d.node.Receive(int(p.From)-1, hp, v)
+	return d.mergeCore(int(p.From)-1, hp, v)
+}
+
+// mergeCore is merge of a push in the core's form, from core id from.
+func (d *Daemon) mergeCore(from int, p hiadsd.Push, v hiadsd.ListVersion) []hiadsd.Push {
+	rep, err := d.node.Receive(from, p, v)
 	if err != nil {
-		d.dropped(p, err)
+		d.dropped(from, p.Cluster, err)
 		return nil
 	}
 	d.refuse(rep, "push")
@@ -162,8 +195,8 @@ func (d *Daemon) refuse(rep hiadsd.Report, how string) {
 }
 
 // dropped logs a push the core refused (another node list, a bad cluster).
-func (d *Daemon) dropped(p board.Push, err error) {
-	d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster}).WithError(err).Debug("push dropped")
+func (d *Daemon) dropped(from, cluster int, err error) {
+	d.log.WithFields(logrus.Fields{"from": from + 1, "cluster": cluster}).WithError(err).Debug("push dropped")
 }
 
 // corePush is the core's form of a push written to agent id.

@@ -37,9 +37,10 @@ func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
 }
 
 // TestPushTakenDuringATest: a push that arrives while the agent's interval
-// waits on a slow test is passed on at once, not when the interval ends,
-// and merged (served) once the interval is over, after the verdicts of the
-// tests that were under way.
+// waits on a slow test is passed on at once, not when the interval ends;
+// its news about a peer the interval does not test is served at once, and
+// its news about the peer under test once the interval is over, after
+// that test's verdict.
 func TestPushTakenDuringATest(t *testing.T) {
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	cfg.Rotate = false // every interval tests node 2
@@ -61,10 +62,11 @@ func TestPushTakenDuringATest(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the interval never tested node 2")
 	}
-	// Node 5 (core id 4) found node 7 faulty; node 1 is in its cluster c(4,3)
-	// and passes it on in its clusters 1 and 2: to nodes 2 and 3.
+	// Node 5 (core id 4) found node 7 faulty and heard node 2 partial; node
+	// 1 is in its cluster c(4,3) and passes it on in its clusters 1 and 2:
+	// to nodes 2 and 3.
 	p := board.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
-		Entries: []board.PushEntry{{NodeID: 7, Status: hiadsd.Faulty, Counter: 1}}}
+		Entries: []board.PushEntry{{NodeID: 7, Status: hiadsd.Faulty, Counter: 1}, {NodeID: 2, Status: hiadsd.Partial, Counter: 1}}}
 	if err := d.Receive(p); err != nil {
 		t.Fatal(err)
 	}
@@ -80,13 +82,14 @@ func TestPushTakenDuringATest(t *testing.T) {
 	if !got[addr(1)] || !got[addr(2)] {
 		t.Fatalf("passed on to %v; want nodes 2 and 3", got)
 	}
-	if st := d.Snapshot().Nodes[6].Status; st != hiadsd.FaultFree {
-		t.Fatalf("node 7 is %v while the interval waits; the push is merged at its end", st)
+	if snap := d.Snapshot(); snap.Nodes[6].Status != hiadsd.Faulty || snap.Nodes[1].Status != hiadsd.FaultFree {
+		t.Fatalf("node 7 is %v and node 2 %v while the interval waits; want faulty (served at once) and fault-free (under test)",
+			snap.Nodes[6].Status, snap.Nodes[1].Status)
 	}
 	close(lan.slow)
 	<-done
-	if st := d.Snapshot().Nodes[6].Status; st != hiadsd.Faulty {
-		t.Fatalf("node 7 is %v after the interval, want faulty", st)
+	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.Partial {
+		t.Fatalf("node 2 is %v after the interval, want the push's partial merged at its end", st)
 	}
 }
 
@@ -124,5 +127,84 @@ func TestCorroborate(t *testing.T) {
 	}
 	if len(peers[3]) != 1 {
 		t.Error("node 4's test did not get the faulty verdict that wins the tie")
+	}
+}
+
+// slowFetchLAN is a fakeLAN whose fetches of addr(1) wait for the test to
+// let them go, as a read of a loaded peer may take seconds, and which takes
+// pushes, signalling each.
+type slowFetchLAN struct {
+	*fakeLAN
+	slow    chan struct{}
+	entered chan struct{}
+	pushed  chan netip.Addr
+}
+
+func (s *slowFetchLAN) CanPush() bool { return true }
+
+func (s *slowFetchLAN) Push(_ context.Context, t probe.Target, _ []byte) error {
+	s.pushed <- t.Addr
+	return nil
+}
+
+func (s *slowFetchLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
+	if t.Addr == addr(1) && s.slow != nil {
+		s.entered <- struct{}{}
+		<-s.slow
+	}
+	return s.fakeLAN.FetchDiagnosis(ctx, t, lo, hi)
+}
+
+// TestRepairServedBeforeTheFetch: the test that finds a peer back is
+// served and pushed while the interval still waits on its fetches, not
+// when the last of them returns.
+func TestRepairServedBeforeTheFetch(t *testing.T) {
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg.Rotate = false // every interval tests nodes 2, 3 and 5
+	lan, s := &slowFetchLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 16)}, &sink{}
+	for k := range 8 {
+		lan.rows[addr(k)] = allFaultFreeRows(8)
+	}
+	lan.status[addr(1)] = hiadsd.Faulty
+	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.Faulty {
+		t.Fatalf("node 2 is %v after a test found it down, want faulty", st)
+	}
+	for len(lan.pushed) > 0 {
+		<-lan.pushed
+	}
+	lan.mu.Lock()
+	delete(lan.status, addr(1))
+	lan.mu.Unlock()
+	lan.slow = make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); d.interval(context.Background()) }()
+	select {
+	case <-lan.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interval never read node 2")
+	}
+	// Node 1's clusters are {2}, {3, 4} and {5..8}: the repair goes to 2, 3 and 5.
+	got := map[netip.Addr]bool{}
+	for len(got) < 3 {
+		select {
+		case a := <-lan.pushed:
+			got[a] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("pushed to %v while the read of node 2 was waiting; want nodes 2, 3 and 5", got)
+		}
+	}
+	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.FaultFree {
+		t.Fatalf("node 2 is %v while the interval waits on its read; want the repair served", st)
+	}
+	close(lan.slow)
+	<-done
+	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.FaultFree {
+		t.Fatalf("node 2 is %v after the interval, want fault-free", st)
 	}
 }

@@ -86,7 +86,7 @@ func TestRestartedNodeTestsItsPlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(rep.Tests) > c.maxTests {
-				t.Errorf("its first interval ran %d tests, want at most %d", len(rep.Tests), c.maxTests)
+				t.Errorf("its first interval ran %d tests (%v), want at most %d", len(rep.Tests), rep.Tests, c.maxTests)
 			}
 			if u := nw.View(self).Unknowns(); u != 0 {
 				t.Errorf("after its first interval it holds %d ids unknown, want 0 (it read a view)", u)

@@ -1,0 +1,106 @@
+package hiadsd
+
+import "fmt"
+
+// News while an interval waits. On a LAN a batch lasts as long as its
+// slowest op: a test of a silent peer waits for its re-test, a fetch from a
+// loaded peer for its answer, seconds in all. News that must not wait that
+// long is taken between Advance calls, while the pass is undone and the
+// view holds only what the intervals before this one made of it; the next
+// pass replays the algorithm from that view.
+//
+// Two kinds are taken. A push about a node this interval neither tested nor
+// is testing (Take): no verdict of this interval can contradict it. And the
+// repair of a node this interval tested (Repairs): a test that found a node
+// held down fault-free again is final, since every later op of the interval
+// only reads views, and a direct verdict stands against what they bring
+// (fetch and catchUp). Both are then shown and passed on at once, instead
+// of when the interval's last fetch returns.
+
+// testing reports whether this interval tested id or is testing it now.
+func (m *Interval) testing(id int) bool {
+	if _, ok := m.tests.get(id); ok {
+		return true
+	}
+	for _, op := range m.need {
+		if op.Kind == OpTest && op.Target == id {
+			return true
+		}
+	}
+	return false
+}
+
+// midway returns an error unless m is between two batches of an interval.
+func (m *Interval) midway(what string) error {
+	if m.node == nil || m.done {
+		return fmt.Errorf("%s outside an interval: %w", what, ErrBadConfig)
+	}
+	return nil
+}
+
+// Take merges a push sent by node from while it ran node list v and the
+// interval waits on its batch (after Ready, before Advance), and returns
+// what Receive would: the status changes it made and the pushes that pass
+// the whole push on. Entries about a node this interval tested or is
+// testing are not merged: they are returned in later, for Receive once the
+// interval is over, so that a verdict of a test begun before the push came
+// does not, applied after it, override the newer news as if it were newer
+// itself. Outside an interval it fails (ErrBadConfig): use Receive.
+func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push, err error) {
+	if err := m.midway("push taken"); err != nil {
+		return Report{}, Push{}, err
+	}
+	n := m.node
+	rep = Report{Node: n.ID}
+	pass, refused, err := n.sift(from, p, v)
+	rep.Refused = refused
+	if err != nil {
+		return rep, Push{}, err
+	}
+	later = Push{To: p.To, Cluster: p.Cluster}
+	for _, ie := range pass {
+		if m.testing(ie.ID) {
+			later.Entries = append(later.Entries, ie)
+			continue
+		}
+		n.merge(ie, from, &rep)
+	}
+	if n.Config.Push {
+		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
+	}
+	return rep, later, nil
+}
+
+// Repairs commits, while the interval waits on a later batch, every test
+// answered so far that found a node the view holds faulty or partial
+// fault-free, and returns them as the pass that is the interval would
+// have: the status changes (Direct, with the new counter) and the pushes
+// that carry them down this node's tree. The interval's Report then leaves
+// them out, since its last pass finds the view already holding them. A node
+// that is cut off or holds verdicts it made while cut off (isolation.go)
+// commits nothing early: its pass decides what it keeps.
+func (m *Interval) Repairs() (Report, error) {
+	if err := m.midway("repairs"); err != nil {
+		return Report{}, err
+	}
+	n := m.node
+	rep := Report{Node: n.ID}
+	if n.isolated > 0 || n.Withholds() {
+		return rep, nil
+	}
+	var entries []IDEntry
+	for k, j := range m.tests.keys {
+		old := n.View.Get(j)
+		if m.tests.vals[k].status != FaultFree || old.Status != Faulty && old.Status != Partial || n.Config.IsRemoved(j) {
+			continue
+		}
+		e := observe(old, FaultFree)
+		n.View.Set(j, e)
+		rep.Updates = append(rep.Updates, Update{ID: j, Old: old, New: e, From: Direct})
+		entries = append(entries, IDEntry{ID: j, Entry: e})
+	}
+	if n.Config.Push {
+		rep.Pushes = n.pushTargets(entries, Levels(n.Config.N))
+	}
+	return rep, nil
+}

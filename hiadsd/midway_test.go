@@ -1,0 +1,171 @@
+package hiadsd
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// midwayNode returns node 0 of 8 under vCube with pushes, every node held
+// fault-free at counter 2 but the ones in down, held faulty at counter 3.
+func midwayNode(t *testing.T, rotate bool, down ...int) *Node {
+	t.Helper()
+	n := newTestNode(t, &Config{N: 8, Algorithm: VCube, Push: true, Rotate: rotate}, 0)
+	for id := range 8 {
+		n.View.Set(id, Entry{Status: FaultFree, Counter: 2})
+	}
+	for _, id := range down {
+		n.View.Set(id, Entry{Status: Faulty, Counter: 3})
+	}
+	return n
+}
+
+// tested returns the targets of the tests among ops, in order.
+func tested(ops []Op) []int {
+	var out []int
+	for _, op := range ops {
+		if op.Kind == OpTest {
+			out = append(out, op.Target)
+		}
+	}
+	return out
+}
+
+// TestTakeMergesWhatNoTestContradicts: a push taken while the interval's
+// tests are under way is passed on whole, merged at once about a node the
+// interval does not test, and left for the interval's end about one it
+// tests; the verdict of that test then comes first.
+func TestTakeMergesWhatNoTestContradicts(t *testing.T) {
+	n := midwayNode(t, false)
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	if got := tested(m.Ready()); !slices.Equal(got, []int{1, 2, 4}) {
+		t.Fatalf("node 0 tests %v, want [1 2 4]", got)
+	}
+	push := Push{To: 0, Cluster: 3, Entries: []IDEntry{
+		{ID: 6, Entry: Entry{Status: Faulty, Counter: 3}}, // not tested by node 0: merged now
+		{ID: 2, Entry: Entry{Status: Faulty, Counter: 3}}, // under test: waits
+	}}
+	rep, later, err := m.Take(5, push, n.List)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != 6 || rep.Updates[0].From != 5 || n.View.Get(6) != (Entry{Status: Faulty, Counter: 3}) {
+		t.Fatalf("updates %+v, node 6 held %v; want node 6 faulty at 3, learned from 5", rep.Updates, n.View.Get(6))
+	}
+	if n.View.Get(2) != (Entry{Status: FaultFree, Counter: 2}) || len(later.Entries) != 1 || later.Entries[0].ID != 2 || later.Cluster != 3 {
+		t.Fatalf("node 2 held %v, left for later %+v; want it untouched and left", n.View.Get(2), later)
+	}
+	// Node 0's clusters 1 and 2 are {1} and {2, 3}: both entries go on.
+	if len(rep.Pushes) != 2 || rep.Pushes[0].To != 1 || rep.Pushes[1].To != 2 || len(rep.Pushes[1].Entries) != 2 {
+		t.Fatalf("passed on %+v; want both entries to nodes 1 and 2", rep.Pushes)
+	}
+	// Node 2 answers partial: a test that began before the push.
+	ft := &fakeTester{truth: map[int]Status{2: Partial}}
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := n.View.Get(2); got != (Entry{Status: Partial, Counter: 3}) {
+		t.Fatalf("node 2 held %v after the interval, want its test's partial at 3", got)
+	}
+	if rep, err := n.Receive(5, later, n.List); err != nil || n.View.Get(2) != (Entry{Status: Faulty, Counter: 3}) || len(rep.Updates) != 1 {
+		t.Fatalf("the rest merged at the end: %+v, %v, node 2 held %v; want the push's faulty at 3 (worse wins on equal counters)", rep, err, n.View.Get(2))
+	}
+	if _, _, err := m.Take(5, push, n.List); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("Take after the interval: %v, want ErrBadConfig", err)
+	}
+}
+
+// TestRepairsShownBeforeTheFetches: a test that found a node held faulty
+// fault-free again is committed and pushed while the interval waits on its
+// fetches, with the counter the interval would have given it, and the
+// interval's report does not repeat it.
+func TestRepairsShownBeforeTheFetches(t *testing.T) {
+	n := midwayNode(t, false, 4)
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := m.Repairs(); err != nil || len(rep.Updates) != 0 {
+		t.Fatalf("repairs before any answer: %+v, %v; want none", rep, err)
+	}
+	ft := &fakeTester{}
+	if err := m.Advance(answer(ft, m.Ready())); err != nil {
+		t.Fatal(err)
+	}
+	if m.Done() || len(tested(m.Ready())) != 0 {
+		t.Fatalf("after the tests the interval asks for %+v; want its fetches", m.Ready())
+	}
+	rep, err := m.Repairs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Entry{Status: FaultFree, Counter: 4}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != 4 || rep.Updates[0].From != Direct || rep.Updates[0].New != want || n.View.Get(4) != want {
+		t.Fatalf("repairs %+v, node 4 held %v; want node 4 fault-free at 4, direct", rep.Updates, n.View.Get(4))
+	}
+	if len(rep.Pushes) != 3 {
+		t.Fatalf("pushes %+v; want one to each of node 0's 3 clusters", rep.Pushes)
+	}
+	if again, _ := m.Repairs(); len(again.Updates) != 0 {
+		t.Fatalf("a second call repaired %+v again", again.Updates)
+	}
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := m.Report(); len(r.Updates) != 0 || len(r.Pushes) != 0 || n.View.Get(4) != want {
+		t.Fatalf("the interval reported %+v and pushed %+v, node 4 held %v; want nothing more", r.Updates, r.Pushes, n.View.Get(4))
+	}
+}
+
+// TestRepairsWaitForAnIsolatedNode: a node that holds verdicts made while
+// cut off commits no repair before its interval decides.
+func TestRepairsWaitForAnIsolatedNode(t *testing.T) {
+	n := midwayNode(t, false, 4)
+	n.isolated = 1
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Advance(answer(&fakeTester{}, m.Ready())); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := m.Repairs(); err != nil || len(rep.Updates) != 0 || n.View.Get(4).Status != Faulty {
+		t.Fatalf("repairs %+v, %v; want none while isolated", rep, err)
+	}
+}
+
+// TestPlanKeptWhenNewsComesMidway: under the rotating plan, node 0 tests 2
+// and 3 in cluster 2 while it holds node 1 faulty. A push that node 1 is
+// back comes while the tests run; the next pass would plan node 2 only,
+// but the verdict on node 3, already answered, still counts.
+func TestPlanKeptWhenNewsComesMidway(t *testing.T) {
+	n := midwayNode(t, true, 1)
+	n.Next = 2
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	if got := tested(m.Ready()); !slices.Equal(got, []int{2, 3}) {
+		t.Fatalf("node 0 tests %v in cluster 2, want [2 3]", got)
+	}
+	back := Push{To: 0, Cluster: 3, Entries: []IDEntry{{ID: 1, Entry: Entry{Status: FaultFree, Counter: 4}}}}
+	if rep, _, err := m.Take(5, back, n.List); err != nil || len(rep.Updates) != 1 {
+		t.Fatalf("take: %+v, %v; want node 1 back", rep, err)
+	}
+	ft := &fakeTester{truth: map[int]Status{3: Faulty}}
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := m.Report(); r.Wasted != 0 || n.View.Get(3) != (Entry{Status: Faulty, Counter: 3}) {
+		t.Fatalf("wasted %d answers, node 3 held %v; want node 3's test counted: faulty at 3", r.Wasted, n.View.Get(3))
+	}
+}
