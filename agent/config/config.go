@@ -176,6 +176,9 @@ type Traps struct {
 	// RecoveryHold holds the notification of a repair until it has held
 	// this long; 0 notifies it at once.
 	RecoveryHold time.Duration `mapstructure:"recovery_hold" doc:"a node fault-free again is notified once it has stayed so this long, as Prometheus's keep_firing_for; a repair that does not hold, and the fault that follows it, are not notified (a starved member answering now and then); 0s notifies at once"`
+	// PartialHold holds the notification that a node is partial until it
+	// has held this long; 0 notifies it at once.
+	PartialHold time.Duration `mapstructure:"partial_hold" doc:"a node found partial (its host answers ping, its agent does not answer) is notified once it has stayed so this long, as a Prometheus alert waits out its for: clause; a partial that clears sooner (a starved or briefly stopped member) is not notified; faulty is notified at once; 0s notifies at once"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 	// Flapping holds when a node's changes are notified as flapping instead.

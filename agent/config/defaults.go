@@ -135,6 +135,7 @@ func Default() Config {
 			Queue:        t.QueueSize,
 			StartupGrace: d.StartupGrace,
 			RecoveryHold: d.RecoveryHold,
+			PartialHold:  d.PartialHold,
 			Flapping:     Flapping{High: d.Flapping.High, Low: d.Flapping.Low, Changes: d.Flapping.MinChanges},
 		},
 		Web:             Web{Listen: "127.0.0.1:8161"},

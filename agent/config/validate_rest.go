@@ -59,6 +59,9 @@ func (t Traps) validate(m *mistakes) {
 	if t.RecoveryHold < 0 {
 		m.add("traps.recovery_hold", "%s is negative; write a duration such as 10s, or 0s to notify repairs at once", t.RecoveryHold)
 	}
+	if t.PartialHold < 0 {
+		m.add("traps.partial_hold", "%s is negative; write a duration such as 5s, or 0s to notify partial verdicts at once", t.PartialHold)
+	}
 	f := t.Flapping
 	switch {
 	case f.High <= 0 || f.High > 100:

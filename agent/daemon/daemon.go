@@ -66,6 +66,9 @@ type Config struct {
 	// RecoveryHold holds the notification that a node is fault-free again
 	// until it has held this long (hold.go); 0 notifies it at once.
 	RecoveryHold time.Duration
+	// PartialHold holds the notification that a node is partial until it
+	// has held this long (hold.go); 0 notifies it at once.
+	PartialHold time.Duration
 	// StateDir holds what survives a restart.
 	StateDir string
 	// Keys are the keyring file's cluster keys, the one to send with first;
@@ -89,6 +92,7 @@ func Default() Config {
 		TestBudget:   probe.Default().TestBudget(),
 		StartupGrace: 30 * time.Second,
 		RecoveryHold: 10 * time.Second,
+		PartialHold:  5 * time.Second,
 		StateDir:     DefaultStateDir,
 		Flapping:     flap.Default(),
 	}
@@ -213,7 +217,7 @@ func New(o Options) (*Daemon, error) {
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
-			left: map[int]unowned{}, recoveries: recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingRepair{}}}}
+			left: map[int]unowned{}, recoveries: recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingEvent{}}}}
 	for _, k := range append(kept, c.Keys...) {
 		d.keys[k.Index()] = k
 	}

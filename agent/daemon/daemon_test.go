@@ -159,7 +159,8 @@ func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) Config 
 	c.Notify = scope
 	c.Station = netip.MustParseAddr("127.0.0.100")
 	c.StartupGrace = 0 // these tests check what is notified at once; TestStartupGrace the grace
-	c.RecoveryHold = 0 // and TestRepairNotifiedOnceItHolds the hold of repairs
+	c.RecoveryHold = 0 // and TestRepairNotifiedOnceItHolds the hold of repairs,
+	c.PartialHold = 0  // TestPartialNotifiedOnceItHolds that of partial verdicts
 	for k := 0; k < n; k++ {
 		c.Nodes = append(c.Nodes, nodelist.Member{Addr: addr(k), Port: 161})
 	}
@@ -569,6 +570,65 @@ func TestRepairNotifiedOnceItHolds(t *testing.T) {
 	step(hiadsd.Faulty)
 	step(hiadsd.Partial)
 	want("a fault, then a fault of another kind", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
+}
+
+// TestPartialNotifiedOnceItHolds: with a partial hold of 3 s and a
+// recovery hold of 5 s, node 3 partial for 2 s, then fault-free, costs the
+// station nothing, neither the partial verdict nor the repair; partial
+// again for 3 s is notified once, with its own event, and the repair after
+// it waits its own hold; a crash (faulty) is notified at once, and the
+// partial verdict after it once it has held.
+func TestPartialNotifiedOnceItHolds(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg.PartialHold, cfg.RecoveryHold = 3*time.Second, 5*time.Second
+	clock := &mockClock{now: time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)}
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	step := func(st hiadsd.Status, times int) {
+		t.Helper()
+		for range times {
+			clock.advance(time.Second)
+			if st == hiadsd.FaultFree {
+				delete(lan.status, addr(2))
+			} else {
+				lan.status[addr(2)] = st
+			}
+			d.interval(context.Background())
+		}
+	}
+	want := func(what string, statuses ...hiadsd.Status) {
+		t.Helper()
+		var got []hiadsd.Status
+		for _, ev := range s.events {
+			if ev.NodeID == 3 {
+				got = append(got, ev.Status)
+			}
+		}
+		if !slices.Equal(got, statuses) {
+			t.Fatalf("%s: node 3 notified %v, want %v", what, got, statuses)
+		}
+	}
+	step(hiadsd.FaultFree, 1)
+	step(hiadsd.Partial, 3) // partial at 0, 1 and 2 s
+	step(hiadsd.FaultFree, 7)
+	want("a partial verdict that held 2 s, and its repair")
+	step(hiadsd.Partial, 1)
+	partial := d.Snapshot().Events[len(d.Snapshot().Events)-1]
+	step(hiadsd.Partial, 2)
+	want("a partial verdict 2 s old")
+	step(hiadsd.Partial, 1)
+	want("a partial verdict that held 3 s", hiadsd.Partial)
+	if last := s.events[len(s.events)-1]; last.Seq != partial.Seq {
+		t.Errorf("the partial verdict went out as %+v, want its own event %+v", last, partial)
+	}
+	step(hiadsd.FaultFree, 5)
+	want("a repair 4 s old", hiadsd.Partial)
+	step(hiadsd.FaultFree, 1)
+	want("a repair that held 5 s", hiadsd.Partial, hiadsd.FaultFree)
+	step(hiadsd.Faulty, 1)
+	want("a crash", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty)
+	step(hiadsd.Partial, 4)
+	want("partial after the crash, held 3 s", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
 }
 
 // TestTheAgentThatToldRetracts: agent 2 owns node 3's notifications while

@@ -9,38 +9,70 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// recoveries holds back the notification that a node is fault-free again
-// until it has held for Config.RecoveryHold, as Prometheus's
-// keep_firing_for holds an alert: a member that is starved most of the
-// time answers now and then, and each answer, and the fault found at the
-// next test, was a notification. A repair that does not hold is never
-// notified, and neither is the fault that follows it when it is the one
-// the station was told. It also remembers, per node, the status the last
-// notification about it carried (told), so that a notification never
-// repeats what the station holds. announce (from any goroutine that
-// saves) and the loop's releaseRecoveries share it.
+// recoveries holds back two kinds of status notification until they have
+// held, as Prometheus holds an alert: the one that a node is fault-free
+// again, for Config.RecoveryHold (keep_firing_for), and the one that a node
+// is partial, for Config.PartialHold (a rule's for: clause). A member that
+// is starved most of the time answers now and then, and a member stopped a
+// few seconds at a time is partial now and then: each change was a
+// notification. A repair that does not hold is never notified, and neither
+// is the fault that follows it when it is the one the station was told; a
+// partial verdict that does not hold is never notified, and neither is the
+// repair that ends it unless the station was told of a fault. A faulty
+// verdict (no answer at all: a crash, a link cut) goes out at once. It also
+// remembers, per node, the status the last notification about it carried
+// (told), so that a notification never repeats what the station holds.
+// announce (from any goroutine that saves) and the loop's releaseRecoveries
+// share it.
 type recoveries struct {
 	mu      sync.Mutex
 	told    map[int]hiadsd.Status // per node, the status its last notification sent
-	waiting map[int]waitingRepair // per node, its repair not notified yet
+	waiting map[int]waitingEvent  // per node, its repair or partial verdict not notified yet
 }
 
-// waitingRepair is a repair's event and when it was recorded.
-type waitingRepair struct {
+// waitingEvent is a held event and when it was recorded.
+type waitingEvent struct {
 	e  unsavedEvent
 	at time.Time
 }
 
+// holds are the holds of the two kinds of event recoveries holds back.
+type holds struct{ repair, partial time.Duration }
+
+// holds returns the daemon's holds.
+func (d *Daemon) holds() holds { return holds{repair: d.cfg.RecoveryHold, partial: d.cfg.PartialHold} }
+
+// of returns how long an event that makes a node st waits, 0 if it goes out at once.
+func (h holds) of(st hiadsd.Status) time.Duration {
+	switch st {
+	case hiadsd.FaultFree:
+		return h.repair
+	case hiadsd.Partial:
+		return h.partial
+	}
+	return 0
+}
+
 // pass reports whether event e goes out now. A repair (fault-free after a
-// fault) waits while hold is positive; a fault goes out unless the
-// station was last told that very status (a repair held back in between
-// did not hold).
-func (r *recoveries) pass(e unsavedEvent, hold time.Duration, now time.Time) bool {
+// fault) and a partial verdict wait while their hold is positive, but a
+// repair that ends a partial verdict still waiting is dropped with it,
+// unless the station was told the node was down; anything else goes out
+// unless the station was last told that very status (a repair held back in
+// between did not hold).
+func (r *recoveries) pass(e unsavedEvent, h holds, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id, st := e.u.ID, e.u.New.Status
-	if st == hiadsd.FaultFree && hold > 0 {
-		r.waiting[id] = waitingRepair{e: e, at: now}
+	if w, ok := r.waiting[id]; ok && w.e.u.New.Status == hiadsd.Partial && st == hiadsd.FaultFree && !r.outstandingLocked(id) {
+		delete(r.waiting, id)
+		return false
+	}
+	if h.of(st) > 0 {
+		if told, ok := r.told[id]; ok && told == st {
+			delete(r.waiting, id)
+			return false
+		}
+		r.waiting[id] = waitingEvent{e: e, at: now}
 		return false
 	}
 	delete(r.waiting, id)
@@ -66,28 +98,35 @@ func (r *recoveries) tell(id int, st hiadsd.Status) {
 func (r *recoveries) outstanding(id int) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.outstandingLocked(id)
+}
+
+// outstandingLocked is outstanding with r.mu held.
+func (r *recoveries) outstandingLocked(id int) bool {
 	st, ok := r.told[id]
 	return ok && (st == hiadsd.Faulty || st == hiadsd.Partial)
 }
 
-// releaseRecoveries notifies each waiting repair that has held for
-// Config.RecoveryHold, if the view still holds the node fault-free and the
-// station was not told so; a repair the view no longer holds is dropped.
-// It runs on the loop after each interval.
+// releaseRecoveries notifies each waiting event (a repair, a partial
+// verdict) that has held for its hold, if the view still holds the node at
+// its status and the station was not told so; an event the view no longer
+// holds is dropped. It runs on the loop after each interval.
 func (d *Daemon) releaseRecoveries(now time.Time) {
 	var out []unsavedEvent
+	h := d.holds()
 	r := &d.recoveries
 	r.mu.Lock()
 	for id, w := range r.waiting {
+		st := w.e.u.New.Status
 		switch {
-		case d.view[id].Status != hiadsd.FaultFree:
+		case d.view[id].Status != st:
 			delete(r.waiting, id)
-			d.log.WithFields(logrus.Fields{"node": id + 1, "seq": w.e.ev.Seq, "now": d.view[id].Status.String()}).
-				Info("a repair that did not hold is not notified")
-		case now.Sub(w.at) >= d.cfg.RecoveryHold:
+			d.log.WithFields(logrus.Fields{"node": id + 1, "seq": w.e.ev.Seq, "new": st.String(), "now": d.view[id].Status.String()}).
+				Info("a change that did not hold is not notified")
+		case now.Sub(w.at) >= h.of(st):
 			delete(r.waiting, id)
-			if r.told[id] != hiadsd.FaultFree {
-				r.told[id] = hiadsd.FaultFree
+			if told, ok := r.told[id]; !ok || told != st {
+				r.told[id] = st
 				out = append(out, w.e)
 			}
 		}
@@ -97,6 +136,6 @@ func (d *Daemon) releaseRecoveries(now time.Time) {
 		if d.mute(e.u.ID) != "" || d.notify == nil {
 			continue
 		}
-		d.sendStatus(e.ev, "a repair that held "+d.cfg.RecoveryHold.String())
+		d.sendStatus(e.ev, "a change that held "+h.of(e.u.New.Status).String())
 	}
 }

@@ -115,7 +115,7 @@ func (d *Daemon) handover(now time.Time) {
 		delete(d.left, id)
 		f := d.log.WithFields(logrus.Fields{"node": id + 1, "new": l.ev.Status.String(), "seq": l.ev.Seq,
 			"owner": l.owner + 1, "late": now.Sub(l.at).Round(time.Millisecond).String()})
-		if mute := d.mute(id); mute != "" || d.notify == nil || !d.recoveries.pass(l.unsavedEvent, d.cfg.RecoveryHold, now) {
+		if mute := d.mute(id); mute != "" || d.notify == nil || !d.recoveries.pass(l.unsavedEvent, d.holds(), now) {
 			f.WithField("muted", mute).Debug("a change left to an owner that failed is this agent's now, not notified now")
 			continue
 		}

@@ -233,7 +233,7 @@ func (d *Daemon) announce(e unsavedEvent) {
 	if mute != "" {
 		return
 	}
-	if !d.recoveries.pass(e, d.cfg.RecoveryHold, d.now()) {
+	if !d.recoveries.pass(e, d.holds(), d.now()) {
 		f.Debug("not notified now: a repair waits until it has held, and a fault the station was last told is not told again")
 		return
 	}
@@ -379,7 +379,7 @@ func (d *Daemon) endGrace() {
 		if d.view[id].Status != e.u.New.Status || d.notify == nil || !d.notifies(e.u) || d.inMaintenance(id) {
 			continue
 		}
-		if !d.recoveries.pass(e, d.cfg.RecoveryHold, d.now()) {
+		if !d.recoveries.pass(e, d.holds(), d.now()) {
 			continue
 		}
 		d.sendStatus(e.ev, "a first verdict held through the start-up grace still holds")

@@ -50,6 +50,9 @@ const (
 	// recoveryHold is traps.recovery_hold: a repair is notified this long
 	// after it is known.
 	recoveryHold = 2 * time.Second
+	// partialHold is traps.partial_hold: a partial verdict is notified
+	// this long after it is known.
+	partialHold = time.Second
 )
 
 // cluster is a set of real diagagent processes on 127.0.0.1, 127.0.0.2, ...
@@ -110,7 +113,7 @@ func newCluster(t *testing.T, s clusterSpec) *cluster {
 	if s.informs {
 		kind = "inform"
 	}
-	fmt.Fprintf(&b, "traps:\n  nms: %s\n  kind: %s\n  timeout: 500ms\n  retries: 2\n  recovery_hold: %s\n", s.station, kind, recoveryHold)
+	fmt.Fprintf(&b, "traps:\n  nms: %s\n  kind: %s\n  timeout: 500ms\n  retries: 2\n  recovery_hold: %s\n  partial_hold: %s\n", s.station, kind, recoveryHold, partialHold)
 	if len(s.stations) > 0 {
 		fmt.Fprintf(&b, "  fallbacks: [%s]\n", strings.Join(s.stations, ", "))
 	}

@@ -33,7 +33,7 @@ func TestIPv6Agents(t *testing.T) {
 		ports[k] = netsnmptest.FreeUDPPort(t, "::1")
 		fmt.Fprintf(&b, "  - {address: '::1', port: %d}\n", ports[k])
 	}
-	fmt.Fprintf(&b, "traps: {fallbacks: ['%s'], timeout: 500ms, retries: 2}\nweb: {listen: ''}\nstate_dir: %s\n", station, filepath.Join(dir, "state{id}"))
+	fmt.Fprintf(&b, "traps: {fallbacks: ['%s'], timeout: 500ms, retries: 2, partial_hold: 1s}\nweb: {listen: ''}\nstate_dir: %s\n", station, filepath.Join(dir, "state{id}"))
 	conf := filepath.Join(dir, "v6.yaml")
 	if err := os.WriteFile(conf, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestIPv6Agents(t *testing.T) {
 	start := time.Now()
 	waitUntil(t, "node 3 partial everywhere (ICMPv6 echo)", bound, func() bool { return everyone(3, "2", 2) })
 	t.Logf("agent 3 stopped: partial at every IPv6 agent after %v", time.Since(start).Round(time.Millisecond))
-	if _, err := trapd.Wait(bound, 0, notificationAbout(3, 2)); err != nil {
+	if _, err := trapd.Wait(bound+partialHold, 0, notificationAbout(3, 2)); err != nil {
 		t.Fatalf("the IPv6 station got no notification that node 3 is partial: %v", err)
 	}
 }

@@ -90,7 +90,8 @@ func daemonConfig(cfg config.Config, id int, p probe.Config, ring *keyring.Ring)
 	d.Algorithm, d.Rotate, d.Interval = algo, cfg.Test.Plan == config.PlanRotate, cfg.Interval
 	d.TestBudget = p.TestBudget()
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
-	d.StartupGrace, d.Notify, d.RecoveryHold = cfg.Traps.StartupGrace, config.ScopeOf(cfg.Traps.Scope), cfg.Traps.RecoveryHold
+	d.StartupGrace, d.Notify = cfg.Traps.StartupGrace, config.ScopeOf(cfg.Traps.Scope)
+	d.RecoveryHold, d.PartialHold = cfg.Traps.RecoveryHold, cfg.Traps.PartialHold
 	f := cfg.Traps.Flapping
 	d.Flapping = flap.Config{High: f.High, Low: f.Low, MinChanges: f.Changes}
 	d.StateDir = cfg.StateDirFor(id)

@@ -142,7 +142,7 @@ func TestAgentsStartedApartStayQuiet(t *testing.T) {
 		}
 	}
 	c.stop(3, syscall.SIGTERM) // a real fault: agent 4 was seen up by all
-	if _, err := trapd.Wait(latencyBound("vcube", 8), 0, notificationAbout(4, 2)); err != nil {
+	if _, err := trapd.Wait(latencyBound("vcube", 8)+partialHold, 0, notificationAbout(4, 2)); err != nil {
 		t.Fatalf("no notification of a real fault after start-up: %v", err)
 	}
 }
@@ -163,7 +163,7 @@ func TestAgentsWithDifferentLists(t *testing.T) {
 		yaml := fmt.Sprintf("algorithm: vcube\ninterval: %s\nsnmp: {listen: auto}\n"+
 			"test: {timeout: %s, retries: %d, ping_timeout: %s, ping_count: 1}\n"+
 			"nodes: [{address: 127.0.0.1, port: %d}, {address: 127.0.0.2, port: %d}%s]\n"+
-			"traps: {nms: '127.0.0.100:%d', startup_grace: 2s}\nweb: {listen: ''}\nstate_dir: %s\n", testInterval, testTimeout, testRetries, pingTimeout,
+			"traps: {nms: '127.0.0.100:%d', startup_grace: 2s, partial_hold: 1s}\nweb: {listen: ''}\nstate_dir: %s\n", testInterval, testTimeout, testRetries, pingTimeout,
 			port, port, extra, tp, filepath.Join(dir, name+"{id}"))
 		path := filepath.Join(dir, name+".yaml")
 		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {

@@ -256,6 +256,12 @@ func (c *Cluster) RepairHeld() time.Duration {
 	return cmp.Or(c.RecoveryHold, config.Default().Traps.RecoveryHold)
 }
 
+// PartialHeld is how long after a partial verdict is known its notification
+// leaves (traps.partial_hold, the shipped default).
+func (c *Cluster) PartialHeld() time.Duration {
+	return config.Default().Traps.PartialHold
+}
+
 // Bound is how long diagnosing one event may take by pull alone: the
 // algorithm's bound in rounds plus the round in progress when the event
 // happened. vCube's rotating plan (the default) pulls within 2·log2 N

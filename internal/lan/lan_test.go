@@ -99,8 +99,11 @@ func expect(t *testing.T, c *Cluster, what string, mark int, observers []int, no
 	t.Logf("%s: node %d at %d (%s) everywhere after %v = %.1f rounds (bound %v)", what, node, want,
 		statusName(want), took.Round(time.Millisecond), float64(took)/float64(c.RoundTime()), c.Bound())
 	wait := c.Bound()
-	if want == 0 { // a repair is notified once it has held (traps.recovery_hold)
+	switch want {
+	case 0: // a repair is notified once it has held (traps.recovery_hold)
 		wait += c.RepairHeld()
+	case 2: // and a partial verdict too (traps.partial_hold)
+		wait += c.PartialHeld()
 	}
 	if _, err := c.Station.Wait(wait, mark, StatusChange(node, want)); err != nil {
 		t.Fatalf("%s: snmptrapd got no notification that node %d is %s: %v", what, node, statusName(want), err)
