@@ -1,5 +1,7 @@
 package hiadsd
 
+import "slices"
+
 // interval is the scratch state of one pass of an Interval's algorithm.
 type interval struct {
 	node     *Node
@@ -181,8 +183,8 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 		}
 		if iv.learn(id, mine, ie.Entry, j) {
 			adopted++
-		} else if ie.Entry.Status != mine.Status && ie.Entry.Status != Unknown && mine.Status != Unknown {
-			iv.dispute = append(iv.dispute, id) // an older or refused verdict that disagrees
+		} else if ie.Entry.Status != mine.Status && ie.Entry.Status != Unknown && mine.Status != Unknown && !slices.Contains(iv.m.taken, id) {
+			iv.dispute = append(iv.dispute, id) // an older or refused verdict that disagrees, not with news taken midway
 		}
 	}
 	if copyAll {

@@ -104,6 +104,7 @@ type Interval struct {
 	targets  []int    // vCube's targets, once targeted: news taken midway (midway.go) does not change them
 	targeted bool
 	plan     []planned // the rotating plan's targets, by the clusters tested
+	taken    []int     // ids whose entry Take merged during the interval
 	heads    []int     // nonTesterHeads' storage
 	all      []Range   // everyID's storage
 }
@@ -205,6 +206,7 @@ func (m *Interval) reset() {
 	for k := range m.plan {
 		m.plan[k].made = false
 	}
+	m.taken = m.taken[:0]
 }
 
 // Ready returns the ops the interval needs answered now, nil once it is done.

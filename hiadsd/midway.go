@@ -45,7 +45,10 @@ func (m *Interval) midway(what string) error {
 // testing are not merged: they are returned in later, for Receive once the
 // interval is over, so that a verdict of a test begun before the push came
 // does not, applied after it, override the newer news as if it were newer
-// itself. Outside an interval it fails (ErrBadConfig): use Receive.
+// itself. A source read later in the interval that still holds an older
+// entry about an id taken has not heard the news yet: that is no dispute
+// to settle by a test (Config.Recheck). Outside an interval it fails
+// (ErrBadConfig): use Receive.
 func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push, err error) {
 	if err := m.midway("push taken"); err != nil {
 		return Report{}, Push{}, err
@@ -62,6 +65,9 @@ func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push
 		if m.testing(ie.ID) {
 			later.Entries = append(later.Entries, ie)
 			continue
+		}
+		if ie.Entry.Newer(n.View.Get(ie.ID)) {
+			m.taken = append(m.taken, ie.ID)
 		}
 		n.merge(ie, from, &rep)
 	}

@@ -80,6 +80,39 @@ func TestTakeMergesWhatNoTestContradicts(t *testing.T) {
 	}
 }
 
+// TestNewsTakenIsNoDispute: a source read after a push was taken, still
+// holding the older entry, has not heard the news yet: the interval tests
+// nothing to settle it (Config.Recheck), while a source that disagrees
+// with an entry the interval began with still gets its re-test.
+func TestNewsTakenIsNoDispute(t *testing.T) {
+	n := midwayNode(t, false)
+	n.Config.Recheck = true
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	push := Push{To: 0, Cluster: 3, Entries: []IDEntry{{ID: 6, Entry: Entry{Status: Faulty, Counter: 3}}}}
+	if rep, _, err := m.Take(5, push, n.List); err != nil || len(rep.Updates) != 1 {
+		t.Fatalf("take: %+v, %v; want node 6 faulty", rep, err)
+	}
+	// Every source holds nodes 6 and 7 faulty at counter 1, older than
+	// node 0's entries: node 6's it took midway, node 7's it began with.
+	view := NewDense(8)
+	for id := range view {
+		view[id] = Entry{Status: FaultFree, Counter: 2}
+	}
+	view[6], view[7] = Entry{Status: FaultFree, Counter: 1}, Entry{Status: Faulty, Counter: 1}
+	ft := &fakeTester{views: map[int]View{1: view, 2: view, 4: view}}
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := targets(m.Report()); !slices.Equal(got, []int{1, 2, 4, 7}) {
+		t.Fatalf("node 0 tested %v; want its plan [1 2 4] and node 7, not node 6", got)
+	}
+}
+
 // TestRepairsShownBeforeTheFetches: a test that found a node held faulty
 // fault-free again is committed and pushed while the interval waits on its
 // fetches, with the counter the interval would have given it, and the
