@@ -351,13 +351,18 @@ func (d *Daemon) interval(ctx context.Context) {
 	}
 	probes := map[int]probe.Result{}
 	for !m.Done() {
-		res := d.batchTakingPushes(ctx, m.Ready(), probes)
+		ops := m.Ready()
+		res := d.batchTakingPushes(ctx, ops, probes)
 		if ctx.Err() != nil {
 			return // stopping: tests were cut short, their verdicts mean nothing; the core undid the pass
 		}
+		back := d.answeredAgain(ops, res) // before Advance: ops are the machine's until then
 		if err := m.Advance(res); err != nil {
 			d.log.WithError(err).Error("testing interval failed")
 			return
+		}
+		if back {
+			d.helloAt(ctx, began, "link back")
 		}
 		if !m.Done() {
 			d.takeRepairs(ctx)
@@ -375,11 +380,11 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.selfSuspicion(ctx, rep, began)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)
-	d.sample = !extra // a push merged between intervals records too, but is no sample
+	d.sendPushes(ctx, rep.Pushes) // before record, which waits for the disk
+	d.sample = !extra             // a push merged between intervals records too, but is no sample
 	d.record(rep)
 	d.watchMaintenance()
-	d.sendPushes(ctx, rep.Pushes)
-	d.mergeHeld()
+	d.mergeHeld(ctx)
 	d.adoptList(ctx, rep.Lists)
 	d.mu.Lock()
 	unsaved := len(d.unsaved)

@@ -136,6 +136,23 @@ func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Ti
 	}
 }
 
+// answeredAgain reports whether a batch answered a test of an agent while
+// this agent was cut off (no agent it tested answered in its last
+// interval): its link is back, and it says hello at once rather than when
+// the interval ends, after the fetches that follow (1.1 s after the link
+// came back at N = 64 with the key).
+func (d *Daemon) answeredAgain(ops []hiadsd.Op, res []hiadsd.Result) bool {
+	if d.hi.unanswered == 0 && d.isolated == 0 {
+		return false
+	}
+	for k, op := range ops {
+		if op.Kind == hiadsd.OpTest && !d.list.Members[op.Target].TestedOnly && res[k].Status != hiadsd.Faulty {
+			return true
+		}
+	}
+	return false
+}
+
 // resume runs as an interval begins. The loop counts as alive from here,
 // so hiADSDisUP turns 1 at once after a stall, not when the interval ends.
 // An interval that begins long after the last one ended (the process was

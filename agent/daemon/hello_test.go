@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -149,5 +151,65 @@ func TestUpBeforeTheHello(t *testing.T) {
 	}
 	if !d.hi.said.Equal(*now) {
 		t.Errorf("hello said at %v, want %v", d.hi.said, *now)
+	}
+}
+
+// greetingLAN is a slowFetchLAN that signals each hello it sends.
+type greetingLAN struct {
+	*slowFetchLAN
+	hellos chan netip.Addr
+}
+
+func (g *greetingLAN) Hello(_ context.Context, t probe.Target, _ uint32) error {
+	g.hellos <- t.Addr
+	return nil
+}
+
+// TestHelloOnceALinkIsBack: an agent none of whose tested peers answered
+// says hello as soon as a test is answered again, while its interval still
+// waits on the fetch that follows, and once in that interval.
+func TestHelloOnceALinkIsBack(t *testing.T) {
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg.Rotate = false
+	slow := &slowFetchLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 64)}
+	lan := &greetingLAN{slowFetchLAN: slow, hellos: make(chan netip.Addr, 16)}
+	for k := range 8 {
+		slow.rows[addr(k)] = allFaultFreeRows(8)
+	}
+	d, err := New(Options{Config: cfg, Prober: lan, Board: (&sink{}).board(),
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	for k := 1; k < 8; k++ { // the link goes down: no peer answers
+		slow.status[addr(k)] = hiadsd.Faulty
+	}
+	d.interval(context.Background())
+	if d.hi.unanswered == 0 {
+		t.Fatal("an interval in which no peer answered left the agent not cut off")
+	}
+	slow.mu.Lock()
+	clear(slow.status) // the link is back
+	slow.mu.Unlock()
+	slow.slow = make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); d.interval(context.Background()) }()
+	select {
+	case <-slow.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interval never read node 2")
+	}
+	select {
+	case <-lan.hellos:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no hello while the interval waited on its fetch after the link came back")
+	}
+	close(slow.slow)
+	<-done
+	d.push.sends.Wait()
+	// Node 1's likely testers: the first agent of each of its 3 clusters.
+	if n := len(lan.hellos) + 1; n != 3 {
+		t.Errorf("%d hellos in the interval the link came back, want one to each of 3 testers", n)
 	}
 }

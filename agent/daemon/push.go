@@ -85,9 +85,9 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 				d.dropped(int(p.From)-1, hp.Cluster, err)
 				continue
 			}
+			d.sendPushes(ctx, rep.Pushes) // first: recording waits for the disk
 			d.refuse(rep, "push")
 			d.record(rep)
-			d.sendPushes(ctx, rep.Pushes)
 			if len(later.Entries) > 0 {
 				d.push.held = append(d.push.held, heldPush{from: int(p.From) - 1, p: later, v: v})
 			}
@@ -107,8 +107,8 @@ func (d *Daemon) takeRepairs(ctx context.Context) {
 	if len(rep.Updates) == 0 {
 		return
 	}
+	d.sendPushes(ctx, rep.Pushes) // first: recording waits for the disk
 	d.record(rep)
-	d.sendPushes(ctx, rep.Pushes)
 }
 
 // corroborate hands each entry of push p that is a fault verdict newer
@@ -129,11 +129,11 @@ func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan hiadsd.Status) {
 
 // mergeHeld merges the pushes passed on during the interval that just
 // ended, without passing them on again.
-func (d *Daemon) mergeHeld() {
+func (d *Daemon) mergeHeld(ctx context.Context) {
 	held := d.push.held
 	d.push.held = nil
 	for _, h := range held {
-		d.mergeCore(h.from, h.p, h.v) // passed on when taken
+		d.mergeCore(ctx, h.from, h.p, h.v, false) // passed on when taken
 	}
 }
 
@@ -149,32 +149,31 @@ func (d *Daemon) takePushes(ctx context.Context) {
 	}
 }
 
-// takePush merges one push into the core's view, records what changed as
-// learned events, and passes it on down this agent's part of the tree.
+// takePush merges one push into the core's view, passes it on down this
+// agent's part of the tree, and records what changed as learned events.
 func (d *Daemon) takePush(ctx context.Context, p board.Push) {
-	d.sendPushes(ctx, d.merge(p))
-}
-
-// merge merges one push into the core's view and records what changed as
-// learned events; it returns the pushes that pass it on.
-func (d *Daemon) merge(p board.Push) []hiadsd.Push {
 	if d.removed {
-		return nil
+		return
 	}
 	hp, v := corePush(d.id, p)
-	return d.mergeCore(int(p.From)-1, hp, v)
+	d.mergeCore(ctx, int(p.From)-1, hp, v, true)
 }
 
-// mergeCore is merge of a push in the core's form, from core id from.
-func (d *Daemon) mergeCore(from int, p hiadsd.Push, v hiadsd.ListVersion) []hiadsd.Push {
+// mergeCore merges a push in the core's form, from core id from, and
+// records what changed as learned events. With pass it passes the push on
+// first: recording saves the state, and each hop of the tree would wait for
+// the disk.
+func (d *Daemon) mergeCore(ctx context.Context, from int, p hiadsd.Push, v hiadsd.ListVersion, pass bool) {
 	rep, err := d.node.Receive(from, p, v)
 	if err != nil {
 		d.dropped(from, p.Cluster, err)
-		return nil
+		return
+	}
+	if pass {
+		d.sendPushes(ctx, rep.Pushes)
 	}
 	d.refuse(rep, "push")
 	d.record(rep)
-	return rep.Pushes
 }
 
 // refuse counts and logs what the core refused of a fetch or a push (how):
