@@ -20,6 +20,26 @@ func midwayNode(t *testing.T, rotate bool, down ...int) *Node {
 	return n
 }
 
+// begin begins n's interval on a new machine.
+func begin(t *testing.T, n *Node) *Interval {
+	t.Helper()
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	return &m
+}
+
+// finish answers m's batches from ft until its interval ends.
+func finish(t *testing.T, m *Interval, ft *fakeTester) {
+	t.Helper()
+	for !m.Done() {
+		if err := m.Advance(answer(ft, m.Ready())); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // tested returns the targets of the tests among ops, in order.
 func tested(ops []Op) []int {
 	var out []int
@@ -37,10 +57,7 @@ func tested(ops []Op) []int {
 // tests; the verdict of that test then comes first.
 func TestTakeMergesWhatNoTestContradicts(t *testing.T) {
 	n := midwayNode(t, false)
-	var m Interval
-	if err := m.Begin(n); err != nil {
-		t.Fatal(err)
-	}
+	m := begin(t, n)
 	if got := tested(m.Ready()); !slices.Equal(got, []int{1, 2, 4}) {
 		t.Fatalf("node 0 tests %v, want [1 2 4]", got)
 	}
@@ -64,11 +81,7 @@ func TestTakeMergesWhatNoTestContradicts(t *testing.T) {
 	}
 	// Node 2 answers partial: a test that began before the push.
 	ft := &fakeTester{truth: map[int]Status{2: Partial}}
-	for !m.Done() {
-		if err := m.Advance(answer(ft, m.Ready())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	finish(t, m, ft)
 	if got := n.View.Get(2); got != (Entry{Status: Partial, Counter: 3}) {
 		t.Fatalf("node 2 held %v after the interval, want its test's partial at 3", got)
 	}
@@ -87,10 +100,7 @@ func TestTakeMergesWhatNoTestContradicts(t *testing.T) {
 func TestNewsTakenIsNoDispute(t *testing.T) {
 	n := midwayNode(t, false)
 	n.Config.Recheck = true
-	var m Interval
-	if err := m.Begin(n); err != nil {
-		t.Fatal(err)
-	}
+	m := begin(t, n)
 	push := Push{To: 0, Cluster: 3, Entries: []IDEntry{{ID: 6, Entry: Entry{Status: Faulty, Counter: 3}}}}
 	if rep, _, err := m.Take(5, push, n.List); err != nil || len(rep.Updates) != 1 {
 		t.Fatalf("take: %+v, %v; want node 6 faulty", rep, err)
@@ -103,11 +113,7 @@ func TestNewsTakenIsNoDispute(t *testing.T) {
 	}
 	view[6], view[7] = Entry{Status: FaultFree, Counter: 1}, Entry{Status: Faulty, Counter: 1}
 	ft := &fakeTester{views: map[int]View{1: view, 2: view, 4: view}}
-	for !m.Done() {
-		if err := m.Advance(answer(ft, m.Ready())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	finish(t, m, ft)
 	if got := targets(m.Report()); !slices.Equal(got, []int{1, 2, 4, 7}) {
 		t.Fatalf("node 0 tested %v; want its plan [1 2 4] and node 7, not node 6", got)
 	}
@@ -119,10 +125,7 @@ func TestNewsTakenIsNoDispute(t *testing.T) {
 // interval's report does not repeat it.
 func TestRepairsShownBeforeTheFetches(t *testing.T) {
 	n := midwayNode(t, false, 4)
-	var m Interval
-	if err := m.Begin(n); err != nil {
-		t.Fatal(err)
-	}
+	m := begin(t, n)
 	if rep, err := m.Repairs(); err != nil || len(rep.Updates) != 0 {
 		t.Fatalf("repairs before any answer: %+v, %v; want none", rep, err)
 	}
@@ -147,11 +150,7 @@ func TestRepairsShownBeforeTheFetches(t *testing.T) {
 	if again, _ := m.Repairs(); len(again.Updates) != 0 {
 		t.Fatalf("a second call repaired %+v again", again.Updates)
 	}
-	for !m.Done() {
-		if err := m.Advance(answer(ft, m.Ready())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	finish(t, m, ft)
 	if r := m.Report(); len(r.Updates) != 0 || len(r.Pushes) != 0 || n.View.Get(4) != want {
 		t.Fatalf("the interval reported %+v and pushed %+v, node 4 held %v; want nothing more", r.Updates, r.Pushes, n.View.Get(4))
 	}
@@ -162,10 +161,7 @@ func TestRepairsShownBeforeTheFetches(t *testing.T) {
 func TestRepairsWaitForAnIsolatedNode(t *testing.T) {
 	n := midwayNode(t, false, 4)
 	n.isolated = 1
-	var m Interval
-	if err := m.Begin(n); err != nil {
-		t.Fatal(err)
-	}
+	m := begin(t, n)
 	if err := m.Advance(answer(&fakeTester{}, m.Ready())); err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +177,7 @@ func TestRepairsWaitForAnIsolatedNode(t *testing.T) {
 func TestPlanKeptWhenNewsComesMidway(t *testing.T) {
 	n := midwayNode(t, true, 1)
 	n.Next = 2
-	var m Interval
-	if err := m.Begin(n); err != nil {
-		t.Fatal(err)
-	}
+	m := begin(t, n)
 	if got := tested(m.Ready()); !slices.Equal(got, []int{2, 3}) {
 		t.Fatalf("node 0 tests %v in cluster 2, want [2 3]", got)
 	}
@@ -193,11 +186,7 @@ func TestPlanKeptWhenNewsComesMidway(t *testing.T) {
 		t.Fatalf("take: %+v, %v; want node 1 back", rep, err)
 	}
 	ft := &fakeTester{truth: map[int]Status{3: Faulty}}
-	for !m.Done() {
-		if err := m.Advance(answer(ft, m.Ready())); err != nil {
-			t.Fatal(err)
-		}
-	}
+	finish(t, m, ft)
 	if r := m.Report(); r.Wasted != 0 || n.View.Get(3) != (Entry{Status: Faulty, Counter: 3}) {
 		t.Fatalf("wasted %d answers, node 3 held %v; want node 3's test counted: faulty at 3", r.Wasted, n.View.Get(3))
 	}

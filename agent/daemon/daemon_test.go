@@ -511,76 +511,10 @@ func TestStartupGrace(t *testing.T) {
 	}
 }
 
-// TestRepairNotifiedOnceItHolds: with a recovery hold of 5 s, node 3's
-// fault is notified at once; its repair is not, and when node 3 fails again
-// within the hold neither the repair nor the new fault (the one the station
-// holds) is notified; a repair that holds for 5 s is notified once, with
-// its own event; a fault of another kind is news at once.
-func TestRepairNotifiedOnceItHolds(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
-	cfg.RecoveryHold = 5 * time.Second
-	clock := &mockClock{now: time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)}
-	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
-	step := func(st hiadsd.Status) {
-		t.Helper()
-		clock.advance(time.Second)
-		if st == hiadsd.FaultFree {
-			delete(lan.status, addr(2))
-		} else {
-			lan.status[addr(2)] = st
-		}
-		d.interval(context.Background())
-	}
-	want := func(what string, statuses ...hiadsd.Status) {
-		t.Helper()
-		var got []hiadsd.Status
-		for _, ev := range s.events {
-			if ev.NodeID == 3 {
-				got = append(got, ev.Status)
-			}
-		}
-		if !slices.Equal(got, statuses) {
-			t.Fatalf("%s: node 3 notified %v, want %v", what, got, statuses)
-		}
-	}
-	step(hiadsd.FaultFree)
-	step(hiadsd.Partial)
-	want("a fault", hiadsd.Partial)
-	step(hiadsd.FaultFree)
-	step(hiadsd.FaultFree)
-	want("a repair 1 s old", hiadsd.Partial)
-	step(hiadsd.Partial)
-	want("a repair that did not hold, and the fault again", hiadsd.Partial)
-	step(hiadsd.FaultFree)
-	repair := d.Snapshot().Events[len(d.Snapshot().Events)-1]
-	for range 4 {
-		step(hiadsd.FaultFree)
-	}
-	want("a repair 4 s old", hiadsd.Partial)
-	step(hiadsd.FaultFree)
-	want("a repair that held 5 s", hiadsd.Partial, hiadsd.FaultFree)
-	if last := s.events[len(s.events)-1]; last.Seq != repair.Seq || last.Prev != hiadsd.Partial {
-		t.Errorf("the repair went out as %+v, want its own event %+v", last, repair)
-	}
-	for range 10 {
-		step(hiadsd.FaultFree)
-	}
-	want("nothing more", hiadsd.Partial, hiadsd.FaultFree)
-	step(hiadsd.Faulty)
-	step(hiadsd.Partial)
-	want("a fault, then a fault of another kind", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
-}
-
-// TestPartialNotifiedOnceItHolds: with a partial hold of 3 s and a
-// recovery hold of 5 s, node 3 partial for 2 s, then fault-free, costs the
-// station nothing, neither the partial verdict nor the repair; partial
-// again for 3 s is notified once, with its own event, and the repair after
-// it waits its own hold; a crash (faulty) is notified at once, and the
-// partial verdict after it once it has held.
-func TestPartialNotifiedOnceItHolds(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
-	cfg.PartialHold, cfg.RecoveryHold = 3*time.Second, 5*time.Second
+// holdHarness returns agent 1 of cfg on a fake clock with its sink; step
+// sets node 3's truth to st and runs times intervals a second apart, and
+// want checks the statuses notified about node 3 so far.
+func holdHarness(t *testing.T, cfg Config) (*Daemon, *sink, func(st hiadsd.Status, times int), func(what string, statuses ...hiadsd.Status)) {
 	clock := &mockClock{now: time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
@@ -608,6 +542,52 @@ func TestPartialNotifiedOnceItHolds(t *testing.T) {
 			t.Fatalf("%s: node 3 notified %v, want %v", what, got, statuses)
 		}
 	}
+	return d, s, step, want
+}
+
+// TestRepairNotifiedOnceItHolds: with a recovery hold of 5 s, node 3's
+// fault is notified at once; its repair is not, and when node 3 fails again
+// within the hold neither the repair nor the new fault (the one the station
+// holds) is notified; a repair that holds for 5 s is notified once, with
+// its own event; a fault of another kind is news at once.
+func TestRepairNotifiedOnceItHolds(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg.RecoveryHold = 5 * time.Second
+	d, s, step, want := holdHarness(t, cfg)
+	step(hiadsd.FaultFree, 1)
+	step(hiadsd.Partial, 1)
+	want("a fault", hiadsd.Partial)
+	step(hiadsd.FaultFree, 1)
+	step(hiadsd.FaultFree, 1)
+	want("a repair 1 s old", hiadsd.Partial)
+	step(hiadsd.Partial, 1)
+	want("a repair that did not hold, and the fault again", hiadsd.Partial)
+	step(hiadsd.FaultFree, 1)
+	repair := d.Snapshot().Events[len(d.Snapshot().Events)-1]
+	step(hiadsd.FaultFree, 4)
+	want("a repair 4 s old", hiadsd.Partial)
+	step(hiadsd.FaultFree, 1)
+	want("a repair that held 5 s", hiadsd.Partial, hiadsd.FaultFree)
+	if last := s.events[len(s.events)-1]; last.Seq != repair.Seq || last.Prev != hiadsd.Partial {
+		t.Errorf("the repair went out as %+v, want its own event %+v", last, repair)
+	}
+	step(hiadsd.FaultFree, 10)
+	want("nothing more", hiadsd.Partial, hiadsd.FaultFree)
+	step(hiadsd.Faulty, 1)
+	step(hiadsd.Partial, 1)
+	want("a fault, then a fault of another kind", hiadsd.Partial, hiadsd.FaultFree, hiadsd.Faulty, hiadsd.Partial)
+}
+
+// TestPartialNotifiedOnceItHolds: with a partial hold of 3 s and a
+// recovery hold of 5 s, node 3 partial for 2 s, then fault-free, costs the
+// station nothing, neither the partial verdict nor the repair; partial
+// again for 3 s is notified once, with its own event, and the repair after
+// it waits its own hold; a crash (faulty) is notified at once, and the
+// partial verdict after it once it has held.
+func TestPartialNotifiedOnceItHolds(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg.PartialHold, cfg.RecoveryHold = 3*time.Second, 5*time.Second
+	d, s, step, want := holdHarness(t, cfg)
 	step(hiadsd.FaultFree, 1)
 	step(hiadsd.Partial, 3) // partial at 0, 1 and 2 s
 	step(hiadsd.FaultFree, 7)

@@ -154,9 +154,9 @@ func TestUpBeforeTheHello(t *testing.T) {
 	}
 }
 
-// greetingLAN is a slowFetchLAN that signals each hello it sends.
+// greetingLAN is a slowLAN that signals each hello it sends.
 type greetingLAN struct {
-	*slowFetchLAN
+	*slowLAN
 	hellos chan netip.Addr
 }
 
@@ -169,18 +169,9 @@ func (g *greetingLAN) Hello(_ context.Context, t probe.Target, _ uint32) error {
 // says hello as soon as a test is answered again, while its interval still
 // waits on the fetch that follows, and once in that interval.
 func TestHelloOnceALinkIsBack(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	cfg.Rotate = false
-	slow := &slowFetchLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 64)}
-	lan := &greetingLAN{slowFetchLAN: slow, hellos: make(chan netip.Addr, 16)}
-	for k := range 8 {
-		slow.rows[addr(k)] = allFaultFreeRows(8)
-	}
-	d, err := New(Options{Config: cfg, Prober: lan, Board: (&sink{}).board(),
-		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := newSlowLAN(true)
+	lan := &greetingLAN{slowLAN: slow, hellos: make(chan netip.Addr, 16)}
+	d := slowDaemon(t, lan, &sink{})
 	d.interval(context.Background())
 	for k := 1; k < 8; k++ { // the link goes down: no peer answers
 		slow.status[addr(k)] = hiadsd.Faulty
@@ -192,14 +183,7 @@ func TestHelloOnceALinkIsBack(t *testing.T) {
 	slow.mu.Lock()
 	clear(slow.status) // the link is back
 	slow.mu.Unlock()
-	slow.slow = make(chan struct{})
-	done := make(chan struct{})
-	go func() { defer close(done); d.interval(context.Background()) }()
-	select {
-	case <-slow.entered:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the interval never read node 2")
-	}
+	done := slowInterval(t, d, slow)
 	select {
 	case <-lan.hellos:
 	case <-time.After(10 * time.Second):

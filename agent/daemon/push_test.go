@@ -11,14 +11,25 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// slowLAN is a fakeLAN whose tests of one address wait for the test to let
-// them go, as a re-test of a peer that has just frozen waits seconds, and
-// which takes pushes, signalling each.
+// slowLAN is a fakeLAN whose tests of addr(1), or with fetches its reads
+// of it, wait for the test to let them go (a re-test of a peer that has
+// just frozen, a read of a loaded peer: seconds), and which takes pushes,
+// signalling each.
 type slowLAN struct {
 	*fakeLAN
-	slow    chan struct{} // set: tests of addr(1) block until it is closed
+	fetches bool
+	slow    chan struct{} // set: the ops on addr(1) block until it is closed
 	entered chan struct{}
 	pushed  chan netip.Addr
+}
+
+// newSlowLAN returns a slowLAN whose every peer serves all nodes fault-free.
+func newSlowLAN(fetches bool) *slowLAN {
+	s := &slowLAN{fakeLAN: newFakeLAN(), fetches: fetches, entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 64)}
+	for k := range 8 {
+		s.rows[addr(k)] = allFaultFreeRows(8)
+	}
+	return s
 }
 
 func (s *slowLAN) CanPush() bool { return true }
@@ -28,12 +39,71 @@ func (s *slowLAN) Push(_ context.Context, t probe.Target, _ []byte) error {
 	return nil
 }
 
-func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
+// wait blocks an op on t while s.slow is set.
+func (s *slowLAN) wait(t probe.Target) {
 	if t.Addr == addr(1) && s.slow != nil {
 		s.entered <- struct{}{}
 		<-s.slow
 	}
+}
+
+func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
+	if !s.fetches {
+		s.wait(t)
+	}
 	return s.fakeLAN.Probe(ctx, t)
+}
+
+func (s *slowLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
+	if s.fetches {
+		s.wait(t)
+	}
+	return s.fakeLAN.FetchDiagnosis(ctx, t, lo, hi)
+}
+
+// pushedTo waits for pushes to n distinct addresses, while (when) the
+// interval waits, and returns them.
+func (s *slowLAN) pushedTo(t *testing.T, n int, when string) map[netip.Addr]bool {
+	t.Helper()
+	got := map[netip.Addr]bool{}
+	for len(got) < n {
+		select {
+		case a := <-s.pushed:
+			got[a] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("pushed to %v %s; want %d addresses", got, when, n)
+		}
+	}
+	return got
+}
+
+// slowDaemon returns agent 1 of 8 on prober lan, on the full plan: every
+// interval tests nodes 2, 3 and 5.
+func slowDaemon(t *testing.T, lan Prober, s *sink) *Daemon {
+	t.Helper()
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg.Rotate = false
+	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
+		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// slowInterval starts an interval of d whose op on node 2 waits (slowLAN)
+// and returns once it waits, with a channel closed when the interval ends.
+func slowInterval(t *testing.T, d *Daemon, lan *slowLAN) <-chan struct{} {
+	t.Helper()
+	lan.slow = make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); d.interval(context.Background()) }()
+	select {
+	case <-lan.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interval never reached node 2")
+	}
+	return done
 }
 
 // TestPushTakenDuringATest: a push that arrives while the agent's interval
@@ -42,26 +112,10 @@ func (s *slowLAN) Probe(ctx context.Context, t probe.Target) probe.Result {
 // its news about the peer under test once the interval is over, after
 // that test's verdict.
 func TestPushTakenDuringATest(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	cfg.Rotate = false // every interval tests node 2
-	lan, s := &slowLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 8)}, &sink{}
-	for k := range 8 { // the first interval tests its plan and reads the rest
-		lan.rows[addr(k)] = allFaultFreeRows(8)
-	}
-	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
-		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lan, s := newSlowLAN(false), &sink{}
+	d := slowDaemon(t, lan, s)
 	d.interval(context.Background()) // every node fault-free
-	lan.slow = make(chan struct{})
-	done := make(chan struct{})
-	go func() { defer close(done); d.interval(context.Background()) }()
-	select {
-	case <-lan.entered:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the interval never tested node 2")
-	}
+	done := slowInterval(t, d, lan)
 	// Node 5 (core id 4) found node 7 faulty and heard node 2 partial; node
 	// 1 is in its cluster c(4,3) and passes it on in its clusters 1 and 2:
 	// to nodes 2 and 3.
@@ -70,15 +124,7 @@ func TestPushTakenDuringATest(t *testing.T) {
 	if err := d.Receive(p); err != nil {
 		t.Fatal(err)
 	}
-	got := map[netip.Addr]bool{}
-	for len(got) < 2 {
-		select {
-		case a := <-lan.pushed:
-			got[a] = true
-		case <-time.After(10 * time.Second):
-			t.Fatalf("passed on to %v while the test of node 2 was waiting; want nodes 2 and 3", got)
-		}
-	}
+	got := lan.pushedTo(t, 2, "while the test of node 2 was waiting")
 	if !got[addr(1)] || !got[addr(2)] {
 		t.Fatalf("passed on to %v; want nodes 2 and 3", got)
 	}
@@ -130,47 +176,13 @@ func TestCorroborate(t *testing.T) {
 	}
 }
 
-// slowFetchLAN is a fakeLAN whose fetches of addr(1) wait for the test to
-// let them go, as a read of a loaded peer may take seconds, and which takes
-// pushes, signalling each.
-type slowFetchLAN struct {
-	*fakeLAN
-	slow    chan struct{}
-	entered chan struct{}
-	pushed  chan netip.Addr
-}
-
-func (s *slowFetchLAN) CanPush() bool { return true }
-
-func (s *slowFetchLAN) Push(_ context.Context, t probe.Target, _ []byte) error {
-	s.pushed <- t.Addr
-	return nil
-}
-
-func (s *slowFetchLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int) (probe.Fetched, error) {
-	if t.Addr == addr(1) && s.slow != nil {
-		s.entered <- struct{}{}
-		<-s.slow
-	}
-	return s.fakeLAN.FetchDiagnosis(ctx, t, lo, hi)
-}
-
 // TestRepairServedBeforeTheFetch: the test that finds a peer back is
 // served and pushed while the interval still waits on its fetches, not
 // when the last of them returns.
 func TestRepairServedBeforeTheFetch(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	cfg.Rotate = false // every interval tests nodes 2, 3 and 5
-	lan, s := &slowFetchLAN{fakeLAN: newFakeLAN(), entered: make(chan struct{}, 1), pushed: make(chan netip.Addr, 16)}, &sink{}
-	for k := range 8 {
-		lan.rows[addr(k)] = allFaultFreeRows(8)
-	}
+	lan, s := newSlowLAN(true), &sink{}
 	lan.status[addr(1)] = hiadsd.Faulty
-	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
-		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := slowDaemon(t, lan, s)
 	d.interval(context.Background())
 	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.Faulty {
 		t.Fatalf("node 2 is %v after a test found it down, want faulty", st)
@@ -181,23 +193,10 @@ func TestRepairServedBeforeTheFetch(t *testing.T) {
 	lan.mu.Lock()
 	delete(lan.status, addr(1))
 	lan.mu.Unlock()
-	lan.slow = make(chan struct{})
-	done := make(chan struct{})
-	go func() { defer close(done); d.interval(context.Background()) }()
-	select {
-	case <-lan.entered:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the interval never read node 2")
-	}
+	done := slowInterval(t, d, lan)
 	// Node 1's clusters are {2}, {3, 4} and {5..8}: the repair goes to 2, 3 and 5.
-	got := map[netip.Addr]bool{}
-	for len(got) < 3 {
-		select {
-		case a := <-lan.pushed:
-			got[a] = true
-		case <-time.After(10 * time.Second):
-			t.Fatalf("pushed to %v while the read of node 2 was waiting; want nodes 2, 3 and 5", got)
-		}
+	if got := lan.pushedTo(t, 3, "while the read of node 2 was waiting"); !got[addr(1)] || !got[addr(2)] || !got[addr(4)] {
+		t.Fatalf("pushed to %v; want nodes 2, 3 and 5", got)
 	}
 	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.FaultFree {
 		t.Fatalf("node 2 is %v while the interval waits on its read; want the repair served", st)
