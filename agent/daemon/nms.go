@@ -76,7 +76,5 @@ func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	st := d.state()
 	d.mu.Unlock()
 	d.log.WithFields(f).WithFields(logrus.Fields{"nms": s.Addr.String(), "counter": s.Counter}).Info("management station changed")
-	if err := d.persist(st); err != nil {
-		d.log.WithError(err).Error("cannot save state")
-	}
+	d.saveState(st)
 }

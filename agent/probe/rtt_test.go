@@ -368,3 +368,42 @@ func TestLANEstimate(t *testing.T) {
 		t.Errorf("an agent measured at 5ms: %v, want the floor (its own estimate)", w)
 	}
 }
+
+// echoPinger answers every echo at once.
+type echoPinger struct{}
+
+func (echoPinger) Ping(context.Context, netip.Addr) (time.Duration, error) {
+	return time.Millisecond, nil
+}
+
+// TestPushesDoNotHoldUpTests: with one slot, a push waiting on a peer that
+// answers nothing leaves the test slot free: a test runs to its verdict
+// while the push still waits.
+func TestPushesDoNotHoldUpTests(t *testing.T) {
+	cfg := Default()
+	cfg.Timeout, cfg.Retries, cfg.Concurrency, cfg.WriteCommunity = 3*time.Second, 0, 1, "private"
+	p, err := New(cfg, echoPinger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := startSilentPeer(t)
+	port := uint16(silent.conn.LocalAddr().(*net.UDPAddr).Port)
+	pushed := make(chan error, 1)
+	go func() {
+		pushed <- p.Push(probeContext(t), Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: port}, []byte{1})
+	}()
+	select {
+	case <-silent.got: // the push holds its slot, waiting for an answer
+	case <-time.After(10 * time.Second):
+		t.Fatal("the push never reached the silent peer")
+	}
+	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)}
+	if r := p.Probe(probeContext(t), dead); r.Status != hiadsd.Partial {
+		t.Fatalf("a test while a push waits: %+v, want partial (no SNMP, ping answered)", r)
+	}
+	select {
+	case err := <-pushed:
+		t.Fatalf("the push ended (%v) before the test; it should still wait on its peer", err)
+	default:
+	}
+}
