@@ -76,6 +76,13 @@ echo; echo "demo: stopping agent 5 (SIGTERM): its host still answers ping, so it
 kill "$agent5"
 wait_all "every other agent reports node 5 partial" 00002000 5
 show
+# A partial verdict is notified once it has held traps.partial_hold (5 s).
+printf 'demo: waiting for the station to be told (a partial verdict is notified once it has held 5 s) '
+for _ in $(seq 1 40); do
+	grep -q 'diagEventNodeID[.0-9]* = INTEGER: 5$' "$run/snmptrapd.log" && break
+	printf .; sleep 0.5
+done
+echo
 echo; echo "demo: what the station (snmptrapd) received:"
 echo "  $(grep -c '^NOTIFY' "$run/snmptrapd.log" || true) notifications in all; the first about node 5:"
 awk 'BEGIN { RS = "NOTIFY " } /diagEventNodeID[.0-9]* = INTEGER: 5\n/ { printf "NOTIFY %s", $0; exit }' "$run/snmptrapd.log"
