@@ -143,7 +143,7 @@ type Test struct {
 	// PingCount is how many echo requests the check sends; one reply is enough.
 	PingCount int `mapstructure:"ping_count" doc:"echo requests sent; one reply makes the node partial"`
 	// Concurrency bounds how many tests run at once.
-	Concurrency int `mapstructure:"concurrency" doc:"tests and reads run at once, each with its own socket; pushes and hellos have as many slots apart, so they never hold up a test"`
+	Concurrency int `mapstructure:"concurrency" doc:"tests run at once, each with its own socket"`
 	// V3User names the entry of snmp.users used to test peers; empty tests with SNMPv2c.
 	V3User string `mapstructure:"v3_user" doc:"name of an snmp.users entry to test peers with SNMPv3; empty tests with the read community"`
 }

@@ -255,11 +255,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if !d.pushes {
 		d.log.Info("no write community or v3 user: events are not pushed to peers, they learn them by reading this agent")
 	}
-	wd, sv := make(chan struct{}), make(chan struct{})
+	wd := make(chan struct{})
 	go d.watchdog(ctx, wd)
 	defer func() { <-wd }()
-	d.saves.start()
-	go d.saveLoop(ctx, sv)
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
@@ -269,7 +267,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			<-sv // its last save done: save writes alone
 			return d.save()
 		case p := <-d.push.in: // between intervals: merged at once
 			d.takePush(ctx, p)

@@ -675,38 +675,3 @@ func fingerprint(cfg Config) []byte {
 	l := nodelist.New(cfg.Nodes)
 	return l.Hash[:]
 }
-
-// TestSavedOffTheLoop: with a saveLoop running, an interval that finds a
-// change publishes the view at once and leaves the save, the event row and
-// the notification to the saver; two states waiting cost one save, the
-// newer, which carries both events.
-func TestSavedOffTheLoop(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
-	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
-	d.interval(context.Background()) // every node fault-free, saved at once
-	base, served := d.savedSeq, len(d.Snapshot().Events)
-	d.saves.start()
-	lan.status[addr(2)] = hiadsd.Partial
-	d.interval(context.Background())
-	lan.status[addr(3)] = hiadsd.Faulty
-	d.interval(context.Background())
-	snap := d.Snapshot()
-	if snap.Nodes[2].Status != hiadsd.Partial || snap.Nodes[3].Status != hiadsd.Faulty {
-		t.Fatalf("nodes 3 and 4 served %v and %v before the save, want partial and faulty", snap.Nodes[2].Status, snap.Nodes[3].Status)
-	}
-	if len(s.events) != 0 || len(snap.Events) != served {
-		t.Fatalf("notified %+v and served %d event rows (%d before) before the save", s.events, len(snap.Events), served)
-	}
-	st := d.saves.take(false)
-	if st == nil || st.LastSeq != base+2 || d.saves.take(false) != nil {
-		t.Fatalf("waiting: %+v; want one state, with both events", st)
-	}
-	d.saveNow(st)
-	if len(s.events) != 2 || len(d.Snapshot().Events) != served+2 {
-		t.Fatalf("after the save: notified %d events, served %d rows; want 2 and %d", len(s.events), len(d.Snapshot().Events), served+2)
-	}
-	if disk, err := LoadState(cfg.StateDir, 4); err != nil || disk.LastSeq != base+2 {
-		t.Fatalf("state on disk: %+v, %v; want events up to 2", disk.LastSeq, err)
-	}
-}

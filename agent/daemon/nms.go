@@ -76,5 +76,7 @@ func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	st := d.state()
 	d.mu.Unlock()
 	d.log.WithFields(f).WithFields(logrus.Fields{"nms": s.Addr.String(), "counter": s.Counter}).Info("management station changed")
-	d.saveState(st)
+	if err := d.persist(st); err != nil {
+		d.log.WithError(err).Error("cannot save state")
+	}
 }

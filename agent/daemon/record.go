@@ -35,7 +35,6 @@ type journal struct {
 	left    map[int]unowned // per node, its last change left to its owner (handover)
 
 	recoveries recoveries // repairs waiting until they hold, and what the station was told
-	saves      saving     // the state waiting for the saveLoop
 }
 
 // record turns one interval's report into event rows, log lines,
@@ -96,7 +95,9 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	d.mu.Unlock()
 	d.announceFlaps(flaps)
 	if dirty {
-		d.saveState(st)
+		if err := d.persist(st); err != nil {
+			d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
+		}
 	}
 	d.handover(now)
 	d.releaseRecoveries(now)

@@ -25,8 +25,7 @@ type Config struct {
 	// the echo requests it sends; one reply makes a node partial.
 	PingTimeout time.Duration
 	PingCount   int
-	// Concurrency bounds the tests and fetches in flight, one UDP socket
-	// each, and apart from them the writes (pushes, hellos).
+	// Concurrency bounds the tests and fetches in flight, one UDP socket each.
 	Concurrency int
 	// PingPrivileged selects raw ICMP sockets (root or CAP_NET_RAW); false uses
 	// unprivileged ICMP datagram sockets, which net.ipv4.ping_group_range must allow.

@@ -103,20 +103,14 @@ func sameFamily(source, addr netip.Addr) bool {
 }
 
 // Prober tests peers as in seed 002 section 5.3: SNMP first, ICMP echo second.
-// It is safe for concurrent use; at most Concurrency tests and reads run at
-// once, and apart from them at most Concurrency writes (pushes, hellos).
+// It is safe for concurrent use; at most Concurrency operations run at once.
 type Prober struct {
 	cfg    Config
 	users  atomic.Pointer[[]usm.User] // V3 then Others, as SetUsers last set them; nil for v2c
 	pinger Pinger
-	// slots bound the tests and reads, and sets the writes, apart: a burst
-	// of pushes to peers that do not answer (each waits its tries out)
-	// never holds up a test. At N = 256 with the key, during the busy
-	// member's stretches, tests waited minutes behind pushes in one pool,
-	// and their agents looked stalled to the peers testing them.
-	slots, sets chan struct{}
-	book        peerBook
-	met         metrics
+	slots  chan struct{}
+	book   peerBook
+	met    metrics
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo
@@ -128,8 +122,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
-	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency),
-		sets: make(chan struct{}, cfg.Concurrency), met: newMetrics()}
+	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), met: newMetrics()}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
 	}
@@ -147,18 +140,18 @@ func (p *Prober) SetUsers(users []usm.User) {
 	}
 }
 
-// acquire waits for a slot of pool (p.slots or p.sets) or for ctx to end.
-func (p *Prober) acquire(ctx context.Context, pool chan struct{}) error {
+// acquire waits for a concurrency slot or for ctx to end.
+func (p *Prober) acquire(ctx context.Context) error {
 	select {
-	case pool <- struct{}{}:
+	case p.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for a probe slot: %w", ctx.Err())
 	}
 }
 
-// release gives a slot of pool back.
-func (p *Prober) release(pool chan struct{}) { <-pool }
+// release gives a slot back.
+func (p *Prober) release() { <-p.slots }
 
 // Probe tests t once and never panics or returns a bare verdict: the result
 // carries the status, the deciding round-trip time and both steps' errors.
@@ -201,10 +194,10 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if err := check(t); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
-	if err := p.acquire(ctx, p.slots); err != nil {
+	if err := p.acquire(ctx); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
-	defer p.release(p.slots)
+	defer p.release()
 	key := key(t)
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))

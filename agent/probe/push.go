@@ -44,10 +44,10 @@ func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnm
 	if !p.CanPush() {
 		return ErrNoWriteAccess
 	}
-	if err := p.acquire(ctx, p.sets); err != nil {
+	if err := p.acquire(ctx); err != nil {
 		return err
 	}
-	defer p.release(p.sets)
+	defer p.release()
 	t.Community = "" // agents only, never a device's own community
 	if p.cfg.V3 == nil {
 		t.Community = p.cfg.WriteCommunity
