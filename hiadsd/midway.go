@@ -66,10 +66,9 @@ func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push
 			later.Entries = append(later.Entries, ie)
 			continue
 		}
-		if ie.Entry.Newer(n.View.Get(ie.ID)) {
+		if n.merge(ie, from, &rep) {
 			m.taken = append(m.taken, ie.ID)
 		}
-		n.merge(ie, from, &rep)
 	}
 	if n.Config.Push {
 		rep.Pushes = n.pushTargets(pass, p.Cluster-1)

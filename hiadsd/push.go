@@ -123,17 +123,18 @@ func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
 }
 
 // merge takes entry ie, heard from node from, if it is newer than the one
-// held, and lists a status change in rep.
-func (n *Node) merge(ie IDEntry, from int, rep *Report) {
+// held, lists a status change in rep, and reports whether it took it.
+func (n *Node) merge(ie IDEntry, from int, rep *Report) bool {
 	mine := n.View.Get(ie.ID)
 	if !ie.Entry.Newer(mine) {
-		return
+		return false
 	}
 	n.View.Set(ie.ID, ie.Entry)
 	n.forget(ie.ID)
 	if mine.Status != ie.Entry.Status {
 		rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
 	}
+	return true
 }
 
 // sift checks a push and returns its entries that are to be taken or
