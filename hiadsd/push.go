@@ -2,62 +2,84 @@ package hiadsd
 
 import "fmt"
 
-// Pushes carry an event down the vCube spanning tree rooted at the node
-// that found it, so every node knows within about one interval instead of
-// the log2 N rounds pull takes (seed 002 section 2 on event-driven
-// Adaptive-DSD; the failure-detector papers' reliable broadcast over vCube's
-// trees). A node that sees a change by its own test sends the new entries
-// at once to the first node it holds fault-free in each of its clusters
-// c(i,s), s = 1..log2 N (Report.Pushes, with Config.Push); a node that
-// receives them for cluster s merges them by the counter rule (Receive) and
-// forwards them the same way in its own clusters 1..s-1, so they arrive in
-// at most log2 N hops, one message per node. Pushes are safe to lose, since
-// pull still guarantees the bound, and safe to repeat or replay: an entry
-// older than the one held is neither taken nor passed on.
+// Pushes carry an event down a spanning tree rooted at the node that
+// found it, so every node knows within about one interval instead of the
+// log2 N rounds pull takes (seed 002 section 2 on event-driven
+// Adaptive-DSD; the failure-detector papers' reliable broadcast over
+// vCube's trees). A node that sees a change by its own test sends the new
+// entries at once to its clusters c(i,s), s = 1..log2 N (Report.Pushes,
+// with Config.Push); a node that receives them merges them by the counter
+// rule (Receive) and passes them on the same way in its part of the cube.
+//
+// The papers' tree sends to one node of each cluster, which forwards in
+// its clusters 1..s-1: log2 N hops to the farthest node. Here each cluster
+// c(i,s), s >= 2, is sent to in its two halves, split by bit s-2 of the
+// node ids, and a node of a half forwards in its clusters 1..s-2, which
+// are the rest of that half: still one message per node, but
+// ceil(log2 N / 2) hops (4 at N = 256, not 8), for 2·log2 N - 1 messages
+// from the root instead of log2 N. Each hop
+// costs an agent a scheduling delay and a SET's round trip, which at
+// N = 256 on a loaded LAN is most of a repair's time to reach everyone.
+// Pushes are safe to lose, since pull still guarantees the bound, and safe
+// to repeat or replay: an entry older than the one held is neither taken
+// nor passed on.
 
-// Push is one message of the push: Entries for node To, which sits in
-// cluster Cluster of the sender's tree and forwards in its clusters
-// 1..Cluster-1. Alternates are the next nodes of that cluster the sender
-// holds fault-free, in order: when To does not take the push (it failed
-// since the sender last heard of it), the sender tries them in turn. Any
-// node of c(i,s) roots the rest of it, since its clusters 1..s-1 are
-// c(i,s) without itself.
+// Push is one message of the push: Entries for node To, which forwards
+// them in its clusters 1..Cluster-1. Alternates are the next nodes of the
+// same part of the sender's cluster that the sender holds fault-free, in
+// order: when To does not take the push (it failed since the sender last
+// heard of it), the sender tries them in turn. Any node of that part roots
+// the rest of it, since its clusters 1..Cluster-1 are the part without
+// itself.
 type Push struct {
 	To, Cluster int
 	Entries     []IDEntry
 	Alternates  []int
 }
 
+// PushDepth is the most hops a push takes in a system of n nodes:
+// ceil(log2 n / 2).
+func PushDepth(n int) int { return (Levels(n) + 1) / 2 }
+
 // maxAlternates bounds the alternates of a push: each one tried costs the
 // sender a wait for an answer that may not come.
 const maxAlternates = 2
 
 // pushTargets returns a push of entries to the first node this node holds
-// fault-free (a tester) in each of its clusters 1..maxCluster: the children
-// of its vCube spanning tree as its view sees it. A node it holds Unknown
-// (a restarted node has heard of no one yet) may be a child too: it costs
-// a push that may go unanswered, and the alternates follow it, where
-// skipping it would leave that subtree to pull, which under the rotating
-// plan takes up to 2·log2 N intervals.
+// fault-free (a tester) in each half of each of its clusters
+// 1..maxCluster, the largest first, since their subtrees are the deepest:
+// the children of its spanning tree as its view sees it. A node it holds
+// Unknown (a restarted node has heard of no one yet) may be a child too:
+// it costs a push that may go unanswered, and the alternates follow it,
+// where skipping it would leave that part to pull, which under the
+// rotating plan takes up to 2·log2 N intervals.
 func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 	if len(entries) == 0 {
 		return nil
 	}
 	var out []Push
-	for s := 1; s <= maxCluster; s++ {
-		if t := n.testerFrom(n.ID, s, 0, true); t >= 0 {
-			out = append(out, Push{To: t, Cluster: s, Entries: entries, Alternates: n.testersAfter(n.ID, s, t)})
+	for s := maxCluster; s >= 1; s-- {
+		half := 1 << (s - 1)
+		cuts := []int{0, half} // c(i,1) is one node
+		if s > 1 {
+			cuts = []int{0, half / 2, half}
+		}
+		for c := 1; c < len(cuts); c++ {
+			if t := n.testerIn(n.ID, s, cuts[c-1], cuts[c], true); t >= 0 {
+				out = append(out, Push{To: t, Cluster: max(s-1, 1), Entries: entries, Alternates: n.testersAfter(n.ID, s, t, cuts[c])})
+			}
 		}
 	}
 	return out
 }
 
 // testersAfter returns up to maxAlternates testers of c(i,s), or nodes
-// held Unknown, that come after t in firstTester's order.
-func (n *Node) testersAfter(i, s, t int) []int {
+// held Unknown, that come after t in firstTester's order and before the
+// end-th.
+func (n *Node) testersAfter(i, s, t, end int) []int {
 	p := i ^ 1<<(s-1)
 	var out []int
-	for c := n.testerFrom(i, s, (t^p)+1, true); c >= 0 && len(out) < maxAlternates; c = n.testerFrom(i, s, (c^p)+1, true) {
+	for c := n.testerIn(i, s, (t^p)+1, end, true); c >= 0 && len(out) < maxAlternates; c = n.testerIn(i, s, (c^p)+1, end, true) {
 		out = append(out, c)
 	}
 	return out

@@ -198,9 +198,13 @@ func (n *Node) firstTester(j, s int) int { return n.testerFrom(j, s, 0, true) }
 // -1 if none. With unknown, a node that could be a tester but is held
 // Unknown (not heard of since this node started) counts too.
 func (n *Node) testerFrom(j, s, k int, unknown bool) int {
-	half := 1 << (s - 1)
-	p := j ^ half
-	for ; k < half; k++ {
+	return n.testerIn(j, s, k, 1<<(s-1), unknown)
+}
+
+// testerIn is testerFrom among the k-th to the end-1-th nodes of c(j,s) only.
+func (n *Node) testerIn(j, s, k, end int, unknown bool) int {
+	p := j ^ 1<<(s-1)
+	for ; k < end; k++ {
 		t := p ^ k
 		if t < n.Config.N && (n.isTester(t) || unknown && n.unknownTester(t)) {
 			return t

@@ -117,16 +117,16 @@ func TestPushTakenDuringATest(t *testing.T) {
 	d.interval(context.Background()) // every node fault-free
 	done := slowInterval(t, d, lan)
 	// Node 5 (core id 4) found node 7 faulty and heard node 2 partial; node
-	// 1 is in its cluster c(4,3) and passes it on in its clusters 1 and 2:
-	// to nodes 2 and 3.
+	// 1 roots half of its cluster c(4,3) and passes it on in its clusters 1
+	// and 2, {2} and the halves of {3, 4}: to nodes 2, 3 and 4.
 	p := board.Push{From: 5, Cluster: 3, ListVersion: d.list.Version, ListHash: d.list.Hash,
 		Entries: []board.PushEntry{{NodeID: 7, Status: hiadsd.Faulty, Counter: 1}, {NodeID: 2, Status: hiadsd.Partial, Counter: 1}}}
 	if err := d.Receive(p); err != nil {
 		t.Fatal(err)
 	}
-	got := lan.pushedTo(t, 2, "while the test of node 2 was waiting")
-	if !got[addr(1)] || !got[addr(2)] {
-		t.Fatalf("passed on to %v; want nodes 2 and 3", got)
+	got := lan.pushedTo(t, 3, "while the test of node 2 was waiting")
+	if !got[addr(1)] || !got[addr(2)] || !got[addr(3)] {
+		t.Fatalf("passed on to %v; want nodes 2, 3 and 4", got)
 	}
 	if snap := d.Snapshot(); snap.Nodes[6].Status != hiadsd.Faulty || snap.Nodes[1].Status != hiadsd.FaultFree {
 		t.Fatalf("node 7 is %v and node 2 %v while the interval waits; want faulty (served at once) and fault-free (under test)",
@@ -194,9 +194,10 @@ func TestRepairServedBeforeTheFetch(t *testing.T) {
 	delete(lan.status, addr(1))
 	lan.mu.Unlock()
 	done := slowInterval(t, d, lan)
-	// Node 1's clusters are {2}, {3, 4} and {5..8}: the repair goes to 2, 3 and 5.
-	if got := lan.pushedTo(t, 3, "while the read of node 2 was waiting"); !got[addr(1)] || !got[addr(2)] || !got[addr(4)] {
-		t.Fatalf("pushed to %v; want nodes 2, 3 and 5", got)
+	// Node 1's clusters are {2}, {3, 4} and {5..8}, the last two sent to in
+	// halves: the repair goes to 2, 3, 4, 5 and 7.
+	if got := lan.pushedTo(t, 5, "while the read of node 2 was waiting"); !got[addr(1)] || !got[addr(2)] || !got[addr(3)] || !got[addr(4)] || !got[addr(6)] {
+		t.Fatalf("pushed to %v; want nodes 2, 3, 4, 5 and 7", got)
 	}
 	if st := d.Snapshot().Nodes[1].Status; st != hiadsd.FaultFree {
 		t.Fatalf("node 2 is %v while the interval waits on its read; want the repair served", st)

@@ -72,7 +72,7 @@ func pushRound(t *testing.T, nw *Network, loss float64, rng *rand.Rand) (hops, m
 // some already faulty, a crash (and then its repair) is held by every
 // fault-free node at the end of the round in which a tester first sees
 // it, since vCube tests every node every round and the push needs no
-// round of its own; it travels at most log2 N hops. Without pushes the
+// round of its own; it travels at most ceil(log2 N / 2) hops. Without pushes the
 // same round leaves some node unaware.
 func TestPushReachesEveryNodeInOneRound(t *testing.T) {
 	for _, n := range []int{16, 64, 100, 256, 1024} {
@@ -115,8 +115,8 @@ func TestPushReachesEveryNodeInOneRound(t *testing.T) {
 					switch {
 					case push && h >= 0:
 						t.Fatalf("node %d -> %v: after one round node %d holds %v for node %d", crash, st, h, nw.View(h).Get(k), k)
-					case push && hops > hiadsd.Levels(n):
-						t.Fatalf("node %d -> %v: a push took %d hops, more than log2 N = %d", crash, st, hops, hiadsd.Levels(n))
+					case push && hops > hiadsd.PushDepth(n):
+						t.Fatalf("node %d -> %v: a push took %d hops, more than log2 N / 2 = %d", crash, st, hops, hiadsd.PushDepth(n))
 					case !push && h < 0 && st == hiadsd.Partial:
 						t.Fatalf("node %d -> %v: known everywhere after one round without pushes; the test shows nothing", crash, st)
 					case !push:
@@ -198,8 +198,9 @@ func TestReceive(t *testing.T) {
 	if n.View.Get(0).Status != hiadsd.FaultFree || n.View.Get(7) != (hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}) || n.View.Get(9).Status != hiadsd.FaultFree {
 		t.Fatalf("a dropped entry changed the view: %v %v %v", n.View.Get(0), n.View.Get(7), n.View.Get(9))
 	}
-	// hiadsd.Node 0's clusters 1..3 are {1}, {2,3}, {4..7}; node 5 is now faulty, 4 is first anyway.
-	want := map[int]int{1: 1, 2: 2, 4: 3}
+	// hiadsd.Node 0's clusters 1..3 are {1}, {2,3}, {4..7}, the last two sent to in
+	// halves, {2}, {3}, {4,5}, {6,7}; node 5 is now faulty, 4 is first anyway.
+	want := map[int]int{1: 1, 2: 1, 3: 1, 4: 2, 6: 2}
 	if len(rep.Pushes) != len(want) {
 		t.Fatalf("passed on %+v; want one push to each of %v", rep.Pushes, want)
 	}
@@ -237,11 +238,12 @@ func TestReceive(t *testing.T) {
 	}
 }
 
-// TestPushGoesRoundAFailedChild: nodes 1 and 6 of 16 fail at once. hiadsd.Node 0
-// finds node 1 faulty and pushes; node 4 passes the push on in its cluster
-// c(4,2) = {6, 7}, where it still holds 6 fault-free. hiadsd.Node 6 does not take
-// it, so node 4 tries its alternate, node 7: every fault-free node knows
-// of node 1 without waiting for an interval of its own.
+// TestPushGoesRoundAFailedChild: nodes 1 and 12 of 16 fail at once. hiadsd.Node 0
+// finds node 1 faulty and pushes; it sends the half {12..15} of its cluster
+// c(0,4) to node 12, which it still holds fault-free. hiadsd.Node 12 does not
+// take it, so node 0 tries its alternate, node 13, which roots the rest of
+// that half: every fault-free node knows of node 1 without waiting for an
+// interval of its own.
 func TestPushGoesRoundAFailedChild(t *testing.T) {
 	nw, err := NewNetwork(&hiadsd.Config{N: 16, Algorithm: hiadsd.VCube, Push: true})
 	if err != nil {
@@ -251,11 +253,7 @@ func TestPushGoesRoundAFailedChild(t *testing.T) {
 	for range 2 {
 		pushRound(t, nw, 0, rng)
 	}
-	relay := hiadsd.Push{To: 4, Cluster: 3, Entries: []hiadsd.IDEntry{{ID: 1, Entry: nw.View(4).Get(1)}}}
-	if got, err := nw.Node(4).Receive(0, relay, nw.Node(0).List); err != nil || len(got.Updates) != 0 || len(got.Pushes) != 2 || got.Pushes[1].To != 6 || !slices.Equal(got.Pushes[1].Alternates, []int{7}) {
-		t.Fatalf("node 4 on its own entry: %+v; want no change, and pushes for its clusters 1 and 2, the second to 6, then 7", got)
-	}
-	for _, id := range []int{1, 6} {
+	for _, id := range []int{1, 12} {
 		if err := nw.SetState(id, hiadsd.Faulty); err != nil {
 			t.Fatal(err)
 		}
@@ -263,6 +261,9 @@ func TestPushGoesRoundAFailedChild(t *testing.T) {
 	rep, err := nw.Step(0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(rep.Pushes, func(p hiadsd.Push) bool { return p.To == 12 }); i < 0 || rep.Pushes[i].Cluster != 3 || !slices.Equal(rep.Pushes[i].Alternates, []int{13, 14}) {
+		t.Fatalf("node 0's pushes %+v; want one to node 12 for its clusters 1 and 2, then 13 and 14", rep.Pushes)
 	}
 	flood(t, nw, 0, rep.Pushes, 0, rng)
 	for id := range 16 {

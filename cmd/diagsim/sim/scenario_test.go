@@ -85,7 +85,7 @@ func runScenario(t *testing.T, d *datadriven.TestData) string {
 
 // TestPushKnownWithinOneInterval: with pushes, a fault is known at every
 // fault-free node within one testing interval (plus jitter) of its
-// happening, through at most log2 N hops; pulling alone takes longer.
+// happening, through at most ceil(log2 N / 2) hops; pulling alone takes longer.
 func TestPushKnownWithinOneInterval(t *testing.T) {
 	for _, n := range []int{16, 256, 1024} {
 		opt := Default()
@@ -102,8 +102,8 @@ func TestPushKnownWithinOneInterval(t *testing.T) {
 		}
 		p, q := push.Events[0], pull.Events[0]
 		limit := opt.Interval + opt.Jitter + float64(p.Hops)*opt.HopDelay
-		if !p.Complete || p.LatencyTime > limit || p.Hops > hiadsd.Levels(n) || p.ByPush == 0 {
-			t.Errorf("N=%d push: %+v; want known everywhere within %.3f time units, in at most %d hops", n, p, limit, hiadsd.Levels(n))
+		if !p.Complete || p.LatencyTime > limit || p.Hops > hiadsd.PushDepth(n) || p.ByPush == 0 {
+			t.Errorf("N=%d push: %+v; want known everywhere within %.3f time units, in at most %d hops", n, p, limit, hiadsd.PushDepth(n))
 		}
 		if !q.Complete || q.ByPush != 0 || q.LatencyTime <= p.LatencyTime {
 			t.Errorf("N=%d pull: %+v; want complete, no push, and slower than push (%.3f)", n, q, p.LatencyTime)
@@ -117,8 +117,8 @@ func TestPushKnownWithinOneInterval(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := rot.Events[0]
-		if limit := 2*(opt.Interval+opt.Jitter) + float64(r.Hops)*opt.HopDelay; !r.Complete || r.LatencyTime > limit || r.Hops > hiadsd.Levels(n) || r.ByPush == 0 {
-			t.Errorf("N=%d push, rotating: %+v; want known everywhere within %.3f time units, in at most %d hops", n, r, limit, hiadsd.Levels(n))
+		if limit := 2*(opt.Interval+opt.Jitter) + float64(r.Hops)*opt.HopDelay; !r.Complete || r.LatencyTime > limit || r.Hops > hiadsd.PushDepth(n) || r.ByPush == 0 {
+			t.Errorf("N=%d push, rotating: %+v; want known everywhere within %.3f time units, in at most %d hops", n, r, limit, hiadsd.PushDepth(n))
 		}
 		if rot.TestsPerRound > 1.5*float64(n) || push.TestsPerRound < float64(n*hiadsd.Levels(n))*0.9 {
 			t.Errorf("N=%d: %.0f tests a round rotating, %.0f with the full plan; want about N and N log2 N", n, rot.TestsPerRound, push.TestsPerRound)
