@@ -105,4 +105,9 @@ func TestLatencyBound(t *testing.T) {
 	if got := LatencyBound(BruteForce, 1024); got != 1 {
 		t.Errorf("brute-force bound = %d, want 1", got)
 	}
+	// The rotating plan tests a cluster once every log2 N intervals: twice
+	// the full plan's bound; it changes nothing for the other algorithms.
+	if got, full, hi := PullBound(VCube, 256, true), PullBound(VCube, 256, false), PullBound(HiADSD, 256, true); got != 16 || full != 8 || hi != 64 {
+		t.Errorf("pull bounds at 256: vCube rotating %d, full %d, Hi-ADSD %d; want 16, 8 and 64", got, full, hi)
+	}
 }

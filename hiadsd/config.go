@@ -151,3 +151,15 @@ func LatencyBound(algo Algorithm, n int) int {
 		return 1
 	}
 }
+
+// PullBound is how many rounds pull alone takes to diagnose one event:
+// LatencyBound, but 2·log2 N under vCube's rotating plan (rotate), which
+// tests each cluster once every log2 N intervals
+// (TestRotationSpreadsWithinTheBound). The daemon and the LAN harness
+// derive their waits from it.
+func PullBound(algo Algorithm, n int, rotate bool) int {
+	if algo == VCube && rotate {
+		return 2 * Levels(n)
+	}
+	return LatencyBound(algo, n)
+}

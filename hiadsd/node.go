@@ -41,6 +41,10 @@ type Node struct {
 
 	merged []merged // the last sources merged at a digest, oldest first (digest.go)
 	asked  []int    // ids that asked to be tested (Ask), tested in the next interval that completes
+	// pushed holds, per id, the entry this node last sent or passed on
+	// down a push tree (pushTargets): the same entry pushed again, by
+	// another tester that found it, goes no further from here (sift).
+	pushed map[int]Entry
 	// isolated counts the intervals in a row in which no test was answered,
 	// released the verdicts applied during them once held long enough
 	// (isolation.go).

@@ -57,6 +57,12 @@ func (n *Node) pushTargets(entries []IDEntry, maxCluster int) []Push {
 	if len(entries) == 0 {
 		return nil
 	}
+	if n.pushed == nil {
+		n.pushed = make(map[int]Entry)
+	}
+	for _, ie := range entries {
+		n.pushed[ie.ID] = ie.Entry
+	}
 	var out []Push
 	for s := maxCluster; s >= 1; s-- {
 		half := 1 << (s - 1)
@@ -124,8 +130,13 @@ func (iv *interval) pushes() []Push {
 // is dropped, and one about this node is taken (for its counter, as a
 // fetch takes it) and passed on only when it holds it fault-free (sift);
 // one older than the entry held is neither taken nor passed on, so a late
-// or replayed push changes nothing and goes no further; one equal to it is passed on, so a node that learned the event
-// by pull first still carries the push to its subtree. A push from a node
+// or replayed push changes nothing and goes no further. One equal to it is
+// passed on, so a node that learned the event by pull first still carries
+// the push to its subtree, unless this node sent or passed on that very
+// entry already: each tester that finds a repair at once (a hello asks
+// them all) roots a tree of its own, and at N = 256 the copies of the
+// other trees, passed on whole, cost every agent up to log2 N SETs for one
+// repair. A push from a node
 // running another list is dropped whole (ErrOtherList), as a fetch is.
 // During an interval, Interval.Take merges a push instead.
 func (n *Node) Receive(from int, p Push, v ListVersion) (Report, error) {
@@ -161,7 +172,8 @@ func (n *Node) merge(ie IDEntry, from int, rep *Report) bool {
 
 // sift checks a push and returns its entries that are to be taken or
 // passed on: none outside the list or Unknown, none older than the entry
-// held, and about this node only one that holds it fault-free. That one is
+// held or equal to the one this node pushed last (pushed), and about this
+// node only one that holds it fault-free. That one is
 // passed on and its counter taken: a restarted node is the news its tester
 // pushes, and often the child through which the news reaches its own
 // subtree; a node that receives itself faulty is alive, and its testers
@@ -187,8 +199,8 @@ func (n *Node) sift(from int, p Push, v ListVersion) (pass []IDEntry, refused []
 			refused = append(refused, Update{ID: id, Old: held, New: ie.Entry, From: from})
 			continue
 		}
-		if held.Newer(ie.Entry) {
-			continue // older news: a late or replayed push
+		if held.Newer(ie.Entry) || ie.Entry == held && n.pushed[id] == held {
+			continue // older news (a late or replayed push), or news this node passed on already
 		}
 		pass = append(pass, ie)
 	}

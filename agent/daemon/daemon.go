@@ -261,6 +261,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
+	defer d.knocking(ctx, false)
 	if d.hi.restarted {
 		d.sayHello(ctx, "restarted")
 	}
@@ -285,6 +286,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.interval(ctx)
 		d.takePushes(ctx) // those that came during the interval
 		d.extra = d.hi.unanswered > 0
+		d.knocking(ctx, d.extra)
 		if d.extra {
 			// No agent it tested answered: its link may be down. It tries
 			// again soon, so that it says hello as soon as it is back.
@@ -362,6 +364,7 @@ func (d *Daemon) interval(ctx context.Context) {
 			return
 		}
 		if back {
+			d.knocking(ctx, false)
 			d.helloAt(ctx, began, "link back")
 		}
 		if !m.Done() {

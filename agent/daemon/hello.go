@@ -40,6 +40,8 @@ type hello struct {
 	// said is when it last said hello. Both the loop's.
 	unanswered int
 	said       time.Time
+	// knock stops the knocking (knocking), nil when it is not on; the loop's.
+	knock context.CancelFunc
 	// restarted is set when the agent started from a state of an earlier
 	// run: it says hello at start. A first start does not: no peer saw it
 	// up yet, and a tester whose test of it began before it listened would
@@ -185,14 +187,10 @@ func (d *Daemon) helloAt(ctx context.Context, began time.Time, why string) {
 	}
 }
 
-// sayHello asks this agent's likely testers to test it now: in each
-// cluster s of its node, the first agent of c(i,s), the tester of the
-// rotating plan while it is fault-free. It runs in the background.
-func (d *Daemon) sayHello(ctx context.Context, why string) {
-	g, ok := d.prober.(greeting)
-	if !ok || !d.pushes || d.removed {
-		return
-	}
+// testers returns this agent's likely testers: in each cluster s of its
+// node, the first agent of c(i,s), the tester of the rotating plan while
+// it is fault-free.
+func (d *Daemon) testers() []int {
 	n := len(d.list.Members)
 	var to []int
 	for s := 1; s <= hiadsd.Levels(n); s++ {
@@ -203,6 +201,17 @@ func (d *Daemon) sayHello(ctx context.Context, why string) {
 			}
 		}
 	}
+	return to
+}
+
+// sayHello asks this agent's likely testers to test it now. It runs in the
+// background.
+func (d *Daemon) sayHello(ctx context.Context, why string) {
+	g, ok := d.prober.(greeting)
+	if !ok || !d.pushes || d.removed {
+		return
+	}
+	to := d.testers()
 	d.log.WithFields(logrus.Fields{"to": ids(to), "why": why}).Info("asking this agent's testers to test it now")
 	self := uint32(d.id + 1)
 	for _, k := range to {
@@ -215,4 +224,67 @@ func (d *Daemon) sayHello(ctx context.Context, why string) {
 			}
 		}()
 	}
+}
+
+// knocker is a Prober that can knock (probe.Prober.Knock): a hello sent
+// once, without waiting behind the tests.
+type knocker interface {
+	Knock(ctx context.Context, t probe.Target, self uint32) error
+}
+
+// knocksPerInterval is how often an agent cut off knocks on its testers.
+const knocksPerInterval = 16
+
+// knocking starts, with on, knocking on this agent's testers: while none
+// of the agents it tested answered in its last interval (its link may be
+// down), it sends each a hello every sixteenth of an interval (125 ms at
+// the defaults), until on is false. While the link is down the knocks go
+// nowhere; the first that passes once it is back reaches a tester, which
+// tests this agent at once. Left to its own tests, the agent found the
+// link back only when one of them was next answered: each awaits the
+// peer's round-trip timeout, and an interval follows another an eighth of
+// an interval apart, so its hello left 0.62 s after the link came back at
+// N = 64 with the key (seventh session). A tester takes one hello per node
+// an interval, so an agent whose tested peers are truly down costs a live
+// tester at most one test an interval; a knock is not logged, since
+// self-suspicion's warning says the link may be down.
+func (d *Daemon) knocking(ctx context.Context, on bool) {
+	if !on {
+		if d.hi.knock != nil {
+			d.hi.knock()
+			d.hi.knock = nil
+		}
+		return
+	}
+	k, ok := d.prober.(knocker)
+	if d.hi.knock != nil || !ok || !d.pushes || d.removed {
+		return
+	}
+	var to []probe.Target
+	for _, id := range d.testers() {
+		to = append(to, d.list.Members[id])
+	}
+	kctx, stop := context.WithCancel(ctx)
+	d.hi.knock = stop
+	self, every := uint32(d.id+1), d.cfg.Interval/knocksPerInterval
+	d.push.sends.Add(1)
+	go func() {
+		defer d.push.sends.Done()
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			for _, t := range to {
+				d.push.sends.Add(1)
+				go func() {
+					defer d.push.sends.Done()
+					_ = k.Knock(kctx, t, self) // unanswered while the link is down
+				}()
+			}
+			select {
+			case <-kctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 }

@@ -2,7 +2,10 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,5 +198,65 @@ func TestHelloOnceALinkIsBack(t *testing.T) {
 	// Node 1's likely testers: the first agent of each of its 3 clusters.
 	if n := len(lan.hellos) + 1; n != 3 {
 		t.Errorf("%d hellos in the interval the link came back, want one to each of 3 testers", n)
+	}
+}
+
+// knockingLAN is a slowLAN that counts the knocks on each address.
+type knockingLAN struct {
+	*slowLAN
+	mu     sync.Mutex
+	knocks map[netip.Addr]int
+}
+
+func (k *knockingLAN) Knock(_ context.Context, t probe.Target, _ uint32) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.knocks[t.Addr]++
+	return errors.New("no answer: the link is down")
+}
+
+// knocked returns how many knocks each address got so far.
+func (k *knockingLAN) knocked() map[netip.Addr]int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return maps.Clone(k.knocks)
+}
+
+// TestKnocksWhileCutOff: an agent none of whose tested peers answered
+// knocks on each of its testers again and again, not once, and stops when
+// told to.
+func TestKnocksWhileCutOff(t *testing.T) {
+	slow := newSlowLAN(false)
+	lan := &knockingLAN{slowLAN: slow, knocks: map[netip.Addr]int{}}
+	d := slowDaemon(t, lan, &sink{})
+	d.interval(context.Background())
+	for k := 1; k < 8; k++ { // the link goes down: no peer answers
+		slow.status[addr(k)] = hiadsd.Faulty
+	}
+	d.interval(context.Background())
+	if d.hi.unanswered == 0 {
+		t.Fatal("an interval in which no peer answered left the agent not cut off")
+	}
+	d.knocking(context.Background(), true)
+	d.knocking(context.Background(), true) // already on: no second knocker
+	// Node 1's likely testers: the first agent of each of its 3 clusters, 2, 3 and 5.
+	testers := []netip.Addr{addr(1), addr(2), addr(4)}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		got := lan.knocked()
+		if len(got) > len(testers) {
+			t.Fatalf("knocks on %v; want only on the testers %v", got, testers)
+		}
+		if got[testers[0]] >= 3 && got[testers[1]] >= 3 && got[testers[2]] >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("knocks on %v after 10 s; want three on each of the testers %v", got, testers)
+		}
+		time.Sleep(d.cfg.Interval / knocksPerInterval)
+	}
+	d.knocking(context.Background(), false)
+	d.push.sends.Wait() // returns once the knocker has stopped
+	if d.hi.knock != nil {
+		t.Error("knocking still marked on after it stopped")
 	}
 }

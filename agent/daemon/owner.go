@@ -81,12 +81,13 @@ func (d *Daemon) leave(e unsavedEvent, now time.Time) {
 }
 
 // handoverWindow is how long a change left to an owner waits to be handed
-// over: the time a fault takes to be known everywhere by pull alone on the
-// rotating plan (2·log2 N rounds, hiadsd/rotate_test.go), and one round
+// over: the time a fault takes to be known everywhere by pull alone
+// (hiadsd.PullBound: 2·log2 N rounds on the rotating plan), and one round
 // more. An owner whose fault is known later than that is slower than the
 // diagnosis's own bound.
 func (d *Daemon) handoverWindow() time.Duration {
-	rounds := 2*hiadsd.Levels(len(d.view)) + 1
+	c := d.node.Config
+	rounds := hiadsd.PullBound(c.Algorithm, len(d.view), c.Rotate) + 1
 	return time.Duration(rounds) * (d.cfg.Interval*11/10 + d.cfg.TestBudget)
 }
 

@@ -39,7 +39,8 @@ func (p *Prober) Set(ctx context.Context, t Target, vb gosnmp.SnmpPDU) error {
 }
 
 // set writes vb to the agent at t with the write community or the v3
-// user, waiting wait for each reply; it fails unless the agent took it.
+// user, in one of the prober's slots, waiting wait for each reply; it
+// fails unless the agent took it.
 func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnmp.SnmpPDU) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
@@ -48,13 +49,21 @@ func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnm
 		return err
 	}
 	defer p.release()
+	return p.write(ctx, t, wait, p.cfg.Retries, vb)
+}
+
+// write is set outside the slots, with retries resends.
+func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retries int, vb gosnmp.SnmpPDU) error {
+	if !p.CanPush() {
+		return ErrNoWriteAccess
+	}
 	t.Community = "" // agents only, never a device's own community
 	if p.cfg.V3 == nil {
 		t.Community = p.cfg.WriteCommunity
 	}
 	var pkt *gosnmp.SnmpPacket
 	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
-		g.Timeout = wait
+		g.Timeout, g.Retries = wait, retries
 		pkt, err = g.Set([]gosnmp.SnmpPDU{vb})
 		return err
 	})
@@ -72,10 +81,26 @@ func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnm
 // agent has just started, or its link has come back, and asks t to test
 // it now. It waits as a push does.
 func (p *Prober) Hello(ctx context.Context, t Target, self uint32) error {
-	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
-		gosnmp.SnmpPDU{Name: mib.DiagHello0, Type: gosnmp.Gauge32, Value: uint(self)})
+	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout), helloPDU(self))
 	if err != nil {
 		return fmt.Errorf("hello to %s: %w", t.Addr, err)
 	}
 	return nil
+}
+
+// Knock is Hello sent once, awaited for test.timeout_min, outside the
+// prober's slots: an agent none of whose tests is answered (its link may
+// be down) knocks on its testers every few tenths of a second, and a
+// knock must not hold a slot its own tests need to find the link back.
+func (p *Prober) Knock(ctx context.Context, t Target, self uint32) error {
+	err := p.write(ctx, t, p.cfg.TimeoutMin, 0, helloPDU(self))
+	if err != nil {
+		return fmt.Errorf("knock on %s: %w", t.Addr, err)
+	}
+	return nil
+}
+
+// helloPDU is the write of a hello from agent self.
+func helloPDU(self uint32) gosnmp.SnmpPDU {
+	return gosnmp.SnmpPDU{Name: mib.DiagHello0, Type: gosnmp.Gauge32, Value: uint(self)}
 }

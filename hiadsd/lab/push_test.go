@@ -238,6 +238,39 @@ func TestReceive(t *testing.T) {
 	}
 }
 
+// TestSameNewsPassedOnOnce: every tester that finds a repair at once roots
+// a tree of its own. A node passes the repair on down the first tree that
+// brings it; the same entry from a second tree is neither taken again nor
+// passed on. An entry the node learned by pull is still passed on the
+// first time a push brings it.
+func TestSameNewsPassedOnOnce(t *testing.T) {
+	cfg := &hiadsd.Config{N: 16, Algorithm: hiadsd.VCube, Push: true}
+	view := hiadsd.NewDense(16)
+	for id := range view {
+		view[id] = hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}
+	}
+	view[5] = hiadsd.Entry{Status: hiadsd.Faulty, Counter: 1}
+	n, err := hiadsd.NewNode(cfg, 0, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repair := []hiadsd.IDEntry{{ID: 5, Entry: hiadsd.Entry{Status: hiadsd.FaultFree, Counter: 2}}}
+	first, err := n.Receive(8, hiadsd.Push{To: 0, Cluster: 4, Entries: repair}, n.List)
+	if err != nil || len(first.Updates) != 1 || len(first.Pushes) == 0 {
+		t.Fatalf("first tree: %+v, %v; want node 5 repaired and passed on", first, err)
+	}
+	again, err := n.Receive(12, hiadsd.Push{To: 0, Cluster: 4, Entries: repair}, n.List)
+	if err != nil || len(again.Updates) != 0 || len(again.Pushes) != 0 {
+		t.Fatalf("second tree: %+v, %v; want nothing taken or passed on", again, err)
+	}
+	// Learned by pull (a fetch sets the view): the first push still goes on.
+	n.View.Set(7, hiadsd.Entry{Status: hiadsd.Partial, Counter: 3})
+	pulled := []hiadsd.IDEntry{{ID: 7, Entry: hiadsd.Entry{Status: hiadsd.Partial, Counter: 3}}}
+	if rep, err := n.Receive(8, hiadsd.Push{To: 0, Cluster: 4, Entries: pulled}, n.List); err != nil || len(rep.Updates) != 0 || len(rep.Pushes) == 0 {
+		t.Fatalf("news learned by pull: %+v, %v; want no change and the push passed on", rep, err)
+	}
+}
+
 // TestPushGoesRoundAFailedChild: nodes 1 and 12 of 16 fail at once. hiadsd.Node 0
 // finds node 1 faulty and pushes; it sends the half {12..15} of its cluster
 // c(0,4) to node 12, which it still holds fault-free. hiadsd.Node 12 does not

@@ -265,13 +265,10 @@ func (c *Cluster) PartialHeld() time.Duration {
 // Bound is how long diagnosing one event may take by pull alone: the
 // algorithm's bound in rounds plus the round in progress when the event
 // happened. vCube's rotating plan (the default) pulls within 2·log2 N
-// rounds (hiadsd/rotate_test.go) instead of log2 N.
+// rounds instead of log2 N (hiadsd.PullBound).
 func (c *Cluster) Bound() time.Duration {
 	a, _ := hiadsd.ParseAlgorithm(c.Algorithm) // NewCluster checked it
-	rounds := hiadsd.LatencyBound(a, c.Nodes())
-	if a == hiadsd.VCube && cmp.Or(c.Plan, config.Default().Test.Plan) == config.PlanRotate {
-		rounds = 2 * hiadsd.Levels(c.Nodes())
-	}
+	rounds := hiadsd.PullBound(a, c.Nodes(), cmp.Or(c.Plan, config.Default().Test.Plan) == config.PlanRotate)
 	return time.Duration(rounds+1) * c.RoundTime()
 }
 
