@@ -17,9 +17,9 @@ import "fmt"
 // node ids, and a node of a half forwards in its clusters 1..s-2, which
 // are the rest of that half: still one message per node, but
 // ceil(log2 N / 2) hops (4 at N = 256, not 8), for 2·log2 N - 1 messages
-// from the root instead of log2 N. Each hop
-// costs an agent a scheduling delay and a SET's round trip, which at
-// N = 256 on a loaded LAN is most of a repair's time to reach everyone.
+// from the root instead of log2 N. Each hop costs an agent a scheduling
+// delay and a SET's round trip, which at N = 256 on a loaded LAN is most
+// of a repair's time to reach everyone.
 // Pushes are safe to lose, since pull still guarantees the bound, and safe
 // to repeat or replay: an entry older than the one held is neither taken
 // nor passed on.
