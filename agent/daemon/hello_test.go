@@ -175,14 +175,7 @@ func TestHelloOnceALinkIsBack(t *testing.T) {
 	slow := newSlowLAN(true)
 	lan := &greetingLAN{slowLAN: slow, hellos: make(chan netip.Addr, 16)}
 	d := slowDaemon(t, lan, &sink{})
-	d.interval(context.Background())
-	for k := 1; k < 8; k++ { // the link goes down: no peer answers
-		slow.status[addr(k)] = hiadsd.Faulty
-	}
-	d.interval(context.Background())
-	if d.hi.unanswered == 0 {
-		t.Fatal("an interval in which no peer answered left the agent not cut off")
-	}
+	cutOff(t, d, slow)
 	slow.mu.Lock()
 	clear(slow.status) // the link is back
 	slow.mu.Unlock()
@@ -229,14 +222,7 @@ func TestKnocksWhileCutOff(t *testing.T) {
 	slow := newSlowLAN(false)
 	lan := &knockingLAN{slowLAN: slow, knocks: map[netip.Addr]int{}}
 	d := slowDaemon(t, lan, &sink{})
-	d.interval(context.Background())
-	for k := 1; k < 8; k++ { // the link goes down: no peer answers
-		slow.status[addr(k)] = hiadsd.Faulty
-	}
-	d.interval(context.Background())
-	if d.hi.unanswered == 0 {
-		t.Fatal("an interval in which no peer answered left the agent not cut off")
-	}
+	cutOff(t, d, slow)
 	d.knocking(context.Background(), true)
 	d.knocking(context.Background(), true) // already on: no second knocker
 	// Node 1's likely testers: the first agent of each of its 3 clusters, 2, 3 and 5.
@@ -258,5 +244,19 @@ func TestKnocksWhileCutOff(t *testing.T) {
 	d.push.sends.Wait() // returns once the knocker has stopped
 	if d.hi.knock != nil {
 		t.Error("knocking still marked on after it stopped")
+	}
+}
+
+// cutOff runs an interval in which every peer answers, then one in which
+// none does (d's link is down), and checks that d counts itself cut off.
+func cutOff(t *testing.T, d *Daemon, slow *slowLAN) {
+	t.Helper()
+	d.interval(context.Background())
+	for k := 1; k < 8; k++ {
+		slow.status[addr(k)] = hiadsd.Faulty
+	}
+	d.interval(context.Background())
+	if d.hi.unanswered == 0 {
+		t.Fatal("an interval in which no peer answered left the agent not cut off")
 	}
 }
