@@ -207,10 +207,13 @@ func (j *journal) state() State {
 // announce logs one event and sends its notification when the scope asks for it.
 // The first verdict "fault-free" about a node that was unknown is news to no one
 // (every agent learns it at start), so it is logged at debug level and not sent.
+// The line leaves once the event is on disk; changed is when the view took
+// it (and served it), the event's time in diagEventTable.
 func (d *Daemon) announce(e unsavedEvent) {
 	ev, u, mute := e.ev, e.u, e.mute
 	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
-		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq})
+		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq,
+		"changed": ev.Time.Format(time.RFC3339Nano)})
 	if !u.IsDirect() {
 		f = f.WithField("from", u.From+1)
 	}
