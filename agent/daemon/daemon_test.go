@@ -153,7 +153,7 @@ func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, byte(k +
 
 // testConfig is a brute-force LAN of n nodes (every node tested each interval,
 // so the tests know exactly what a single interval sees).
-func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) Config {
+func testConfig(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) Config {
 	c := Default()
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
 	c.Notify = scope
@@ -167,7 +167,7 @@ func testConfig(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) Config 
 	return c
 }
 
-func newTestDaemon(t *testing.T, cfg Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
+func newTestDaemon(t testing.TB, cfg Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
 	t.Helper()
 	if st.Counters == nil {
 		st = State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}

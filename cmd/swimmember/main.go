@@ -7,9 +7,10 @@
 // the shape of diagagent's "node status changed" log line, so one parser
 // reads both systems:
 //
-//	{"msg":"node status changed","self":3,"node":5,"old":"alive","new":"suspect"}
+//	{"msg":"node status changed","self":3,"node":5,"old":"alive","new":"suspect","changed":"2026-11-26T18:00:00.123456789Z"}
 //
-// with old and new among alive, suspect, dead and left. Members are named by
+// with old and new among alive, suspect, dead and left, and changed the
+// moment this member's view took it. Members are named by
 // their NodeID. Joins and deaths come from memberlist's event delegate.
 // Suspicions memberlist reports to no delegate, and Members() leaves its
 // Node.State unset, so every -poll the member reads memberlist's own node
@@ -144,8 +145,12 @@ type view struct {
 	polled map[string]memberlist.NodeStateType // the table as the last poll read it; the poll's alone
 }
 
-// set records node's new state and prints it when it changed.
+// set records node's new state and prints it when it changed, with the
+// moment it did (changed), as diagagent's line carries the moment its view
+// took a change: the harness reads both systems' lines at that stamp, not
+// when the line reached it.
 func (v *view) set(node int, state string) {
+	now := time.Now()
 	if node == v.out.self {
 		return
 	}
@@ -159,7 +164,8 @@ func (v *view) set(node int, state string) {
 	if !seen {
 		old = "unknown"
 	}
-	v.out.print(map[string]any{"msg": "node status changed", "self": v.out.self, "node": node, "old": old, "new": state})
+	v.out.print(map[string]any{"msg": "node status changed", "self": v.out.self, "node": node, "old": old, "new": state,
+		"changed": now.Format(time.RFC3339Nano)})
 }
 
 // NotifyJoin is called when a node joins or comes back from dead.

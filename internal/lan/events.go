@@ -10,10 +10,16 @@ import (
 	"time"
 )
 
-// Event is one "node status changed" line of an agent's JSON log, stamped
-// with the moment the harness read it (logrus' JSON time has only seconds).
+// Event is one "node status changed" line of an agent's JSON log. At is
+// when the member's view took the change: the line's own "changed" stamp,
+// which both diagagent and swimmember write from memory at that moment
+// (logrus' JSON time has only seconds), or Read when it carries none. Read
+// is when the harness read the line: later by the time the line spent on
+// its way out (an agent logs a change once it is on disk; a member's
+// output waits in a pipe for a busy reader).
 type Event struct {
 	At   time.Time
+	Read time.Time
 	Self int    // NodeID (1-based) of the agent that logged it
 	Node int    // NodeID the line is about
 	Old  string // fault-free, faulty, partial or unknown
@@ -35,14 +41,17 @@ type logLine struct {
 	How   string `json:"how"`
 	Seq   int    `json:"seq"`
 	Muted string `json:"muted"`
+	// Changed is the view's own time of the change (RFC 3339 with
+	// nanoseconds), when the line carries one.
+	Changed string `json:"changed"`
 }
 
-// ParseEvent reads a log line; ok is false for anything but a status change,
+// ParseEvent reads a log line read at time read; ok is false for anything but a status change,
 // an agent's refusal of an entry (New "refused": Self did not take what it
 // was told about Node), or one of swimmember's two suspicion lines, read as
 // the changes New "raised" (this member's probe of Node failed) and
 // "refuted" (Self heard that it is suspected; Node is Self).
-func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
+func ParseEvent(line string, read time.Time) (ev Event, ok bool) {
 	var l logLine
 	if err := json.Unmarshal([]byte(line), &l); err != nil {
 		return Event{}, false
@@ -61,7 +70,18 @@ func ParseEvent(line string, at time.Time) (ev Event, ok bool) {
 	if l.Node == 0 {
 		return Event{}, false
 	}
-	return Event{At: at, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New, How: l.How, Seq: l.Seq, Muted: l.Muted}, true
+	return Event{At: stamped(l.Changed, read), Read: read, Self: l.Self, Node: l.Node, Old: l.Old, New: l.New,
+		How: l.How, Seq: l.Seq, Muted: l.Muted}, true
+}
+
+// stamped is the time a line's changed stamp names, or read when it names
+// none (or one after read: the line cannot be read before it was written).
+func stamped(changed string, read time.Time) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, changed)
+	if err != nil || t.After(read) {
+		return read
+	}
+	return t
 }
 
 // Sent is an agent's "status change notified" line: Self queued the

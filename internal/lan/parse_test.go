@@ -14,9 +14,19 @@ func TestParseEvent(t *testing.T) {
 	line := `{"address":"198.18.0.3","counter":1,"how":"direct","level":"info","msg":"node status changed",` +
 		`"new":"faulty","node":3,"old":"fault-free","self":1,"seq":4,"time":"2026-11-21T06:00:00Z"}`
 	ev, ok := ParseEvent(line, at)
-	want := Event{At: at, Self: 1, Node: 3, Old: "fault-free", New: "faulty", How: "direct", Seq: 4}
+	want := Event{At: at, Read: at, Self: 1, Node: 3, Old: "fault-free", New: "faulty", How: "direct", Seq: 4}
 	if !ok || ev != want {
 		t.Fatalf("ParseEvent = %+v, %v; want %+v", ev, ok, want)
+	}
+	// The view's own stamp, when the line carries one and it is no later
+	// than the read.
+	took := at.Add(-40 * time.Millisecond)
+	for changed, want := range map[string]time.Time{took.Format(time.RFC3339Nano): took,
+		at.Add(time.Second).Format(time.RFC3339Nano): at, "yesterday": at} {
+		stampedLine := line[:len(line)-1] + `,"changed":"` + changed + `"}`
+		if ev, ok := ParseEvent(stampedLine, at); !ok || !ev.At.Equal(want) || ev.Read != at {
+			t.Errorf("ParseEvent with changed %q: At %v, Read %v, %v; want At %v, Read %v", changed, ev.At, ev.Read, ok, want, at)
+		}
 	}
 	for _, bad := range []string{"", "not json", `{"msg":"diagagent started","self":1}`,
 		`{"msg":"node status changed","self":1}`} {
@@ -27,9 +37,9 @@ func TestParseEvent(t *testing.T) {
 	// swimmember's lines: a view change, a suspicion its probe raised and a
 	// refutation (about itself).
 	swim := map[string]Event{
-		`{"msg":"node status changed","new":"suspect","node":3,"old":"alive","self":1}`:                         {At: at, Self: 1, Node: 3, Old: "alive", New: "suspect"},
-		`{"msg":"suspicion raised","node":3,"self":1}`:                                                          {At: at, Self: 1, Node: 3, New: Raised},
-		`{"line":"[WARN] memberlist: Refuting a suspect message (from: 1)","msg":"suspicion refuted","self":3}`: {At: at, Self: 3, Node: 3, New: Refuted},
+		`{"msg":"node status changed","new":"suspect","node":3,"old":"alive","self":1}`:                         {At: at, Read: at, Self: 1, Node: 3, Old: "alive", New: "suspect"},
+		`{"msg":"suspicion raised","node":3,"self":1}`:                                                          {At: at, Read: at, Self: 1, Node: 3, New: Raised},
+		`{"line":"[WARN] memberlist: Refuting a suspect message (from: 1)","msg":"suspicion refuted","self":3}`: {At: at, Read: at, Self: 3, Node: 3, New: Refuted},
 	}
 	for line, want := range swim {
 		if ev, ok := ParseEvent(line, at); !ok || ev != want {

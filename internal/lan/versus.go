@@ -103,6 +103,9 @@ type VersusSpec struct {
 type Knowledge struct {
 	First, Median, Last time.Duration // Last is 0 unless Knew == Of
 	Knew, Of            int           // members that learned it within the wait, of those that should
+	// LastRead is Last by the time the harness read the members' lines
+	// (Event.Read) instead of the time their views took the change.
+	LastRead time.Duration
 }
 
 // Cost is one system's steady state, as the mean over its members.
@@ -668,7 +671,7 @@ func (v *versus) learn(marks []int, t0 time.Time, k int, obs []int, wait time.Du
 // knowledge finds, for each observer, the first event about node whose
 // status want accepts and that it still holds, and sums them up.
 func knowledge(evs []Event, obs []int, node int, want func(string) bool, t0 time.Time) Knowledge {
-	first := map[int]time.Time{}
+	first := map[int]Event{}
 	holds := map[int]bool{}
 	for _, e := range evs {
 		if e.Node != node || !e.Change() {
@@ -677,16 +680,18 @@ func knowledge(evs []Event, obs []int, node int, want func(string) bool, t0 time
 		holds[e.Self] = want(e.New)
 		if want(e.New) {
 			if _, seen := first[e.Self]; !seen {
-				first[e.Self] = e.At
+				first[e.Self] = e
 			}
 		} else {
 			delete(first, e.Self) // it took it back: count the later one
 		}
 	}
 	var lat []time.Duration
+	var read time.Duration
 	for _, o := range obs {
-		if at, ok := first[o+1]; ok && holds[o+1] {
-			lat = append(lat, max(at.Sub(t0), 0))
+		if e, ok := first[o+1]; ok && holds[o+1] {
+			lat = append(lat, max(e.At.Sub(t0), 0))
+			read = max(read, e.Read.Sub(t0))
 		}
 	}
 	kn := Knowledge{Knew: len(lat), Of: len(obs)}
@@ -696,7 +701,7 @@ func knowledge(evs []Event, obs []int, node int, want func(string) bool, t0 time
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	kn.First, kn.Median = lat[0], lat[len(lat)/2]
 	if kn.Knew == kn.Of {
-		kn.Last = lat[len(lat)-1]
+		kn.Last, kn.LastRead = lat[len(lat)-1], read
 	}
 	return kn
 }

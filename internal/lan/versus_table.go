@@ -27,12 +27,14 @@ func VersusTables(r VersusResult) string {
 	for i, c := range r.Steady {
 		fmt.Fprintf(&b, "| %s | %.1f | %.0f | %.2f | %.1f / %.1f |\n", r.Systems[i], c.PacketsPerSec, c.BytesPerSec, c.CPUPerMin, c.RSSMB, c.MaxRSSMB)
 	}
-	b.WriteString("\nEvents: time from the fault (or repair) until the first, the median and the last fault-free member knew:\n\n")
-	b.WriteString("| event | system | first | median | last (everywhere) | knew |\n| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\nEvents: time from the fault (or repair) until the first, the median and the last fault-free member knew, " +
+		"by the time each member's view took it (the stamp its line carries), and the last by the time the harness read the lines:\n\n")
+	b.WriteString("| event | system | first | median | last (everywhere) | last, as read | knew |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, e := range r.Events {
 		for i, k := range e.Per {
-			fmt.Fprintf(&b, "| %s at %d | %s | %s | %s | %s | %d of %d |\n", e.Event, e.Host, r.Systems[i],
-				secs(k.First, k.Knew > 0), secs(k.Median, k.Knew > 0), secs(k.Last, k.Knew == k.Of && k.Of > 0), k.Knew, k.Of)
+			all := k.Knew == k.Of && k.Of > 0
+			fmt.Fprintf(&b, "| %s at %d | %s | %s | %s | %s | %s | %d of %d |\n", e.Event, e.Host, r.Systems[i],
+				secs(k.First, k.Knew > 0), secs(k.Median, k.Knew > 0), secs(k.Last, all), secs(k.LastRead, all), k.Knew, k.Of)
 		}
 	}
 	b.WriteString("\nFalse alarms (every member is alive throughout): episodes of a member holding a live one suspect, dead, faulty or partial:\n\n")

@@ -16,17 +16,18 @@ func TestKnowledge(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	evs := []Event{
-		{At: at(1), Self: 1, Node: 4, New: "partial"},
-		{At: at(2), Self: 2, Node: 4, New: "faulty"},
-		{At: at(2.5), Self: 2, Node: 4, New: "fault-free"}, // took back
-		{At: at(3), Self: 3, Node: 4, New: "partial"},
-		{At: at(4), Self: 2, Node: 4, New: "partial"},
-		{At: at(0.5), Self: 3, Node: 5, New: "partial"}, // another node
+		{At: at(1), Read: at(1.1), Self: 1, Node: 4, New: "partial"},
+		{At: at(2), Read: at(2), Self: 2, Node: 4, New: "faulty"},
+		{At: at(2.5), Read: at(2.5), Self: 2, Node: 4, New: "fault-free"}, // took back
+		{At: at(3), Read: at(4.5), Self: 3, Node: 4, New: "partial"},      // its line came out late
+		{At: at(4), Read: at(4.2), Self: 2, Node: 4, New: "partial"},
+		{At: at(0.5), Read: at(9), Self: 3, Node: 5, New: "partial"}, // another node
 	}
 	g := diagGroup{}
 	k := knowledge(evs, []int{0, 1, 2}, 4, g.Down, t0)
-	if k.Knew != 3 || k.Of != 3 || k.First != time.Second || k.Median != 3*time.Second || k.Last != 4*time.Second {
-		t.Errorf("knowledge = %+v: want 3 of 3, first 1 s, median 3 s, last 4 s", k)
+	if k.Knew != 3 || k.Of != 3 || k.First != time.Second || k.Median != 3*time.Second || k.Last != 4*time.Second ||
+		k.LastRead != 4500*time.Millisecond {
+		t.Errorf("knowledge = %+v: want 3 of 3, first 1 s, median 3 s, last 4 s, last as read 4.5 s", k)
 	}
 	k = knowledge(evs, []int{0, 1, 2, 5}, 4, g.Down, t0)
 	if k.Knew != 3 || k.Of != 4 || k.Last != 0 {

@@ -1,0 +1,35 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// BenchmarkTakePush256 is what one hop of a push costs an agent of a
+// 256-node LAN, the N = 256 run of make versus: merging a push that
+// changes one node's status, passing it on, and recording the change
+// (event row, the served snapshot, the state saved to disk). Every agent
+// pays it once per change, at nearly the same moment, on a shared machine.
+func BenchmarkTakePush256(b *testing.B) {
+	const n = 256
+	cfg := testConfig(b, n, hiadsd.VCube, NotifyDetected)
+	lan, s := newFakeLAN(), &sink{}
+	d := newTestDaemon(b, cfg, lan, s, State{}, nil)
+	d.interval(context.Background()) // every node fault-free
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		st := hiadsd.Faulty // a fault, then its repair, then the next fault...
+		if i%2 == 1 {
+			st = hiadsd.FaultFree
+		}
+		d.takePush(ctx, board.Push{From: 129, Cluster: 8, ListVersion: d.list.Version, ListHash: d.list.Hash,
+			Entries: []board.PushEntry{{NodeID: 66, Status: st, Counter: uint32(i + 1)}}})
+		if got := d.Snapshot().Nodes[65]; got.Status != st {
+			b.Fatalf("push %d: node 66 is %v, want %v", i, got.Status, st)
+		}
+	}
+}
