@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"net/netip"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -157,14 +158,19 @@ func TestUpBeforeTheHello(t *testing.T) {
 	}
 }
 
-// greetingLAN is a slowLAN that signals each hello it sends.
+// greetingLAN is a slowLAN that signals each hello it sends; the hellos
+// to an address in deaf go unanswered.
 type greetingLAN struct {
 	*slowLAN
 	hellos chan netip.Addr
+	deaf   map[netip.Addr]bool
 }
 
 func (g *greetingLAN) Hello(_ context.Context, t probe.Target, _ uint32) error {
 	g.hellos <- t.Addr
+	if g.deaf[t.Addr] {
+		return errors.New("no answer")
+	}
 	return nil
 }
 
@@ -188,9 +194,54 @@ func TestHelloOnceALinkIsBack(t *testing.T) {
 	close(slow.slow)
 	<-done
 	d.push.sends.Wait()
-	// Node 1's likely testers: the first agent of each of its 3 clusters.
-	if n := len(lan.hellos) + 1; n != 3 {
-		t.Errorf("%d hellos in the interval the link came back, want one to each of 3 testers", n)
+	// One tester took it: the others are not asked (each would root a tree
+	// of pushes of the same repair).
+	if n := len(lan.hellos) + 1; n != 1 {
+		t.Errorf("%d hellos in the interval the link came back, want one: the first tester took it", n)
+	}
+}
+
+// TestHelloTriesTheNextTester: a hello the first tester does not answer
+// goes to the next, in testers' order, and stops at the first that
+// answers.
+func TestHelloTriesTheNextTester(t *testing.T) {
+	slow := newSlowLAN(false)
+	lan := &greetingLAN{slowLAN: slow, hellos: make(chan netip.Addr, 16), deaf: map[netip.Addr]bool{}}
+	d := slowDaemon(t, lan, &sink{})
+	// Node 1's likely testers, cluster 1 first (the plan does not rotate):
+	// the first agent of each of its 3 clusters, nodes 2, 3 and 5.
+	if got := ids(d.testers()); !slices.Equal(got, []int{2, 3, 5}) {
+		t.Fatalf("testers %v, want [2 3 5]", got)
+	}
+	lan.deaf[addr(1)] = true // node 2 does not answer
+	d.sayHello(context.Background(), "test")
+	d.push.sends.Wait()
+	close(lan.hellos)
+	var got []netip.Addr
+	for a := range lan.hellos {
+		got = append(got, a)
+	}
+	if !slices.Equal(got, []netip.Addr{addr(1), addr(2)}) {
+		t.Errorf("hellos to %v, want nodes 2 (no answer) then 3 (took it), not 5", got)
+	}
+}
+
+// TestTestersRoundFirst: under the rotating plan an agent asks the tester
+// of the round under way first, then those of the clusters that follow.
+func TestTestersRoundFirst(t *testing.T) {
+	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg.Rotate = true
+	at := time.Unix(1000, 0) // node 1 has no stagger: round 1000 / interval
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return at })
+	r, _ := d.roundAt(at)
+	// Node 1's clusters: c(0,1) = {2}, c(0,2) = {3, 4}, c(0,3) = {5..8}.
+	first := map[int][]int{1: {2, 3, 5}, 2: {3, 5, 2}, 3: {5, 2, 3}}
+	if got, want := ids(d.testers()), first[clusterOf(r, 8)]; !slices.Equal(got, want) {
+		t.Errorf("round %d (cluster %d): testers %v, want %v", r, clusterOf(r, 8), got, want)
+	}
+	at = at.Add(cfg.Interval) // the next round, the next cluster
+	if got, want := ids(d.testers()), first[clusterOf(r+1, 8)]; !slices.Equal(got, want) {
+		t.Errorf("round %d (cluster %d): testers %v, want %v", r+1, clusterOf(r+1, 8), got, want)
 	}
 }
 
@@ -216,8 +267,8 @@ func (k *knockingLAN) knocked() map[netip.Addr]int {
 }
 
 // TestKnocksWhileCutOff: an agent none of whose tested peers answered
-// knocks on each of its testers again and again, not once, and stops when
-// told to.
+// knocks on each of its testers in turn, again and again, not once, and
+// stops when told to.
 func TestKnocksWhileCutOff(t *testing.T) {
 	slow := newSlowLAN(false)
 	lan := &knockingLAN{slowLAN: slow, knocks: map[netip.Addr]int{}}
@@ -244,6 +295,11 @@ func TestKnocksWhileCutOff(t *testing.T) {
 	d.push.sends.Wait() // returns once the knocker has stopped
 	if d.hi.knock != nil {
 		t.Error("knocking still marked on after it stopped")
+	}
+	// One tester a knock, in turn: no two counts differ by more than one.
+	got := lan.knocked()
+	if lo, hi := min(got[testers[0]], got[testers[1]], got[testers[2]]), max(got[testers[0]], got[testers[1]], got[testers[2]]); hi-lo > 1 {
+		t.Errorf("knocks %v: want one tester a knock, in turn", got)
 	}
 }
 

@@ -43,6 +43,8 @@ type heldPush struct {
 func (d *Daemon) Receive(p board.Push) error {
 	select {
 	case d.push.in <- p:
+		d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster, "entries": len(p.Entries),
+			"queued": len(d.push.in)}).Debug("push received")
 		return nil
 	default:
 		return ErrPushQueueFull
@@ -229,11 +231,14 @@ func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 				d.log.WithError(err).Error("cannot encode a push")
 				break
 			}
+			began := d.now()
 			d.push.sends.Go(func() {
 				for _, to := range append([]int{p.To}, p.Alternates...) { // the next of the cluster when one fails
 					t := d.list.Members[to]
 					err := d.prober.Push(ctx, t, b)
 					if err == nil {
+						d.log.WithFields(logrus.Fields{"to": to + 1, "cluster": part.Cluster, "entries": len(part.Entries),
+							"took": d.now().Sub(began).String()}).Debug("push taken by the peer")
 						return
 					}
 					d.log.WithFields(logrus.Fields{"to": to + 1, "address": t.Addr.String()}).WithError(err).Debug("push not taken")
