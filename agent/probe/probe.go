@@ -108,7 +108,8 @@ type Prober struct {
 	cfg    Config
 	users  atomic.Pointer[[]usm.User] // V3 then Others, as SetUsers last set them; nil for v2c
 	pinger Pinger
-	slots  chan struct{}
+	slots  chan struct{} // the tests' and fetches' (and a key change's)
+	sends  chan struct{} // the pushes' and hellos', pushSlots
 	book   peerBook
 	met    metrics
 }
@@ -122,7 +123,8 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
-	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), met: newMetrics()}
+	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots),
+		met: newMetrics()}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
 	}
@@ -140,18 +142,27 @@ func (p *Prober) SetUsers(users []usm.User) {
 	}
 }
 
-// acquire waits for a concurrency slot or for ctx to end.
-func (p *Prober) acquire(ctx context.Context) error {
+// pushSlots bounds the pushes and hellos under way at once, apart from
+// the tests' slots (test.concurrency). A node passes each piece of news on
+// once, to at most 2·log2 N - 1 peers (31 at N = 65,536): all of them
+// leave at once, and none waits behind a test that awaits a silent peer.
+// In the tests' eight slots, the root of a repair's tree at N = 256 sent
+// its fifteen pushes in two waves, the last taken 367 ms after the first
+// 17 ms.
+const pushSlots = 32
+
+// acquire waits for a slot of slots (p.slots or p.sends) or for ctx to end.
+func acquire(ctx context.Context, slots chan struct{}) error {
 	select {
-	case p.slots <- struct{}{}:
+	case slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for a probe slot: %w", ctx.Err())
 	}
 }
 
-// release gives a slot back.
-func (p *Prober) release() { <-p.slots }
+// release gives a slot of slots back.
+func release(slots chan struct{}) { <-slots }
 
 // Probe tests t once and never panics or returns a bare verdict: the result
 // carries the status, the deciding round-trip time and both steps' errors.
@@ -194,10 +205,10 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if err := check(t); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
-	if err := p.acquire(ctx); err != nil {
+	if err := acquire(ctx, p.slots); err != nil {
 		return Result{Status: hiadsd.Unknown, SNMPErr: err}
 	}
-	defer p.release()
+	defer release(p.slots)
 	key := key(t)
 	was := p.book.get(key)
 	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))

@@ -19,12 +19,13 @@ var ErrNoWriteAccess = errors.New("probe: no write community or v3 user to push 
 func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity != "" }
 
 // Push writes value (a board.MarshalPush) to diagPush.0 of the agent at t,
-// with the write community or the v3 user tests use, waiting for each reply
+// with the write community or the v3 user tests use, in the pushes' slots
+// (pushSlots), waiting for each reply
 // as a test of t would (its round-trip timeout), so that a push to a peer
 // that has just failed gives up soon and the sender can try another; it
 // fails unless the peer took it.
 func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
-	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+	err := p.set(ctx, p.sends, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
 		gosnmp.SnmpPDU{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value})
 	if err != nil {
 		return fmt.Errorf("push to %s: %w", t.Addr, err)
@@ -35,20 +36,20 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 // Set writes one object of the agent at t, as Push does, waiting the
 // ceiling of the round-trip timeout: diagagent keyring's change of keys.
 func (p *Prober) Set(ctx context.Context, t Target, vb gosnmp.SnmpPDU) error {
-	return p.set(ctx, t, p.cfg.Timeout, vb)
+	return p.set(ctx, p.slots, t, p.cfg.Timeout, vb)
 }
 
 // set writes vb to the agent at t with the write community or the v3
-// user, in one of the prober's slots, waiting wait for each reply; it
-// fails unless the agent took it.
-func (p *Prober) set(ctx context.Context, t Target, wait time.Duration, vb gosnmp.SnmpPDU) error {
+// user, in one of slots (p.slots or p.sends), waiting wait for each reply;
+// it fails unless the agent took it.
+func (p *Prober) set(ctx context.Context, slots chan struct{}, t Target, wait time.Duration, vb gosnmp.SnmpPDU) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
 	}
-	if err := p.acquire(ctx); err != nil {
+	if err := acquire(ctx, slots); err != nil {
 		return err
 	}
-	defer p.release()
+	defer release(slots)
 	return p.write(ctx, t, wait, p.cfg.Retries, vb)
 }
 
@@ -79,9 +80,9 @@ func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retrie
 
 // Hello writes self (a NodeID) to diagHello.0 of the agent at t: this
 // agent has just started, or its link has come back, and asks t to test
-// it now. It waits as a push does.
+// it now. It waits as a push does, in the pushes' slots.
 func (p *Prober) Hello(ctx context.Context, t Target, self uint32) error {
-	err := p.set(ctx, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout), helloPDU(self))
+	err := p.set(ctx, p.sends, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout), helloPDU(self))
 	if err != nil {
 		return fmt.Errorf("hello to %s: %w", t.Addr, err)
 	}

@@ -1,12 +1,15 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/netip"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -19,8 +22,18 @@ import (
 // port with community "public" and returns the Target that reaches it.
 func startProbeResponder(t *testing.T, snap *board.Snapshot) Target {
 	t.Helper()
+	return startResponderWith(t, snap, nil)
+}
+
+// startResponderWith is startProbeResponder with edit applied to the
+// Responder's configuration.
+func startResponderWith(t *testing.T, snap *board.Snapshot, edit func(*snmp.Config)) Target {
+	t.Helper()
 	cfg := snmp.Default()
 	cfg.Communities = []snmp.Community{{Name: "public"}}
+	if edit != nil {
+		edit(&cfg)
+	}
 	r, err := snmp.NewResponder(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -124,5 +137,36 @@ func TestFetchEventsAndNMSFromResponder(t *testing.T) {
 	f, err := p.FetchDiagnosis(probeContext(t), target, 1, 10)
 	if err != nil || f.Station.Addr != snap.Station.Addr || f.Station.Counter != snap.Station.Counter || len(f.Rows) != 10 {
 		t.Fatalf("FetchDiagnosis = %v, %d, %d rows, %v; want %v, %d, 10 rows", f.Station.Addr, f.Station.Counter, len(f.Rows), err, snap.Station.Addr, snap.Station.Counter)
+	}
+}
+
+// TestPushNotBehindTests: a push leaves while every test slot is taken
+// (tests awaiting silent peers): pushes and hellos have slots of their
+// own. A key change's SET still waits for a test slot.
+func TestPushNotBehindTests(t *testing.T) {
+	pushes := make(chan board.Push, 1)
+	to := startResponderWith(t, probeSnapshot(3, 0), func(c *snmp.Config) {
+		c.Communities = append(c.Communities, snmp.Community{Name: "private", Write: true})
+		c.OnPush = func(p board.Push) error { pushes <- p; return nil }
+	})
+	p := newTestProber(t, func(c *Config) { c.WriteCommunity, c.Concurrency = "private", 2 })
+	for range cap(p.slots) {
+		p.slots <- struct{}{} // every test slot held
+	}
+	want := board.Push{From: 2, Cluster: 1, Entries: []board.PushEntry{{NodeID: 3, Status: hiadsd.Faulty, Counter: 1}}}
+	b, err := board.MarshalPush(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Push(probeContext(t), to, b); err != nil {
+		t.Fatalf("push with every test slot held: %v", err)
+	}
+	if got := <-pushes; !reflect.DeepEqual(got, want) {
+		t.Errorf("the responder took %+v, want %+v", got, want)
+	}
+	ctx, cancel := context.WithTimeout(probeContext(t), 100*time.Millisecond)
+	defer cancel()
+	if err := p.Set(ctx, to, gosnmp.SnmpPDU{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: b}); err == nil {
+		t.Error("a key change's SET left with every test slot held; want it to wait for one")
 	}
 }

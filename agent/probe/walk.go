@@ -24,10 +24,10 @@ func (p *Prober) walk(ctx context.Context, t Target, cols []string, from uint32,
 // each answered with the next object after it, handed to pre.fn before the rows.
 func (p *Prober) walkWith(ctx context.Context, t Target, pre *nonRepeaters, cols []string, from uint32,
 	reps func(limit int) int, fn rowFunc) error {
-	if err := p.acquire(ctx); err != nil {
+	if err := acquire(ctx, p.slots); err != nil {
 		return err
 	}
-	defer p.release()
+	defer release(p.slots)
 	bulk := func(g *gosnmp.GoSNMP, last uint32, pre *nonRepeaters) (*gosnmp.SnmpPacket, int, error) {
 		start := make([]string, len(cols))
 		for i, c := range cols {
