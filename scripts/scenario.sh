@@ -7,7 +7,12 @@
 #   scripts/scenario.sh -mode soak -loss 1,5     # false suspicions under packet loss
 #   scripts/scenario.sh -mode chaos -nodes 16    # random faults under 1% loss (make chaos)
 #   scripts/scenario.sh -mode versus -nodes 16   # memberlist side by side (make versus)
-# Any lanrun flag may follow (cmd/lanrun -h). Needs root. Everything
+# Any lanrun flag may follow (cmd/lanrun -h). The agents' state and logs go
+# under a new directory in $DIAGLAN_TMP (default /tmp); DIAGLAN_TMP=/dev/shm
+# gives every simulated host a disk of its own in effect: at N = 256 the
+# agents' fsyncs on one shared disk stalled the repair's push tree (the last
+# agent knew after 0.6 to 1.1 s on /tmp, 0.3 s on /dev/shm, 2026-11-26).
+# Needs root. Everything
 # it creates (namespaces diaglan-<pid>-*, processes inside) is removed on exit,
 # failure or Ctrl-C.
 set -euo pipefail
@@ -19,7 +24,7 @@ fi
 for tool in ip nft snmpwalk snmpget; do
 	command -v "$tool" >/dev/null || { echo "scenario: $tool is missing; run scripts/test-deps.sh" >&2; exit 1; }
 done
-work=$(mktemp -d /tmp/diaglan-scenario.XXXXXX)
+work=$(mktemp -d "${DIAGLAN_TMP:-/tmp}/diaglan-scenario.XXXXXX")
 go build -o "$work/diagagent" ./cmd/diagagent
 go build -o "$work/lanrun" ./cmd/lanrun
 go build -C cmd/swimmember -o "$work/swimmember" . # its own module: memberlist stays out of go.mod
