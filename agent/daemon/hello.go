@@ -14,8 +14,8 @@ import (
 // Repairs as fast as faults. A fault is found by the tester at its next
 // test; a repaired agent, left alone, waits for its tester's next test
 // too. So an agent that has just restarted, or whose link has come back
-// (its self-suspicion ended), says hello to its testers: it writes its
-// NodeID to their diagHello. A tester that hears it starts an interval at
+// (its self-suspicion ended), says hello to one of its testers: it writes
+// its NodeID to its diagHello (sayHello). A tester that hears it starts an interval at
 // once and tests it there (hiadsd.Node.Ask), and the verdict is recorded
 // and pushed as any other. The hello changes no status by itself, so a
 // forged or replayed one costs one test; each node is heard at most once
@@ -105,8 +105,8 @@ func (d *Daemon) earlyOK() bool {
 // tests too few peers an interval for self-suspicion to see it). While
 // none is answered, Run starts the next interval after an eighth of one,
 // so the hello leaves soon after the link comes back (a quarter left it
-// 0.39 s after the link at N = 16). A hello said for nothing costs its
-// testers one test each; one is said at most every four intervals.
+// 0.39 s after the link at N = 16). A hello said for nothing costs the
+// tester that takes it one test; one is said at most every four intervals.
 func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {
 	agents, answered := 0, 0
 	for _, tr := range rep.Tests {
