@@ -15,12 +15,12 @@ import (
 // test; a repaired agent, left alone, waits for its tester's next test
 // too. So an agent that has just restarted, or whose link has come back
 // (its self-suspicion ended), says hello to one of its testers: it writes
-// its NodeID to its diagHello (sayHello). A tester that hears it starts an interval at
-// once and tests it there (hiadsd.Node.Ask), and the verdict is recorded
-// and pushed as any other. The hello changes no status by itself, so a
-// forged or replayed one costs one test; each node is heard at most once
-// per interval, and a tester starts at most one early interval per
-// quarter interval.
+// its NodeID to that tester's diagHello (sayHello). A tester that hears it
+// starts an interval at once and tests it there (hiadsd.Node.Ask), and the
+// verdict is recorded and pushed as any other. The hello changes no status
+// by itself, so a forged or replayed one costs one test; each node is
+// heard at most once per interval, and a tester starts at most one early
+// interval per quarter interval.
 
 // greeting is a Prober that can say hello (probe.Prober.Hello).
 type greeting interface {
@@ -266,14 +266,14 @@ const knocksPerInterval = 16
 // defaults) to one tester after another, in testers' order, until on is
 // false. While the link is down the knocks go nowhere; the first that
 // passes once it is back reaches a tester, which tests this agent at once,
-// alone (one tree of pushes, as sayHello says). Left to its own tests, the agent found the
-// link back only when one of them was next answered: each awaits the
-// peer's round-trip timeout, and an interval follows another an eighth of
-// an interval apart, so its hello left 0.62 s after the link came back at
-// N = 64 with the key (seventh session). A tester takes one hello per node
-// an interval, so an agent whose tested peers are truly down costs a live
-// tester at most one test an interval; a knock is not logged, since
-// self-suspicion's warning says the link may be down.
+// alone (one tree of pushes, as sayHello says). Left to its own tests, the
+// agent found the link back only when one of them was next answered: each
+// awaits the peer's round-trip timeout, and an interval follows another an
+// eighth of an interval apart, so its hello left 0.62 s after the link
+// came back at N = 64 with the key (seventh session). A tester takes one
+// hello per node an interval, so an agent whose tested peers are truly
+// down costs a live tester at most one test an interval; a knock is not
+// logged, since self-suspicion's warning says the link may be down.
 func (d *Daemon) knocking(ctx context.Context, on bool) {
 	if !on {
 		if d.hi.knock != nil {
