@@ -13,10 +13,10 @@ import (
 // Event is one "node status changed" line of an agent's JSON log. At is
 // when the member's view took the change: the line's own "changed" stamp,
 // which both diagagent and swimmember write from memory at that moment
-// (logrus' JSON time has only seconds), or Read when it carries none. Read
-// is when the harness read the line: later by the time the line spent on
-// its way out (an agent logs a change once it is on disk; a member's
-// output waits in a pipe for a busy reader).
+// (the line's "time" is when it was logged: for an agent, once the change
+// is on disk), or Read when it carries none. Read is when the harness read
+// the line: later by the time the line spent on its way out (the save; a
+// pipe waiting for a busy reader).
 type Event struct {
 	At   time.Time
 	Read time.Time
@@ -46,11 +46,12 @@ type logLine struct {
 	Changed string `json:"changed"`
 }
 
-// ParseEvent reads a log line read at time read; ok is false for anything but a status change,
-// an agent's refusal of an entry (New "refused": Self did not take what it
-// was told about Node), or one of swimmember's two suspicion lines, read as
-// the changes New "raised" (this member's probe of Node failed) and
-// "refuted" (Self heard that it is suspected; Node is Self).
+// ParseEvent reads a log line the harness read at time read; ok is false
+// for anything but a status change, an agent's refusal of an entry (New
+// "refused": Self did not take what it was told about Node), or one of
+// swimmember's two suspicion lines, read as the changes New "raised" (this
+// member's probe of Node failed) and "refuted" (Self heard that it is
+// suspected; Node is Self).
 func ParseEvent(line string, read time.Time) (ev Event, ok bool) {
 	var l logLine
 	if err := json.Unmarshal([]byte(line), &l); err != nil {
