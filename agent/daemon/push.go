@@ -43,8 +43,10 @@ type heldPush struct {
 func (d *Daemon) Receive(p board.Push) error {
 	select {
 	case d.push.in <- p:
-		d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster, "entries": len(p.Entries),
-			"queued": len(d.push.in)}).Debug("push received")
+		if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) { // the responder's path: no fields built for nothing
+			d.log.WithFields(logrus.Fields{"from": p.From, "cluster": p.Cluster, "entries": len(p.Entries),
+				"queued": len(d.push.in)}).Debug("push received")
+		}
 		return nil
 	default:
 		return ErrPushQueueFull
@@ -237,8 +239,10 @@ func (d *Daemon) sendPushes(ctx context.Context, pushes []hiadsd.Push) {
 					t := d.list.Members[to]
 					err := d.prober.Push(ctx, t, b)
 					if err == nil {
-						d.log.WithFields(logrus.Fields{"to": to + 1, "cluster": part.Cluster, "entries": len(part.Entries),
-							"took": d.now().Sub(began).String()}).Debug("push taken by the peer")
+						if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
+							d.log.WithFields(logrus.Fields{"to": to + 1, "cluster": part.Cluster, "entries": len(part.Entries),
+								"took": d.now().Sub(began).String()}).Debug("push taken by the peer")
+						}
 						return
 					}
 					d.log.WithFields(logrus.Fields{"to": to + 1, "address": t.Addr.String()}).WithError(err).Debug("push not taken")
