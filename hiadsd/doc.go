@@ -24,11 +24,12 @@
 // is answered (isolation.go), and rechecks Hi-ADSD's suspects (Config.Recheck).
 //
 // The node list is an input too (list.go): a Node runs one ListVersion of
-// its Config, merges nothing from a source that runs another, reports a
-// newer one (Report.Lists), and moves to it between intervals with
+// its Config, merges nothing from a source that runs another, reports it
+// (Report.Lists), and moves to a new list between intervals with
 // Node.SetList. Ids only grow and a removed id (Config.Removed) is never
 // tested nor given again, so what a node knows stays valid across the
-// switch.
+// switch; Node.Renumber names the rare ids that changed meaning, which the
+// node forgets.
 //
 // The package never opens a socket, starts a goroutine, sleeps or reads the
 // wall clock: time is whatever the caller's loop makes it. The daemon drives

@@ -20,12 +20,13 @@ type ListVersion struct {
 // that told none (an agent older than list versions).
 func (v ListVersion) Known() bool { return v.Hash != 0 }
 
-// Newer reports whether v supersedes old: the later counter wins, and on
-// equal counters above 0 the larger hash, so two changes made at once at
-// two nodes settle on one list everywhere (the other change is lost, and
-// the node that made it says so). Lists at counter 0 are the files nodes
-// started from: two that differ are an operator's mistake no rule can
-// settle, so neither wins.
+// Newer reports whether v supersedes old under the simplest rule for a
+// list that changes at one node at a time (the lab's): the later counter
+// wins, and on equal counters above 0 the larger hash. Lists at counter 0
+// are the files nodes started from: two that differ are an operator's
+// mistake no rule can settle, so neither wins. The agents merge lists
+// instead, fact by fact (agent/nodelist), so that changes made at once at
+// two nodes are both kept.
 func (v ListVersion) Newer(old ListVersion) bool {
 	if !v.Known() {
 		return false
@@ -58,16 +59,15 @@ var ErrOtherList = errors.New("the source runs another node list")
 var ErrRemoved = errors.New("the node list removes this node")
 
 // otherList reports whether a source running v runs another list than this
-// node, and records a newer one in the report. A source or a node that
-// tells no version is taken as it is.
+// node, and records it in the report: the caller may read that list, and
+// merge it or take it (Newer is one rule for which). A source or a node
+// that tells no version is taken as it is.
 func (iv *interval) otherList(j int, v ListVersion) bool {
 	mine := iv.node.List
 	if !v.Known() || !mine.Known() || v == mine {
 		return false
 	}
-	if v.Newer(mine) {
-		iv.report.Lists = append(iv.report.Lists, ListSeen{From: j, List: v})
-	}
+	iv.report.Lists = append(iv.report.Lists, ListSeen{From: j, List: v})
 	return true
 }
 
@@ -79,6 +79,16 @@ func (iv *interval) otherList(j int, v ListVersion) bool {
 // of the new nodes is not older news. It returns ErrRemoved, changing
 // nothing, when the new list removes the node itself.
 func (n *Node) SetList(cfg *Config, v ListVersion) error {
+	return n.Renumber(cfg, v, nil, n.ID)
+}
+
+// Renumber is SetList for a list in which the ids of reset name other
+// nodes than they did (two nodes added at once under one id at two nodes:
+// the one that moved), and this node's own id is self. What the node knew
+// of a reset id is forgotten: it starts Unknown as a new id does. A reset
+// id may be one that was removed. A node whose own id moved forgets what it
+// tested and pushed, as a restarted one does.
+func (n *Node) Renumber(cfg *Config, v ListVersion, reset []int, self int) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -86,16 +96,31 @@ func (n *Node) SetList(cfg *Config, v ListVersion) error {
 		return fmt.Errorf("the new list has %d ids, fewer than %d: ids are never taken back: %w", cfg.N, n.Config.N, ErrBadConfig)
 	}
 	for _, id := range n.Config.Removed {
-		if !cfg.IsRemoved(id) {
+		if !cfg.IsRemoved(id) && !slices.Contains(reset, id) {
 			return fmt.Errorf("id %d was removed and comes back: %w", id, ErrBadConfig)
 		}
 	}
-	if cfg.IsRemoved(n.ID) {
+	if self < 0 || self >= cfg.N || cfg.IsRemoved(self) {
 		return ErrRemoved
 	}
 	if cfg.N > n.Config.N {
 		n.View = n.View.Grow(cfg.N)
 		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
+	}
+	for _, id := range reset {
+		n.View.Set(id, Entry{})
+		delete(n.pushed, id)
+		n.asked = slices.DeleteFunc(n.asked, func(a int) bool { return a == id })
+		n.released = slices.DeleteFunc(n.released, func(r released) bool { return r.id == id })
+	}
+	if len(reset) > 0 {
+		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
+	}
+	if self != n.ID {
+		n.ID, n.Next, n.pushed, n.asked = self, 1, nil, nil
+		e := n.View.Get(self)
+		e.Status = FaultFree
+		n.View.Set(self, e)
 	}
 	n.Config, n.List = cfg, v
 	n.merged = nil // the digests were of sources on the old list

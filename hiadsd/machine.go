@@ -58,7 +58,7 @@ type Result struct {
 	Station Station
 	// List is the version of the node list the source of an OpFetch runs;
 	// the zero ListVersion means it told none. A source running another
-	// list is not merged, and a newer one is reported (Report.Lists).
+	// list is not merged, and the list is reported (Report.Lists).
 	List ListVersion
 	Err  error
 }

@@ -48,9 +48,9 @@ type Report struct {
 	Updates []Update
 	// Station lists the changes of the station learned from sources, in order.
 	Station []StationChange
-	// Lists lists the sources found running a newer node list, in order:
-	// the caller reads that list and hands it to Node.SetList before the
-	// next interval.
+	// Lists lists the sources found running another node list, in order:
+	// the caller may read that list and hand it, or a list merged from it,
+	// to Node.SetList before the next interval.
 	Lists []ListSeen
 	// Pushes lists the messages to send now, with Config.Push: after an
 	// interval, the direct verdicts down this node's tree; after Receive,

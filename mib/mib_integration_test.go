@@ -112,22 +112,26 @@ func TestEnumerationsMatchGo(t *testing.T) {
 }
 
 // TestTreeAccess checks the access of every object in the -Tp tree: only nmsID,
-// diagFaultInject, diagPush and diagKeyChange are writable, the columns a manager creates a
-// diagTree row with are read-create, and the event and key indexes are not readable.
+// diagFaultInject, diagPush, diagKeyChange and diagHello are writable, the
+// columns a manager creates a diagTree row with are read-create, the event,
+// key and list indexes are not readable, and what diagNodeListConflict
+// carries is accessible for notifications only.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
-	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|CR--|----) \S+\s+(\w+)\(\d+\)`)
+	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|CR--|----|---N) \S+\s+(\w+)\(\d+\)`)
 	got := map[string]string{}
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
 	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--",
-		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--"}
+		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--", "nodeName": "CR--", "nodeHost": "CR--", "nodeCommunity": "CR--",
+		"diagListChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
 	columnsAndScalars := 0
 	for name, oid := range objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
-			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" {
+			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" ||
+			name == "diagListTable" || name == "diagListEntry" || name == "diagConflict" {
 			continue
 		}
 		columnsAndScalars++

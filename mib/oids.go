@@ -47,6 +47,12 @@ const (
 	NodeMaintenanceFor = DiagTreeEntry + ".14"
 	// NodeMaintenanceStatus is the node's status when its window began.
 	NodeMaintenanceStatus = DiagTreeEntry + ".15"
+	// NodeName is the node's name.
+	NodeName = DiagTreeEntry + ".16"
+	// NodeHost is the host name the node is given by, or its address as text.
+	NodeHost = DiagTreeEntry + ".17"
+	// NodeCommunity is the community a tested-only node is tested with (write only).
+	NodeCommunity = DiagTreeEntry + ".18"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -76,6 +82,24 @@ const (
 	// DiagHello is written by an agent that restarted or reconnected, with
 	// its NodeID, to ask its testers to test it now.
 	DiagHello = HiADSDGroup + ".16"
+	// DiagNodeNextID is the index at which a manager creates the next diagTree row.
+	DiagNodeNextID = HiADSDGroup + ".17"
+	// DiagListTable serves the node list, every change stamped, in chunks.
+	DiagListTable = HiADSDGroup + ".18"
+	// DiagListEntry is the row of DiagListTable, indexed by the chunk's place.
+	DiagListEntry = DiagListTable + ".1"
+	// DiagListChunkIndex is the index column (not accessible).
+	DiagListChunkIndex = DiagListEntry + ".1"
+	// DiagListChunk is one chunk of the encoded list (nodelist.List.Marshal).
+	DiagListChunk = DiagListEntry + ".2"
+	// DiagConflict holds the objects diagNodeListConflict carries.
+	DiagConflict = HiADSDGroup + ".19"
+	// DiagConflictNode is the node a change that lost was about.
+	DiagConflictNode = DiagConflict + ".1"
+	// DiagConflictWinner is the agent at which the change that won was made.
+	DiagConflictWinner = DiagConflict + ".2"
+	// DiagConflictReason says what was lost to what, in words.
+	DiagConflictReason = DiagConflict + ".3"
 	// DiagKeyTable lists the cluster keys the agent runs; only the cluster's
 	// users see it.
 	DiagKeyTable = HiADSDGroup + ".15"
@@ -131,6 +155,9 @@ const (
 	// DiagNodeMaintenanceEnded is the notification sent when a node's
 	// maintenance window ends with its status changed.
 	DiagNodeMaintenanceEnded = DiagNotificationPrefix + ".7"
+	// DiagNodeListConflict is the notification sent when a change of the
+	// list made at this agent lost to one made at once elsewhere.
+	DiagNodeListConflict = DiagNotificationPrefix + ".8"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -180,6 +207,13 @@ const (
 	DiagKeyChange0 = DiagKeyChange + ".0"
 	// DiagHello0 is the instance of DiagHello.
 	DiagHello0 = DiagHello + ".0"
+	// DiagNodeNextID0 is the instance of DiagNodeNextID.
+	DiagNodeNextID0 = DiagNodeNextID + ".0"
+	// DiagConflictNode0, DiagConflictWinner0 and DiagConflictReason0 are
+	// the instances a diagNodeListConflict carries.
+	DiagConflictNode0   = DiagConflictNode + ".0"
+	DiagConflictWinner0 = DiagConflictWinner + ".0"
+	DiagConflictReason0 = DiagConflictReason + ".0"
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.
@@ -215,7 +249,19 @@ const (
 	ColNodeMaintUntil   = 13
 	ColNodeMaintFor     = 14
 	ColNodeMaintStatus  = 15
+	ColNodeName         = 16
+	ColNodeHost         = 17
+	ColNodeCommunity    = 18
 )
+
+// Column numbers of DiagListEntry.
+const (
+	ColListChunkIndex = 1
+	ColListChunk      = 2
+)
+
+// ListChunkSize is the most octets one diagListChunk holds.
+const ListChunkSize = 1024
 
 // Column numbers of DiagEventEntry.
 const (

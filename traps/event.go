@@ -28,6 +28,16 @@ type ListChange struct {
 	Removed bool       // destroy(6); otherwise createAndGo(4)
 }
 
+// ListConflict reports a change of the list made at this agent that lost
+// to one made at once at another agent (nodelist.Lost).
+type ListConflict struct {
+	Version uint32 // diagNodeListVersion after the merge
+	Hash    []byte // diagNodeListHash after the merge
+	Node    uint32 // diagConflictNode: the NodeID the change was about, 0 for the keys
+	Winner  uint32 // diagConflictWinner: the NodeID of the agent whose change won, 0 if unknown
+	Reason  string // diagConflictReason, at most 255 octets
+}
+
 // KeyRefused reports an agent node whose test found it running but
 // refusing every cluster key the tester holds.
 type KeyRefused struct {

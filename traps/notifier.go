@@ -110,6 +110,14 @@ func (n *Notifier) NodeListChange(c ListChange) error {
 	return n.enqueue(listChange(c))
 }
 
+// NodeListConflict queues a diagNodeListConflict notification.
+func (n *Notifier) NodeListConflict(c ListConflict) error {
+	if c.Node > mib.MaxNodeID || c.Winner > mib.MaxNodeID || len(c.Hash) != 8 || c.Reason == "" {
+		return fmt.Errorf("%w: list conflict of node %d, winner %d, a fingerprint of %d octets", ErrInvalidEvent, c.Node, c.Winner, len(c.Hash))
+	}
+	return n.enqueue(listConflict(c))
+}
+
 // NodeKeyRefused queues a diagNodeKeyRefused notification.
 func (n *Notifier) NodeKeyRefused(r KeyRefused) error {
 	if r.Node < 1 || r.Node > mib.MaxNodeID || !r.Addr.IsValid() {

@@ -31,6 +31,7 @@ const (
 	specificKeyRefused  = 5
 	specificFlapping    = 6
 	specificMaintenance = 7
+	specificConflict    = 8
 )
 
 // notification is a queued message: what to send, not yet where or when.
@@ -111,6 +112,29 @@ func listChange(c ListChange) notification {
 			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: c.Hash},
 			{Name: mib.TreeCell(mib.ColNodeRowStatus, int(c.Node)), Type: gosnmp.Integer, Value: rs},
 		}, addrVars(c.Node, c.Addr)...),
+	}
+}
+
+// listConflict builds the diagNodeListConflict notification: the list's
+// version and fingerprint after the merge, the node, the winner's agent
+// and the reason.
+func listConflict(c ListConflict) notification {
+	reason := c.Reason
+	if len(reason) > 255 {
+		reason = reason[:255]
+	}
+	return notification{
+		oid:      mib.DiagNodeListConflict,
+		generic:  v1GenericSpecific,
+		specific: specificConflict,
+		label:    fmt.Sprintf("diagNodeListConflict node=%d winner=%d version=%d", c.Node, c.Winner, c.Version),
+		vars: []gosnmp.SnmpPDU{
+			{Name: mib.DiagNodeListVersion0, Type: gosnmp.Gauge32, Value: uint(c.Version)},
+			{Name: mib.DiagNodeListHash0, Type: gosnmp.OctetString, Value: c.Hash},
+			{Name: mib.DiagConflictNode0, Type: gosnmp.Integer, Value: int(c.Node)},
+			{Name: mib.DiagConflictWinner0, Type: gosnmp.Integer, Value: int(c.Winner)},
+			{Name: mib.DiagConflictReason0, Type: gosnmp.OctetString, Value: reason},
+		},
 	}
 }
 

@@ -45,6 +45,21 @@ type Snapshot struct {
 	// Keys are diagKeyTable's rows in ascending Index order: the cluster
 	// keys the agent runs, which only the cluster's users are served.
 	Keys []Key
+	// NextID is diagNodeNextID: where a manager creates the next row.
+	NextID uint32
+	// List is diagListTable's rows: the node list with every change
+	// stamped (nodelist.List.Marshal), in chunks of mib.ListChunkSize.
+	List [][]byte
+}
+
+// Chunks cuts an encoded list into diagListTable's rows.
+func Chunks(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		n := min(len(b), mib.ListChunkSize)
+		out, b = append(out, b[:n:n]), b[n:]
+	}
+	return out
 }
 
 // Key is one row of diagKeyTable.

@@ -35,6 +35,7 @@ type Notifier interface {
 	NodeKeyRefused(traps.KeyRefused) error
 	NodeFlapping(traps.Flapping) error
 	NodeMaintenanceEnded(traps.MaintenanceEnded) error
+	NodeListConflict(traps.ListConflict) error
 }
 
 // Config is what a Daemon runs with.
@@ -118,6 +119,9 @@ type Options struct {
 	// OnKeys, if set, is called on the loop with the cluster keys the agent
 	// runs each time they change (Ring gives the first ones).
 	OnKeys func(keyring.Ring)
+	// Lookup resolves the host name of a node a manager adds by name; nil
+	// refuses such a node.
+	Lookup nodelist.Lookup
 	// Now is the clock; nil means time.Now. Rand draws the jitter; nil seeds one.
 	Now  func() time.Time
 	Rand *rand.Rand
@@ -148,6 +152,12 @@ type Daemon struct {
 	// with the loop: the journal's state and snapshot, the list queued and
 	// the nodes moved.
 	mu sync.Mutex
+	// changing makes the changes of the list one at a time, each with its
+	// save (a manager's SET, a reload, a merge); saving writes one state
+	// file at a time, each taken when its turn comes, so a later state is
+	// never overwritten by an earlier one.
+	changing sync.Mutex
+	saving   sync.Mutex
 }
 
 // loop is the diagnosis loop's own: the core's node and its machine, the
@@ -169,6 +179,7 @@ type loop struct {
 	isolated  int                     // the core's Report.Isolated of the last interval
 	maintOpen map[int]nodelist.Window // the maintenance windows open at the last interval's end, by node
 	setNMS    *hiadsd.Station         // a station SET since the last interval began, for the core (under mu)
+	poll      int                     // the agents whose list a removed agent read (pollList)
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -189,7 +200,11 @@ func New(o Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := startList(c, o.State, o.Log)
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	s, err := startList(c, o.State, now(), o.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +228,8 @@ func New(o Options) (*Daemon, error) {
 	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, onKeys: o.OnKeys, met: newMetrics(),
 		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping),
 			maintOpen: map[int]nodelist.Window{}},
-		membership: membership{file: c.Nodes, list: s.list, pending: s.next, moved: map[int]netip.Addr{},
+		membership: membership{file: c.Nodes, self: c.Nodes[c.Self], origin: nodelist.OriginOf(c.Nodes[c.Self]), clock: s.clock,
+			list: s.list, pending: s.next, moved: map[int]netip.Addr{}, read: map[int]hiadsd.ListVersion{}, lookup: o.Lookup,
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
@@ -333,6 +349,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.extra = false
 	d.applyPending()
 	if d.removed { // answers as alive, so agents still on the old list do not suspect it
+		d.pollList(ctx)
 		d.mu.Lock()
 		d.lastDone = d.now()
 		d.mu.Unlock()
@@ -388,7 +405,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.record(rep)
 	d.watchMaintenance()
 	d.mergeHeld(ctx)
-	d.adoptList(ctx, rep.Lists)
+	d.mergeLists(ctx, rep.Lists)
 	d.mu.Lock()
 	unsaved := len(d.unsaved)
 	d.mu.Unlock()

@@ -30,7 +30,7 @@ type fakeLAN struct {
 	nms    map[netip.Addr]nmsAndCount   // each peer's nmsID
 	probes map[netip.Addr]int           // probes received
 	fetch  map[netip.Addr]int           // row fetches received
-	lists  map[netip.Addr][]byte        // each peer's diagNodeListHash; none when absent
+	lists  map[netip.Addr]nodelist.List // each peer's node list; none when absent
 }
 
 type nmsAndCount struct {
@@ -41,7 +41,7 @@ type nmsAndCount struct {
 func newFakeLAN() *fakeLAN {
 	return &fakeLAN{status: map[netip.Addr]hiadsd.Status{}, rows: map[netip.Addr][]probe.Row{},
 		nms: map[netip.Addr]nmsAndCount{}, probes: map[netip.Addr]int{}, fetch: map[netip.Addr]int{},
-		lists: map[netip.Addr][]byte{}}
+		lists: map[netip.Addr]nodelist.List{}}
 }
 
 func (f *fakeLAN) Probe(_ context.Context, t probe.Target) probe.Result {
@@ -73,11 +73,21 @@ func (f *fakeLAN) FetchDiagnosis(ctx context.Context, t probe.Target, lo, hi int
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.nms[t.Addr]
-	return probe.Fetched{Station: hiadsd.Station{Addr: v.addr, Counter: v.c}, NodeListHash: f.lists[t.Addr], Rows: rows}, err
+	out := probe.Fetched{Station: hiadsd.Station{Addr: v.addr, Counter: v.c}, Rows: rows}
+	if l, ok := f.lists[t.Addr]; ok {
+		out.NodeListHash, out.ListVersion = l.Hash[:], l.Version
+	}
+	return out, err
 }
 
-func (f *fakeLAN) FetchList(context.Context, probe.Target) (probe.List, error) {
-	return probe.List{}, errors.New("fakeLAN: no node lists")
+func (f *fakeLAN) FetchList(_ context.Context, t probe.Target) (probe.List, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.lists[t.Addr]
+	if !ok {
+		return probe.List{}, errors.New("fakeLAN: no node list")
+	}
+	return probe.List{List: l}, nil
 }
 
 func (f *fakeLAN) CanPush() bool { return false }
@@ -95,6 +105,14 @@ type sink struct {
 	keys   []traps.KeyRefused
 	flaps  []traps.Flapping
 	maint  []traps.MaintenanceEnded
+	lost   []traps.ListConflict
+}
+
+func (s *sink) NodeListConflict(c traps.ListConflict) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lost = append(s.lost, c)
+	return nil
 }
 
 func (s *sink) NodeFlapping(f traps.Flapping) error {
@@ -641,7 +659,8 @@ func TestTheAgentThatToldRetracts(t *testing.T) {
 
 // TestPeerWithAnotherNodeList: a peer whose diagNodeListHash differs from
 // this agent's is not a source of diagnostic information (its rows would
-// name other nodes), and the snapshot names it, until the lists agree.
+// name other nodes); its list, read after the interval, is of another file
+// and does not merge, so the snapshot names it until the lists agree.
 func TestPeerWithAnotherNodeList(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
@@ -649,7 +668,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
 	other := cfg
 	other.Nodes = append(slices.Clone(cfg.Nodes), nodelist.Member{Addr: netip.MustParseAddr("127.0.0.99"), Port: 161})
-	lan.lists[addr(1)] = fingerprint(other)
+	lan.lists[addr(1)] = nodelist.New(other.Nodes) // another file: it does not merge
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
 	snap := d.Snapshot()
@@ -663,7 +682,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	if !bytes.Equal(snap.NodeListHash, fingerprint(cfg)) || len(snap.NodeListHash) != 8 {
 		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, fingerprint(cfg))
 	}
-	lan.lists[addr(1)] = fingerprint(cfg) // the lists agree again
+	lan.lists[addr(1)] = nodelist.New(cfg.Nodes) // the lists agree again
 	d.interval(context.Background())
 	if snap := d.Snapshot(); snap.Nodes[3].Status != hiadsd.Faulty || len(snap.ListMismatch) != 0 {
 		t.Fatalf("after the lists agree: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)

@@ -21,8 +21,8 @@ import (
 )
 
 // The cluster keys ride the node list: its Keys name them by index, so a
-// key installed, used or removed at one agent takes the next list version
-// and reaches every agent as an added node does (adoptList reads the keys
+// key installed, used or removed at one agent is a change of the list,
+// which reaches every agent as an added node does (readList reads the keys
 // with the list). The keys themselves (keys, by index) are kept under
 // state_dir in a keyring file of mode 0600 (keysFileName), so a restart
 // runs the keys learned, not the older ones of the configured file.
@@ -35,7 +35,7 @@ var (
 	// ErrNoKeyring: the agent runs no cluster key, so it has none to change.
 	ErrNoKeyring = errors.New("this agent runs no cluster key (keyring is not set)")
 	// ErrKeyChange: the change contradicts the keys held.
-	ErrKeyChange = errors.New("the key change contradicts the keys held")
+	ErrKeyChange = nodelist.ErrKeyChange
 )
 
 // loadKeys reads the keys kept under dir; none when there is no file.
@@ -77,64 +77,23 @@ func (m *membership) ringOf(indexes []uint32) keyring.Ring {
 	return r
 }
 
-// ChangeKeys queues a change of the cluster keys written to diagKeyChange
-// (verb mib.KeyInstall, KeyUse or KeyRemove) for the next interval, as a
-// node added is: the list takes the next version, which carries the keys
-// to every agent. Errors wrap ErrNoKeyring or ErrKeyChange.
+// ChangeKeys makes a change of the cluster keys written to diagKeyChange
+// (verb mib.KeyInstall, KeyUse or KeyRemove) here, as a node added is: it
+// is saved with the key before it returns, and carried by the list to
+// every agent. Errors wrap ErrNoKeyring or nodelist.ErrKeyChange.
 func (d *Daemon) ChangeKeys(verb int, k keyring.Key) error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	base := d.latest()
-	if len(base.Keys) == 0 {
+	none := len(d.latest().Keys) == 0
+	if !none && verb == mib.KeyInstall {
+		d.keys[k.Index()] = k
+	}
+	d.mu.Unlock()
+	if none {
 		return ErrNoKeyring
 	}
-	i, primary := k.Index(), base.Keys[0]
-	held := slices.Contains(base.Keys, i)
-	var keys []uint32
-	switch {
-	case verb == mib.KeyInstall && !held:
-		keys = nodelist.SortKeys(primary, append(slices.Clone(base.Keys), i))
-	case verb == mib.KeyUse && held:
-		keys = nodelist.SortKeys(i, base.Keys)
-	case verb == mib.KeyRemove && held && i != primary:
-		keys = nodelist.SortKeys(primary, slices.DeleteFunc(slices.Clone(base.Keys), func(x uint32) bool { return x == i }))
-	default:
-		return fmt.Errorf("%w: verb %d of key %s, keys held %s", ErrKeyChange, verb, k.ID(), keyIDs(base.Keys))
-	}
-	next, changed := base.WithKeys(keys)
-	if changed {
-		d.keys[i] = k
-		d.pending = &next
-	}
-	return nil
-}
-
-// learnKeys checks the keys a peer's list names (every row's key must have
-// its index, one is primary) and returns their indexes in a list's order,
-// and the keys themselves. A list without keys is refused by an agent that
-// runs keys: it would turn the cluster key off.
-func (m *membership) learnKeys(got []probe.Key) ([]uint32, map[uint32]keyring.Key, error) {
-	if len(m.list.Keys) == 0 {
-		return nil, nil, nil
-	}
-	var primary []uint32
-	all := make([]uint32, 0, len(got))
-	found := map[uint32]keyring.Key{}
-	for _, g := range got {
-		var k keyring.Key
-		if copy(k[:], g.Value) != keyring.Size || k.Index() != g.Index {
-			return nil, nil, fmt.Errorf("key row %08x holds another key", g.Index)
-		}
-		found[g.Index] = k
-		all = append(all, g.Index)
-		if g.Primary {
-			primary = append(primary, g.Index)
-		}
-	}
-	if len(primary) != 1 {
-		return nil, nil, fmt.Errorf("the list names %d keys in use among %d, not one", len(primary), len(got))
-	}
-	return nodelist.SortKeys(primary[0], all), found, nil
+	return d.change(logrus.Fields{"key": k.ID(), "verb": verb}, func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error) {
+		return base.WithKey(verb, k.Index(), at)
+	})
 }
 
 // switchKeys runs the keys of the list the agent switched to from old:
@@ -142,14 +101,14 @@ func (m *membership) learnKeys(got []probe.Key) ([]uint32, map[uint32]keyring.Ke
 // them beside the old ones, until the state that names the new list is
 // saved (forgetKeys): a crash between the two saves finds every key its
 // list names. It runs on the loop.
-func (d *Daemon) switchKeys(old, l nodelist.List, from int) {
+func (d *Daemon) switchKeys(old, l nodelist.List) {
 	if slices.Equal(old.Keys, l.Keys) {
 		return
 	}
 	d.mu.Lock()
 	r, both := d.ringOf(l.Keys), d.ringOf(append(slices.Clone(l.Keys), old.Keys...))
 	d.mu.Unlock()
-	f := d.log.WithFields(logrus.Fields{"version": l.Version, "keys": keyIDs(l.Keys), "was": keyIDs(old.Keys), "from": from + 1})
+	f := d.log.WithFields(logrus.Fields{"version": l.Version, "keys": keyIDs(l.Keys), "was": keyIDs(old.Keys)})
 	if len(r.Keys) != len(l.Keys) || len(r.Keys) == 0 {
 		f.Error("the node list names a cluster key this agent does not hold: keeping the keys it runs")
 		return

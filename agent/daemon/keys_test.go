@@ -12,8 +12,8 @@ import (
 
 // TestKeysAcrossRestarts: a first start runs the keyring file's keys; a
 // restart keeps the keys rotated since (the state's, kept in state_dir)
-// while the file is the one last read, and applies an edited file as the
-// next version; a state naming a key the agent does not hold is refused
+// while the file is the one last read, and applies an edited file as
+// changes made at the first interval; a state naming a key the agent does not hold is refused
 // with how to fix it.
 func TestKeysAcrossRestarts(t *testing.T) {
 	oldKey, _ := keyring.Generate()
@@ -37,8 +37,10 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	if err := d.ChangeKeys(mib.KeyRemove, newKey); !errors.Is(err, ErrKeyChange) {
 		t.Errorf("removing the key in use: %v, want ErrKeyChange", err)
 	}
-	if r, _ := d.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || d.list.Version != 3 {
-		t.Fatalf("after install, use and remove: keys %v at version %d, want the new key alone at 3", r.Keys, d.list.Version)
+	// The version counts the changes: install 1, use 2 (the key in use is
+	// installed again with it), remove 1.
+	if r, _ := d.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || d.list.Version != 4 {
+		t.Fatalf("after install, use and remove: keys %v at version %d, want the new key alone at 4", r.Keys, d.list.Version)
 	}
 	st := d.state()
 
@@ -49,8 +51,8 @@ func TestKeysAcrossRestarts(t *testing.T) {
 
 	c.Keys = []keyring.Key{other, newKey} // the operator edits the file
 	edited := newTestDaemon(t, c, &fakeLAN{}, &sink{}, st, nil)
-	if edited.pending == nil || !slices.Equal(edited.pending.Keys, []uint32{other.Index(), newKey.Index()}) || edited.pending.Version != 4 {
-		t.Fatalf("a restart with an edited file queues %+v, want its keys at version 4", edited.pending)
+	if edited.pending == nil || !slices.Equal(edited.pending.Keys, []uint32{other.Index(), newKey.Index()}) || edited.pending.Version != 6 {
+		t.Fatalf("a restart with an edited file queues %+v, want its keys at version 6 (installed, installed with the use; the key in use replaced)", edited.pending)
 	}
 
 	c.StateDir = t.TempDir() // the keys kept are lost, the file holds another key

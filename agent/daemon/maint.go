@@ -13,13 +13,12 @@ import (
 // SetMaintenance is the responder's callback for a SET of a node's
 // maintenance window (nodeMaintenanceUntil or nodeMaintenanceFor): the
 // window ending at until, the zero time (or one past) to end it. It is a
-// change of the node list, queued for the next interval as a row change
-// is, which every agent learns as it learns an added node. Errors wrap
-// nodelist.ErrNoMember or nodelist.ErrTooLong.
+// change of the node list made here, saved before it returns and queued
+// for the next interval, which every agent learns as it learns an added
+// node. Errors wrap nodelist.ErrNoMember or nodelist.ErrTooLong.
 func (d *Daemon) SetMaintenance(node uint32, until time.Time) error {
 	id, now := int(node)-1, d.now()
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	status := hiadsd.Unknown
 	if d.cur != nil {
 		for _, r := range d.cur.Nodes {
@@ -28,23 +27,14 @@ func (d *Daemon) SetMaintenance(node uint32, until time.Time) error {
 			}
 		}
 	}
-	base := d.latest()
-	next, err := base.WithMaintenance(id, until, now, status)
-	if err != nil {
-		return err
+	d.mu.Unlock()
+	what := logrus.Fields{"node": node, "until": until.Format(time.RFC3339)}
+	if !until.After(now) {
+		what = logrus.Fields{"node": node, "ended": true}
 	}
-	f := d.log.WithFields(logrus.Fields{"node": node, "version": next.Version})
-	if next.Version == base.Version {
-		f.Info("maintenance window end asked for a node that has none open: nothing to change")
-		return nil
-	}
-	d.pending = &next
-	if until.After(now) {
-		f.WithField("until", next.Members[id].Maint.Until.Format(time.RFC3339)).Info("maintenance window set")
-	} else {
-		f.Info("maintenance window ended by a set")
-	}
-	return nil
+	return d.change(what, func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error) {
+		return base.WithMaintenance(id, until, now, status, at)
+	})
 }
 
 // inMaintenance reports whether node id's maintenance window is open now

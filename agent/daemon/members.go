@@ -12,6 +12,8 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -22,15 +24,22 @@ import (
 // membership is the node list the agent runs, with what it waits to
 // change in it and the peers found running another.
 type membership struct {
-	list       nodelist.List          // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
-	listHash   []byte                 // its diagNodeListHash
-	file       []nodelist.Member      // the file's nodes
-	pending    *nodelist.List         // a list changed by SET or reload, for the next interval (under mu)
-	moved      map[int]netip.Addr     // nodes whose host name resolves elsewhere now, for the next interval (under mu)
-	lists      listCheck              // peers last read with another node list
-	keys       map[uint32]keyring.Key // the cluster keys held, by index: the list's, and one installed for the next (under mu)
-	refusedIDs []uint32               // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
-	removed    bool                   // the list removed this agent's node: it no longer tests
+	list       nodelist.List              // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
+	listHash   []byte                     // its diagNodeListHash
+	file       []nodelist.Member          // the file's nodes
+	self       nodelist.Member            // this agent's own node, as the file gives it: its id in any list (IndexOf)
+	origin     uint32                     // this agent in the stamps of its changes (nodelist.OriginOf)
+	clock      nodelist.Clock             // stamps this agent's changes (under mu)
+	pending    *nodelist.List             // the list with changes made here or merged, for the next interval (under mu)
+	moved      map[int]netip.Addr         // nodes whose host name resolves elsewhere now, for the next interval (under mu)
+	lists      listCheck                  // peers last read with a list that does not merge with this agent's
+	read       map[int]hiadsd.ListVersion // per peer, the list last read from it: not read again (the loop's)
+	keys       map[uint32]keyring.Key     // the cluster keys held, by index: the list's, and one installed for the next (under mu)
+	refusedIDs []uint32                   // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
+	removed    bool                       // the list removed this agent's node: it no longer tests
+	lookup     nodelist.Lookup            // resolves the host name of a node added by name
+	chunks     [][]byte                   // diagListTable's rows for list, encoded once (under mu)
+	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
 }
 
 // errListAhead refuses a peer's list whose version leads this agent's by
@@ -41,58 +50,65 @@ var errListAhead = errors.New("a node list too far ahead")
 // removed through another agent, which it then learns from.
 var ErrRemoveSelf = errors.New("an agent does not remove its own node; remove it through another agent")
 
+// ErrUnsaved is wrapped by the error of a change that was made but could
+// not be saved under state_dir: it holds until a restart, not after.
+var ErrUnsaved = errors.New("the change holds, but state_dir could not keep it")
+
 // start is where an agent begins (startList): the list it runs and its own
-// id there, a change of the file to apply at the first interval, and the
-// list as the core takes it.
+// id there, the changes to apply at the first interval, and the list as the
+// core takes it.
 type start struct {
 	list     nodelist.List      // the list it runs, its members named as the file names them
 	id       int                // this agent's id in list
-	next     *nodelist.List     // the file's list, edited while the agent was down: a change made at the first interval
+	next     *nodelist.List     // changes made before a restart, or a file edited while the agent was down, for the first interval
 	core     *hiadsd.Config     // the core's configuration on list
 	version  hiadsd.ListVersion // list, as the core compares lists
 	fileHash string             // the file's list, as the state remembers it
 	keysHash string             // the keyring file's keys, as the state remembers them
+	clock    nodelist.Clock     // after every stamp the state holds
 }
 
 // startList chooses the list the agent starts with: its file's, unless the
-// state holds a list (learned or changed since) and the file is the one
-// last applied, in which case the state's list stands and a file that
-// differs from it is reported as older. A file edited while the agent was
-// down is the next list, a change of the state's list (next version) made
-// at the first interval and notified as any change made here. The agent's
-// own node must be in the list it runs.
-func startList(c Config, st State, log *logrus.Entry) (start, error) {
+// state holds a list (learned or changed since), in which case the state's
+// list stands, with the changes the agent had taken but not yet applied. A
+// file edited while the agent was down is applied as changes made here at
+// the first interval, as a keyring file edited meanwhile is; a file not
+// edited but older than the list run is only reported. The agent's own node
+// must be in the list it runs.
+func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, error) {
 	fromFile := nodelist.New(c.Nodes)
-	s := start{list: fromFile, fileHash: hex.EncodeToString(fromFile.Hash[:]), keysHash: keysHash(c.Keys)}
+	s := start{fileHash: hex.EncodeToString(fromFile.Hash[:]), keysHash: keysHash(c.Keys)}
 	fileKeys := keyring.Ring{Keys: c.Keys}.Indexes()
+	origin := nodelist.OriginOf(c.Nodes[c.Self])
+	stamp := func() nodelist.Stamp { return nodelist.Stamp{Time: s.clock.Next(now), Origin: origin} }
 	if st.List == nil {
-		s.list.Keys = fileKeys
-		s.list.Seal()
+		s.list, _ = fromFile.WithKeys(fileKeys, func() nodelist.Stamp { return nodelist.Stamp{} }) // the file's keys are of its base
 	} else {
 		s.list = *st.List
+		s.clock.Observe(s.list.MaxStamp())
+		base := s.list
+		if st.Pending != nil {
+			s.clock.Observe(st.Pending.MaxStamp())
+			base, s.next = *st.Pending, st.Pending
+		}
 		if st.FileHash == s.fileHash {
 			if s.list.NodesOnly().Hash != fromFile.Hash { // the fingerprint of its nodes alone, as the file's
 				log.WithFields(logrus.Fields{"running": s.list.Version, "file": s.fileHash}).
 					Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
 			}
-		} else if edited, changed := s.list.Apply(c.Nodes); changed {
-			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as a change at the first interval")
-			s.next = &edited
+		} else if edited, changed := base.Apply(c.Nodes, stamp); changed {
+			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as changes at the first interval")
+			base, s.next = edited, &edited
 		}
-		if st.KeysHash != s.keysHash && !slices.Equal(s.list.Keys, fileKeys) {
-			base := s.list
-			if s.next != nil {
-				base = *s.next
-			}
-			edited, _ := base.WithKeys(fileKeys)
+		if st.KeysHash != s.keysHash && len(fileKeys) > 0 && !slices.Equal(base.Keys, fileKeys) {
+			edited, _ := base.WithKeys(fileKeys, stamp)
 			log.WithFields(logrus.Fields{"version": edited.Version, "keys": keyIDs(fileKeys)}).Info("the keyring file was edited since the last run: its keys are applied as a change at the first interval")
 			s.next = &edited
 		}
 	}
-	self := c.Nodes[c.Self]
-	if s.id = s.list.Find(self.Addr, self.Port); s.id < 0 {
+	if s.id = s.list.IndexOf(c.Nodes[c.Self]); s.id < 0 {
 		return start{}, fmt.Errorf("node %d (%s) is not in the node list this agent runs (version %d): it was removed; add it again through another agent, or start afresh (empty state_dir): %w",
-			c.Self+1, self.Addr, s.list.Version, hiadsd.ErrRemoved)
+			c.Self+1, c.Nodes[c.Self].Addr, s.list.Version, hiadsd.ErrRemoved)
 	}
 	s.list = s.list.WithFile(c.Nodes)
 	s.core, s.version = c.core(s.list), coreVersion(s.list)
@@ -108,61 +124,111 @@ func (m *membership) latest() nodelist.List {
 	return m.list
 }
 
-// AddNode queues node id+1 (the next id) at addr and port: a manager's
-// createAndGo of its diagTree row. It runs from the next interval on.
-// Errors wrap nodelist.ErrBadIndex or nodelist.ErrExists.
-func (d *Daemon) AddNode(id int, m nodelist.Member) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	next, err := d.latest().Add(id, m)
-	if err != nil {
-		return err
+// listChunks returns diagListTable's rows for the list run, encoded once
+// per list (under mu).
+func (m *membership) listChunks() [][]byte {
+	if m.chunks == nil || m.chunksOf != m.list.Hash {
+		m.chunks, m.chunksOf = board.Chunks(m.list.Marshal()), m.list.Hash
 	}
-	d.pending = &next
-	return nil
+	return m.chunks
 }
 
-// RemoveNode queues the removal of node id: a manager's destroy of its
-// diagTree row. Errors wrap nodelist.ErrNoMember or ErrRemoveSelf.
-func (d *Daemon) RemoveNode(id int) error {
-	if id == d.id {
-		return ErrRemoveSelf
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	next, err := d.latest().Remove(id)
-	if err != nil {
-		return err
-	}
-	d.pending = &next
-	return nil
+// stamp stamps a change made here now (under mu).
+func (m *membership) stamp(now time.Time) nodelist.Stamp {
+	return nodelist.Stamp{Time: m.clock.Next(now), Origin: m.origin}
 }
 
-// Reload queues the node list of an edited file (SIGHUP), matched by
-// address and port, and the keys of an edited keyring file (keys, none
-// without a keyring): the keys run are the file's only if the file changed
-// since it was last read, so keys rotated by SNMP stay until the file is
-// edited. It returns the version it will run, and false if the files
-// change nothing.
-func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bool, error) {
+// change makes one change of the list here, as a manager's SET asks: make
+// builds it on the latest list with a stamp of this agent's clock, and the
+// result is queued for the next interval and saved before change returns,
+// so a change acknowledged survives a crash. A save that fails is
+// ErrUnsaved: the change holds in memory and spreads, but a restart before
+// the next save would lose it.
+func (d *Daemon) change(what logrus.Fields, make func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error)) error {
+	d.changing.Lock()
+	defer d.changing.Unlock()
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	base := d.latest()
-	next, changed := base.Apply(nodes)
-	if changed && next.Members[d.id].Removed {
+	next, err := make(base, d.stamp(d.now()))
+	if err != nil || next.Hash == base.Hash {
+		d.mu.Unlock()
+		return err
+	}
+	d.pending = &next
+	d.mu.Unlock()
+	d.log.WithFields(what).WithField("version", next.Version).Info("node list changed here; every agent takes it from the next interval on")
+	if err := d.saveState(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnsaved, err)
+	}
+	return nil
+}
+
+// AddNode adds m as node id+1 (the next id, diagNodeNextID): a manager's
+// createAndGo of its diagTree row. A node given by host name alone is
+// resolved here first. It runs from the next interval on. Errors wrap
+// nodelist.ErrBadIndex or nodelist.ErrExists.
+func (d *Daemon) AddNode(id int, m nodelist.Member) error {
+	if m.Host != "" && !m.Addr.IsValid() {
+		if d.lookup == nil {
+			return fmt.Errorf("%w: host name %s: this agent resolves no names", nodelist.ErrBadIndex, m.Host)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		a, err := nodelist.LookupHost(ctx, d.lookup, m.Host)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrCannotResolve, err)
+		}
+		m.Addr = a
+	}
+	return d.change(logrus.Fields{"added": id + 1, "address": m.Addr.String(), "host": m.Host, "name": m.Name},
+		func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error) { return base.Add(id, m, at) })
+}
+
+// ErrCannotResolve is AddNode's error for a host name that does not resolve.
+var ErrCannotResolve = errors.New("cannot resolve the node's host name")
+
+// RemoveNode removes node id: a manager's destroy of its diagTree row.
+// Errors wrap nodelist.ErrNoMember or ErrRemoveSelf.
+func (d *Daemon) RemoveNode(id int) error {
+	return d.change(logrus.Fields{"removed": id + 1}, func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error) {
+		if id == base.IndexOf(d.self) {
+			return base, ErrRemoveSelf
+		}
+		return base.Remove(id, at)
+	})
+}
+
+// NextID returns the id (0-based) a manager adds the next node at here.
+func (d *Daemon) NextID() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.latest().Members)
+}
+
+// Reload applies the node list of an edited file (SIGHUP), matched by
+// address and port, and the keys of an edited keyring file (keys, none
+// without a keyring), as changes made here: the keys run are the file's
+// only if the file changed since it was last read, so keys rotated by SNMP
+// stay until the file is edited. It returns the version it will run, and
+// false if the files change nothing.
+func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bool, error) {
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	base := d.latest()
+	stamp := func() nodelist.Stamp { return d.stamp(d.now()) }
+	next, changed := base.Apply(nodes, stamp)
+	if changed && next.IndexOf(d.self) < 0 {
+		d.mu.Unlock()
 		return base.Version, false, ErrRemoveSelf
 	}
 	if h := keysHash(keys); h != d.st.KeysHash {
 		if len(keys) == 0 || len(base.Keys) == 0 {
+			d.mu.Unlock()
 			return base.Version, false, errors.New("the keyring is turned on or off only at a restart of every agent")
 		}
-		withKeys, keysChanged := next.WithKeys(keyring.Ring{Keys: keys}.Indexes())
-		if keysChanged && !changed {
-			next = withKeys
-		} else if keysChanged {
-			next.Keys = withKeys.Keys
-			next.Seal()
-		}
+		var keysChanged bool
+		next, keysChanged = next.WithKeys(keyring.Ring{Keys: keys}.Indexes(), stamp)
 		changed = changed || keysChanged
 		for _, k := range keys {
 			d.keys[k.Index()] = k
@@ -170,159 +236,352 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 		d.st.KeysHash = h
 	}
 	if !changed {
+		d.mu.Unlock()
 		return base.Version, false, nil
 	}
 	d.file = nodes
 	d.pending = &next
+	d.mu.Unlock()
+	if err := d.saveState(); err != nil {
+		return next.Version, true, fmt.Errorf("%w: %w", ErrUnsaved, err)
+	}
 	return next.Version, true, nil
 }
 
-// applyPending switches to the list a SET or a reload queued, at the start
-// of an interval, and notifies the station of each node added or removed.
+// applyPending switches to the list the changes made here and the lists
+// merged in queued, at the start of an interval (or at once after a merge,
+// between two intervals).
 func (d *Daemon) applyPending() {
 	d.mu.Lock()
 	next := d.pending
 	d.pending = nil
 	d.mu.Unlock()
-	if next != nil {
-		d.switchList(*next, hiadsd.Direct)
+	if next != nil && next.Hash != d.list.Hash {
+		d.switchList(*next)
 	}
 }
 
-// adoptList reads the newest list the interval's sources run, and switches
-// to it if it is still newer than this agent's.
-func (d *Daemon) adoptList(ctx context.Context, seen []hiadsd.ListSeen) {
+// mergeLists reads a list that a source of the interval runs and merges it
+// into this agent's (takeList): the one of the most changes among those
+// not read already at that version, so a peer is read once per list it
+// runs, whether it is ahead, behind, or both.
+func (d *Daemon) mergeLists(ctx context.Context, seen []hiadsd.ListSeen) {
 	best := -1
 	for k, s := range seen {
-		if best < 0 || s.List.Newer(seen[best].List) {
+		if d.read[s.From] == s.List {
+			continue
+		}
+		if best < 0 || s.List.Counter > seen[best].List.Counter {
 			best = k
 		}
 	}
 	if best < 0 {
 		return
 	}
-	from := seen[best].From
+	d.readList(ctx, seen[best].From, seen[best].List)
+}
+
+// readList reads peer from's list (running v) and takes it.
+func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
+	f := d.log.WithFields(logrus.Fields{"from": from + 1, "address": d.list.Members[from].Addr.String(), "version": v.Counter})
 	got, err := d.prober.FetchList(ctx, d.list.Members[from])
-	if err != nil {
-		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("cannot read a newer node list; trying again at the next interval")
+	switch {
+	case errors.Is(err, probe.ErrNoListTable):
+		d.read[from] = v
+		d.met.merges.WithLabelValues("older_format").Inc()
+		f.Warn("the peer runs an older format of the node list, which does not merge: neither takes the other's changes until it is upgraded (docs/membership.md, upgrading)")
+		d.conflict(from, true)
+		return
+	case err != nil:
+		f.WithError(err).Warn("cannot read a peer's node list; trying again at the next interval")
 		return
 	}
-	l, keys, err := d.learned(got, d.now())
-	if err != nil {
-		if errors.Is(err, errListAhead) {
-			d.met.refused.Inc()
+	d.read[from] = v
+	keys := map[uint32]keyring.Key{}
+	for _, k := range got.KeyRows {
+		var key keyring.Key
+		if copy(key[:], k.Value) == keyring.Size && key.Index() == k.Index {
+			keys[k.Index] = key
 		}
-		d.log.WithFields(logrus.Fields{"from": from + 1}).WithError(err).Warn("refused a peer's node list")
+	}
+	d.takeList(got.List, from, keys, f)
+}
+
+// takeList merges a list read from peer from into the latest one, and runs
+// the result from now on, between two intervals. A list no correct agent
+// could have made is refused and counted; one of another base is a
+// conflict (diagNodeListMismatch) unless this agent runs a file's list and
+// the peer's has changed since, in which case it is taken whole (a new
+// agent joining). A change made here that the merge undid is told to the
+// station (diagNodeListConflict).
+func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry) {
+	now := d.now()
+	if err := got.Check(now); err != nil {
+		d.refuseList(f, err)
 		return
 	}
-	if coreVersion(l).Newer(coreVersion(d.list)) {
-		d.mu.Lock()
-		maps.Copy(d.keys, keys)
+	if v := (hiadsd.ListVersion{Counter: got.Version}); !v.Within(hiadsd.ListVersion{Counter: d.list.Version}) {
+		d.refuseList(f, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, d.list.Version))
+		return
+	}
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	base := d.latest()
+	merged, err := base.Merge(got)
+	switch {
+	case errors.Is(err, nodelist.ErrOtherBase) && base.Adopts(got) && got.IndexOf(d.self) >= 0:
+		merged = got
+		f.WithField("version", got.Version).Info("this agent runs a file's node list and the peer one changed since, of another file: taking the peer's whole")
+	case errors.Is(err, nodelist.ErrOtherBase):
 		d.mu.Unlock()
-		d.switchList(l, from)
+		d.met.merges.WithLabelValues("other_base").Inc()
+		d.conflict(from, true)
+		return
+	case err != nil:
+		d.mu.Unlock()
+		d.refuseList(f, err)
+		return
+	}
+	d.conflict(from, false)
+	if merged.Hash == base.Hash {
+		d.mu.Unlock()
+		d.met.merges.WithLabelValues("held").Inc()
+		return
+	}
+	if missing := d.missingKeys(merged, keys); len(missing) > 0 {
+		d.mu.Unlock()
+		d.refuseList(f, fmt.Errorf("it names cluster keys %v that neither this agent nor the peer gave", keyIDs(missing)))
+		return
+	}
+	maps.Copy(d.keys, keys)
+	d.clock.Observe(merged.MaxStamp())
+	lost := nodelist.Lost(base, merged, d.origin)
+	d.pending = &merged
+	d.mu.Unlock()
+	d.met.merges.WithLabelValues("merged").Inc()
+	for _, c := range lost {
+		d.notifyLost(merged, c)
+	}
+	d.applyPending()
+}
+
+// missingKeys lists the keys l runs that this agent does not hold and
+// given does not bring (under mu).
+func (m *membership) missingKeys(l nodelist.List, given map[uint32]keyring.Key) []uint32 {
+	var out []uint32
+	for _, k := range l.Keys {
+		if _, held := m.keys[k]; !held {
+			if _, ok := given[k]; !ok {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// refuseList logs and counts a peer's list not taken.
+func (d *Daemon) refuseList(f *logrus.Entry, err error) {
+	d.met.merges.WithLabelValues("refused").Inc()
+	if errors.Is(err, errListAhead) || errors.Is(err, nodelist.ErrBadList) {
+		d.met.refused.Inc()
+	}
+	f.WithError(err).Warn("refused a peer's node list")
+}
+
+// notifyLost logs, counts and notifies a change made here that a merge
+// undid (nodelist.Lost).
+func (d *Daemon) notifyLost(l nodelist.List, c nodelist.Conflict) {
+	winner := 0
+	for k, m := range l.Members {
+		if !m.Removed && nodelist.OriginOf(m) == c.Winner {
+			winner = k + 1
+		}
+	}
+	d.met.lost.WithLabelValues(c.Kind).Inc()
+	d.log.WithFields(logrus.Fields{"kind": c.Kind, "node": c.Node + 1, "winner": winner}).Warn("a change made here lost to one made at once at another agent: " + c.Reason)
+	if d.notify == nil {
+		return
+	}
+	n := traps.ListConflict{Version: l.Version, Hash: l.Hash[:], Node: uint32(c.Node + 1), Winner: uint32(winner), Reason: c.Reason}
+	if c.Node < 0 {
+		n.Node = 0
+	}
+	if err := d.notify.NodeListConflict(n); err != nil {
+		d.log.WithError(err).Warn("notification not queued")
 	}
 }
 
-// learned turns a peer's list as read into a List: an id below its count
-// with no row is removed (its old member kept, if this agent knew it). A
-// maintenance window no agent could have given at now (ending more than
-// nodelist.MaxWindow and a day of clock skew away) refuses the list.
-func (m *membership) learned(got probe.List, now time.Time) (nodelist.List, map[uint32]keyring.Key, error) {
-	if int(got.IDs) < len(m.list.Members) || len(got.Hash) != 8 {
-		return nodelist.List{}, nil, fmt.Errorf("version %d has %d ids, fewer than this agent's %d: ids are never taken back", got.Version, got.IDs, len(m.list.Members))
-	}
-	if v := (hiadsd.ListVersion{Counter: got.Version}); !v.Within(hiadsd.ListVersion{Counter: m.list.Version}) {
-		return nodelist.List{}, nil, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, m.list.Version)
-	}
-	keys, found, err := m.learnKeys(got.Keys)
-	if err != nil {
-		return nodelist.List{}, nil, err
-	}
-	l := nodelist.List{Version: got.Version, Members: make([]nodelist.Member, got.IDs), Keys: keys}
-	copy(l.Hash[:], got.Hash)
-	for k := range l.Members {
-		l.Members[k].Removed = true
-		if k < len(m.list.Members) {
-			l.Members[k] = m.list.Members[k]
-			l.Members[k].Removed = true
+// pollList reads, while this agent's node is removed from the list (it runs
+// no intervals of its own), the list of one agent of the list a turn, so
+// that it learns when its node is added again.
+func (d *Daemon) pollList(ctx context.Context) {
+	var agents []int
+	for k, m := range d.list.Members {
+		if !m.Removed && !m.TestedOnly && k != d.id {
+			agents = append(agents, k)
 		}
 	}
-	for _, r := range got.Members {
-		if r.ID < 1 || r.ID > got.IDs {
-			return nodelist.List{}, nil, fmt.Errorf("row %d outside the %d ids given", r.ID, got.IDs)
-		}
-		k := int(r.ID - 1)
-		host := ""
-		if k < len(m.list.Members) && m.list.Members[k].Addr == r.Addr {
-			host = m.list.Members[k].Host
-		}
-		l.Members[k] = nodelist.Member{Host: host, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly}
-		if r.MaintUntil.IsZero() {
-			continue
-		}
-		if r.MaintUntil.Sub(now) > nodelist.MaxWindow+24*time.Hour {
-			return nodelist.List{}, nil, fmt.Errorf("%w: node %d's maintenance window ends at %s", errListAhead, r.ID, r.MaintUntil.Format(time.RFC3339))
-		}
-		l.Members[k].Maint = &nodelist.Window{Until: r.MaintUntil, Status: r.MaintStatus}
+	if len(agents) == 0 {
+		return
 	}
-	return l, found, nil
+	d.poll++
+	from := agents[d.poll%len(agents)]
+	d.readList(ctx, from, hiadsd.ListVersion{})
+	delete(d.read, from) // a poll reads again
 }
 
 // switchList moves the agent to l between two intervals: the core keeps
 // what it knows of the nodes that stay (ids keep their meaning), a new
-// node starts unknown, a removed one is no longer tested nor shown. from is
-// the peer it was learned from, or hiadsd.Direct for a change made here,
-// which is also notified to the station.
-func (d *Daemon) switchList(l nodelist.List, from int) {
+// node starts unknown, a removed one is no longer tested nor shown, an id
+// that names another node than it did (one that moved, nodelist.Reset) is
+// forgotten. A list of another base (a new agent taking the others' list)
+// starts the core afresh. The nodes added and removed here are notified.
+func (d *Daemon) switchList(l nodelist.List) {
 	old := d.list
-	err := d.node.SetList(d.cfg.core(l), coreVersion(l))
-	if errors.Is(err, hiadsd.ErrRemoved) {
-		d.removed = true
-		d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped")
-	} else if err != nil {
+	self := l.IndexOf(d.self)
+	var err error
+	switch {
+	case self < 0:
+		err = hiadsd.ErrRemoved
+	case !nodelist.SameBase(old, l):
+		err = d.rebuild(l, self)
+	default:
+		reset := l.Reset(old)
+		if err = d.node.Renumber(d.cfg.core(l), coreVersion(l), reset, self); err == nil {
+			d.grow(len(l.Members))
+			d.forget(reset)
+			if self != d.id {
+				d.forget([]int{self})
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, hiadsd.ErrRemoved):
+		if !d.removed {
+			d.log.WithField("version", l.Version).Warn("this agent's node was removed from the node list: it no longer tests, and keeps answering until it is stopped or added again")
+		}
+		d.removed, self = true, d.id
+	case err != nil:
 		d.log.WithError(err).Error("cannot switch to the new node list")
 		return
+	case d.removed:
+		d.removed = false
+		d.log.WithField("node", self+1).Info("this agent's node is in the node list again: it tests again")
 	}
 	d.view = d.node.View.(hiadsd.Dense)
-	n := len(l.Members)
 	d.mu.Lock()
 	file := d.file
-	d.mu.Unlock()
-	l = l.WithFile(file)
-	for len(d.how) < n {
-		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)
-	}
-	added, removed := l.Diff(old)
-	d.mu.Lock()
 	d.moved = map[int]netip.Addr{} // a host name's move is for the list it was resolved in
 	d.mu.Unlock()
+	l = l.WithFile(file)
+	added, removed := l.Diff(old)
 	d.log.WithFields(logrus.Fields{"version": l.Version, "fingerprint": hex.EncodeToString(l.Hash[:]), "added": ids(added),
-		"removed": ids(removed), "from": from + 1, "nodes": l.Count()}).Info("node list changed")
+		"removed": ids(removed), "nodes": l.Count(), "self": self + 1}).Info("node list changed")
 	d.mu.Lock()
-	d.list, d.listHash = l, l.Hash[:]
+	d.list, d.listHash, d.id = l, l.Hash[:], self
 	d.mu.Unlock()
-	d.switchKeys(old, l, from)
+	d.switchKeys(old, l)
 	d.mu.Lock()
-	for len(d.st.Counters) < n {
-		d.st.Counters = append(d.st.Counters, 0)
-	}
-	d.st.Nodes, d.st.List = n, &l
+	d.st.Nodes, d.st.List = len(l.Members), &l
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
-	st := d.state()
 	d.mu.Unlock()
-	if err := SaveState(d.cfg.StateDir, st); err != nil {
+	if err := d.saveState(); err != nil {
 		d.log.WithError(err).Error("cannot save the new node list")
 	} else {
 		d.forgetKeys(old, l)
 	}
-	if from == hiadsd.Direct {
-		d.notifyChanges(l, added, removed, old)
+	d.notifyChanges(l, added, removed, old)
+}
+
+// rebuild starts the core afresh on l, a list of another base, with this
+// agent as node self: nothing it knew by id holds there.
+func (d *Daemon) rebuild(l nodelist.List, self int) error {
+	n := len(l.Members)
+	node, err := hiadsd.NewNode(d.cfg.core(l), self, hiadsd.NewDense(n))
+	if err != nil {
+		return err
+	}
+	node.List, node.Station = coreVersion(l), d.node.Station
+	d.node = node
+	d.how, d.changed, d.grace.seenUp, d.held = nil, nil, nil, nil
+	d.mu.Lock()
+	d.st.Counters, d.st.Statuses = nil, nil
+	d.mu.Unlock()
+	d.flaps = flap.New(d.cfg.Flapping)
+	d.grow(n)
+	d.forget(slices.Collect(maps.Keys(d.told)))
+	clear(d.told)
+	clear(d.refusing)
+	clear(d.maintOpen)
+	clear(d.left)
+	d.recoveries = recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingEvent{}}
+	clear(d.read)
+	return nil
+}
+
+// grow extends what the agent keeps per id to n ids.
+func (d *Daemon) grow(n int) {
+	for len(d.how) < n {
+		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)
+	}
+	d.mu.Lock()
+	for len(d.st.Counters) < n {
+		d.st.Counters = append(d.st.Counters, 0)
+	}
+	d.mu.Unlock()
+}
+
+// forget drops what the agent knew of ids that name other nodes now.
+func (d *Daemon) forget(reset []int) {
+	if len(reset) == 0 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, id := range reset {
+		d.how[id], d.changed[id], d.grace.seenUp[id] = 0, 0, false
+		d.st.Counters[id] = 0
+		if id < len(d.st.Statuses) {
+			d.st.Statuses[id] = hiadsd.Unknown
+		}
+		if id < len(d.held) {
+			d.held[id] = hiadsd.Unknown
+		}
+		d.flaps.Forget(id)
+		for _, m := range []any{d.told, d.refusing, d.maintOpen, d.left, d.recoveries.told, d.recoveries.waiting, d.hi.heard} {
+			deleteID(m, id)
+		}
+		d.grace.mu.Lock()
+		delete(d.grace.held, id)
+		d.grace.mu.Unlock()
+		d.lists.forget(id)
+		delete(d.read, id)
 	}
 }
 
-// notifyChanges sends diagNodeListChange for each node added or removed here.
+// deleteID deletes id from a map keyed by node id.
+func deleteID(m any, id int) {
+	switch m := m.(type) {
+	case map[int]bool:
+		delete(m, id)
+	case map[int]nodelist.Window:
+		delete(m, id)
+	case map[int]unowned:
+		delete(m, id)
+	case map[int]hiadsd.Status:
+		delete(m, id)
+	case map[int]waitingEvent:
+		delete(m, id)
+	case map[int]time.Time:
+		delete(m, id)
+	}
+}
+
+// notifyChanges sends diagNodeListChange for each node added or removed by
+// a change made here (its stamp's origin is this agent).
 func (d *Daemon) notifyChanges(l nodelist.List, added, removed []int, old nodelist.List) {
 	if d.notify == nil {
 		return
@@ -334,10 +593,14 @@ func (d *Daemon) notifyChanges(l nodelist.List, added, removed []int, old nodeli
 		}
 	}
 	for _, id := range added {
-		send(id, l.Members[id].Addr, false)
+		if m := l.Members[id]; m.Added.Origin == d.origin && !m.Added.IsZero() {
+			send(id, m.Addr, false)
+		}
 	}
 	for _, id := range removed {
-		send(id, old.Members[id].Addr, true)
+		if m := l.Members[id]; m.Deleted && m.DeletedAt.Origin == d.origin && !m.DeletedAt.IsZero() {
+			send(id, old.Members[id].Addr, true)
+		}
 	}
 }
 

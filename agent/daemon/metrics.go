@@ -45,6 +45,8 @@ type metrics struct {
 	flaps     *prometheus.CounterVec
 	took      prometheus.Histogram
 	unsaved   prometheus.Gauge
+	merges    *prometheus.CounterVec
+	lost      *prometheus.CounterVec
 }
 
 // newMetrics makes the interval metrics, every label value at 0.
@@ -67,12 +69,22 @@ func newMetrics() metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}),
 		unsaved: prometheus.NewGauge(prometheus.GaugeOpts{Name: "diagagent_events_unsaved",
 			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
+		merges: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_node_list_reads_total",
+			Help: "Peers' node lists read, by what came of them: merged (it brought changes), held (nothing new), refused (no correct agent could have made it), other_base (another file's), older_format (an agent not upgraded)."}, []string{"result"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_node_list_changes_lost_total",
+			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
 	}
 	for _, c := range []string{"started", "stopped"} {
 		m.flaps.WithLabelValues(c)
+	}
+	for _, r := range []string{"merged", "held", "refused", "other_base", "older_format"} {
+		m.merges.WithLabelValues(r)
+	}
+	for _, k := range []string{"window", "key in use", "key removal", "id"} {
+		m.lost.WithLabelValues(k)
 	}
 	return m
 }
@@ -102,7 +114,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance} {
 		ch <- desc
 	}
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost} {
 		c.Describe(ch)
 	}
 }
@@ -110,7 +122,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (prometheus.Collector).
 func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -239,11 +240,15 @@ func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, er
 		return probe.List{}, errMockNoAnswer
 	}
 	s := b.Load()
-	l := probe.List{Version: s.ListVersion, Hash: s.NodeListHash, IDs: s.ListIDs}
-	for _, r := range s.Nodes {
-		l.Members = append(l.Members, probe.ListMember{ID: r.ID, Addr: r.Addr, Port: r.Port, TestedOnly: r.TestedOnly})
+	l, err := nodelist.Unmarshal(bytes.Join(s.List, nil)) // the octets diagListTable serves
+	if err != nil {
+		return probe.List{}, err
 	}
-	return l, nil
+	out := probe.List{List: l}
+	for _, k := range s.Keys {
+		out.KeyRows = append(out.KeyRows, probe.Key{Index: k.Index, Primary: k.Primary, Value: k.Value})
+	}
+	return out, nil
 }
 
 func (p mockProber) CanPush() bool { return true }

@@ -73,10 +73,9 @@ func (d *Daemon) learnStation(changes []hiadsd.StationChange) {
 func (d *Daemon) takeNMSLocked(s hiadsd.Station, f logrus.Fields) {
 	d.st.Station = s
 	d.publishLocked()
-	st := d.state()
 	d.mu.Unlock()
 	d.log.WithFields(f).WithFields(logrus.Fields{"nms": s.Addr.String(), "counter": s.Counter}).Info("management station changed")
-	if err := d.persist(st); err != nil {
+	if err := d.saveState(); err != nil {
 		d.log.WithError(err).Error("cannot save state")
 	}
 }

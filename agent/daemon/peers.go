@@ -139,8 +139,8 @@ func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiads
 	return res
 }
 
-// listCheck remembers the peers last read with a list that conflicts with
-// this agent's; fetches run in parallel, so it has a lock of its own.
+// listCheck remembers the peers last read with a list that does not merge
+// with this agent's; fetches run in parallel, so it has a lock of its own.
 type listCheck struct {
 	mu    sync.Mutex
 	other map[int]bool // core id -> its list conflicts
@@ -174,21 +174,27 @@ func (l *listCheck) peers() []uint32 {
 	return out
 }
 
-// checkList compares a peer's list version with this agent's and returns
-// it for the core, which merges nothing from a peer running another list
-// and reports a newer one (adoptList reads it). A peer running an older
-// version is lagging, as every agent does for a moment after a change; a
-// list that neither supersedes the other (two files that differ, both at
-// version 0) is a conflict no rule settles: logged once until it ends,
-// counted, shown and notified. A peer that serves no fingerprint is taken
-// as it is.
+// checkList returns a peer's list version for the core, which merges
+// nothing from a peer running another list and reports it (mergeLists
+// reads it). A peer running this agent's list again no longer conflicts
+// with it. A peer that serves no fingerprint is taken as it is.
 func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersion {
 	if len(hash) != 8 {
 		return hiadsd.ListVersion{}
 	}
 	theirs := hiadsd.ListVersion{Counter: version, Hash: binary.BigEndian.Uint64(hash)}
-	mine := coreVersion(d.list)
-	conflict := theirs != mine && !theirs.Newer(mine) && !mine.Newer(theirs)
+	if theirs == coreVersion(d.list) {
+		d.conflict(id, false)
+	}
+	return theirs
+}
+
+// conflict records whether peer id runs a list that does not merge with
+// this agent's (two files that differ, or an older format): logged once
+// until it ends, counted, shown and notified. Within the start-up grace
+// the notification waits, and is sent if the conflict outlasts it: an
+// agent started from a file that lists it, just before the others add it.
+func (d *Daemon) conflict(id int, conflict bool) {
 	d.lists.mu.Lock()
 	was := d.lists.other[id]
 	if conflict {
@@ -198,15 +204,17 @@ func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersi
 	}
 	d.lists.mu.Unlock()
 	if conflict == was { // nothing to say: the common case of every fetch
-		return theirs
+		return
 	}
-	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String(), "version": version,
-		"ours": hex.EncodeToString(d.listHash), "theirs": hex.EncodeToString(hash)})
+	d.mu.Lock()
+	d.publishLocked() // the snapshot names the peers that conflict
+	d.mu.Unlock()
+	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String(), "ours": hex.EncodeToString(d.listHash)})
 	if !conflict {
-		f.Info("peer's node list agrees again")
-		return theirs
+		f.Info("peer's node list merges with this agent's again")
+		return
 	}
-	f.Warn("peer runs another node list: not used as a source until the lists agree")
+	f.Warn("peer runs a node list of another file, which does not merge: not used as a source until the lists agree")
 	if d.now().Sub(d.start) < d.cfg.StartupGrace {
 		d.lists.mu.Lock()
 		if d.lists.held == nil {
@@ -214,10 +222,17 @@ func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersi
 		}
 		d.lists.held[id] = true
 		d.lists.mu.Unlock()
-		return theirs // an agent started with a list still rolling out: notified at the grace's end if it lasts
+		return
 	}
 	d.notifyMismatch(id)
-	return theirs
+}
+
+// forget drops peer id: its id names another node now.
+func (l *listCheck) forget(id int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.other, id)
+	delete(l.held, id)
 }
 
 // notifyMismatch sends diagNodeListMismatch about peer id.

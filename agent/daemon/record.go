@@ -88,14 +88,10 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	d.graph = d.testingGraph()
 	d.lastDone = now
 	d.publishLocked()
-	var st State
-	if dirty {
-		st = d.state()
-	}
 	d.mu.Unlock()
 	d.announceFlaps(flaps)
 	if dirty {
-		if err := d.persist(st); err != nil {
+		if err := d.saveState(); err != nil {
 			d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
 		}
 	}
@@ -103,11 +99,18 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	d.releaseRecoveries(now)
 }
 
-// persist saves st and, once it is on disk, serves and notifies the events
-// it holds that were waiting for a save. Every save goes through it (an
-// interval's, a station change's, the last one on the way out), so whichever
-// succeeds first releases them.
-func (d *Daemon) persist(st State) error {
+// saveState saves the state as it is now and, once it is on disk, serves
+// and notifies the events it holds that were waiting for a save. Every
+// save goes through it (an interval's, a station change's, a change of the
+// list, the last one on the way out), so whichever succeeds first releases
+// them. Saves take turns, each taking the state when its turn comes, so
+// the file never goes back to an older state than one already saved.
+func (d *Daemon) saveState() error {
+	d.saving.Lock()
+	defer d.saving.Unlock()
+	d.mu.Lock()
+	st := d.state()
+	d.mu.Unlock()
 	if err := SaveState(d.cfg.StateDir, st); err != nil {
 		return err
 	}
@@ -195,9 +198,12 @@ func (j *journal) keepView(view hiadsd.Dense) bool {
 	return moved
 }
 
-// state returns a copy of the state that SaveState may encode unlocked.
-func (j *journal) state() State {
+// state returns a copy of the state that SaveState may encode unlocked,
+// with the list changes waiting for the next interval (under mu).
+func (d *Daemon) state() State {
+	j := &d.journal
 	st := j.st
+	st.Pending = d.pending
 	st.Counters = append([]uint32(nil), j.st.Counters...)
 	st.Statuses = append([]hiadsd.Status(nil), j.st.Statuses...)
 	st.Events = j.st.Events[:len(j.st.Events):len(j.st.Events)]
@@ -289,7 +295,7 @@ func (d *Daemon) publishLocked() {
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
-		Keys: d.boardKeys(), KeyRefused: d.refusedIDs}
+		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: uint32(len(d.latest().Members) + 1), List: d.listChunks()}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
@@ -305,9 +311,8 @@ func (d *Daemon) publishLocked() {
 func (d *Daemon) save() error {
 	d.mu.Lock()
 	d.keepView(d.view)
-	st := d.state()
 	d.mu.Unlock()
-	err := d.persist(st)
+	err := d.saveState()
 	if err == nil {
 		return nil
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/diagagent/diagagent/mib"
 )
 
-// stateVersion is the layout version of the state file; a file of another version is refused.
-const stateVersion = 1
+// stateVersion is the layout version of the state file. A file of an
+// older layout is migrated (its node list to the merging one, Migrate); a
+// file of a newer one is refused and left as it is.
+const stateVersion = 2
 
 // stateFileName is the file under state_dir that holds what survives a restart.
 const stateFileName = "state.json"
@@ -46,6 +48,10 @@ type State struct {
 	// changed since, and applies a file edited meanwhile as a change.
 	List     *nodelist.List `json:"list,omitempty"`
 	FileHash string         `json:"file_hash,omitempty"`
+	// Pending is the list with the changes made here (or merged) that the
+	// agent has taken but not yet run: a change is saved before the SET that
+	// asked for it is answered, so a restart applies it at its first interval.
+	Pending *nodelist.List `json:"pending,omitempty"`
 	// KeysHash names the keys of the keyring file when it was last read,
 	// so that a restart keeps keys rotated since and applies a file edited
 	// meanwhile as a change.
@@ -176,8 +182,18 @@ func LoadState(dir string, n int) (State, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return empty, fmt.Errorf("state_dir: %s is not a valid state file (move it away to start afresh): %w", path, err)
 	}
-	if st.Version != stateVersion {
-		return empty, fmt.Errorf("state_dir: %s: version %d: %w", path, st.Version, ErrStateVersion)
+	if st.Version > stateVersion || st.Version < 1 {
+		return empty, fmt.Errorf("state_dir: %s: layout %d, this agent reads 1 to %d (a newer agent wrote it: run that one, or move the file away to start afresh): %w",
+			path, st.Version, stateVersion, ErrStateVersion)
+	}
+	for _, l := range []*nodelist.List{st.List, st.Pending} {
+		switch {
+		case l == nil:
+		case st.Version == 1: // the list that did not merge: its facts become the base of one that does
+			*l = nodelist.Migrate(*l)
+		default:
+			l.Seal()
+		}
 	}
 	if st.List != nil {
 		n = len(st.List.Members) // the counters follow the list the agent runs, not the file

@@ -123,6 +123,16 @@ func (d *Detector) Moved(id int) {
 	d.moved[id] = min(d.moved[id]+1, maxMoves)
 }
 
+// Forget drops what was sampled of node id: it names another node now.
+func (d *Detector) Forget(id int) {
+	if id >= 0 && id < len(d.nodes) {
+		d.nodes[id] = history{}
+	}
+	if id >= 0 && id < len(d.moved) {
+		d.moved[id] = 0
+	}
+}
+
 // Flapping reports whether node id flaps now.
 func (d *Detector) Flapping(id int) bool { return id < len(d.nodes) && d.nodes[id].flapping }
 

@@ -2,39 +2,22 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/netip"
-	"time"
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/mib"
 )
 
-// ListMember is one row of a peer's node list as FetchList reads it.
-type ListMember struct {
-	ID         uint32 // nodeID
-	Addr       netip.Addr
-	Port       uint16
-	TestedOnly bool
-	// MaintUntil is the end of the node's maintenance window, zero when
-	// it has none; MaintStatus the status it had when the window began.
-	MaintUntil  time.Time
-	MaintStatus hiadsd.Status
-}
-
-// List is a peer's node list: its version, fingerprint, the ids it has
-// given (diagNodeListIDs) and its rows; an id below IDs with no row was
-// removed.
+// List is a peer's node list as FetchList reads it: every fact with its
+// stamp (diagListTable), and the cluster keys it runs.
 type List struct {
-	Version uint32
-	Hash    []byte
-	IDs     uint32
-	Members []ListMember
-	// Keys are the peer's diagKeyTable rows, read when this prober speaks
-	// SNMPv3 (the table is served to the cluster's users only).
-	Keys []Key
+	nodelist.List
+	// KeyRows are the peer's diagKeyTable rows, read when this prober
+	// speaks SNMPv3 (the table is served to the cluster's users only).
+	KeyRows []Key
 }
 
 // Key is one row of a peer's diagKeyTable: a cluster key by its index.
@@ -44,34 +27,40 @@ type Key struct {
 	Value   []byte
 }
 
-// FetchList reads a peer's node list: diagNodeListHash, diagNodeListVersion
-// and diagNodeListIDs as non-repeaters of the first GETBULK, then the
-// address, port, tested-only and maintenance columns of every diagTree row.
+// ErrNoListTable is FetchList's error for a peer that serves no
+// diagListTable: an agent of an older format, whose list does not merge.
+var ErrNoListTable = errors.New("the peer serves no diagListTable: it runs an older format of the node list")
+
+// maxListOctets bounds the encoded list a peer may serve: 65,535 entries
+// of about a hundred octets at most.
+const maxListOctets = 8 << 20
+
+// FetchList reads a peer's node list: the chunks of diagListTable in order,
+// one GETBULK each, decoded (nodelist.Unmarshal: a list read while it
+// changed does not give the fingerprint it was sent with, and is an
+// error), then, as one of the cluster's users, its keys.
 func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
-	var l List
-	pre := &nonRepeaters{oids: []string{mib.DiagNodeListHash, mib.DiagNodeListVersion, mib.DiagNodeListIDs}, fn: func(vbs []gosnmp.SnmpPDU) error {
-		var err error
-		if l.Hash, l.Version, err = listFingerprint(vbs); err != nil {
-			return err
-		}
-		if l.Hash == nil || !sameOID(vbs[2].Name, mib.DiagNodeListIDs0) {
-			return fmt.Errorf("%w: the peer serves no node list version", ErrMalformedReply)
-		}
-		l.IDs, err = unsignedValue(vbs[2])
-		return err
-	}}
-	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeMaintenanceUntil, mib.NodeMaintenanceStatus}
-	err := p.walkWith(ctx, t, pre, cols, 0, func(remaining int) int { return remaining },
+	var b []byte
+	var chunks uint32
+	err := p.walk(ctx, t, []string{mib.DiagListChunk}, 0, func(int) int { return 1 },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
-			m, err := decodeMember(idx, vbs)
-			if err != nil {
-				return true, err
+			v, ok := vbs[0].Value.([]byte)
+			chunks++
+			if !ok || len(v) == 0 || len(v) > mib.ListChunkSize || idx != chunks || len(b)+len(v) > maxListOctets {
+				return true, fmt.Errorf("%w: diagListChunk.%d (%d octets after %d)", ErrMalformedReply, idx, len(v), len(b))
 			}
-			l.Members = append(l.Members, m)
+			b = append(b, v...)
 			return false, nil
 		})
+	var l List
+	switch {
+	case err == nil && len(b) == 0:
+		err = ErrNoListTable
+	case err == nil:
+		l.List, err = nodelist.Unmarshal(b)
+	}
 	if err == nil && p.users.Load() != nil && !t.TestedOnly && t.Community == "" {
-		l.Keys, err = p.FetchKeys(ctx, t)
+		l.KeyRows, err = p.FetchKeys(ctx, t)
 	}
 	if err != nil {
 		return List{}, fmt.Errorf("read the node list of %s: %w", t.Addr, err)
@@ -102,32 +91,3 @@ func (p *Prober) FetchKeys(ctx context.Context, t Target) ([]Key, error) {
 // maxKeys bounds the keys a peer's table may list: a keyring is a few
 // keys during a rotation, never hundreds.
 const maxKeys = 64
-
-// decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly,
-// nodeMaintenanceUntil, nodeMaintenanceStatus) row.
-func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
-	m := ListMember{ID: idx}
-	b, ok := vbs[1].Value.([]byte)
-	a, ok2 := netip.AddrFromSlice(b)
-	if !ok || !ok2 {
-		return m, fmt.Errorf("%w: nodeAddr.%d is not an address: %v", ErrMalformedReply, idx, vbs[1].Value)
-	}
-	port, err := unsignedValue(vbs[2])
-	if err != nil || port < 1 || port > 65535 {
-		return m, fmt.Errorf("%w: nodePort.%d: %v", ErrMalformedReply, idx, vbs[2].Value)
-	}
-	to, ok := vbs[3].Value.(int)
-	if !ok || (to != mib.TruthTrue && to != mib.TruthFalse) {
-		return m, fmt.Errorf("%w: nodeTestedOnly.%d: %v", ErrMalformedReply, idx, vbs[3].Value)
-	}
-	m.Addr, m.Port, m.TestedOnly = a.Unmap(), uint16(port), to == mib.TruthTrue
-	if m.MaintUntil, err = dateAndTimeValue(vbs[4]); err != nil {
-		return m, err
-	}
-	if !m.MaintUntil.IsZero() {
-		if m.MaintStatus, err = statusValue(vbs[5]); err != nil {
-			return m, err
-		}
-	}
-	return m, nil
-}

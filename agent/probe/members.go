@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"fmt"
+	"net/netip"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -24,6 +26,19 @@ type Member struct {
 	// Detector and Source are the NodeIDs of the newest event's detector
 	// and of the agent it was read from; 0 when the table holds none.
 	Detector, Source uint32
+}
+
+// ListMember is one diagTree row's node: its place in the node list.
+type ListMember struct {
+	ID         uint32 // nodeID
+	Name       string // nodeName, from an agent that serves it
+	Addr       netip.Addr
+	Port       uint16
+	TestedOnly bool
+	// MaintUntil is the end of the node's maintenance window, zero when
+	// it has none; MaintStatus the status it had when the window began.
+	MaintUntil  time.Time
+	MaintStatus hiadsd.Status
 }
 
 // Members is what an agent says of every node.
@@ -90,6 +105,50 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 		})
 	if err != nil {
 		return Members{}, fmt.Errorf("read the events of %s: %w", t.Addr, err)
+	}
+	p.fetchNames(ctx, t, m, byID)
+	return m, nil
+}
+
+// fetchNames reads the nodes' names (nodeName) into m, where the agent
+// serves them; an agent of an older format has none, and that is no error.
+func (p *Prober) fetchNames(ctx context.Context, t Target, m Members, byID map[uint32]int) {
+	_ = p.walk(ctx, t, []string{mib.NodeName}, 0, func(remaining int) int { return remaining },
+		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			if name, ok := vbs[0].Value.([]byte); ok {
+				if k, in := byID[idx]; in {
+					m.Nodes[k].Name = string(name)
+				}
+			}
+			return false, nil
+		})
+}
+
+// decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly,
+// nodeMaintenanceUntil, nodeMaintenanceStatus) row.
+func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
+	m := ListMember{ID: idx}
+	b, ok := vbs[1].Value.([]byte)
+	a, ok2 := netip.AddrFromSlice(b)
+	if !ok || !ok2 {
+		return m, fmt.Errorf("%w: nodeAddr.%d is not an address: %v", ErrMalformedReply, idx, vbs[1].Value)
+	}
+	port, err := unsignedValue(vbs[2])
+	if err != nil || port < 1 || port > 65535 {
+		return m, fmt.Errorf("%w: nodePort.%d: %v", ErrMalformedReply, idx, vbs[2].Value)
+	}
+	to, ok := vbs[3].Value.(int)
+	if !ok || (to != mib.TruthTrue && to != mib.TruthFalse) {
+		return m, fmt.Errorf("%w: nodeTestedOnly.%d: %v", ErrMalformedReply, idx, vbs[3].Value)
+	}
+	m.Addr, m.Port, m.TestedOnly = a.Unmap(), uint16(port), to == mib.TruthTrue
+	if m.MaintUntil, err = dateAndTimeValue(vbs[4]); err != nil {
+		return m, err
+	}
+	if !m.MaintUntil.IsZero() {
+		if m.MaintStatus, err = statusValue(vbs[5]); err != nil {
+			return m, err
+		}
 	}
 	return m, nil
 }

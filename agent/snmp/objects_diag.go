@@ -38,11 +38,17 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnHello != nil {
 		hello.write = &writer{typ: gosnmp.Gauge32, mayFail: true, agents: true, check: checkHello, commit: r.commitHello}
 	}
+	var list node = diagListTable()
+	if r.clusterUsers { // it holds the communities of tested-only nodes
+		list = agentsOnly{list}
+	}
 	return []node{
 		diagTreeTable(r),
 		keys,
 		hello,
 		agentsOnly{diagKeyTable()},
+		newScalar(mustOID(mib.DiagNodeNextID), func(v *view) value { return gauge(max(v.snap.NextID, 1)) }),
+		list,
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
 		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
@@ -101,7 +107,25 @@ func diagTreeTable(r *Responder) *table {
 				}
 				return integer(mib.DiagStatus(hiadsd.Unknown))
 			}},
+			{mib.ColNodeName, func(v *view, i int) value { return str(row(v, i).Name) }},
+			{mib.ColNodeHost, func(v *view, i int) value {
+				if h := row(v, i).Host; h != "" {
+					return str(h)
+				}
+				return str(row(v, i).Addr.String())
+			}},
+			{mib.ColNodeCommunity, func(*view, int) value { return octets(nil) }},
 		},
+	}
+}
+
+// diagListTable serves the node list's chunks; its index is not accessible.
+func diagListTable() *table {
+	return &table{
+		entry: mustOID(mib.DiagListEntry),
+		size:  func(s *board.Snapshot) int { return len(s.List) },
+		key:   func(_ *board.Snapshot, i int) uint32 { return uint32(i + 1) },
+		cols:  []column{{mib.ColListChunk, func(v *view, i int) value { return octets(v.snap.List[i]) }}},
 	}
 }
 

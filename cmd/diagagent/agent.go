@@ -85,7 +85,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	a.daemon, err = daemon.New(daemon.Options{Config: dc, Prober: prober, Board: a.board,
-		Notifier: a.notifier, State: st, Log: log, Now: time.Now, OnKeys: a.runKeys(prober)})
+		Notifier: a.notifier, State: st, Log: log, Now: time.Now, OnKeys: a.runKeys(prober), Lookup: lookupIP})
 	if err != nil {
 		a.notifier.Close()
 		return nil, err
@@ -310,8 +310,9 @@ func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agen
 
 // rowChanger hands a manager's diagTree row change to the daemon, and maps
 // its refusals to the SET's errors: a row at another index than the next
-// is noCreation; an address already listed, a row that is not a member,
-// or this agent's own row is inconsistentValue.
+// is noCreation; an address already listed (a row created there first by
+// another manager among them), a row that is not a member, this agent's
+// own row, or a host name that does not resolve is inconsistentValue.
 func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
 	return func(ch snmp.RowChange) error {
 		id := int(ch.ID) - 1
@@ -326,7 +327,8 @@ func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
 			return nil
 		case errors.Is(err, nodelist.ErrBadIndex):
 			return fmt.Errorf("%w: %w", snmp.ErrRowNoCreation, err)
-		case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf):
+		case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrTaken), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf),
+			errors.Is(err, daemon.ErrCannotResolve):
 			return fmt.Errorf("%w: %w", snmp.ErrRowInconsistent, err)
 		}
 		return err

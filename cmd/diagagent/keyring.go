@@ -191,9 +191,9 @@ func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
 		return probe.List{}, nil, err
 	}
 	out := make([]agentKeys, 0, len(l.Members))
-	for _, m := range l.Members {
-		if !m.TestedOnly {
-			out = append(out, agentKeys{id: m.ID, addr: netip.AddrPortFrom(m.Addr, m.Port)})
+	for id, m := range l.Members {
+		if !m.TestedOnly && !m.Removed {
+			out = append(out, agentKeys{id: uint32(id + 1), addr: netip.AddrPortFrom(m.Addr, m.Port)})
 		}
 	}
 	var wg sync.WaitGroup
@@ -201,7 +201,7 @@ func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
 		wg.Go(func() {
 			a := &out[i]
 			got, err := k.prober.FetchList(ctx, probe.Target{Addr: a.addr.Addr(), Port: a.addr.Port()})
-			a.version, a.keys, a.err = got.Version, got.Keys, err
+			a.version, a.keys, a.err = got.Version, got.KeyRows, err
 		})
 	}
 	wg.Wait()
@@ -219,7 +219,7 @@ func (k keyCLI) list(ctx context.Context) int {
 		return 1
 	}
 	var order []uint32
-	for _, kk := range l.Keys {
+	for _, kk := range l.KeyRows {
 		order = append(order, kk.Index)
 	}
 	for _, a := range agents {
@@ -229,7 +229,7 @@ func (k keyCLI) list(ctx context.Context) int {
 			}
 		}
 	}
-	fmt.Fprintf(k.stdout, "agent %s runs node list version %d, fingerprint %s\n", netip.AddrPortFrom(k.target.Addr, k.target.Port), l.Version, hex.EncodeToString(l.Hash))
+	fmt.Fprintf(k.stdout, "agent %s runs node list version %d, fingerprint %s\n", netip.AddrPortFrom(k.target.Addr, k.target.Port), l.Version, hex.EncodeToString(l.Hash[:]))
 	tw := tabwriter.NewWriter(k.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tHELD BY\tSENT WITH BY\tAT THIS AGENT")
 	for _, i := range order {
@@ -243,7 +243,7 @@ func (k keyCLI) list(ctx context.Context) int {
 			}
 		}
 		here := "-"
-		for _, kk := range l.Keys {
+		for _, kk := range l.KeyRows {
 			if kk.Index == i {
 				here = map[bool]string{true: "in use", false: "accepted"}[kk.Primary]
 			}
@@ -260,7 +260,7 @@ func (k keyCLI) list(ctx context.Context) int {
 		case a.err != nil:
 			lagging++
 			fmt.Fprintf(k.stdout, "node %d (%s) refuses every key held here: it missed a rotation (give it the key in use: docs/security.md)\n", a.id, a.addr)
-		case !sameKeys(a.keys, l.Keys):
+		case !sameKeys(a.keys, l.KeyRows):
 			lagging++
 			fmt.Fprintf(k.stdout, "node %d (%s) lags: version %d, keys %s\n", a.id, a.addr, a.version, keyNames(a.keys))
 		}

@@ -1,0 +1,188 @@
+package nodelist
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// The changes an agent makes to its list. Each is one or more facts
+// stamped with the agent's clock (at, or next for several), and returns a
+// new list: the one it was made on is left as it was.
+
+// clone returns l with slices of its own.
+func (l List) clone() List {
+	l.Members = slices.Clone(l.Members)
+	l.KeySlots = slices.Clone(l.KeySlots)
+	l.Keys = slices.Clone(l.Keys)
+	return l
+}
+
+// Add returns the list with m added as id, stamped at: id must be the next
+// id (len(Members); an id given already is ErrTaken), and m's address and
+// port not a member already. Its
+// Name, Community and OID become its Labels, which every agent learns.
+func (l List) Add(id int, m Member, at Stamp) (List, error) {
+	switch {
+	case id >= 0 && id < len(l.Members):
+		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrTaken, len(l.Members)+1)
+	case id != len(l.Members):
+		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrBadIndex, len(l.Members)+1)
+	}
+	if k := l.IndexOf(m); k >= 0 {
+		return l, fmt.Errorf("%s port %d is node %d: %w", m.ident(), m.Port, k+1, ErrExists)
+	}
+	m.Labels = Labels{Name: m.Name, Community: m.Community, OID: m.OID}
+	m.Added, m.Want = at, id
+	m.Deleted, m.DeletedAt, m.Window, m.Hole = false, Stamp{}, nil, false
+	next := l.clone()
+	next.Members = append(next.Members, m)
+	next.Seal()
+	return next, nil
+}
+
+// Remove returns the list with member id removed, stamped at.
+func (l List) Remove(id int, at Stamp) (List, error) {
+	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
+		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
+	}
+	next := l.clone()
+	next.Members[id].Deleted, next.Members[id].DeletedAt = true, at
+	next.Seal()
+	return next, nil
+}
+
+// WithMaintenance returns the list with node id's maintenance window
+// ending at until, stamped at: status is the node's status now, which a
+// window already open at now keeps from when it began. An until at or
+// before now ends the window (no change if none is open). It refuses a
+// removed id and a window longer than MaxWindow.
+func (l List) WithMaintenance(id int, until, now time.Time, status hiadsd.Status, at Stamp) (List, error) {
+	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
+		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
+	}
+	if until.Sub(now) > MaxWindow {
+		return l, fmt.Errorf("%w: %s is more than %v from now", ErrTooLong, until.UTC().Format(time.RFC3339), MaxWindow)
+	}
+	cur := l.Members[id].Maint
+	w := Window{Until: until.Truncate(time.Second), Status: status, Set: at}
+	if cur != nil {
+		w.Prev = cur.Set
+	}
+	switch {
+	case !until.After(now):
+		if !cur.Active(now) {
+			return l, nil // no window open: nothing to end
+		}
+		w.Until, w.Status = now.Truncate(time.Second), cur.Status
+	case cur.Active(now):
+		w.Status = cur.Status
+	}
+	next := l.clone()
+	next.Members[id].Window = &w
+	next.Seal()
+	return next, nil
+}
+
+// Key verbs, as diagKeyChange numbers them (mib.KeyInstall, KeyUse,
+// KeyRemove).
+const (
+	KeyInstall = 1
+	KeyUse     = 2
+	KeyRemove  = 3
+)
+
+// WithKey returns the list with key index changed by verb, stamped at:
+// install a key not held; use a key held (it is installed again with the
+// use, so that a removal made at once elsewhere does not take away the key
+// in use); remove a key held but not in use. Anything else is ErrKeyChange,
+// as is any change of a list that runs no keys.
+func (l List) WithKey(verb int, index uint32, at Stamp) (List, error) {
+	held := slices.Contains(l.Keys, index)
+	next := l.clone()
+	switch {
+	case len(l.Keys) == 0:
+	case verb == KeyInstall && !held:
+		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})
+		next.Seal()
+		return next, nil
+	case verb == KeyUse && held && index == l.Keys[0]:
+		return l, nil
+	case verb == KeyUse && held:
+		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})
+		next.Primary = Primary{Index: index, Set: at, Prev: l.Primary.Set}
+		next.Seal()
+		return next, nil
+	case verb == KeyRemove && held && index != l.Keys[0]:
+		for k, s := range next.KeySlots {
+			if s.Index == index && !s.Deleted {
+				next.KeySlots[k].Deleted, next.KeySlots[k].DeletedAt = true, at
+			}
+		}
+		next.Seal()
+		return next, nil
+	}
+	return l, fmt.Errorf("%w: verb %d of key %08x, keys held %08x", ErrKeyChange, verb, index, l.Keys)
+}
+
+// WithKeys returns the list running keys (primary first), each change
+// stamped by next, and whether anything changed: keys not held are
+// installed, the first is used, and keys held but not given are removed.
+func (l List) WithKeys(keys []uint32, next func() Stamp) (List, bool) {
+	if len(keys) == 0 || slices.Equal(l.Keys, keys) {
+		return l, false
+	}
+	out := l
+	if len(l.Keys) == 0 { // a list of no keys: the file's, before a keyring
+		out = l.clone()
+		for _, k := range keys {
+			out.KeySlots = append(out.KeySlots, KeySlot{Index: k, Added: next()})
+		}
+		out.Primary = Primary{Index: keys[0], Set: next()}
+		out.Seal()
+		return out, true
+	}
+	for _, k := range keys {
+		out, _ = out.WithKey(KeyInstall, k, next())
+	}
+	out, _ = out.WithKey(KeyUse, keys[0], next())
+	for _, k := range l.Keys {
+		if !slices.Contains(keys, k) {
+			out, _ = out.WithKey(KeyRemove, k, next())
+		}
+	}
+	return out, true
+}
+
+// Apply returns the list that an edited file asks for, matched by host
+// name or address, and by port, not by position, each change stamped by
+// next: members the file no longer has are removed, nodes it adds take the
+// next ids in file order (with the file's labels), and a member whose
+// tested-only flag changed is removed and added again (its id's meaning
+// would change). It reports whether anything changed.
+func (l List) Apply(file []Member, next func() Stamp) (List, bool) {
+	out := l
+	inFile := map[string]bool{}
+	changed := false
+	for _, want := range file {
+		inFile[want.key()] = true
+		k := out.IndexOf(want)
+		if k >= 0 && out.Members[k].TestedOnly == want.TestedOnly {
+			continue
+		}
+		if k >= 0 {
+			out, _ = out.Remove(k, next())
+		}
+		out, _ = out.Add(len(out.Members), want, next())
+		changed = true
+	}
+	for k, m := range out.Members {
+		if !m.Removed && !inFile[m.key()] {
+			out, _ = out.Remove(k, next())
+			changed = true
+		}
+	}
+	return out, changed
+}

@@ -1,0 +1,95 @@
+package nodelist
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Conflict is a change made at one agent that a merge undid: it lost to a
+// change made at once at another agent, which did not know of it. Only the
+// agent that made the change reports it (Lost), once, since only it
+// acknowledged it.
+type Conflict struct {
+	// Kind says what lost: "window", "key in use", "key removal" or "id"
+	// (a node added under an id given at once to another node, or the
+	// same address added at once elsewhere, which is now another id).
+	Kind string
+	// Node is the id (0-based) the change was about in the merged list, -1
+	// for a change of the keys.
+	Node int
+	// Winner is the origin of the change that won (OriginOf), 0 if unknown.
+	Winner uint32
+	// Reason says it in words, for a log line and the notification.
+	Reason string
+}
+
+// Lost returns the changes made at origin that old held and merged no
+// longer does, since a change made at once elsewhere won: a window replaced
+// by one set without knowing it (its Prev is older than the window lost),
+// the key in use set the same way, a key's removal undone by a use of it
+// elsewhere, and a node added here that the merge put at another id.
+func Lost(old, merged List, origin uint32) []Conflict {
+	var out []Conflict
+	for k, m := range old.Members {
+		if m.Hole || m.Removed {
+			continue
+		}
+		nk := merged.IDOf(old, k)
+		if nk < 0 {
+			continue
+		}
+		node := nk
+		if of := merged.Members[nk].Of; of > 0 {
+			node = of - 1
+		}
+		nm := merged.Members[node]
+		if w, nw := m.Maint, nm.Maint; w != nil && w.Set.Origin == origin && !w.Set.IsZero() && nw != nil && nw.Set != w.Set && nw.Prev.Compare(w.Set) < 0 {
+			out = append(out, Conflict{Kind: "window", Node: node, Winner: nw.Set.Origin,
+				Reason: fmt.Sprintf("the maintenance window set here on node %d (%s) was replaced by one set at once at another agent (%s)",
+					node+1, windowWords(w), windowWords(nw))})
+		}
+		if m.Added.Origin == origin && !m.Added.IsZero() && node != k && !nm.Removed {
+			how, by := fmt.Sprintf("id %d was given at once to another node", k+1), winnerOf(merged, k)
+			if node != nk {
+				how, by = "the same address was added at once at another agent", nm.Added.Origin
+			}
+			out = append(out, Conflict{Kind: "id", Node: node, Winner: by,
+				Reason: fmt.Sprintf("node %s added here as node %d is node %d: %s", m.ident(), k+1, node+1, how)})
+		}
+	}
+	if p, np := old.Primary, merged.Primary; p.Set.Origin == origin && !p.Set.IsZero() && np.Set != p.Set && np.Prev.Compare(p.Set) < 0 {
+		out = append(out, Conflict{Kind: "key in use", Node: -1, Winner: np.Set.Origin,
+			Reason: fmt.Sprintf("the key in use set here (%08x) was replaced by one set at once at another agent (%08x)", p.Index, np.Index)})
+	}
+	for _, s := range old.KeySlots {
+		if !s.Deleted || s.DeletedAt.Origin != origin || slices.Contains(old.Keys, s.Index) || !slices.Contains(merged.Keys, s.Index) {
+			continue
+		}
+		by := uint32(0)
+		for _, o := range merged.KeySlots {
+			if o.Index == s.Index && !o.Deleted {
+				by = o.Added.Origin
+			}
+		}
+		out = append(out, Conflict{Kind: "key removal", Node: -1, Winner: by,
+			Reason: fmt.Sprintf("the removal here of key %08x was undone: it was installed or put in use at once at another agent", s.Index)})
+	}
+	return out
+}
+
+// winnerOf returns the origin of the entry merged holds at id k.
+func winnerOf(merged List, k int) uint32 {
+	if k < len(merged.Members) && !merged.Members[k].Hole {
+		return merged.Members[k].Added.Origin
+	}
+	return 0
+}
+
+// windowWords says what a window is: until when, or ended.
+func windowWords(w *Window) string {
+	if w.Until.IsZero() || !w.Until.After(w.Set.Wall().Truncate(time.Second)) {
+		return "ended"
+	}
+	return "until " + w.Until.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,257 @@
+package nodelist
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// How two lists merge (docs/membership.md, "Changes made at once"):
+//
+//   - Every fact of either list is kept: entries added, entries removed,
+//     windows set, keys installed, used and removed. A fact is never taken
+//     back, so merging in any order, any number of times, ends at one list.
+//   - Ids. Entries are taken in the order of their stamps; each keeps the id
+//     it was added at unless an entry stamped before it holds that id, in
+//     which case it takes the id after every id held so far.
+//     So a node added at once at two agents under the same id gets two ids,
+//     and only the one stamped later moves.
+//   - One address, one node. An entry whose address is a member when it is
+//     added (by the stamps) is the same node added again: its id is kept as
+//     a removed id and it names the node it is (Of).
+//   - A removal ends the node at its stamp: an entry of the same address
+//     stamped later is a new node (new id); one stamped before the removal,
+//     at an agent that did not know of the removal, is removed with it.
+//   - A node's maintenance window is the one stamped last among those set
+//     on its entries. The key in use is the one set last; using a key
+//     installs it again, so a removal made at once does not take it away.
+
+// ErrOtherBase refuses to merge two lists that grew from different
+// files (or from lists of an older format that differ): an id may name
+// different nodes in the two, and no rule settles which is meant.
+var ErrOtherBase = errors.New("the two node lists grew from different files")
+
+// ErrBadList is wrapped by the errors of a list no correct agent could
+// have made: the same entry with two contents, a stamp out of order.
+var ErrBadList = errors.New("malformed node list")
+
+// settle derives, from the list's facts, where each entry sits (Member's
+// Want and the rules above), which ids are members, each node's window,
+// and the keys.
+func (l *List) settle() {
+	slots := make([]Member, 0, len(l.Members))
+	for _, m := range l.Members {
+		if !m.Hole {
+			slots = append(slots, m)
+		}
+	}
+	sortSlots(slots)
+	ids := placeSlots(slots)
+	n := 0
+	for _, id := range ids {
+		n = max(n, id+1)
+	}
+	out := make([]Member, n)
+	for k := range out {
+		out[k] = Member{Hole: true, Removed: true, Want: k}
+	}
+	type node struct {
+		first int     // the entry stamped first: the node's own
+		end   Stamp   // the removal that ended it, the earliest
+		ended bool    // it was removed
+		win   *Window // its window, the one stamped last
+	}
+	live := map[string]*node{}
+	of := make([]*node, len(slots))
+	for i, s := range slots {
+		in := live[s.key()]
+		if in == nil || (in.ended && s.Added.Compare(in.end) >= 0) {
+			in = &node{first: i}
+			live[s.key()] = in
+		}
+		of[i] = in
+		if s.Deleted && (!in.ended || s.DeletedAt.Compare(in.end) < 0) {
+			in.end, in.ended = s.DeletedAt, true
+		}
+		if s.Window != nil && (in.win == nil || laterWindow(*s.Window, *in.win)) {
+			in.win = s.Window
+		}
+	}
+	for i, s := range slots {
+		in := of[i]
+		s.Removed, s.Of, s.Maint = in.ended || in.first != i, 0, in.win
+		if in.first != i {
+			s.Of = ids[in.first] + 1
+		}
+		own := slots[in.first].Labels
+		s.Name, s.Community, s.OID = own.Name, own.Community, own.OID
+		out[ids[i]] = s
+	}
+	l.Members = out
+	l.settleKeys()
+}
+
+// placeSlots gives each entry, taken in stamp order, its id: the one it
+// was added at if free, else the id after every id held before it.
+func placeSlots(slots []Member) []int {
+	ids := make([]int, len(slots))
+	taken := map[int]bool{}
+	hi := -1
+	for i, s := range slots {
+		id := s.Want
+		if id < 0 || taken[id] {
+			id = hi + 1 // s.Want is taken, so hi is at least s.Want
+		}
+		ids[i], taken[id] = id, true
+		hi = max(hi, id)
+	}
+	return ids
+}
+
+// laterWindow reports whether window a was set after b (by stamp, then by
+// content, so that two windows of one stamp settle the same everywhere).
+func laterWindow(a, b Window) bool {
+	if c := a.Set.Compare(b.Set); c != 0 {
+		return c > 0
+	}
+	if c := a.Until.Compare(b.Until); c != 0 {
+		return c > 0
+	}
+	return a.Status > b.Status
+}
+
+// settleKeys derives Keys: every key installed and not removed, the
+// primary first (the one last set, if it is held, else the lowest index).
+func (l *List) settleKeys() {
+	slices.SortFunc(l.KeySlots, func(a, b KeySlot) int {
+		if c := cmp.Compare(a.Index, b.Index); c != 0 {
+			return c
+		}
+		return a.Added.Compare(b.Added)
+	})
+	var live []uint32
+	for _, k := range l.KeySlots {
+		if !k.Deleted {
+			live = append(live, k.Index)
+		}
+	}
+	l.Keys = nil
+	if len(live) == 0 {
+		return
+	}
+	primary := l.Primary.Index
+	if !slices.Contains(live, primary) {
+		primary = slices.Min(live)
+	}
+	l.Keys = SortKeys(primary, live)
+}
+
+// Merge returns the list holding every fact of l and of o (see the rules
+// above), settled and sealed. Entries of a host name keep l's address for
+// it. Lists of two bases do not merge (ErrOtherBase).
+func (l List) Merge(o List) (List, error) {
+	if !SameBase(l, o) {
+		return l, ErrOtherBase
+	}
+	out := List{Base: l.Base, Primary: l.Primary}
+	at := map[slotID]int{}
+	for _, src := range [][]Member{l.Members, o.Members} {
+		for _, m := range src {
+			if m.Hole {
+				continue
+			}
+			k, seen := at[m.slot()]
+			if !seen {
+				at[m.slot()] = len(out.Members)
+				out.Members = append(out.Members, m)
+				continue
+			}
+			merged, err := mergeSlot(out.Members[k], m)
+			if err != nil {
+				return l, err
+			}
+			out.Members[k] = merged
+		}
+	}
+	keyAt := map[[2]any]int{}
+	for _, src := range [][]KeySlot{l.KeySlots, o.KeySlots} {
+		for _, s := range src {
+			id := [2]any{s.Index, s.Added}
+			k, seen := keyAt[id]
+			if !seen {
+				keyAt[id] = len(out.KeySlots)
+				out.KeySlots = append(out.KeySlots, s)
+				continue
+			}
+			out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt = mergeDeletion(out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt, s.Deleted, s.DeletedAt)
+		}
+	}
+	if c := o.Primary.Set.Compare(out.Primary.Set); c > 0 || (c == 0 && o.Primary.Index > out.Primary.Index) {
+		out.Primary = o.Primary
+	}
+	out.Seal()
+	return out, nil
+}
+
+// mergeSlot merges two copies of one entry: the same node, removed if
+// either says so, with the window stamped last. The address of a node
+// given by host name is a's.
+func mergeSlot(a, b Member) (Member, error) {
+	if a.Host != b.Host || a.Port != b.Port || a.TestedOnly != b.TestedOnly || a.Labels != b.Labels || (a.Host == "" && a.Addr != b.Addr) {
+		return a, fmt.Errorf("%w: entry %d stamped %s names %s and %s", ErrBadList, a.Want+1, a.Added, a.ident(), b.ident())
+	}
+	a.Deleted, a.DeletedAt = mergeDeletion(a.Deleted, a.DeletedAt, b.Deleted, b.DeletedAt)
+	if b.Window != nil && (a.Window == nil || laterWindow(*b.Window, *a.Window)) {
+		a.Window = b.Window
+	}
+	return a, nil
+}
+
+// mergeDeletion merges two records of a removal: removed if either is, at
+// the earlier stamp.
+func mergeDeletion(a bool, at Stamp, b bool, bt Stamp) (bool, Stamp) {
+	switch {
+	case !b:
+		return a, at
+	case !a || bt.Compare(at) < 0:
+		return true, bt
+	}
+	return a, at
+}
+
+// Adopts reports whether an agent running l takes o whole rather than
+// merging it, when the two grew from different bases: l holds no stamped
+// fact (a file's list, or one an agent of an older format ran) and o,
+// holding some, is further on. A new agent started from a file that lists
+// it thus takes the list the others run, and so does an agent that ran the
+// older format's list when the others have changed it since.
+func (l List) Adopts(o List) bool {
+	return l.Changes() == 0 && o.Changes() > 0 && int64(o.Version) > int64(l.Version)
+}
+
+// Migrate turns a list kept by an agent of the older format (no stamps,
+// the keys by index alone, the version a counter of changes) into this
+// format's: every fact it holds is of its base, which is its version, so
+// its fingerprint and version stay the ones the older agents serve, and
+// agents of both formats keep taking each other's diagnosis.
+func Migrate(l List) List {
+	out := List{Base: l.Version, Members: slices.Clone(l.Members)}
+	for k := range out.Members {
+		m := &out.Members[k]
+		m.Want, m.Added, m.DeletedAt, m.Labels, m.Hole = k, Stamp{}, Stamp{}, Labels{}, false
+		if m.Window != nil {
+			w := *m.Window
+			w.Set, w.Prev = Stamp{}, Stamp{}
+			m.Window = &w
+		}
+	}
+	for _, k := range l.Keys {
+		out.KeySlots = append(out.KeySlots, KeySlot{Index: k})
+	}
+	if len(l.Keys) > 0 {
+		out.Primary = Primary{Index: l.Keys[0]}
+	}
+	out.Seal()
+	return out
+}

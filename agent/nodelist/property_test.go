@@ -1,0 +1,396 @@
+package nodelist
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// The property (issue 41): changes made at 4 agents at once, and lists
+// delivered between them in any order, any number of times, stale or
+// fresh, end at one list everywhere, and that list is the model's: every
+// change an agent acknowledged, applied one after another in the order of
+// their stamps to a plain list (modelList). The same run with the rule the
+// agents had before (the newest list wins) must fail the property.
+
+// mergeRule merges the list a delivery brings into the one held.
+type mergeRule func(held, got List) List
+
+// factMerge is the rule the agents run: Merge.
+func factMerge(held, got List) List {
+	out, err := held.Merge(got)
+	if err != nil {
+		panic(err) // one base in this test
+	}
+	return out
+}
+
+// newestWins is the rule agents ran before: the list of the larger version
+// (on equal versions, the larger fingerprint) replaces the one held.
+func newestWins(held, got List) List {
+	if got.Version > held.Version || (got.Version == held.Version && bytes.Compare(got.Hash[:], held.Hash[:]) > 0) {
+		return got
+	}
+	return held
+}
+
+// op is a change an agent acknowledged, as the model replays it.
+type op struct {
+	kind   string // add, remove, window, install, use, unkey
+	stamp  Stamp
+	entry  slotID  // add: the entry made; remove, window: the entry acted on
+	member Member  // add: the node
+	window *Window // window: the window set
+	index  uint32  // key ops: the key
+	slots  []Stamp // unkey: the installations of the key the agent held
+}
+
+// replica is one agent of the run.
+type replica struct {
+	origin  uint32
+	self    int
+	skew    time.Duration
+	clock   Clock
+	list    List
+	history []List
+}
+
+func (r *replica) stamp(now time.Time) Stamp {
+	return Stamp{Time: r.clock.Next(now.Add(r.skew)), Origin: r.origin}
+}
+
+// run makes steps random changes and deliveries among 4 agents (seed), then
+// delivers every list to every agent until none changes, and returns the
+// agents' lists and the changes they acknowledged.
+func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
+	rng := rand.New(rand.NewPCG(seed, 41))
+	file := nodes(1, 2, 3, 4, 5, 6)
+	file[5].TestedOnly = true
+	base, _ := New(file).WithKeys([]uint32{100}, func() Stamp { return Stamp{} })
+	base.Primary = Primary{Index: 100}
+	base.Seal()
+	now := t0
+	agents := make([]*replica, 4)
+	for i := range agents {
+		agents[i] = &replica{origin: uint32(i + 1), self: i, skew: time.Duration(rng.IntN(401)-200) * time.Millisecond, list: base,
+			history: []List{base}}
+	}
+	var ops []op
+	for range steps {
+		now = now.Add(time.Duration(rng.IntN(40)) * time.Millisecond)
+		a := agents[rng.IntN(len(agents))]
+		if rng.IntN(3) == 0 { // a delivery: any list another agent ever held
+			from := agents[rng.IntN(len(agents))]
+			got := from.history[len(from.history)-1-rng.IntN(min(len(from.history), 6))]
+			a.clock.Observe(got.MaxStamp())
+			a.list = merge(a.list, got)
+			a.history = append(a.history, a.list)
+			continue
+		}
+		if o, next, ok := change(rng, a, now); ok {
+			ops = append(ops, o)
+			a.list = next
+			a.history = append(a.history, next)
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, a := range agents {
+			for _, b := range agents {
+				next := merge(a.list, b.list)
+				if next.Hash != a.list.Hash {
+					a.list, changed = next, true
+				}
+			}
+		}
+	}
+	return agents, ops
+}
+
+// change makes one random change at agent a, as an operator would there;
+// one the agent refuses is no op.
+func change(rng *rand.Rand, a *replica, now time.Time) (op, List, bool) {
+	l := a.list
+	live := func() int { // a member other than the agent itself, or -1
+		var ids []int
+		for k, m := range l.Members {
+			if !m.Removed && k != a.self {
+				ids = append(ids, k)
+			}
+		}
+		if len(ids) == 0 {
+			return -1
+		}
+		return ids[rng.IntN(len(ids))]
+	}
+	at := a.stamp(now)
+	var o op
+	var next List
+	var err error
+	switch rng.IntN(9) {
+	case 0, 1:
+		m := node(20 + rng.IntN(8))
+		next, err = l.Add(len(l.Members), m, at)
+		o = op{kind: "add", member: m, entry: slotID{at, len(l.Members)}}
+	case 2:
+		k := live()
+		if k < 0 {
+			return o, l, false
+		}
+		next, err = l.Remove(k, at)
+		o = op{kind: "remove", entry: l.Members[k].slot()}
+	case 3, 4, 5:
+		k := live()
+		if k < 0 {
+			return o, l, false
+		}
+		until := now.Add(time.Duration(1+rng.IntN(60)) * time.Minute)
+		if rng.IntN(4) == 0 {
+			until = time.Time{}
+		}
+		next, err = l.WithMaintenance(k, until, now, hiadsd.Status(1+rng.IntN(3)), at)
+		if err == nil && next.Hash == l.Hash {
+			return o, l, false // no window to end
+		}
+		o = op{kind: "window", entry: l.Members[k].slot()}
+		if err == nil {
+			o.window = next.Members[k].Window
+		}
+	default:
+		verb := []int{KeyInstall, KeyUse, KeyRemove}[rng.IntN(3)]
+		index := uint32(100 + rng.IntN(4))
+		next, err = l.WithKey(verb, index, at)
+		o = op{kind: map[int]string{KeyInstall: "install", KeyUse: "use", KeyRemove: "unkey"}[verb], index: index}
+		for _, s := range l.KeySlots {
+			if s.Index == index && !s.Deleted {
+				o.slots = append(o.slots, s.Added)
+			}
+		}
+		if err == nil && next.Hash == l.Hash {
+			return o, l, false // the key in use, used again
+		}
+	}
+	o.stamp = at
+	return o, next, err == nil
+}
+
+// model is the list every acknowledged change gives when they are applied
+// one after another, in the order of their stamps, to a plain list: what
+// one agent would hold had every change been made there, each knowing the
+// ones stamped before it. Ids: an entry takes the id it was added at if
+// free, else the one after every id held; an
+// address added while it is a member is that member; a removal ends the
+// node of the entry it names; a window applies to the node of its entry.
+type model struct {
+	ids     map[slotID]int
+	node    map[slotID]*mnode // entry -> the node it is
+	byAddr  map[string]*mnode // address -> its member node
+	hi      int
+	keys    map[Stamp]KeySlot
+	primary Primary
+}
+
+type mnode struct {
+	key     string
+	removed bool
+	window  *Window
+}
+
+func modelList(base List, ops []op) *model {
+	m := &model{ids: map[slotID]int{}, node: map[slotID]*mnode{}, byAddr: map[string]*mnode{}, hi: -1, keys: map[Stamp]KeySlot{},
+		primary: base.Primary}
+	for k, b := range base.Members {
+		m.add(b, slotID{Stamp{}, k})
+	}
+	for _, s := range base.KeySlots {
+		m.keys[s.Added] = s
+	}
+	ops = slices.Clone(ops)
+	slices.SortFunc(ops, func(a, b op) int { return a.stamp.Compare(b.stamp) })
+	for _, o := range ops {
+		switch o.kind {
+		case "add":
+			m.add(o.member, o.entry)
+		case "remove":
+			if n := m.node[o.entry]; !n.removed {
+				n.removed = true
+				delete(m.byAddr, n.key)
+			}
+		case "window":
+			m.node[o.entry].window = o.window
+		case "install", "use":
+			m.keys[o.stamp] = KeySlot{Index: o.index, Added: o.stamp}
+			if o.kind == "use" {
+				m.primary = Primary{Index: o.index, Set: o.stamp}
+			}
+		case "unkey":
+			for _, s := range o.slots {
+				if k := m.keys[s]; !k.Deleted {
+					k.Deleted, k.DeletedAt = true, o.stamp
+					m.keys[s] = k
+				}
+			}
+		}
+	}
+	return m
+}
+
+func (m *model) add(b Member, e slotID) {
+	id := e.Want
+	for slices.Contains(slices.Collect(mapValues(m.ids)), id) {
+		id = max(id, m.hi) + 1
+	}
+	m.ids[e], m.hi = id, max(m.hi, id)
+	if n := m.byAddr[b.key()]; n != nil {
+		m.node[e] = n
+		return
+	}
+	n := &mnode{key: b.key()}
+	m.node[e], m.byAddr[b.key()] = n, n
+}
+
+func mapValues(m map[slotID]int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for _, v := range m {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// agrees returns why l differs from the model, or nil.
+func (m *model) agrees(l List) error {
+	var errs []error
+	slots := 0
+	members := map[string]int{}
+	for k, e := range l.Members {
+		if e.Hole {
+			continue
+		}
+		slots++
+		id, ok := m.ids[e.slot()]
+		if !ok {
+			errs = append(errs, fmt.Errorf("id %d: entry %v was never acknowledged", k+1, e.slot()))
+			continue
+		}
+		n := m.node[e.slot()]
+		first := m.byAddr[n.key] == n && !n.removed && m.firstOf(n) == e.slot()
+		switch {
+		case id != k:
+			errs = append(errs, fmt.Errorf("entry %v is at id %d, the model's %d", e.slot(), k+1, id+1))
+		case e.Removed == first:
+			errs = append(errs, fmt.Errorf("id %d (%s): removed %v, the model's member %v", k+1, e.ident(), e.Removed, first))
+		case first && !sameWindow(e.Maint, n.window):
+			errs = append(errs, fmt.Errorf("id %d: window %+v, the model's %+v", k+1, e.Maint, n.window))
+		}
+		if !e.Removed {
+			if o, dup := members[e.key()]; dup {
+				errs = append(errs, fmt.Errorf("ids %d and %d are one address", o+1, k+1))
+			}
+			members[e.key()] = k
+		}
+	}
+	if slots != len(m.ids) {
+		errs = append(errs, fmt.Errorf("%d entries, the model has %d: acknowledged adds were lost", slots, len(m.ids)))
+	}
+	var live []uint32
+	for _, s := range m.keys {
+		if !s.Deleted {
+			live = append(live, s.Index)
+		}
+	}
+	want := []uint32(nil)
+	if len(live) > 0 {
+		p := m.primary.Index
+		if !slices.Contains(live, p) {
+			p = slices.Min(live)
+		}
+		want = SortKeys(p, live)
+	}
+	if !slices.Equal(l.Keys, want) {
+		errs = append(errs, fmt.Errorf("keys %v, the model's %v", l.Keys, want))
+	}
+	return errors.Join(errs...)
+}
+
+// firstOf returns the first entry, by stamp, of node n: the one that is
+// its id.
+func (m *model) firstOf(n *mnode) slotID {
+	var first *slotID
+	for e, o := range m.node {
+		if o == n && (first == nil || e.Added.Compare(first.Added) < 0 || (e.Added == first.Added && e.Want < first.Want)) {
+			first = &e
+		}
+	}
+	return *first
+}
+
+func sameWindow(a, b *Window) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Set == b.Set && a.Until.Equal(b.Until) && a.Status == b.Status)
+}
+
+// property returns why a run of seed breaks the property under merge.
+func property(seed uint64, merge mergeRule) error {
+	agents, ops := run(seed, 300, merge)
+	for _, a := range agents[1:] {
+		if a.list.Hash != agents[0].list.Hash {
+			return fmt.Errorf("seed %d: agents end with two lists (%x and %x)", seed, agents[0].list.Hash, a.list.Hash)
+		}
+	}
+	if err := modelList(agents[0].history[0], ops).agrees(agents[0].list); err != nil {
+		return fmt.Errorf("seed %d, %d changes acknowledged: %w", seed, len(ops), err)
+	}
+	return nil
+}
+
+// TestMergeProperty: 200 runs of 300 steps, each about 200 changes and 100
+// deliveries among 4 agents.
+func TestMergeProperty(t *testing.T) {
+	for seed := range uint64(200) {
+		if err := property(seed, factMerge); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPropertyCatchesNewestWins: the property fails on the rule the agents
+// ran before (the newest list wins, losing the other change).
+func TestPropertyCatchesNewestWins(t *testing.T) {
+	failed := 0
+	for seed := range uint64(20) {
+		if property(seed, newestWins) != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		t.Fatal("the property holds for newest-wins: it cannot tell a lost change")
+	}
+	t.Logf("newest-wins breaks the property in %d of 20 runs", failed)
+}
+
+// TestModelSeesEveryEntry guards the model itself: a run with no deliveries
+// until the end still ends at the model's list, and the model counts
+// every add.
+func TestModelSeesEveryEntry(t *testing.T) {
+	agents, ops := run(7, 60, factMerge)
+	adds := 0
+	for _, o := range ops {
+		if o.kind == "add" {
+			adds++
+		}
+	}
+	m := modelList(agents[0].history[0], ops)
+	if len(m.ids) != 6+adds {
+		t.Fatalf("the model holds %d entries, want %d", len(m.ids), 6+adds)
+	}
+	if err := m.agrees(agents[0].list); err != nil {
+		t.Fatal(err)
+	}
+}
