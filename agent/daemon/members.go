@@ -198,6 +198,28 @@ func (d *Daemon) RemoveNode(id int) error {
 	})
 }
 
+// CheckNode says whether AddNode (m non-nil) or RemoveNode would take the
+// change of id now, making none: an AgentX TestSet asks before any
+// subagent commits. A host name is not resolved here.
+func (d *Daemon) CheckNode(id int, m *nodelist.Member) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	base := d.latest()
+	if m == nil {
+		if id == base.IndexOf(d.self) {
+			return ErrRemoveSelf
+		}
+		_, err := base.Remove(id, nodelist.Stamp{Time: d.clock.Last() + 1, Origin: d.origin})
+		return err
+	}
+	probe := *m
+	if probe.Host != "" && !probe.Addr.IsValid() {
+		probe.Addr = netip.IPv4Unspecified() // resolved at the commit
+	}
+	_, err := base.Add(id, probe, nodelist.Stamp{Time: d.clock.Last() + 1, Origin: d.origin})
+	return err
+}
+
 // NextID returns the id (0-based) a manager adds the next node at here.
 func (d *Daemon) NextID() int {
 	d.mu.Lock()

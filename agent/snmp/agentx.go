@@ -1,11 +1,15 @@
 package snmp
 
 import (
+	"errors"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/agentx"
+	"github.com/diagagent/diagagent/agent/board"
 )
 
 // AgentX returns the handler that serves this responder's objects under
@@ -30,10 +34,20 @@ type axHandler struct {
 	sets    map[uint32]*axSet
 }
 
-// axSet is one AgentX set transaction between TestSet and CleanupSet.
+// axSet is one AgentX set transaction between TestSet and CleanupSet: its
+// scalars, or one change of a diagTree row (row), or one maintenance
+// window (maint, with the window it replaces in undoMaint).
 type axSet struct {
 	todo, undo []pendingSet
+	row        *RowChange
+	maint      *maintChange
 	committed  bool
+}
+
+// maintChange is a maintenance window a set asks for: the node and the end.
+type maintChange struct {
+	node        uint32
+	until, undo time.Time
 }
 
 // view starts a request: a fresh workspace over the current snapshot.
@@ -85,6 +99,13 @@ func (h *axHandler) TestSet(tid uint32, vbs []agentx.VarBind) (agentx.Error, int
 	defer h.mu.Unlock()
 	v := h.view()
 	set := &axSet{}
+	if len(vbs) > 0 && OID(vbs[0].Name).HasPrefix(h.r.treeEntry) {
+		st, at := h.testTree(v, set, vbs)
+		if st == gosnmp.NoError {
+			h.sets[tid] = set
+		}
+		return agentx.Error(st), at
+	}
 	for i, vb := range vbs {
 		name := append(OID(nil), vb.Name...)
 		val, ok := fromAgentX(vb)
@@ -110,6 +131,14 @@ func (h *axHandler) CommitSet(tid uint32) (agentx.Error, int) {
 	if set == nil {
 		return agentx.CommitFailed, 1
 	}
+	if set.row != nil || set.maint != nil {
+		if err := h.commitTree(set); err != nil {
+			h.r.log.WithError(err).Warn("agentx: SET of a diagTree row failed")
+			return agentx.CommitFailed, 1
+		}
+		set.committed = true
+		return agentx.NoError, 0
+	}
 	if i, err := h.r.commit(h.view(), set.todo); err != nil {
 		h.r.log.WithError(err).WithField("index", i+1).Warn("agentx: SET commit failed")
 		return agentx.CommitFailed, i + 1
@@ -128,6 +157,13 @@ func (h *axHandler) UndoSet(tid uint32) (agentx.Error, int) {
 	if set == nil || !set.committed {
 		return agentx.NoError, 0
 	}
+	if set.row != nil || set.maint != nil {
+		if err := h.undoTree(set); err != nil {
+			h.r.log.WithError(err).Warn("agentx: undoing a SET of a diagTree row failed")
+			return agentx.UndoFailed, 1
+		}
+		return agentx.NoError, 0
+	}
 	if i, err := h.r.commit(h.view(), set.undo); err != nil {
 		return agentx.UndoFailed, i + 1
 	}
@@ -138,6 +174,71 @@ func (h *axHandler) CleanupSet(tid uint32) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.sets, tid)
+}
+
+// testTree checks a set of diagTree columns, as a UDP request's row or
+// window set is checked: one row created or destroyed (parseRow, then the
+// daemon's OnRowCheck), or one node's maintenance window.
+func (h *axHandler) testTree(v *view, set *axSet, vbs []agentx.VarBind) (gosnmp.SNMPError, int) {
+	in := make([]varbind, len(vbs))
+	for i, vb := range vbs {
+		val, ok := fromAgentX(vb)
+		if !ok {
+			return gosnmp.WrongType, i + 1
+		}
+		in[i] = varbind{append(OID(nil), vb.Name...), val}
+	}
+	if p := (&pdu{vbs: in}); h.r.maintSet(p) {
+		rest := in[0].name[len(h.r.treeEntry):]
+		until, st := maintUntil(rest[0], in[0].val, v.now)
+		if st != gosnmp.NoError {
+			return st, 1
+		}
+		k := slices.IndexFunc(v.snap.Nodes, func(r board.Row) bool { return r.ID == rest[1] })
+		if k < 0 {
+			return gosnmp.NoCreation, 1
+		}
+		set.maint = &maintChange{node: rest[1], until: until}
+		if w := v.snap.Nodes[k].Maint; w.Active(v.now) {
+			set.maint.undo = w.Until
+		}
+		return gosnmp.NoError, 0
+	}
+	if h.r.cfg.OnRowChange == nil {
+		return gosnmp.NotWritable, 1
+	}
+	ch, st, at := h.r.parseRow(in)
+	if st == gosnmp.NoError && h.r.cfg.OnRowCheck != nil {
+		if err := h.r.cfg.OnRowCheck(ch); err != nil {
+			st, at = rowError(err), 1
+		}
+	}
+	if st == gosnmp.NoError {
+		set.row = &ch
+	}
+	return st, at
+}
+
+// commitTree makes the row change or window TestSet kept.
+func (h *axHandler) commitTree(set *axSet) error {
+	if m := set.maint; m != nil {
+		return h.r.cfg.OnMaintenance(m.node, m.until)
+	}
+	return h.r.cfg.OnRowChange(*set.row)
+}
+
+// undoTree takes back a committed row change or window: a node added is
+// removed, a window set gives way to the one it replaced. A node removed
+// cannot come back under its id (ids are never given again): that undo
+// fails, and the node can be added again.
+func (h *axHandler) undoTree(set *axSet) error {
+	if m := set.maint; m != nil {
+		return h.r.cfg.OnMaintenance(m.node, m.undo)
+	}
+	if set.row.Destroy {
+		return errors.New("a node removed cannot be put back under its id")
+	}
+	return h.r.cfg.OnRowChange(RowChange{ID: set.row.ID, Destroy: true})
 }
 
 // toAgentX converts a served value; the value types share their numbers

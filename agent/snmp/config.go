@@ -64,6 +64,11 @@ type Config struct {
 	// ErrRowInconsistent choose the SET's error, any other error is
 	// commitFailed. Nil makes diagTree read-only.
 	OnRowChange func(RowChange) error
+	// OnRowCheck, if set, says whether OnRowChange would take a change,
+	// making none: an AgentX TestSet checks with it, so that a refused
+	// change gets its error (noCreation, inconsistentValue) before any
+	// subagent commits.
+	OnRowCheck func(RowChange) error
 	// OnMaintenance is called with a node's new maintenance window, as a
 	// manager sets nodeMaintenanceUntil or nodeMaintenanceFor (the NodeID
 	// and its end, the zero time to end it): nodelist.ErrNoMember makes

@@ -3,6 +3,7 @@ package snmp
 import (
 	"errors"
 	"net/netip"
+	"strings"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -85,6 +86,7 @@ func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 	var ch RowChange
 	var addrType, status int
 	var addr []byte
+	host := ""
 	for i, vb := range vbs {
 		rest := vb.name[len(r.treeEntry):]
 		if !vb.name.HasPrefix(r.treeEntry) || len(rest) != 2 || (ch.ID != 0 && rest[1] != ch.ID) {
@@ -114,6 +116,15 @@ func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 				st = gosnmp.WrongValue
 			}
 			ch.TestedOnly = vb.val.int() == mib.TruthTrue
+		case mib.ColNodeName:
+			st = wantText(vb.val, 0, 64)
+			ch.Name = string(vb.val.octetString())
+		case mib.ColNodeHost:
+			st = wantText(vb.val, 1, 255)
+			host = string(vb.val.octetString())
+		case mib.ColNodeCommunity:
+			st = wantText(vb.val, 0, 127)
+			ch.Community = string(vb.val.octetString())
 		case mib.ColNodeMaintUntil, mib.ColNodeMaintFor:
 			st = gosnmp.InconsistentValue // a window is set in a request of its own
 		default:
@@ -123,11 +134,32 @@ func (r *Responder) parseRow(vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 			return ch, st, i + 1
 		}
 	}
-	return r.finishRow(ch, status, addrType, addr, vbs)
+	return r.finishRow(ch, status, addrType, addr, host, vbs)
 }
 
-// finishRow checks the row status and the address a change names.
-func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
+// wantText is wrongType unless val is an OCTET STRING, wrongLength unless
+// it has lo to hi octets, and wrongValue unless they are printable ASCII
+// (DisplayString, and what a community or host name can be).
+func wantText(val value, lo, hi int) gosnmp.SNMPError {
+	if st := wantType(val, gosnmp.OctetString); st != gosnmp.NoError {
+		return st
+	}
+	b := val.octetString()
+	if len(b) < lo || len(b) > hi {
+		return gosnmp.WrongLength
+	}
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return gosnmp.WrongValue
+		}
+	}
+	return gosnmp.NoError
+}
+
+// finishRow checks the row status and the address a change names: by
+// nodeAddrType and nodeAddr, or by nodeHost (an address as text, or a host
+// name the daemon resolves), not both.
+func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, host string, vbs []varbind) (RowChange, gosnmp.SNMPError, int) {
 	at := indexOfColumn(vbs, r.treeEntry, mib.ColNodeRowStatus)
 	switch status {
 	case mib.RowDestroy:
@@ -142,6 +174,26 @@ func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, v
 	default:
 		return ch, gosnmp.WrongValue, at
 	}
+	if host != "" {
+		hostAt := indexOfColumn(vbs, r.treeEntry, mib.ColNodeHost)
+		if addr != nil || addrType != 0 {
+			return ch, gosnmp.InconsistentValue, hostAt
+		}
+		if a, err := netip.ParseAddr(host); err == nil && a.Zone() == "" {
+			addr, addrType = a.Unmap().AsSlice(), mib.InetIPv4
+			if a.Unmap().Is6() {
+				addrType = mib.InetIPv6
+			}
+		} else if !hostName(host) {
+			return ch, gosnmp.WrongValue, hostAt
+		} else {
+			ch.Host = host
+			if ch.Port == 0 {
+				ch.Port = nodelist.DefaultPort
+			}
+			return ch, gosnmp.NoError, 0
+		}
+	}
 	a, ok := netip.AddrFromSlice(addr)
 	switch {
 	case addr == nil || addrType == 0:
@@ -155,6 +207,25 @@ func (r *Responder) finishRow(ch RowChange, status, addrType int, addr []byte, v
 		ch.Port = nodelist.DefaultPort
 	}
 	return ch, gosnmp.NoError, 0
+}
+
+// hostName reports whether s is a host name (RFC 1123: labels of letters,
+// digits and hyphens, dot-separated).
+func hostName(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(s, "."), ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, c := range label {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // wantType is wrongType unless val has type typ (wrongLength for a value

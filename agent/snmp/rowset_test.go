@@ -45,7 +45,13 @@ func TestRowSets(t *testing.T) {
 	}
 	h.must(t, "snmpset", h.v2(rwCommunity, create(4, "0a000009")...)...)
 	h.must(t, "snmpset", h.v2(rwCommunity, cell(mib.ColNodeRowStatus, 2), "i", "6")...)
-	want := []RowChange{{ID: 4, Member: nodelist.Member{Addr: netip.MustParseAddr("10.0.0.9"), Port: 1161, TestedOnly: true}}, {ID: 2, Destroy: true}}
+	// By text, with a name and a community: no octets in hexadecimal.
+	h.must(t, "snmpset", h.v2(rwCommunity, cell(mib.ColNodeHost, 4), "s", "2001:db8::9", cell(mib.ColNodeName, 4), "s", "printer-9",
+		cell(mib.ColNodeCommunity, 4), "s", "pr1nt", cell(mib.ColNodeRowStatus, 4), "i", "4")...)
+	h.must(t, "snmpset", h.v2(rwCommunity, cell(mib.ColNodeHost, 4), "s", "ws-9.lan", cell(mib.ColNodeRowStatus, 4), "i", "4")...)
+	want := []RowChange{{ID: 4, Member: nodelist.Member{Addr: netip.MustParseAddr("10.0.0.9"), Port: 1161, TestedOnly: true}}, {ID: 2, Destroy: true},
+		{ID: 4, Member: nodelist.Member{Addr: netip.MustParseAddr("2001:db8::9"), Port: 161, Name: "printer-9", Community: "pr1nt"}},
+		{ID: 4, Member: nodelist.Member{Host: "ws-9.lan", Port: 161}}}
 	if fmt.Sprint(rec.got) != fmt.Sprint(want) {
 		t.Errorf("OnRowChange got %+v, want %+v", rec.got, want)
 	}
@@ -64,6 +70,10 @@ func TestRowSets(t *testing.T) {
 		{"a 3-octet address", h.v2(rwCommunity, append(create(4, "0a0000")[3:], cell(mib.ColNodeAddrType, 4), "i", "1")...), "wrongValue"},
 		{"status column", h.v2(rwCommunity, cell(mib.ColNodeStatus, 4), "i", "1", cell(mib.ColNodeRowStatus, 4), "i", "4"), "notWritable"},
 		{"string row status", h.v2(rwCommunity, cell(mib.ColNodeRowStatus, 4), "s", "x"), "wrongType"},
+		{"host and address", h.v2(rwCommunity, append(create(4, "0a000009"), cell(mib.ColNodeHost, 4), "s", "10.0.0.9")...), "inconsistentValue"},
+		{"not a host name", h.v2(rwCommunity, cell(mib.ColNodeHost, 4), "s", "ws_9 lan", cell(mib.ColNodeRowStatus, 4), "i", "4"), "wrongValue"},
+		{"a name too long", h.v2(rwCommunity, cell(mib.ColNodeHost, 4), "s", "10.0.0.9", cell(mib.ColNodeName, 4), "s", strings.Repeat("n", 65),
+			cell(mib.ColNodeRowStatus, 4), "i", "4"), "wrongLength"},
 	}
 	for _, c := range cases {
 		out, err := h.run(t, "snmpset", c.args...)
@@ -71,7 +81,7 @@ func TestRowSets(t *testing.T) {
 			t.Errorf("%s: snmpset printed %q (%v), want Reason: %s", c.name, out, err, c.want)
 		}
 	}
-	if len(rec.got) != 2 {
+	if len(rec.got) != 4 {
 		t.Errorf("a refused request reached the daemon: %+v", rec.got)
 	}
 }

@@ -96,7 +96,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	}
 	rc := responderConfig(cfg, id, ring, st.EngineID, boots, a.board, log)
 	rc.OnSetNMS, rc.OnRowChange, rc.OnPush, rc.OnHello = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive, a.daemon.Hello
-	rc.OnMaintenance = a.daemon.SetMaintenance
+	rc.OnMaintenance, rc.OnRowCheck = a.daemon.SetMaintenance, rowChecker(a.daemon)
 	if ring != nil {
 		rc.OnKeyChange = func(verb int, k [32]byte) error { return a.daemon.ChangeKeys(verb, keyring.Key(k)) }
 	}
@@ -309,28 +309,41 @@ func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agen
 }
 
 // rowChanger hands a manager's diagTree row change to the daemon, and maps
-// its refusals to the SET's errors: a row at another index than the next
-// is noCreation; an address already listed (a row created there first by
-// another manager among them), a row that is not a member, this agent's
-// own row, or a host name that does not resolve is inconsistentValue.
+// its refusals to the SET's errors (rowRefusal).
 func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
 	return func(ch snmp.RowChange) error {
-		id := int(ch.ID) - 1
-		var err error
 		if ch.Destroy {
-			err = d.RemoveNode(id)
-		} else {
-			err = d.AddNode(id, ch.Member)
+			return rowRefusal(d.RemoveNode(int(ch.ID) - 1))
 		}
-		switch {
-		case err == nil:
-			return nil
-		case errors.Is(err, nodelist.ErrBadIndex):
-			return fmt.Errorf("%w: %w", snmp.ErrRowNoCreation, err)
-		case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrTaken), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf),
-			errors.Is(err, daemon.ErrCannotResolve):
-			return fmt.Errorf("%w: %w", snmp.ErrRowInconsistent, err)
-		}
-		return err
+		return rowRefusal(d.AddNode(int(ch.ID)-1, ch.Member))
 	}
+}
+
+// rowChecker asks the daemon whether it would take a row change (an
+// AgentX TestSet), with the errors rowChanger's would have.
+func rowChecker(d *daemon.Daemon) func(snmp.RowChange) error {
+	return func(ch snmp.RowChange) error {
+		if ch.Destroy {
+			return rowRefusal(d.CheckNode(int(ch.ID)-1, nil))
+		}
+		return rowRefusal(d.CheckNode(int(ch.ID)-1, &ch.Member))
+	}
+}
+
+// rowRefusal maps the daemon's refusal of a row change to the SET's error:
+// a row at another index than the next is noCreation; an address already
+// listed, an index taken by a row created just before, a row that is not a
+// member, this agent's own row, or a host name that does not resolve is
+// inconsistentValue.
+func rowRefusal(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, nodelist.ErrBadIndex):
+		return fmt.Errorf("%w: %w", snmp.ErrRowNoCreation, err)
+	case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrTaken), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf),
+		errors.Is(err, daemon.ErrCannotResolve):
+		return fmt.Errorf("%w: %w", snmp.ErrRowInconsistent, err)
+	}
+	return err
 }

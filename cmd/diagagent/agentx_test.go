@@ -18,7 +18,8 @@ import (
 // test each other through their snmpds and agree; a stopped agent leaves
 // its snmpd answering without the DIAGNOSIS-MIB, so it is partial
 // everywhere and the station hears of it; a SET of nmsID through one snmpd
-// reaches every agent; the restarted agent registers again.
+// reaches every agent, and so do a node added and removed through two
+// snmpds; the restarted agent registers again.
 func TestAgentXCluster(t *testing.T) {
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
@@ -47,6 +48,43 @@ func TestAgentXCluster(t *testing.T) {
 		}
 		return true
 	})
+	// A printer added through agent 3's snmpd (TestSet, CommitSet) at the
+	// id it names, then removed through agent 4's: every agent follows.
+	next, err := c.snmp("snmpget", 2, "-Oqv", mib.DiagNodeNextID0)
+	if err != nil || strings.TrimSpace(next) != "9" {
+		t.Fatalf("diagNodeNextID.0 through agent 3's snmpd: %q, %v; want 9", next, err)
+	}
+	if out, err := c.snmp("snmpset", 2, mib.TreeCell(mib.ColNodeHost, 9), "s", "127.0.0.109", mib.TreeCell(mib.ColNodeTestedOnly, 9), "i", "1",
+		mib.TreeCell(mib.ColNodeName, 9), "s", "printer", mib.TreeCell(mib.ColNodeRowStatus, 9), "i", "4"); err != nil {
+		t.Fatalf("create row 9 through agent 3's snmpd: %v: %s", err, out)
+	}
+	if out, err := c.snmp("snmpset", 2, mib.TreeCell(mib.ColNodeHost, 11), "s", "127.0.0.111", mib.TreeCell(mib.ColNodeRowStatus, 11), "i", "4"); err == nil ||
+		!strings.Contains(out, "noCreation") {
+		t.Errorf("create row 11 through snmpd, where the next is 10: %v: %s; want noCreation", err, out)
+	}
+	if out, err := c.snmp("snmpset", 2, mib.TreeCell(mib.ColNodeHost, 9), "s", "127.0.0.110", mib.TreeCell(mib.ColNodeRowStatus, 9), "i", "4"); err == nil ||
+		!strings.Contains(out, "inconsistentValue") {
+		t.Errorf("create row 9 again through snmpd: %v: %s; want inconsistentValue", err, out)
+	}
+	listed := func(present bool) func() bool {
+		return func() bool {
+			for _, k := range c.running() {
+				st, err := c.statuses(k)
+				if _, in := st[9]; err != nil || in != present {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	took = c.waitFor("every agent lists node 9", membershipBound("vcube", 9), listed(true))
+	t.Logf("node 9 added through snmpd: listed everywhere after %v", took.Round(time.Millisecond))
+	if out, err := c.snmp("snmpset", 3, mib.TreeCell(mib.ColNodeRowStatus, 9), "i", "6"); err != nil {
+		t.Fatalf("destroy row 9 through agent 4's snmpd: %v: %s", err, out)
+	}
+	took = c.waitFor("no agent lists node 9", membershipBound("vcube", 9), listed(false))
+	t.Logf("node 9 removed through snmpd: gone everywhere after %v", took.Round(time.Millisecond))
+
 	c.start(4)
 	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
 	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))

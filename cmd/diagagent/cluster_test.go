@@ -423,6 +423,13 @@ func latencyBound(algo string, n int) time.Duration {
 	return rounds*roundTime() + testInterval
 }
 
+// membershipBound is how long a change of the list made at one agent may
+// take to reach every agent: hiadsd.MembershipBound rounds.
+func membershipBound(algo string, n int) time.Duration {
+	a, _ := hiadsd.ParseAlgorithm(algo)
+	return time.Duration(hiadsd.MembershipBound(a, n))*roundTime() + testInterval
+}
+
 func contains(xs []int, x int) bool {
 	for _, y := range xs {
 		if x == y {
