@@ -603,7 +603,9 @@ func deleteID(m any, id int) {
 }
 
 // notifyChanges sends diagNodeListChange for each node added or removed by
-// a change made here (its stamp's origin is this agent).
+// a change made here (its stamp's origin is this agent). A node of this
+// agent's that a merge moved to another id is no new node: the conflict
+// notification said where it went.
 func (d *Daemon) notifyChanges(l nodelist.List, added, removed []int, old nodelist.List) {
 	if d.notify == nil {
 		return
@@ -615,7 +617,7 @@ func (d *Daemon) notifyChanges(l nodelist.List, added, removed []int, old nodeli
 		}
 	}
 	for _, id := range added {
-		if m := l.Members[id]; m.Added.Origin == d.origin && !m.Added.IsZero() {
+		if m := l.Members[id]; m.Added.Origin == d.origin && !m.Added.IsZero() && old.IDOf(l, id) < 0 { // moved, not added: notifyLost told it
 			send(id, m.Addr, false)
 		}
 	}

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,4 +147,128 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	if got := m.changes(3); len(got) != 1 || got[0].Node != 8 || !got[0].Removed || got[0].Version != 3 {
 		t.Errorf("agent 4 notified %+v, want node 8 removed at version 3", got)
 	}
+}
+
+// lost returns what agent id notified of changes that lost.
+func (m *mockNet) lost(id int) []traps.ListConflict {
+	s := m.sinks[id]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lost)
+}
+
+// agree reports whether every running agent runs one list (one
+// fingerprint) and ok holds of it at each.
+func (m *mockNet) agree(ok func(d *Daemon) bool) bool {
+	var hash [8]byte
+	first := true
+	for _, d := range m.agents {
+		if d == nil {
+			continue
+		}
+		if (!first && d.list.Hash != hash) || !ok(d) {
+			return false
+		}
+		hash, first = d.list.Hash, false
+	}
+	return true
+}
+
+// TestMockNetChangesAtOnce: the two findings of issue 41, on eight vCube
+// agents. Windows set at once on nodes 3 and 5 at agents 1 and 2 are both
+// kept everywhere. Two nodes added at once at agents 1 and 2, each as the
+// next id (9), are both listed everywhere, under ids 9 and 10: the one
+// stamped later moved, and only its agent says so (diagNodeListConflict).
+// Two windows set at once on node 4 at agents 3 and 4 settle everywhere on
+// the one stamped last, and only the agent whose window lost says so. Each
+// change reaches every agent within hiadsd.MembershipBound rounds.
+func TestMockNetChangesAtOnce(t *testing.T) {
+	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
+	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
+		for k := range 8 {
+			if !m.everyone(k, hiadsd.FaultFree, -1) {
+				return false
+			}
+		}
+		return true
+	})
+	bound := hiadsd.MembershipBound(hiadsd.VCube, 10)
+	until := m.clock.Now().Add(10 * time.Minute)
+	for _, c := range []struct{ agent, node int }{{0, 3}, {1, 5}} {
+		if err := m.agents[c.agent].SetMaintenance(uint32(c.node), until); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := m.until(bound, "every agent holds both windows", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.inMaintenance(2) && d.inMaintenance(4) })
+	})
+	t.Logf("two windows at once: both everywhere after %d rounds (bound %d)", r, bound)
+
+	j1, j2 := m.addHost(), m.addHost()
+	for k, j := range []int{j1, j2} {
+		cfg := m.cfg // each new host's file lists the hosts up to it (the mock's id is its host)
+		for h := 8; h <= j; h++ {
+			cfg.Nodes = append(slices.Clone(cfg.Nodes), nodelist.Member{Addr: addr(h), Port: 161})
+		}
+		cfg.StartupGrace = time.Minute
+		m.startWith(j, cfg)
+		if next := m.agents[k].NextID(); next != 8 {
+			t.Fatalf("agent %d gives id %d next, want 9", k+1, next+1)
+		}
+		if err := m.agents[k].AddNode(8, nodelist.Member{Addr: addr(j), Port: 161, Name: fmt.Sprintf("new-%d", k+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = m.until(bound, "every agent lists both new nodes, under ids 9 and 10, up", func() bool {
+		return m.agree(func(d *Daemon) bool {
+			a, b := d.list.Find(addr(j1), 161), d.list.Find(addr(j2), 161)
+			return min(a, b) == 8 && max(a, b) == 9 && rowOf(d.Snapshot(), 9) != nil && rowOf(d.Snapshot(), 9).Status == hiadsd.FaultFree &&
+				rowOf(d.Snapshot(), 10) != nil && rowOf(d.Snapshot(), 10).Status == hiadsd.FaultFree
+		})
+	})
+	t.Logf("two nodes at once as id 9: both everywhere after %d rounds (bound %d)", r, bound)
+	moved := 0 // the agent whose node is at id 10 now
+	if m.agents[0].list.Find(addr(j1), 161) == 8 {
+		moved = 1
+	}
+	if l := m.lost(moved); len(l) != 1 || l[0].Node != 10 || l[0].Winner != uint32(2-moved) || !strings.Contains(l[0].Reason, "is node 10") {
+		t.Errorf("agent %d, whose node moved: notified %+v, want one conflict about node 10 won by agent %d", moved+1, l, 2-moved)
+	}
+	if l := m.lost(1 - moved); len(l) != 0 {
+		t.Errorf("agent %d, whose node kept id 9: notified %+v", 2-moved, l)
+	}
+	if c := m.changes(moved); len(c) != 1 || c[0].Removed || c[0].Addr != addr([]int{j1, j2}[moved]) {
+		t.Errorf("agent %d notified the list changes %+v, want its node added", moved+1, c)
+	}
+	for _, j := range []int{j1, j2} {
+		if s := m.agents[j].Snapshot(); s.Self != uint32(m.agents[j].list.Find(addr(j), 161)+1) {
+			t.Errorf("the new agent on host %d serves itself as node %d", j+1, s.Self)
+		}
+	}
+
+	u3, u4 := m.clock.Now().Add(time.Hour), m.clock.Now().Add(2*time.Hour)
+	if err := m.agents[2].SetMaintenance(4, u3); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.agents[3].SetMaintenance(4, u4); err != nil {
+		t.Fatal(err)
+	}
+	r = m.until(bound, "every agent holds one window on node 4", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.inMaintenance(3) })
+	})
+	t.Logf("two windows at once on node 4: one list after %d rounds", r)
+	won := m.agents[0].list.Members[3].Maint.Until
+	loser := 2
+	if won.Equal(u3.Truncate(time.Second)) {
+		loser = 3
+	}
+	if l := m.lost(loser); len(l) != 1 || l[0].Node != 4 || !strings.Contains(l[0].Reason, "replaced by one set at once") {
+		t.Errorf("agent %d, whose window lost: notified %+v, want one conflict about node 4", loser+1, l)
+	}
+	for id := range m.agents {
+		if id != loser && id != moved && len(m.lost(id)) > 0 {
+			t.Errorf("agent %d notified a conflict of a change it did not make: %+v", id+1, m.lost(id))
+		}
+	}
+	m.noSuspicion()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -102,5 +103,53 @@ func TestCheckStateDir(t *testing.T) {
 	err := CheckStateDir(filepath.Join(file, "state")) // a directory under a file can never be made
 	if err == nil || !strings.HasPrefix(err.Error(), "state_dir: ") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("unwritable state_dir: %v, want one line starting with state_dir", err)
+	}
+}
+
+// TestStateOlderLayout: a state file of layout 1, as agents of the format
+// before merging lists wrote it, is migrated, never refused: the engine
+// boots and the node list with its removed ids, windows and keys are kept,
+// and the list keeps the fingerprint and version those agents serve. A
+// file of a newer layout is refused with what to do, and left as it was.
+func TestStateOlderLayout(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, stateFileName)
+	older := `{"version":1,"nodes":4,"counters":[0,3,0,1],"last_seq":2,"engine_boots":17,"events":[],"nms_counter":0,` +
+		`"list":{"version":5,"hash":[1,2,3,4,5,6,7,8],"members":[{"addr":"127.0.0.1","port":161},{"addr":"127.0.0.2","port":161},` +
+		`{"addr":"127.0.0.3","port":161,"removed":true},{"addr":"127.0.0.4","port":161,"maint":{"until":"2026-11-27T12:00:00Z","status":1}}],` +
+		`"keys":[3000,1000]},"file_hash":"00","keys_hash":"x"}`
+	if err := os.WriteFile(path, []byte(older), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := LoadState(dir, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := st.List
+	want := nodelist.List{Version: 5, Members: []nodelist.Member{{Addr: netip.MustParseAddr("127.0.0.1"), Port: 161}, {Addr: netip.MustParseAddr("127.0.0.2"), Port: 161},
+		{Addr: netip.MustParseAddr("127.0.0.3"), Port: 161, Deleted: true},
+		{Addr: netip.MustParseAddr("127.0.0.4"), Port: 161, Window: &nodelist.Window{Until: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC), Status: hiadsd.FaultFree}}},
+		Keys: []uint32{3000, 1000}}
+	if w := nodelist.Migrate(want); st.EngineBoots != 17 || len(st.Counters) != 4 || st.Counters[1] != 3 || l == nil || l.Hash != w.Hash || l.Version != 5 ||
+		!l.Members[2].Removed || !l.Members[3].Maint.Active(time.Date(2026, 11, 27, 11, 0, 0, 0, time.UTC)) || l.Keys[0] != 3000 {
+		t.Fatalf("migrated: boots %d, counters %v, list %+v", st.EngineBoots, st.Counters, l)
+	}
+	if err := SaveState(dir, st); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadState(dir, 3)
+	if err != nil || again.Version != stateVersion || again.List.Hash != l.Hash || again.List.Version != 5 {
+		t.Fatalf("saved at layout %d and read again: %v, %+v", again.Version, err, again.List)
+	}
+
+	newer := []byte(`{"version":3,"engine_boots":40}`)
+	if err := os.WriteFile(path, newer, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadState(dir, 3); !errors.Is(err, ErrStateVersion) || !strings.Contains(err.Error(), "a newer agent wrote it") {
+		t.Fatalf("a newer layout: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(newer) {
+		t.Errorf("a refused file was changed: %s", b)
 	}
 }

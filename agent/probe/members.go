@@ -32,6 +32,7 @@ type Member struct {
 type ListMember struct {
 	ID         uint32 // nodeID
 	Name       string // nodeName, from an agent that serves it
+	Host       string // nodeHost when it is a host name, from an agent that serves it
 	Addr       netip.Addr
 	Port       uint16
 	TestedOnly bool
@@ -110,14 +111,19 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 	return m, nil
 }
 
-// fetchNames reads the nodes' names (nodeName) into m, where the agent
-// serves them; an agent of an older format has none, and that is no error.
+// fetchNames reads the nodes' names and host names (nodeName, nodeHost)
+// into m, where the agent serves them; an agent of an older format has
+// none, and that is no error.
 func (p *Prober) fetchNames(ctx context.Context, t Target, m Members, byID map[uint32]int) {
-	_ = p.walk(ctx, t, []string{mib.NodeName}, 0, func(remaining int) int { return remaining },
+	_ = p.walk(ctx, t, []string{mib.NodeName, mib.NodeHost}, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
-			if name, ok := vbs[0].Value.([]byte); ok {
-				if k, in := byID[idx]; in {
-					m.Nodes[k].Name = string(name)
+			name, ok := vbs[0].Value.([]byte)
+			host, ok2 := vbs[1].Value.([]byte)
+			k, in := byID[idx]
+			if ok && ok2 && in {
+				m.Nodes[k].Name = string(name)
+				if _, err := netip.ParseAddr(string(host)); err != nil {
+					m.Nodes[k].Host = string(host)
 				}
 			}
 			return false, nil

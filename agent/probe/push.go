@@ -33,16 +33,53 @@ func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
 	return nil
 }
 
-// Set writes one object of the agent at t, as Push does, waiting the
-// ceiling of the round-trip timeout: diagagent keyring's change of keys.
-func (p *Prober) Set(ctx context.Context, t Target, vb gosnmp.SnmpPDU) error {
-	return p.set(ctx, p.slots, t, p.cfg.Timeout, vb)
+// Set writes the objects of one SetRequest to the agent at t, as Push
+// does, waiting the ceiling of the round-trip timeout: the operator's
+// commands (diagagent keyring, maintenance, nodes). An agent's refusal is
+// a *SetError.
+func (p *Prober) Set(ctx context.Context, t Target, vbs ...gosnmp.SnmpPDU) error {
+	return p.set(ctx, p.slots, t, p.cfg.Timeout, vbs...)
+}
+
+// SetError is an agent's refusal of a SetRequest: its error-status and the
+// 1-based index of the varbind at fault. It is an ErrUnexpectedValue.
+type SetError struct {
+	Status gosnmp.SNMPError
+	Index  int
+}
+
+func (e *SetError) Error() string {
+	return fmt.Sprintf("%v: error-status %v at varbind %d", ErrUnexpectedValue, e.Status, e.Index)
+}
+
+func (e *SetError) Unwrap() error { return ErrUnexpectedValue }
+
+// Get reads objects of the agent at t in one GetRequest, as the operator's
+// commands ask.
+func (p *Prober) Get(ctx context.Context, t Target, oids ...string) ([]gosnmp.SnmpPDU, error) {
+	if err := acquire(ctx, p.slots); err != nil {
+		return nil, err
+	}
+	defer release(p.slots)
+	var pkt *gosnmp.SnmpPacket
+	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
+		pkt, err = g.Get(oids)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer p.close(g, t)
+	if pkt.Error != gosnmp.NoError || len(pkt.Variables) != len(oids) {
+		return nil, fmt.Errorf("%w: error-status %v, %d of %d objects", ErrUnexpectedValue, pkt.Error, len(pkt.Variables), len(oids))
+	}
+	return pkt.Variables, nil
 }
 
 // set writes vb to the agent at t with the write community or the v3
 // user, in one of slots (p.slots or p.sends), waiting wait for each reply;
 // it fails unless the agent took it.
-func (p *Prober) set(ctx context.Context, slots chan struct{}, t Target, wait time.Duration, vb gosnmp.SnmpPDU) error {
+func (p *Prober) set(ctx context.Context, slots chan struct{}, t Target, wait time.Duration, vbs ...gosnmp.SnmpPDU) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
 	}
@@ -50,11 +87,11 @@ func (p *Prober) set(ctx context.Context, slots chan struct{}, t Target, wait ti
 		return err
 	}
 	defer release(slots)
-	return p.write(ctx, t, wait, p.cfg.Retries, vb)
+	return p.write(ctx, t, wait, p.cfg.Retries, vbs...)
 }
 
 // write is set outside the slots, with retries resends.
-func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retries int, vb gosnmp.SnmpPDU) error {
+func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retries int, vbs ...gosnmp.SnmpPDU) error {
 	if !p.CanPush() {
 		return ErrNoWriteAccess
 	}
@@ -65,7 +102,7 @@ func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retrie
 	var pkt *gosnmp.SnmpPacket
 	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) (err error) {
 		g.Timeout, g.Retries = wait, retries
-		pkt, err = g.Set([]gosnmp.SnmpPDU{vb})
+		pkt, err = g.Set(vbs)
 		return err
 	})
 	if err != nil {
@@ -73,7 +110,7 @@ func (p *Prober) write(ctx context.Context, t Target, wait time.Duration, retrie
 	}
 	defer p.close(g, t)
 	if pkt.Error != gosnmp.NoError {
-		return fmt.Errorf("%w: error-status %v", ErrUnexpectedValue, pkt.Error)
+		return &SetError{Status: pkt.Error, Index: int(pkt.ErrorIndex)}
 	}
 	return nil
 }

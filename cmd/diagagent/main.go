@@ -40,6 +40,7 @@ var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) 
 	"members":     membersCmd,     // one row per node, from any agent
 	"check":       checkCmd,       // a monitoring plugin
 	"maintenance": maintenanceCmd, // open or end a node's maintenance window
+	"nodes":       nodesCmd,       // add or remove a node
 }
 
 // run is main with its inputs explicit; it returns the exit status.

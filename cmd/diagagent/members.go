@@ -35,10 +35,16 @@ type clusterFlags struct {
 }
 
 func addClusterFlags(fs *flag.FlagSet) clusterFlags {
+	return addClusterFlagsAs(fs, "community")
+}
+
+// addClusterFlagsAs is addClusterFlags with the community flag named
+// community (diagagent nodes keeps -community for the node's own).
+func addClusterFlagsAs(fs *flag.FlagSet, community string) clusterFlags {
 	return clusterFlags{
 		path:      fs.String("config", config.DefaultPath, "configuration file: the credentials (the keyring, else snmp.communities.read) and the nodes' names"),
 		agent:     fs.String("agent", "", "the agent to ask, host:port (default: this host's agent)"),
-		community: fs.String("community", "", "ask (and, for maintenance, set) with this SNMPv2c community instead of the configuration's credentials"),
+		community: fs.String(community, "", "ask (and, for maintenance and nodes, set) with this SNMPv2c community instead of the configuration's credentials"),
 	}
 }
 
