@@ -39,13 +39,14 @@ func ManPage(version, date string) string {
 	w(`.BI \- key " value"`)
 	w("Set any key below that is not a list, e.g. \\fB\\-snmp.listen\\fR auto.")
 	w(".SH COMMANDS")
-	w("keyring, members, check and maintenance take \\fB\\-config\\fR for their credentials and \\fB\\-agent\\fR \\fIhost:port\\fR for the agent to ask (this host's by default); \\fB\\-h\\fR lists its flags.")
+	w("keyring, members, check, maintenance and nodes take \\fB\\-config\\fR for their credentials and \\fB\\-agent\\fR \\fIhost:port\\fR for the agent to ask (this host's by default); \\fB\\-h\\fR lists its flags.")
 	for _, c := range [][2]string{
 		{"keygen", "Print a new random cluster key, for the keyring file."},
 		{"keyring -install|-use|-remove KEY | -list", "Rotate the cluster key on every agent, from any one, with no restart."},
 		{"members [-format table|json] [-watch D]", "One row per node, as an agent sees the cluster."},
 		{"check [-warning N] [-critical N] [-node ID]", "A monitoring plugin: one line with performance data, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."},
 		{"maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window: it is still tested, and not notified until the window ends."},
+		{"nodes -add ADDRESS [-name N] [-port P] [-tested-only] [-community C] | -remove ID|NAME", "Add a node to the list, or remove one, through any agent, and wait until every agent that answers holds the change."},
 		{"stage -config F -to DIR", "Copy the configuration and the keyring for the service's user (the unit runs it before each start and reload)."},
 	} {
 		w(".TP")

@@ -40,6 +40,7 @@ type membership struct {
 	lookup     nodelist.Lookup            // resolves the host name of a node added by name
 	chunks     [][]byte                   // diagListTable's rows for list, encoded once (under mu)
 	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
+	toldMoved  map[nodelist.Stamp]bool    // nodes added here whose move was told (under mu)
 }
 
 // errListAhead refuses a peer's list whose version leads this agent's by
@@ -378,7 +379,7 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	}
 	maps.Copy(d.keys, keys)
 	d.clock.Observe(merged.MaxStamp())
-	lost := nodelist.Lost(base, merged, d.origin)
+	lost := d.untold(nodelist.Lost(base, merged, d.origin), merged)
 	d.pending = &merged
 	d.mu.Unlock()
 	d.met.merges.WithLabelValues("merged").Inc()
@@ -386,6 +387,24 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 		d.notifyLost(merged, c)
 	}
 	d.applyPending()
+}
+
+// untold keeps of lost the conflicts not told already: a node added here
+// that moved is told once, though a later merge may move it again (under
+// mu).
+func (m *membership) untold(lost []nodelist.Conflict, merged nodelist.List) []nodelist.Conflict {
+	out := lost[:0]
+	for _, c := range lost {
+		if c.Kind == "id" {
+			s := merged.Members[c.Entry].Added
+			if m.toldMoved[s] {
+				continue
+			}
+			m.toldMoved[s] = true
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // missingKeys lists the keys l runs that this agent does not hold and

@@ -18,6 +18,9 @@ type Conflict struct {
 	// Node is the id (0-based) the change was about in the merged list, -1
 	// for a change of the keys.
 	Node int
+	// Entry is the id of the entry the change made, for an "id": where the
+	// merged list holds it (Node is the node it is).
+	Entry int
 	// Winner is the origin of the change that won (OriginOf), 0 if unknown.
 	Winner uint32
 	// Reason says it in words, for a log line and the notification.
@@ -54,7 +57,7 @@ func Lost(old, merged List, origin uint32) []Conflict {
 			if node != nk {
 				how, by = "the same address was added at once at another agent", nm.Added.Origin
 			}
-			out = append(out, Conflict{Kind: "id", Node: node, Winner: by,
+			out = append(out, Conflict{Kind: "id", Node: node, Entry: nk, Winner: by,
 				Reason: fmt.Sprintf("node %s added here as node %d is node %d: %s", m.ident(), k+1, node+1, how)})
 		}
 	}

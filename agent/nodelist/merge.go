@@ -223,11 +223,13 @@ func mergeDeletion(a bool, at Stamp, b bool, bt Stamp) (bool, Stamp) {
 // Adopts reports whether an agent running l takes o whole rather than
 // merging it, when the two grew from different bases: l holds no stamped
 // fact (a file's list, or one an agent of an older format ran) and o,
-// holding some, is further on. A new agent started from a file that lists
-// it thus takes the list the others run, and so does an agent that ran the
-// older format's list when the others have changed it since.
+// holding some, is as far on or further. A new agent started from a file
+// that lists it thus takes the list the others run, and so does an agent
+// upgraded from the older format, whose list (a change made by an upgraded
+// agent, taken as the older format takes lists) has the others' version
+// but not their stamps.
 func (l List) Adopts(o List) bool {
-	return l.Changes() == 0 && o.Changes() > 0 && int64(o.Version) > int64(l.Version)
+	return l.Changes() == 0 && o.Changes() > 0 && o.Version >= l.Version
 }
 
 // Migrate turns a list kept by an agent of the older format (no stamps,

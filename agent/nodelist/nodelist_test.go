@@ -272,6 +272,19 @@ func TestMigrate(t *testing.T) {
 	if err != nil || changed.Version != 13 {
 		t.Errorf("a change of a migrated list: version %d, %v; want 13", changed.Version, err)
 	}
+	// An agent of the older format takes that change as it takes lists
+	// (the rows, the version and the fingerprint, no stamps); upgraded in
+	// turn, its list migrates to version 13 with no stamped fact, and it
+	// takes the others' whole.
+	taken := changed.NodesOnly()
+	taken.Keys, taken.Version = changed.Keys, 13
+	for k := range taken.Members {
+		taken.Members[k].Window = changed.Members[k].Maint
+	}
+	upgraded := Migrate(taken)
+	if _, err := upgraded.Merge(changed); !errors.Is(err, ErrOtherBase) || !upgraded.Adopts(changed) || changed.Adopts(upgraded) {
+		t.Errorf("an agent upgraded after taking an upgraded agent's change: merge %v, adopts %v", err, upgraded.Adopts(changed))
+	}
 }
 
 // TestConcurrentChanges: the two findings of issue 41, as the list merges

@@ -90,7 +90,11 @@ func (c *Cluster) StartPrinter() error {
 	}
 	addr := c.Net.Addrs[c.Agents].String()
 	conf := filepath.Join(c.Dir, "printer-snmpd.conf")
-	lines := fmt.Sprintf("agentaddress udp:%s:161\nrocommunity printers 198.18.0.0/16\n", addr)
+	listen := "udp:" + addr + ":161"
+	for _, p := range c.PrinterPorts {
+		listen += fmt.Sprintf(",udp:%s:%d", addr, p)
+	}
+	lines := fmt.Sprintf("agentaddress %s\nrocommunity printers 198.18.0.0/16\n", listen)
 	if err := os.WriteFile(conf, []byte(lines), 0o600); err != nil {
 		return fmt.Errorf("lan: %w", err)
 	}

@@ -21,18 +21,21 @@ import (
 
 // Spec is what a Cluster is made of and how its agents are tuned.
 type Spec struct {
-	Tag         string // short word in the namespace names ("ci", "exp")
-	Bin         string // the diagagent binary
-	Dir         string // working directory: configuration, logs, state
-	Algorithm   string // hiadsd, vcube, vring or bruteforce
-	Agents      int    // hosts running diagagent
-	Printer     bool   // add a host running snmpd, listed as tested-only
-	Interval    time.Duration
-	Timeout     time.Duration // test.timeout
-	Retries     int           // test.retries
-	PingTimeout time.Duration
-	PingCount   int
-	Plan        string // test.plan; "" leaves the default (rotate)
+	Tag       string // short word in the namespace names ("ci", "exp")
+	Bin       string // the diagagent binary
+	Dir       string // working directory: configuration, logs, state
+	Algorithm string // hiadsd, vcube, vring or bruteforce
+	Agents    int    // hosts running diagagent
+	Printer   bool   // add a host running snmpd, listed as tested-only
+	// PrinterPorts are more UDP ports the printer's snmpd answers on, each
+	// a device an operator may add to the list (none listed at start).
+	PrinterPorts []int
+	Interval     time.Duration
+	Timeout      time.Duration // test.timeout
+	Retries      int           // test.retries
+	PingTimeout  time.Duration
+	PingCount    int
+	Plan         string // test.plan; "" leaves the default (rotate)
 	// RecoveryHold is traps.recovery_hold; 0 leaves the default (10 s),
 	// as make versus must.
 	RecoveryHold time.Duration

@@ -1,0 +1,433 @@
+//go:build integration && linux
+
+package lan
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// change is one change an operator asked for, and what came of it.
+type change struct {
+	what    string    // for a failure message
+	by, at  int       // the operator, and the agent asked (0-based)
+	node    int       // a window's NodeID
+	until   time.Time // a window's end; zero for a window ended
+	port    int       // a device's port (added or removed)
+	refuse  bool      // a change no agent may take: it must get an error
+	pair    int       // the changes made at once (1, 2, 3), 0 for none
+	acked   bool      // the SET or the command succeeded
+	out     string    // what the SET or the command printed
+	addedAs int       // for a device added: the NodeID the command said
+	gone    int       // for a device removed: the NodeID the command removed
+	done    time.Time // when it was answered
+}
+
+// operators runs changes and records what came of them; its methods are
+// safe from several goroutines, one per operator.
+type operators struct {
+	t  *testing.T
+	c  *Cluster
+	mu sync.Mutex
+	ch []*change
+}
+
+// record keeps ch once it was answered.
+func (o *operators) record(ch *change, out string, err error) {
+	ch.acked, ch.out, ch.done = err == nil, out, time.Now()
+	o.mu.Lock()
+	o.ch = append(o.ch, ch)
+	o.mu.Unlock()
+}
+
+// window sets node's maintenance window at agent at, ending at until (the
+// zero time ends it), by snmpset with the write community.
+func (o *operators) window(ch *change) {
+	if ch.until.IsZero() {
+		out, err := o.c.snmp("snmpset", "private", o.c.AgentAddr(ch.at), mib.TreeCell(mib.ColNodeMaintFor, ch.node), "u", "0")
+		o.record(ch, out, err)
+		return
+	}
+	v := hex.EncodeToString(mib.DateAndTime(ch.until))
+	out, err := o.c.snmp("snmpset", "private", o.c.AgentAddr(ch.at), mib.TreeCell(mib.ColNodeMaintUntil, ch.node), "x", v)
+	o.record(ch, out, err)
+}
+
+// cli runs diagagent with args from the station's host, against agent at.
+func (o *operators) cli(at int, args ...string) (string, error) {
+	full := append([]string{"netns", "exec", o.c.Net.Hosts[len(o.c.Net.Hosts)-1], o.c.Bin}, args...)
+	full = append(full, "-config", o.c.conf, "-agent", fmt.Sprintf("%s:%d", o.c.Net.Addrs[at], o.c.port()))
+	out, err := exec.Command("ip", full...).CombinedOutput()
+	return string(out), err
+}
+
+// device adds (remove false) or removes the printer's device at port.
+func (o *operators) device(ch *change, remove bool, wait string) {
+	var out string
+	var err error
+	if remove {
+		out, err = o.cli(ch.at, "nodes", "-remove", fmt.Sprintf("dev-%d", ch.port), "-wait", wait)
+		if _, after, ok := strings.Cut(out, "node "); ok && err == nil {
+			ch.gone, _ = strconv.Atoi(strings.Fields(after)[0])
+		}
+	} else {
+		out, err = o.cli(ch.at, "nodes", "-add", o.c.Net.Addrs[o.c.Agents].String(), "-port", strconv.Itoa(ch.port), "-tested-only",
+			"-community", "printers", "-name", fmt.Sprintf("dev-%d", ch.port), "-wait", wait)
+		if _, after, ok := strings.Cut(out, "added as node "); ok {
+			ch.addedAs, _ = strconv.Atoi(strings.Fields(after)[0])
+		}
+	}
+	o.record(ch, out, err)
+}
+
+// TestOperatorsAtOnceLAN (issue 41): 16 vCube agents with the cluster key,
+// a printer whose snmpd answers on ten ports (devices an operator may add)
+// and a station. Four operators, at agents 1, 5, 9 and 13, make 50 changes
+// of the list in about 60 s, as an operator does: windows set and ended by
+// snmpset with the write community, devices added and removed with
+// diagagent nodes, a key installed and put in use with diagagent keyring.
+// Three times two of them change one thing at once: a window (twice), and
+// a device added under the next id. Agent 5 is killed just after it took a
+// change, and agent 11 later; both restart. At the end every agent holds
+// one list, and it is the model's: every change acknowledged, each node's
+// window the last one set (or either of a pair set at once), the devices
+// added and not removed, the new key in use. Each change no agent may take
+// got its error, and the station got one diagNodeListConflict for each
+// change that lost to one made at once: every window of a pair but the
+// one stamped last, and every device added under an id another was added
+// under at once but the first (they are added a second apart, faster than
+// a change spreads, so most adds are made at once).
+func TestOperatorsAtOnceLAN(t *testing.T) {
+	s := ciSpec(t, "op", "vcube", 16, true)
+	s.Keyring = true
+	for p := 2001; p <= 2010; p++ {
+		s.PrinterPorts = append(s.PrinterPorts, p)
+	}
+	c := startCluster(t, s)
+	all := ids(c.Agents)
+	mark := c.Station.Mark()
+	o := &operators{t: t, c: c}
+	at := []int{0, 4, 8, 12}                            // each operator's agent
+	own := [][2]int{{2, 3}, {6, 7}, {10, 11}, {14, 15}} // the agents' NodeIDs whose windows each operator alone sets
+	next, err := keyring.Generate()
+	must(t, err)
+	began := time.Now()
+	var wg sync.WaitGroup
+	for k := range 4 {
+		wg.Go(func() { o.routine(k, at[k], own[k], began) })
+	}
+	// Three pairs of changes made at once, on one thing.
+	pairs := []struct {
+		when      time.Duration
+		operators [2]int
+	}{{12 * time.Second, [2]int{0, 1}}, {26 * time.Second, [2]int{2, 3}}, {44 * time.Second, [2]int{0, 2}}}
+	wg.Go(func() {
+		for n, p := range pairs {
+			time.Sleep(time.Until(began.Add(p.when)))
+			var both [2]*change
+			for i, by := range p.operators {
+				switch n {
+				case 1:
+					both[i] = &change{what: fmt.Sprintf("pair %d: device %d added", n+1, 2009+i), by: by, at: at[by], port: 2009 + i, pair: n + 1}
+				default:
+					both[i] = &change{what: fmt.Sprintf("pair %d: window on node 16", n+1), by: by, at: at[by], node: 16, pair: n + 1,
+						until: began.Add(time.Duration(20*(n+1)+i) * time.Minute).Truncate(time.Second)}
+				}
+			}
+			var pw sync.WaitGroup
+			for i := range 2 {
+				pw.Go(func() {
+					if n == 1 {
+						o.device(both[i], false, "60s")
+						return
+					}
+					o.window(both[i])
+				})
+			}
+			pw.Wait()
+		}
+	})
+	// The key: installed at agent 13, put in use once every agent holds it.
+	wg.Go(func() {
+		time.Sleep(time.Until(began.Add(4 * time.Second)))
+		ch := &change{what: "key installed", by: 3, at: at[3]}
+		out, err := o.cli(at[3], "keyring", "-install", next.String())
+		o.record(ch, out, err)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+			out, err := o.cli(at[3], "keyring", "-list")
+			if err == nil && strings.Contains(out, next.ID()) {
+				break
+			}
+		}
+		use := &change{what: "key put in use", by: 3, at: at[3]}
+		out, err = o.cli(at[3], "keyring", "-use", next.String())
+		o.record(use, out, err)
+	})
+	// Agent 5 is killed just after it took a change; agent 11 later.
+	wg.Go(func() {
+		time.Sleep(time.Until(began.Add(20 * time.Second)))
+		ch := &change{what: "window on node 6 just before agent 5 is killed", by: 1, at: 4, node: 6, until: began.Add(3 * time.Hour).Truncate(time.Second)}
+		o.window(ch)
+		must(t, c.KillAgent(4))
+		time.Sleep(8 * time.Second)
+		must(t, c.StartAgent(4))
+		time.Sleep(6 * time.Second)
+		must(t, c.KillAgent(10))
+		time.Sleep(8 * time.Second)
+		must(t, c.StartAgent(10))
+	})
+	wg.Wait()
+	t.Logf("%d changes asked for in %v", len(o.ch), time.Since(began).Round(time.Second))
+	if len(o.ch) < 50 {
+		t.Errorf("%d changes, want at least 50", len(o.ch))
+	}
+
+	var hash string
+	took, err := c.Poll(3*c.Bound(), func() bool {
+		hash = ""
+		for _, k := range all {
+			out, err := c.snmp("snmpget", "public", c.AgentAddr(k), "-Oqv", mib.DiagNodeListHash0)
+			if err != nil || (hash != "" && out != hash) {
+				return false
+			}
+			hash = out
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatalf("the 16 agents never ran one list: %v", err)
+	}
+	t.Logf("every agent runs one list (%s) %v after the last change", strings.TrimSpace(hash), took.Round(time.Millisecond))
+	o.check(next, mark, len(pairs))
+}
+
+// routine is operator k's own changes at agent a: windows on its two nodes
+// set and ended, devices added and removed, and one change no agent takes.
+func (o *operators) routine(k, a int, nodes [2]int, began time.Time) {
+	port := 2001 + 2*k // two devices of its own
+	steps := []func(n int) *change{
+		func(n int) *change { // a window on its first node
+			return &change{what: "window set", by: k, at: a, node: nodes[0], until: began.Add(time.Duration(n+2) * time.Hour).Truncate(time.Second)}
+		},
+		func(int) *change { return &change{what: "device added", by: k, at: a, port: port} },
+		func(n int) *change { // a window on its second node
+			return &change{what: "window set", by: k, at: a, node: nodes[1], until: began.Add(time.Duration(n+2) * time.Hour).Truncate(time.Second)}
+		},
+		func(int) *change { return &change{what: "window ended", by: k, at: a, node: nodes[0]} },
+		func(int) *change { return &change{what: "device removed", by: k, at: a, port: port} },
+		func(int) *change { return &change{what: "device added", by: k, at: a, port: port + 1} },
+	}
+	refusals := []func() *change{
+		func() *change {
+			return &change{what: "a window of 400 days", by: k, at: a, node: nodes[0], until: began.Add(400 * 24 * time.Hour), refuse: true}
+		},
+		func() *change { return &change{what: "its own agent removed", by: k, at: a, port: -1, refuse: true} },
+		func() *change { return &change{what: "node 99 removed", by: k, at: a, port: -99, refuse: true} },
+		func() *change {
+			return &change{what: "a window of 400 days", by: k, at: a, node: nodes[1], until: began.Add(400 * 24 * time.Hour), refuse: true}
+		},
+	}
+	for n := range 11 {
+		time.Sleep(time.Until(began.Add(time.Duration(n)*5*time.Second + time.Duration(k)*1200*time.Millisecond)))
+		if n == 5 {
+			o.refused(refusals[k]())
+			continue
+		}
+		ch := steps[n%len(steps)](n)
+		switch {
+		case ch.port != 0:
+			o.device(ch, strings.Contains(ch.what, "removed"), "0")
+		default:
+			o.window(ch)
+		}
+	}
+}
+
+// refused makes a change no agent takes.
+func (o *operators) refused(ch *change) {
+	switch {
+	case ch.port == -1:
+		out, err := o.cli(ch.at, "nodes", "-remove", strconv.Itoa(ch.at+1), "-wait", "0")
+		o.record(ch, out, err)
+	case ch.port == -99:
+		out, err := o.cli(ch.at, "nodes", "-remove", "99", "-wait", "0")
+		o.record(ch, out, err)
+	default:
+		o.window(ch)
+	}
+}
+
+// check compares the list agent 1 runs with the model of every change
+// acknowledged, and the station's conflicts with the pairs.
+func (o *operators) check(next keyring.Key, mark, pairs int) {
+	t, c := o.t, o.c
+	windows := map[int]*change{} // NodeID -> the last window change acknowledged, nil after a pair
+	lastPair := map[int]int{}    // NodeID -> the last pair of windows set on it at once
+	inPair := map[int][]*change{}
+	devices := map[int]bool{}
+	var lost []string
+	o.mu.Lock()
+	changes := slices.Clone(o.ch)
+	o.mu.Unlock()
+	slices.SortFunc(changes, func(a, b *change) int { return a.done.Compare(b.done) })
+	for _, ch := range changes {
+		switch {
+		case ch.refuse && ch.acked:
+			t.Errorf("%s at agent %d was taken: %s", ch.what, ch.at+1, ch.out)
+		case ch.refuse:
+		case !ch.acked:
+			// An agent killed, or a change refused that the operator could
+			// not foresee: it got its error, and the model leaves it out.
+			t.Logf("not taken (%s at agent %d): %s", ch.what, ch.at+1, strings.TrimSpace(ch.out))
+		case ch.pair > 0:
+			inPair[ch.pair] = append(inPair[ch.pair], ch)
+			if ch.port != 0 {
+				devices[ch.port] = true
+			} else {
+				windows[ch.node], lastPair[ch.node] = nil, ch.pair
+			}
+		case ch.port > 0:
+			devices[ch.port] = !strings.Contains(ch.what, "removed")
+		case ch.node > 0:
+			windows[ch.node] = ch
+		}
+	}
+	got := o.walk()
+	// What lost: of two windows set at once on one node, one; of the
+	// devices added, each whose id is not the one it was added under (it
+	// was given at once to another, at an agent that did not know of this
+	// one yet): its id when it was removed, or in the list at the end.
+	expectLost := 0
+	for n := 1; n <= pairs; n++ {
+		if p := inPair[n]; len(p) == 2 && p[0].port == 0 {
+			expectLost++
+		}
+	}
+	for k, ch := range changes {
+		if !ch.acked || ch.addedAs == 0 {
+			continue
+		}
+		id := got[fmt.Sprintf("%s:%d", c.Net.Addrs[c.Agents], ch.port)].id
+		for _, later := range changes[k+1:] {
+			if later.acked && later.port == ch.port && later.gone > 0 {
+				id = later.gone
+				break
+			}
+		}
+		if id != ch.addedAs {
+			expectLost++
+			t.Logf("device %d added as node %d is node %d", ch.port, ch.addedAs, id)
+		}
+	}
+	want := map[string]bool{}
+	for k := range c.Agents {
+		want[fmt.Sprintf("%s:%d", c.Net.Addrs[k], c.port())] = true
+	}
+	want[fmt.Sprintf("%s:161", c.Net.Addrs[c.Agents])] = true
+	for p, in := range devices {
+		if in {
+			want[fmt.Sprintf("%s:%d", c.Net.Addrs[c.Agents], p)] = true
+		}
+	}
+	for a := range want {
+		if _, ok := got[a]; !ok {
+			t.Errorf("the list lacks %s, which the model holds", a)
+		}
+	}
+	for a := range got {
+		if !want[a] {
+			t.Errorf("the list holds %s, which the model does not", a)
+		}
+	}
+	now := time.Now()
+	for node, ch := range windows {
+		row, ok := got[fmt.Sprintf("%s:%d", c.Net.Addrs[node-1], c.port())]
+		switch {
+		case !ok:
+			t.Errorf("node %d is not in the list", node)
+		case ch == nil: // a pair set at once: either holds
+			var ends []time.Time
+			for _, x := range inPair[lastPair[node]] {
+				ends = append(ends, x.until)
+			}
+			if !slices.ContainsFunc(ends, row.until.Equal) {
+				t.Errorf("node %d's window ends at %v, neither of the two set at once (%v)", node, row.until, ends)
+			}
+		case ch.until.IsZero() && row.until.After(now):
+			t.Errorf("node %d's window is open until %v; it was ended last (%s)", node, row.until, ch.what)
+		case !ch.until.IsZero() && !row.until.Equal(ch.until):
+			t.Errorf("node %d's window ends at %v, the last set (%s) at %v", node, row.until, ch.what, ch.until)
+		}
+	}
+	out, err := o.cli(0, "keyring", "-list")
+	if err != nil || !strings.Contains(out, next.ID()) || !strings.Contains(out, "in use") {
+		t.Errorf("keyring -list: %v\n%s", err, out)
+	}
+	conflicts := func() []string {
+		var out []string
+		for _, l := range c.Station.Notifications(mark) {
+			if strings.Contains(l, mib.DiagNodeListConflict) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	_, _ = c.Poll(c.Bound(), func() bool { return len(conflicts()) >= expectLost })
+	lost = conflicts()
+	if len(lost) != expectLost {
+		t.Errorf("the station got %d diagNodeListConflict, want %d (one per change that lost):\n%s", len(lost), expectLost, strings.Join(lost, "\n"))
+	}
+	t.Logf("%d changes taken, %d lost to one made at once; the list: %d members", len(changes), len(lost), len(got))
+}
+
+// row is one member as agent 1's diagTree shows it.
+type row struct {
+	id    int
+	until time.Time
+}
+
+// walk reads agent 1's members: address:port -> its row.
+func (o *operators) walk() map[string]row {
+	c := o.c
+	cols := map[int]map[int]string{}
+	for _, col := range []int{mib.ColNodeAddr, mib.ColNodePort, mib.ColNodeMaintUntil} {
+		out, err := c.snmp("snmpbulkwalk", "public", c.AgentAddr(0), "-Oqx", "-Cr64", fmt.Sprintf("%s.%d", mib.DiagTreeEntry, col))
+		must(o.t, err)
+		cols[col] = map[int]string{}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			f := strings.SplitN(l, " ", 2)
+			i := strings.LastIndex(f[0], ".")
+			id, err := strconv.Atoi(f[0][i+1:])
+			if err != nil || len(f) != 2 {
+				o.t.Fatalf("snmpbulkwalk line %q", l)
+			}
+			cols[col][id] = strings.ReplaceAll(strings.Trim(f[1], `"`), " ", "")
+		}
+	}
+	out := map[string]row{}
+	for id, a := range cols[mib.ColNodeAddr] {
+		b, err := hex.DecodeString(a)
+		if err != nil || len(b) != 4 {
+			o.t.Fatalf("nodeAddr.%d = %q", id, a)
+		}
+		port, _ := strconv.Atoi(cols[mib.ColNodePort][id])
+		r := row{id: id}
+		if d, err := hex.DecodeString(cols[mib.ColNodeMaintUntil][id]); err == nil {
+			if u, err := mib.ParseDateAndTime(d, time.UTC); err == nil {
+				r.until = u
+			}
+		}
+		out[fmt.Sprintf("%d.%d.%d.%d:%d", b[0], b[1], b[2], b[3], port)] = r
+	}
+	return out
+}
