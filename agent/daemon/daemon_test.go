@@ -682,7 +682,18 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	if !bytes.Equal(snap.NodeListHash, fingerprint(cfg)) || len(snap.NodeListHash) != 8 {
 		t.Errorf("served fingerprint %x, want %x", snap.NodeListHash, fingerprint(cfg))
 	}
-	lan.lists[addr(1)] = nodelist.New(cfg.Nodes) // the lists agree again
+	// The peer's list is now this agent's with a change made there: it is
+	// read and merged, and the conflict ends with it.
+	changed, err := nodelist.New(cfg.Nodes).WithMaintenance(2, time.Now().Add(time.Hour), time.Now(), hiadsd.FaultFree,
+		nodelist.Stamp{Time: uint64(time.Now().UnixMilli()) << 16, Origin: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lan.lists[addr(1)] = changed
+	d.interval(context.Background())
+	if d.list.Hash != changed.Hash || len(d.Snapshot().ListMismatch) != 0 {
+		t.Fatalf("after the peer's list became mergeable: running %x, want %x; mismatches %v", d.list.Hash, changed.Hash, d.Snapshot().ListMismatch)
+	}
 	d.interval(context.Background())
 	if snap := d.Snapshot(); snap.Nodes[3].Status != hiadsd.Faulty || len(snap.ListMismatch) != 0 {
 		t.Fatalf("after the lists agree: node 4 %v, mismatches %v", snap.Nodes[3].Status, snap.ListMismatch)

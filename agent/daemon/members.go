@@ -311,9 +311,11 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 	switch {
 	case errors.Is(err, probe.ErrNoListTable):
 		d.read[from] = v
+		if v.Counter < d.list.Version {
+			return // behind: it takes this agent's list, as the older format takes a newer one
+		}
 		d.met.merges.WithLabelValues("older_format").Inc()
-		f.Warn("the peer runs an older format of the node list, which does not merge: neither takes the other's changes until it is upgraded (docs/membership.md, upgrading)")
-		d.conflict(from, true)
+		d.conflict(from, "the peer runs an older format of the node list and changed it there: the change does not merge, and does not reach this agent until the peer is upgraded (docs/membership.md, Upgrading)")
 		return
 	case err != nil:
 		f.WithError(err).Warn("cannot read a peer's node list; trying again at the next interval")
@@ -335,8 +337,10 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 // could have made is refused and counted; one of another base is a
 // conflict (diagNodeListMismatch) unless this agent runs a file's list and
 // the peer's has changed since, in which case it is taken whole (a new
-// agent joining). A change made here that the merge undid is told to the
-// station (diagNodeListConflict).
+// agent joining; an agent upgraded from the older format), or, for a list
+// of the older format holding changes the peer's lacks, those changes are
+// made again on the peer's list (nodelist.Rebase). A change made here that
+// the merge undid is told to the station (diagNodeListConflict).
 func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry) {
 	now := d.now()
 	if err := got.Check(now); err != nil {
@@ -355,20 +359,23 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	switch {
 	case errors.Is(err, nodelist.ErrOtherBase) && base.Adopts(got) && got.IndexOf(d.self) >= 0:
 		merged = got
-		f.WithField("version", got.Version).Info("this agent runs a file's node list and the peer one changed since, of another file: taking the peer's whole")
+		f.WithField("version", got.Version).Info("this agent runs a file's node list (or one of the older format) and the peer one changed since, of another base: taking the peer's whole")
+	case errors.Is(err, nodelist.ErrOtherBase) && base.Rebases(got):
+		merged, _ = base.Rebase(got, func() nodelist.Stamp { return d.stamp(now) })
+		f.WithField("version", merged.Version).Warn("this agent runs a list of the older format with changes made there that the peer's lacks: they are made again here, on the peer's list")
 	case errors.Is(err, nodelist.ErrOtherBase):
 		d.mu.Unlock()
 		d.met.merges.WithLabelValues("other_base").Inc()
-		d.conflict(from, true)
+		d.conflict(from, "peer runs a node list of another file, which does not merge")
 		return
 	case err != nil:
 		d.mu.Unlock()
 		d.refuseList(f, err)
 		return
 	}
-	d.conflict(from, false)
 	if merged.Hash == base.Hash {
 		d.mu.Unlock()
+		d.conflict(from, "") // it merges: no conflict (conflict takes mu)
 		d.met.merges.WithLabelValues("held").Inc()
 		return
 	}
@@ -382,6 +389,7 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	lost := d.untold(nodelist.Lost(base, merged, d.origin), merged)
 	d.pending = &merged
 	d.mu.Unlock()
+	d.conflict(from, "")
 	d.met.merges.WithLabelValues("merged").Inc()
 	for _, c := range lost {
 		d.notifyLost(merged, c)

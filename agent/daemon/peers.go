@@ -184,17 +184,19 @@ func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersi
 	}
 	theirs := hiadsd.ListVersion{Counter: version, Hash: binary.BigEndian.Uint64(hash)}
 	if theirs == coreVersion(d.list) {
-		d.conflict(id, false)
+		d.conflict(id, "")
 	}
 	return theirs
 }
 
 // conflict records whether peer id runs a list that does not merge with
-// this agent's (two files that differ, or an older format): logged once
-// until it ends, counted, shown and notified. Within the start-up grace
-// the notification waits, and is sent if the conflict outlasts it: an
-// agent started from a file that lists it, just before the others add it.
-func (d *Daemon) conflict(id int, conflict bool) {
+// this agent's, and why (two files that differ, or an older format's
+// change; "" when it merges): logged once until it ends, counted, shown
+// and notified. Within the start-up grace the notification waits, and is
+// sent if the conflict outlasts it: an agent started from a file that
+// lists it, just before the others add it.
+func (d *Daemon) conflict(id int, why string) {
+	conflict := why != ""
 	d.lists.mu.Lock()
 	was := d.lists.other[id]
 	if conflict {
@@ -214,7 +216,7 @@ func (d *Daemon) conflict(id int, conflict bool) {
 		f.Info("peer's node list merges with this agent's again")
 		return
 	}
-	f.Warn("peer runs a node list of another file, which does not merge: not used as a source until the lists agree")
+	f.Warn(why + ": not used as a source until the lists agree")
 	if d.now().Sub(d.start) < d.cfg.StartupGrace {
 		d.lists.mu.Lock()
 		if d.lists.held == nil {

@@ -47,7 +47,8 @@ func Lost(old, merged List, origin uint32) []Conflict {
 			node = of - 1
 		}
 		nm := merged.Members[node]
-		if w, nw := m.Maint, nm.Maint; w != nil && w.Set.Origin == origin && !w.Set.IsZero() && nw != nil && nw.Set != w.Set && nw.Prev.Compare(w.Set) < 0 {
+		if w, nw := m.Maint, nm.Maint; w != nil && w.Set.Origin == origin && !w.Set.IsZero() && nw != nil && nw.Set != w.Set && nw.Prev.Compare(w.Set) < 0 &&
+			!sameWindow(w, nw) { // the same window set at once twice: nothing lost
 			out = append(out, Conflict{Kind: "window", Node: node, Winner: nw.Set.Origin,
 				Reason: fmt.Sprintf("the maintenance window set here on node %d (%s) was replaced by one set at once at another agent (%s)",
 					node+1, windowWords(w), windowWords(nw))})
@@ -61,7 +62,7 @@ func Lost(old, merged List, origin uint32) []Conflict {
 				Reason: fmt.Sprintf("node %s added here as node %d is node %d: %s", m.ident(), k+1, node+1, how)})
 		}
 	}
-	if p, np := old.Primary, merged.Primary; p.Set.Origin == origin && !p.Set.IsZero() && np.Set != p.Set && np.Prev.Compare(p.Set) < 0 {
+	if p, np := old.Primary, merged.Primary; p.Set.Origin == origin && !p.Set.IsZero() && np.Set != p.Set && np.Prev.Compare(p.Set) < 0 && np.Index != p.Index {
 		out = append(out, Conflict{Kind: "key in use", Node: -1, Winner: np.Set.Origin,
 			Reason: fmt.Sprintf("the key in use set here (%08x) was replaced by one set at once at another agent (%08x)", p.Index, np.Index)})
 	}

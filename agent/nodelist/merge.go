@@ -223,13 +223,23 @@ func mergeDeletion(a bool, at Stamp, b bool, bt Stamp) (bool, Stamp) {
 // Adopts reports whether an agent running l takes o whole rather than
 // merging it, when the two grew from different bases: l holds no stamped
 // fact (a file's list, or one an agent of an older format ran) and o,
-// holding some, is as far on or further. A new agent started from a file
+// holding some, is as far on or further, or, holding none either (two
+// lists migrated from the older format), further on: that format's rule. A new agent started from a file
 // that lists it thus takes the list the others run, and so does an agent
 // upgraded from the older format, whose list (a change made by an upgraded
 // agent, taken as the older format takes lists) has the others' version
 // but not their stamps.
 func (l List) Adopts(o List) bool {
-	return l.Changes() == 0 && o.Changes() > 0 && o.Version >= l.Version
+	return l.Changes() == 0 && o.Version >= l.Version && (o.Changes() > 0 || o.Version > l.Version)
+}
+
+// Rebases reports whether an agent running l, of another base than o,
+// rebases it onto o (Rebase): l is a list migrated from the older format
+// (no stamped fact, Base above 0) further on than o, which holds stamped
+// facts: changes made at an agent of the older format while others were
+// upgraded, which o lacks.
+func (l List) Rebases(o List) bool {
+	return l.Changes() == 0 && l.Base > 0 && o.Changes() > 0 && o.Version < l.Version
 }
 
 // Migrate turns a list kept by an agent of the older format (no stamps,
@@ -256,4 +266,58 @@ func Migrate(l List) List {
 	}
 	out.Seal()
 	return out
+}
+
+// Rebase returns onto with the content of l that onto lacks applied as
+// changes made here (stamped by next), for l migrated from the older
+// format (no stamped fact, Base above 0) and holding changes made at an
+// agent of that format after the list onto grew from: its members onto
+// does not list are added, its removals of onto's file members are made,
+// its windows that differ from onto's are set, and the keys it holds that
+// onto lacks are installed. A member onto added since (stamped) and l does
+// not list stays: l never saw it. The second return says whether anything
+// was applied.
+func (l List) Rebase(onto List, next func() Stamp) (List, bool) {
+	out, changed := onto, false
+	for _, m := range l.Members {
+		if m.Hole {
+			continue
+		}
+		k := out.IndexOf(m)
+		switch {
+		case !m.Removed && k < 0:
+			m.Name, m.Community, m.OID = m.Labels.Name, m.Labels.Community, m.Labels.OID
+			if added, err := out.Add(len(out.Members), m, next()); err == nil {
+				out, changed = added, true
+				k = out.IndexOf(m)
+			}
+		case m.Removed && k >= 0 && out.Members[k].Added.IsZero() && m.key() == out.Members[k].key():
+			if removed, err := out.Remove(k, next()); err == nil {
+				out, changed = removed, true
+			}
+			continue
+		}
+		if w := m.Maint; k >= 0 && !m.Removed && w != nil && !sameWindow(w, out.Members[k].Maint) {
+			nw := Window{Until: w.Until, Status: w.Status, Set: next()}
+			if cur := out.Members[k].Maint; cur != nil {
+				nw.Prev = cur.Set
+			}
+			out = out.clone()
+			out.Members[k].Window = &nw
+			out.Seal()
+			changed = true
+		}
+	}
+	for _, key := range l.Keys {
+		if installed, err := out.WithKey(KeyInstall, key, next()); err == nil {
+			out, changed = installed, true
+		}
+	}
+	return out, changed
+}
+
+// sameWindow reports whether two windows say the same: the same end and
+// the same status at their beginning.
+func sameWindow(a, b *Window) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.Until.Equal(b.Until) && a.Status == b.Status)
 }

@@ -429,3 +429,52 @@ func TestLost(t *testing.T) {
 		t.Errorf("the node that kept its id reports a loss: %+v", l)
 	}
 }
+
+// olderTake is a list as an agent of the older format holds it after it
+// took l (the rows, the version and the fingerprint; no stamps).
+func olderTake(l List) List {
+	out := List{Version: l.Version, Hash: l.Hash, Keys: l.Keys}
+	for _, m := range l.Members {
+		out.Members = append(out.Members, Member{Host: m.Host, Addr: m.Addr, Port: m.Port, TestedOnly: m.TestedOnly, Deleted: m.Removed, Window: m.Maint})
+	}
+	return out
+}
+
+// TestRebase: during a rolling upgrade, an upgraded agent sets a window
+// on node 2; the older agents take it, then one of them sets a window on
+// node 4, removes node 3 and adds a node. Upgraded, such an agent rebases
+// its list onto the upgraded agents' (its changes made again, stamped), the
+// others merge it, and an agent migrated from the same list then takes the
+// result whole: every agent ends on one list with every change.
+func TestRebase(t *testing.T) {
+	up, old := clockAt(1, t0), clockAt(2, t0.Add(time.Minute))
+	file := New(nodes(1, 2, 3, 4))
+	b, _ := file.WithMaintenance(1, t0.Add(time.Hour), t0, hiadsd.FaultFree, up())
+	o := olderTake(b)
+	o.Version = 4 // three changes made at the older agent
+	o.Members[3].Window = &Window{Until: t0.Add(2 * time.Hour), Status: hiadsd.FaultFree}
+	o.Members[2].Deleted = true
+	o.Members = append(o.Members, node(5))
+	a := Migrate(o)
+	if _, err := a.Merge(b); !errors.Is(err, ErrOtherBase) || a.Adopts(b) || !a.Rebases(b) {
+		t.Fatalf("migrated ahead of the upgraded list: merge %v, adopts %v, rebases %v", err, a.Adopts(b), a.Rebases(b))
+	}
+	r, changed := a.Rebase(b, old)
+	if !changed || !SameBase(r, b) || r.Version != 4 || !r.Members[2].Removed || r.Find(node(5).Addr, 161) < 0 ||
+		!r.Members[3].Maint.Active(t0) || !r.Members[1].Maint.Active(t0) {
+		t.Fatalf("rebased: version %d, members %+v", r.Version, r.Members)
+	}
+	if merged, err := b.Merge(r); err != nil || merged.Hash != r.Hash {
+		t.Errorf("the upgraded agents merge the rebased list: %v", err)
+	}
+	if !a.Adopts(r) || a.Rebases(r) {
+		t.Error("a second agent migrated from the same list does not take the rebased one whole")
+	}
+	if l := Lost(r, r, 2); len(l) != 0 {
+		t.Errorf("losses of a rebase: %+v", l)
+	}
+	behind := Migrate(olderTake(b)) // migrated from the upgraded agent's change alone
+	if !behind.Adopts(b) || behind.Rebases(b) {
+		t.Error("a migrated list no further on than the upgraded one does not take it whole")
+	}
+}

@@ -287,7 +287,7 @@ func (m *model) agrees(l List) error {
 			errs = append(errs, fmt.Errorf("entry %v is at id %d, the model's %d", e.slot(), k+1, id+1))
 		case e.Removed == first:
 			errs = append(errs, fmt.Errorf("id %d (%s): removed %v, the model's member %v", k+1, e.ident(), e.Removed, first))
-		case first && !sameWindow(e.Maint, n.window):
+		case first && !sameWindowFact(e.Maint, n.window):
 			errs = append(errs, fmt.Errorf("id %d: window %+v, the model's %+v", k+1, e.Maint, n.window))
 		}
 		if !e.Removed {
@@ -332,7 +332,7 @@ func (m *model) firstOf(n *mnode) slotID {
 	return *first
 }
 
-func sameWindow(a, b *Window) bool {
+func sameWindowFact(a, b *Window) bool {
 	return (a == nil) == (b == nil) && (a == nil || a.Set == b.Set && a.Until.Equal(b.Until) && a.Status == b.Status)
 }
 

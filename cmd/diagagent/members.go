@@ -109,8 +109,9 @@ func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) 
 		if n.LastChange <= m.Uptime {
 			r.Since = now.Add(-time.Duration(m.Uptime-n.LastChange) * 10 * time.Millisecond).Truncate(time.Second)
 		}
+		r.Name = n.Name // the agent's: its file's, else the one the node was added with
 		for _, c := range v.cfg.Nodes {
-			if c.Address == n.Addr && (c.Port == 0 || uint16(c.Port) == n.Port) {
+			if c.Address == n.Addr && (c.Port == 0 || uint16(c.Port) == n.Port) && c.Name != "" {
 				r.Name = c.Name
 			}
 		}
