@@ -139,18 +139,18 @@ func (m *membership) stamp(now time.Time) nodelist.Stamp {
 	return nodelist.Stamp{Time: m.clock.Next(now), Origin: m.origin}
 }
 
-// change makes one change of the list here, as a manager's SET asks: make
+// change makes one change of the list here, as a manager's SET asks: apply
 // builds it on the latest list with a stamp of this agent's clock, and the
 // result is queued for the next interval and saved before change returns,
 // so a change acknowledged survives a crash. A save that fails is
 // ErrUnsaved: the change holds in memory and spreads, but a restart before
 // the next save would lose it.
-func (d *Daemon) change(what logrus.Fields, make func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error)) error {
+func (d *Daemon) change(what logrus.Fields, apply func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error)) error {
 	d.changing.Lock()
 	defer d.changing.Unlock()
 	d.mu.Lock()
 	base := d.latest()
-	next, err := make(base, d.stamp(d.now()))
+	next, err := apply(base, d.stamp(d.now()))
 	if err != nil || next.Hash == base.Hash {
 		d.mu.Unlock()
 		return err

@@ -69,14 +69,7 @@ func (m *mockNet) changes(id int) []traps.ListChange {
 // whose file was edited while it was down makes that edit the next change.
 func TestMockNetJoinAndLeave(t *testing.T) {
 	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
-	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
-		for k := range 8 {
-			if !m.everyone(k, hiadsd.FaultFree, -1) {
-				return false
-			}
-		}
-		return true
-	})
+	m.settled(8)
 	joiner := m.addHost()
 	cfg := m.cfg
 	cfg.Nodes = append(slices.Clone(m.cfg.Nodes), nodelist.Member{Addr: addr(joiner), Port: 161})
@@ -184,14 +177,7 @@ func (m *mockNet) agree(ok func(d *Daemon) bool) bool {
 // change reaches every agent within hiadsd.MembershipBound rounds.
 func TestMockNetChangesAtOnce(t *testing.T) {
 	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
-	m.until(2*hiadsd.Levels(8), "every agent knows every node", func() bool {
-		for k := range 8 {
-			if !m.everyone(k, hiadsd.FaultFree, -1) {
-				return false
-			}
-		}
-		return true
-	})
+	m.settled(8)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, 10)
 	until := m.clock.Now().Add(10 * time.Minute)
 	for _, c := range []struct{ agent, node int }{{0, 3}, {1, 5}} {

@@ -183,6 +183,20 @@ func (m *mockNet) everyone(node int, status hiadsd.Status, skip int) bool {
 	return true
 }
 
+// settled runs rounds until every agent holds each of the first n nodes
+// fault-free, within 2·log2 n rounds.
+func (m *mockNet) settled(n int) {
+	m.t.Helper()
+	m.until(2*hiadsd.Levels(n), "every agent knows every node", func() bool {
+		for k := range n {
+			if !m.everyone(k, hiadsd.FaultFree, -1) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // reach reports whether host a reaches host b.
 func (m *mockNet) reach(a, b int) bool { return !m.cut[[2]int{min(a, b), max(a, b)}] }
 
@@ -289,14 +303,7 @@ func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]
 // the fetches), and only the agent that took the SET notifies the change.
 func TestMockNetStationReachesEveryAgent(t *testing.T) {
 	m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
-	m.until(2*hiadsd.Levels(16), "every agent knows every node", func() bool {
-		for k := range 16 {
-			if !m.everyone(k, hiadsd.FaultFree, -1) {
-				return false
-			}
-		}
-		return true
-	})
+	m.settled(16)
 	station := netip.MustParseAddr("192.0.2.77")
 	if err := m.agents[6].SetNMS(station); err != nil {
 		t.Fatal(err)
