@@ -16,8 +16,8 @@ import (
 )
 
 // TestKeyObjects drives the key objects with net-snmp's tools: diagKeyTable
-// is walked by the cluster's user alone (to the read community it does not
-// exist); diagKeyChange takes a change from the cluster's user alone, with
+// and diagListTable are walked by the cluster's user alone (to the read
+// community they do not exist); diagKeyChange takes a change from the cluster's user alone, with
 // the RFC's error for one of the wrong length (wrongLength), an unknown verb
 // (wrongValue) or one that contradicts the keys held (inconsistentValue);
 // after SetClusterUsers the old key's user is unknown and the new one's
@@ -38,6 +38,7 @@ func TestKeyObjects(t *testing.T) {
 	})
 	snap := testSnapshot()
 	snap.Keys = []board.Key{{Index: old.Index(), Primary: true, Value: old[:]}}
+	snap.List = board.Chunks([]byte("a node list that holds a printer's community"))
 	if err := h.r.Publish(snap); err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +52,14 @@ func TestKeyObjects(t *testing.T) {
 	}
 	if out := h.must(t, "snmpwalk", h.v2(roCommunity, mib.DiagKeyTable)...); strings.Contains(out, mib.DiagKeyEntry) {
 		t.Fatalf("the read community walks diagKeyTable:\n%s", out)
+	}
+	// diagListTable holds the communities of tested-only nodes: with cluster
+	// users, theirs alone, as diagKeyTable.
+	if out := h.must(t, "snmpwalk", h.v3(as(old), mib.DiagListTable)...); !strings.Contains(out, mib.DiagListChunk+".1 = STRING") {
+		t.Fatalf("the cluster user's walk of diagListTable:\n%s", out)
+	}
+	if out := h.must(t, "snmpwalk", h.v2(roCommunity, mib.DiagListTable)...); strings.Contains(out, mib.DiagListEntry) {
+		t.Fatalf("the read community walks diagListTable:\n%s", out)
 	}
 	change := func(verb byte, k keyring.Key) string { return hex.EncodeToString(append([]byte{verb}, k[:]...)) }
 	for _, c := range []struct {
