@@ -192,7 +192,7 @@ func TestAgentsWithDifferentLists(t *testing.T) {
 	}
 	waitUntil(t, "agent 1 logs that agent 2 runs another list", 2*latencyBound("vcube", 3), func() bool {
 		b, _ := os.ReadFile(logf)
-		return strings.Contains(string(b), "peer runs another node list")
+		return strings.Contains(string(b), "peer runs a node list of another file")
 	})
 	page := fmt.Sprintf("http://127.0.0.1:%d/", web)
 	var fams map[string]*dto.MetricFamily
@@ -204,7 +204,7 @@ func TestAgentsWithDifferentLists(t *testing.T) {
 		t.Errorf("diagagent_node_lists_differing = %v, want 1", v)
 	}
 	b, _ := os.ReadFile(logf)
-	if n := strings.Count(string(b), "peer runs another node list"); n != 1 {
+	if n := strings.Count(string(b), "peer runs a node list of another file"); n != 1 {
 		t.Errorf("the mismatch was logged %d times, want once", n)
 	}
 	isMismatch := func(l string) bool {
