@@ -40,18 +40,10 @@ func ManPage(version, date string) string {
 	w("Set any key below that is not a list, e.g. \\fB\\-snmp.listen\\fR auto.")
 	w(".SH COMMANDS")
 	w("keyring, members, check, maintenance and nodes take \\fB\\-config\\fR for their credentials and \\fB\\-agent\\fR \\fIhost:port\\fR for the agent to ask (this host's by default); \\fB\\-h\\fR lists its flags.")
-	for _, c := range [][2]string{
-		{"keygen", "Print a new random cluster key, for the keyring file."},
-		{"keyring -install|-use|-remove KEY | -list", "Rotate the cluster key on every agent, from any one, with no restart."},
-		{"members [-format table|json] [-watch D]", "One row per node, as an agent sees the cluster."},
-		{"check [-warning N] [-critical N] [-node ID]", "A monitoring plugin: one line with performance data, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."},
-		{"maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window: it is still tested, and not notified until the window ends."},
-		{"nodes -add ADDRESS [-name N] [-port P] [-tested-only] [-community C] | -remove ID|NAME", "Add a node to the list, or remove one, through any agent, and wait until every agent that answers holds the change."},
-		{"stage -config F -to DIR", "Copy the configuration and the keyring for the service's user (the unit runs it before each start and reload)."},
-	} {
+	for _, c := range Commands {
 		w(".TP")
-		w(`.B diagagent %s`, roff(c[0]))
-		w("%s", roff(c[1]))
+		w(`.B diagagent %s`, roff(c.Usage))
+		w("%s", roff(c.Doc))
 	}
 	w(".SH CONFIGURATION")
 	w("Each key is read from the file, then from its environment variable, then from its flag; the last one given wins.")
@@ -112,4 +104,24 @@ func roff(s string) string {
 		s = `\&` + s
 	}
 	return s
+}
+
+// Command is one of diagagent's commands beside the agent itself: how it is
+// typed and what it does, for the manual page and diagagent help.
+type Command struct {
+	Name, Usage, Doc string
+}
+
+// Commands are diagagent's commands, in the order help lists them.
+var Commands = []Command{
+	{"keygen", "keygen", "Print a new random cluster key, for the keyring file."},
+	{"keyring", "keyring -install|-use|-remove KEY | -list", "Rotate the cluster key on every agent, from any one, with no restart."},
+	{"members", "members [-format table|json] [-watch D]", "One row per node, as an agent sees the cluster."},
+	{"check", "check [-warning N] [-critical N] [-node ID]", "A monitoring plugin: one line with performance data, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."},
+	{"maintenance", "maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window: it is still tested, and not notified until the window ends."},
+	{"nodes", "nodes -add ADDRESS [-name N] [-port P] [-tested-only] [-community C] | -remove ID|NAME", "Add a node to the list, or remove one, through any agent, and wait until every agent that answers holds the change."},
+	{"stage", "stage -config F -to DIR", "Copy the configuration and the keyring for the service's user (the unit runs it before each start and reload)."},
+	{"service", "service install [-config F] | remove | start | stop | reload", "Control the Windows service (Windows only)."},
+	{"version", "version", "Print the version."},
+	{"help", "help", "Print the commands and the agent's flags."},
 }

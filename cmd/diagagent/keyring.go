@@ -45,8 +45,8 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the keys every agent holds, and the agents that lag")
 	force := fs.Bool("force", false, "-use or -remove even if some agents answering do not hold the keys it needs")
 	snmpOpts := fs.Bool("snmp", false, "print net-snmp options (-v3 -l authPriv -u ... -a SHA-256 -A ... -x AES -X ...) for the key in use")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	verbs := 0
 	for _, on := range []bool{*install != "", *use != "", *remove != "", *list, *snmpOpts} {
@@ -215,7 +215,7 @@ func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
 func (k keyCLI) list(ctx context.Context) int {
 	l, agents, err := k.survey(ctx)
 	if err != nil {
-		fmt.Fprintln(k.stderr, "keyring:", err)
+		fmt.Fprintln(k.stderr, "keyring:", say(err))
 		return 1
 	}
 	var order []uint32
@@ -256,7 +256,7 @@ func (k keyCLI) list(ctx context.Context) int {
 		switch {
 		case a.err != nil && !probe.KeyRefused(a.err):
 			silent++
-			fmt.Fprintf(k.stdout, "node %d (%s) does not answer: %v\n", a.id, a.addr, a.err)
+			fmt.Fprintf(k.stdout, "node %d (%s) does not answer: %s\n", a.id, a.addr, say(a.err))
 		case a.err != nil:
 			lagging++
 			fmt.Fprintf(k.stdout, "node %d (%s) refuses every key held here: it missed a rotation (give it the key in use: docs/security.md)\n", a.id, a.addr)
@@ -320,7 +320,7 @@ func (k keyCLI) change(ctx context.Context, verb int, arg string) int {
 func (k keyCLI) ready(ctx context.Context, verb int, key keyring.Key) int {
 	_, agents, err := k.survey(ctx)
 	if err != nil {
-		fmt.Fprintln(k.stderr, "keyring:", err)
+		fmt.Fprintln(k.stderr, "keyring:", say(err))
 		return 1
 	}
 	var short []string

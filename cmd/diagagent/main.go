@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/sirupsen/logrus"
@@ -41,26 +42,35 @@ var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) 
 	"check":       checkCmd,       // a monitoring plugin
 	"maintenance": maintenanceCmd, // open or end a node's maintenance window
 	"nodes":       nodesCmd,       // add or remove a node
+	"service":     serviceCmd,     // the Windows service
 }
 
 // run is main with its inputs explicit; it returns the exit status.
+// diagagent alone, help and -h print the commands, then the agent's
+// flags; the agent itself runs with flags (at least -config).
 func run(args, env []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "keygen" {
-		return keygen(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 {
-		if cmd, ok := subcommands[args[0]]; ok {
-			return cmd(args[1:], env, stdout, stderr)
-		}
-	}
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	flags := config.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	fs.Usage = func() { usage(fs.Output(), fs) }
+	if len(args) == 0 {
+		usage(stderr, fs)
 		return 2
+	}
+	switch args[0] {
+	case "keygen":
+		return keygen(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		usage(stdout, fs)
+		return 0
+	case "version":
+		return versionCmd(args[1:], stdout, stderr)
+	}
+	if cmd, ok := subcommands[args[0]]; ok {
+		return cmd(args[1:], env, stdout, stderr)
+	}
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if flags.Version {
 		fmt.Fprintln(stdout, version.Get())
@@ -137,9 +147,58 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// usage prints the commands, one line each, then the agent's flags.
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "Usage: diagagent COMMAND [flags], or diagagent -config FILE [flags] to run the agent.")
+	fmt.Fprintln(w, "\nCommands (each answers -h):")
+	for _, c := range config.Commands {
+		fmt.Fprintf(w, "  %-12s %s\n", c.Name, c.Doc)
+	}
+	fmt.Fprintln(w, "\nThe agent's flags (every configuration key is one too, as -snmp.listen; diagagent -man lists them):")
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.Contains(f.Name, ".") && f.Name != "config.check" {
+			return
+		}
+		kind, doc := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  -%s %s\n    \t%s\n", f.Name, kind, doc)
+	})
+}
+
+// parse parses a command's flags: -h prints its usage and exits 0, a bad
+// flag exits 2 (the flag package says why).
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0, false
+	case err != nil:
+		return 2, false
+	}
+	return 0, true
+}
+
+// versionCmd answers diagagent version: it needs no configuration.
+func versionCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diagagent version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if code, ok := parse(fs, args); !ok || fs.NArg() > 0 {
+		return max(code, 2*min(fs.NArg(), 1))
+	}
+	fmt.Fprintln(stdout, version.Get())
+	return 0
+}
+
 // keygen prints a new cluster key: the line a keyring file holds.
 func keygen(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
+	fs := flag.NewFlagSet("diagagent keygen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: diagagent keygen: print a new cluster key, the line a keyring file holds")
+	}
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "diagagent keygen takes no arguments; it prints a new cluster key for the keyring file")
 		return 2
 	}

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -186,5 +189,59 @@ func TestLogLevelOf(t *testing.T) {
 		if got := logLevelOf(line); got != want {
 			t.Errorf("logLevelOf(%q) = %q, want %q", line, got, want)
 		}
+	}
+}
+
+// TestCommandLine: diagagent alone, help and -h list every command, one line
+// each, then the agent's flags; version needs no configuration; every
+// command answers -h with exit 0.
+func TestCommandLine(t *testing.T) {
+	for _, args := range [][]string{nil, {"help"}, {"-h"}} {
+		var stdout, stderr bytes.Buffer
+		code := run(args, nil, &stdout, &stderr)
+		out := stdout.String() + stderr.String()
+		want := 0
+		if args == nil {
+			want = 2
+		}
+		if code != want {
+			t.Errorf("diagagent %v: exit %d, want %d", args, code, want)
+		}
+		for _, c := range config.Commands {
+			if !regexp.MustCompile(`(?m)^  ` + c.Name + ` +\S`).MatchString(out) {
+				t.Errorf("diagagent %v does not list %s on a line of its own:\n%s", args, c.Name, out)
+			}
+		}
+		if !strings.Contains(out, "  -config file") || strings.Index(out, "  -config file") < strings.Index(out, "  help ") {
+			t.Errorf("diagagent %v: the flags do not follow the commands:\n%s", args, out)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"version"}, []string{"DIAG_CONFIG=/nonexistent"}, &stdout, &stderr); code != 0 || !strings.HasPrefix(stdout.String(), "diagagent ") {
+		t.Errorf("diagagent version: exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
+	for _, c := range config.Commands {
+		if c.Name == "help" {
+			continue
+		}
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{c.Name, "-h"}, nil, &stdout, &stderr); code != 0 || stdout.Len()+stderr.Len() == 0 {
+			t.Errorf("diagagent %s -h: exit %d, printed %q", c.Name, code, stdout.String()+stderr.String())
+		}
+	}
+}
+
+// TestSayWhatToDo: a key the agent refuses and a silent agent are said in
+// words that say what to do, not in the SNMP library's.
+func TestSayWhatToDo(t *testing.T) {
+	refused := fmt.Errorf("read the nodes of 192.0.2.1: %w", errors.New("incoming packet is not authentic, discarding"))
+	if got := say(refused); !strings.Contains(got, "keyring file") || strings.Contains(got, "discarding") {
+		t.Errorf("a refused key: %q", got)
+	}
+	if got := say(errors.New("request timeout (after 1 retries)")); !strings.Contains(got, "is the agent running") {
+		t.Errorf("a timeout: %q", got)
+	}
+	if got := say(errors.New("something else")); got != "something else" {
+		t.Errorf("another error: %q", got)
 	}
 }

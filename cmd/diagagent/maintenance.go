@@ -26,8 +26,8 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 	dur := fs.Duration("for", 0, "open the window for this long from now (say 2h)")
 	until := fs.String("until", "", `open the window until this local time: "2006-01-02 15:04", RFC 3339, or "15:04" (the next such time)`)
 	end := fs.Bool("end", false, "end the node's window now")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	chosen := 0
 	for _, set := range []bool{*dur != 0, *until != "", *end} {
@@ -69,7 +69,7 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
 	defer cancel()
 	if err := v.prober.Set(ctx, v.target, vb); err != nil {
-		fmt.Fprintf(stderr, "maintenance: node %d: %v\n", *node, err)
+		fmt.Fprintf(stderr, "maintenance: node %d: %s\n", *node, say(err))
 		return 1
 	}
 	if *end {

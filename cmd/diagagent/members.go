@@ -145,8 +145,8 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	cf := addClusterFlags(fs)
 	format := fs.String("format", "table", "table or json")
 	watch := fs.Duration("watch", 0, "print the table again at this period until interrupted (0: once)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if (*format != "table" && *format != "json") || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "diagagent members: -format is table or json")
@@ -164,7 +164,7 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 		rows, err := v.read(rctx, time.Now())
 		cancel()
 		if err != nil {
-			fmt.Fprintln(stderr, "members:", err)
+			fmt.Fprintln(stderr, "members:", say(err))
 			return 1
 		}
 		printMembers(stdout, rows, *format)
@@ -233,7 +233,10 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 	crit := fs.Int("critical", 0, "CRITICAL when more nodes than this are faulty")
 	node := fs.Int("node", 0, "check this NodeID alone: OK fault-free, WARNING partial, CRITICAL faulty, UNKNOWN unknown")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up (UNKNOWN) after this long")
-	if err := fs.Parse(args); err != nil {
+	if code, ok := parse(fs, args); !ok {
+		if code == 0 {
+			return 0 // -h: the flags were printed
+		}
 		return pluginUnknown
 	}
 	unknown := func(format string, a ...any) int {

@@ -34,8 +34,8 @@ func nodesCmd(args, env []string, stdout, stderr io.Writer) int {
 	tested := fs.Bool("tested-only", false, "with -add: the node runs no agent (a printer): tested, never a tester")
 	community := fs.String("community", "", "with -add -tested-only: the community the device is tested with (default: the agents' read community)")
 	wait := fs.Duration("wait", 2*time.Minute, "how long to wait for every answering agent to hold the change (0: do not wait)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 || (*add == "") == (*remove == "") || *port < 1 || *port > 65535 || *wait < 0 ||
 		(*remove != "" && (*name != "" || *tested || *community != "")) {
@@ -82,7 +82,7 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
 	defer cancel()
 	if id, err := n.listed(ctx, n.v.target, want); err != nil {
-		fmt.Fprintln(n.stderr, "nodes:", err)
+		fmt.Fprintln(n.stderr, "nodes:", say(err))
 		return 1
 	} else if id > 0 {
 		fmt.Fprintf(n.stdout, "%s is node %d already\n", want, id)
@@ -91,7 +91,7 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 	for range addAttempts {
 		next, err := n.nextID(ctx)
 		if err != nil {
-			fmt.Fprintln(n.stderr, "nodes:", err)
+			fmt.Fprintln(n.stderr, "nodes:", say(err))
 			return 1
 		}
 		vbs := []gosnmp.SnmpPDU{
@@ -136,7 +136,7 @@ func (n nodesRun) remove(which string) int {
 	defer cancel()
 	m, err := n.v.prober.FetchMembers(ctx, n.v.target)
 	if err != nil {
-		fmt.Fprintln(n.stderr, "nodes:", err)
+		fmt.Fprintln(n.stderr, "nodes:", say(err))
 		return 1
 	}
 	node, ok := n.pick(m, which)
@@ -237,7 +237,7 @@ func (n nodesRun) await(what string, k nodeKey, present bool) int {
 		held, lag, silent, ids, err := n.survey(ctx, k, present)
 		cancel()
 		if err != nil {
-			fmt.Fprintln(n.stderr, "nodes:", err)
+			fmt.Fprintln(n.stderr, "nodes:", say(err))
 			return 1
 		}
 		if len(lag) == 0 {
@@ -311,7 +311,7 @@ func (n nodesRun) agent() string {
 func refusal(err error) string {
 	var se *probe.SetError
 	if !errors.As(err, &se) {
-		return err.Error()
+		return say(err)
 	}
 	switch se.Status {
 	case gosnmp.NoAccess:
@@ -332,4 +332,20 @@ func truthValue(b bool) int {
 		return mib.TruthTrue
 	}
 	return mib.TruthFalse
+}
+
+// say words an error of a command that asks an agent as its reader would
+// want it: a credential the agent refuses, or no answer, says what to do;
+// anything else is said as it is.
+func say(err error) string {
+	switch {
+	case probe.KeyRefused(err):
+		return "the agent refuses every cluster key this command holds (the configuration's keyring file, and the keys this host's agent keeps in its state_dir): " +
+			"the keys were rotated since. Copy the cluster's current keyring file here (diagagent keyring -list at an up-to-date agent names the key in use), " +
+			"or ask from an agent's host (-agent)"
+	case errors.Is(err, context.DeadlineExceeded), err != nil && strings.Contains(err.Error(), "timeout"),
+		err != nil && strings.Contains(err.Error(), "connection refused"):
+		return "no answer: is the agent running, and does it listen at that address and port (snmp.listen; -agent host:port)? (" + err.Error() + ")"
+	}
+	return err.Error()
 }

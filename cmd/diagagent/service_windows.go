@@ -123,12 +123,18 @@ func serviceCmd(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent service", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", config.DefaultPath, "the configuration the service runs with (install)")
-	if len(args) == 0 {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" {
 		fmt.Fprintln(stderr, "usage: diagagent service install [-config FILE] | remove | start | stop | reload")
-		return 2
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
 	}
 	verb := args[0]
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+	if code, ok := parse(fs, args[1:]); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
 		return 2
 	}
 	var err error

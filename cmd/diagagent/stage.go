@@ -25,8 +25,8 @@ func stage(args, env []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	path := fs.String("config", config.DefaultPath, "configuration file to stage")
 	to := fs.String("to", "", "directory to stage it in (the unit's RuntimeDirectory); the files take its owner")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parse(fs, args); !ok {
+		return code
 	}
 	if *to == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "diagagent stage: give -to DIR (and -config FILE)")
