@@ -24,14 +24,14 @@ func TestSmilintIsSilent(t *testing.T) {
 }
 
 func TestObjectConstantsMatchMIB(t *testing.T) {
-	names := make([]string, 0, len(objects))
-	for name := range objects {
+	names := make([]string, 0, len(Objects))
+	for name := range Objects {
 		names = append(names, "DIAGNOSIS-MIB::"+name)
 	}
 	slices.Sort(names)
 	got := translate(t, nil, names)
 	for i, name := range names {
-		if want := objects[strings.TrimPrefix(name, "DIAGNOSIS-MIB::")]; got[i] != want {
+		if want := Objects[strings.TrimPrefix(name, "DIAGNOSIS-MIB::")]; got[i] != want {
 			t.Errorf("%s: snmptranslate says %s, Go constant is %s", name, got[i], want)
 		}
 	}
@@ -72,13 +72,13 @@ func TestEveryMIBNodeHasConstant(t *testing.T) {
 			continue
 		}
 		seen[m[1]] = true
-		if want, ok := objects[m[1]]; !ok {
+		if want, ok := Objects[m[1]]; !ok {
 			t.Errorf("MIB node %s (%s) has no Go constant", m[1], m[2])
 		} else if "."+m[2] != want {
 			t.Errorf("MIB node %s is .%s, Go constant is %s", m[1], m[2], want)
 		}
 	}
-	for name := range objects {
+	for name := range Objects {
 		if !seen[name] {
 			t.Errorf("Go constant for %s has no node in the MIB", name)
 		}
@@ -128,7 +128,7 @@ func TestTreeAccess(t *testing.T) {
 		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--", "nodeName": "CR--", "nodeHost": "CR--", "nodeCommunity": "CR--",
 		"diagListChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
 	columnsAndScalars := 0
-	for name, oid := range objects {
+	for name, oid := range Objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
 			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" ||
 			name == "diagListTable" || name == "diagListEntry" || name == "diagConflict" {

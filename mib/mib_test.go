@@ -13,87 +13,6 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// objects maps every descriptor of DIAGNOSIS-MIB to the Go constant for it.
-var objects = map[string]string{
-	"diagnosisMIB":             DiagnosisMIB,
-	"hiADSDGroup":              HiADSDGroup,
-	"diagTree":                 DiagTree,
-	"diagTreeEntry":            DiagTreeEntry,
-	"nodeID":                   NodeID,
-	"nodeAD":                   NodeAD,
-	"nodeStatus":               NodeStatus,
-	"nodeEventCounter":         NodeEventCounter,
-	"nodeTestedOnly":           NodeTestedOnly,
-	"nodeLastChange":           NodeLastChange,
-	"nodeHowLearned":           NodeHowLearned,
-	"nodeAddrType":             NodeAddrType,
-	"nodeAddr":                 NodeAddr,
-	"nodePort":                 NodePort,
-	"nodeRowStatus":            NodeRowStatus,
-	"nodeFlapping":             NodeFlapping,
-	"nodeMaintenanceUntil":     NodeMaintenanceUntil,
-	"nodeMaintenanceFor":       NodeMaintenanceFor,
-	"nodeMaintenanceStatus":    NodeMaintenanceStatus,
-	"nodeName":                 NodeName,
-	"nodeHost":                 NodeHost,
-	"nodeCommunity":            NodeCommunity,
-	"diagNodeNextID":           DiagNodeNextID,
-	"diagListTable":            DiagListTable,
-	"diagListEntry":            DiagListEntry,
-	"diagListChunkIndex":       DiagListChunkIndex,
-	"diagListChunk":            DiagListChunk,
-	"diagConflict":             DiagConflict,
-	"diagConflictNode":         DiagConflictNode,
-	"diagConflictWinner":       DiagConflictWinner,
-	"diagConflictReason":       DiagConflictReason,
-	"diagNodeListConflict":     DiagNodeListConflict,
-	"isTestedOnly":             IsTestedOnly,
-	"nmsID":                    NMSID,
-	"hiADSDisUP":               HiADSDisUP,
-	"nmsIDCounter":             NMSIDCounter,
-	"diagFaultInject":          DiagFaultInject,
-	"diagLastEventSeq":         DiagLastEventSeq,
-	"diagNodeListHash":         DiagNodeListHash,
-	"diagNodeListVersion":      DiagNodeListVersion,
-	"diagNodeListIDs":          DiagNodeListIDs,
-	"diagViewDigest":           DiagViewDigest,
-	"diagPush":                 DiagPush,
-	"diagKeyChange":            DiagKeyChange,
-	"diagHello":                DiagHello,
-	"diagKeyTable":             DiagKeyTable,
-	"diagKeyEntry":             DiagKeyEntry,
-	"diagKeyIndex":             DiagKeyIndex,
-	"diagKeyPrimary":           DiagKeyPrimary,
-	"diagKeyValue":             DiagKeyValue,
-	"diagEventTable":           DiagEventTable,
-	"diagEventEntry":           DiagEventEntry,
-	"diagEventSeq":             DiagEventSeq,
-	"diagEventNodeID":          DiagEventNodeID,
-	"diagEventStatus":          DiagEventStatus,
-	"diagEventPrevStatus":      DiagEventPrevStatus,
-	"diagEventCounter":         DiagEventCounter,
-	"diagEventTime":            DiagEventTime,
-	"diagEventHowLearned":      DiagEventHowLearned,
-	"diagEventDetector":        DiagEventDetector,
-	"diagEventSource":          DiagEventSource,
-	"diagNotifications":        DiagNotifications,
-	"diagNotificationPrefix":   DiagNotificationPrefix,
-	"diagNodeStatusChange":     DiagNodeStatusChange,
-	"diagNMSChange":            DiagNMSChange,
-	"diagNodeListMismatch":     DiagNodeListMismatch,
-	"diagNodeListChange":       DiagNodeListChange,
-	"diagNodeKeyRefused":       DiagNodeKeyRefused,
-	"diagNodeFlapping":         DiagNodeFlapping,
-	"diagNodeMaintenanceEnded": DiagNodeMaintenanceEnded,
-	"diagConformance":          DiagConformance,
-	"diagCompliances":          DiagCompliances,
-	"diagGroups":               DiagGroups,
-	"diagCompliance":           DiagCompliance,
-	"diagPaperGroup":           DiagPaperGroup,
-	"diagExtensionGroup":       DiagExtensionGroup,
-	"diagNotificationGroup":    DiagNotificationGroup,
-}
-
 // instances maps fully qualified instance names to the Go constant or helper result.
 var instances = map[string]string{
 	"DIAGNOSIS-MIB::isTestedOnly.0":               IsTestedOnly0,
@@ -221,5 +140,22 @@ func TestDiagStatus(t *testing.T) {
 	}
 	if SourceLearned.String() != "learned" || Source(7).String() != "Source(7)" {
 		t.Errorf("Source strings: %s %s", SourceLearned, Source(7))
+	}
+}
+
+// TestName: an instance is named by the object it belongs to, the longest
+// match, with its index; the SNMPv2-MIB objects of a notification too.
+func TestName(t *testing.T) {
+	for oid, want := range map[string]string{
+		DiagEventNodeID + ".8":       "diagEventNodeID.8",
+		NodeStatus + ".12":           "nodeStatus.12",
+		DiagNodeListConflict:         "diagNodeListConflict",
+		SnmpTrapOID0:                 "snmpTrapOID.0",
+		".1.3.6.1.4.1.9999.1":        ".1.3.6.1.4.1.9999.1",
+		DiagnosisMIB + ".1.1.1.99.3": "diagTreeEntry.99.3",
+	} {
+		if got := Name(oid); got != want {
+			t.Errorf("Name(%s) = %q, want %q", oid, got, want)
+		}
 	}
 }

@@ -1,24 +1,18 @@
 #!/usr/bin/env bash
 # make demo: an 8-node diagagent cluster on 127.0.0.1 .. 127.0.0.8 (vCube, 2 s
 # interval, configs/cluster-local.yaml, one cluster key made with diagagent
-# keygen: the agents speak SNMPv3 authPriv to each other), snmptrapd as the station on
-# 127.0.0.100:1162; it stops agent 5 and shows what every agent reports and what
-# the station received. Ctrl-C stops everything it started (by PID).
+# keygen: the agents speak SNMPv3 authPriv to each other), and a station on
+# 127.0.0.100:1162 (diagagent traps); it stops agent 5 and shows what every
+# agent reports (diagagent members) and what the station received. It needs
+# nothing but the build: with net-snmp's snmpwalk installed it also shows
+# the same through it. Ctrl-C stops everything it started (by PID).
 # DEMO_WAIT=0 exits after the show instead of waiting for Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for tool in snmpwalk snmpget snmptrapd; do
-	if ! command -v "$tool" >/dev/null && [ ! -x "/usr/sbin/$tool" ]; then
-		echo "demo: $tool is missing; install net-snmp's tools: apt-get install snmp snmptrapd" >&2
-		exit 1
-	fi
-done
-PATH="$PATH:/usr/sbin"
 conf=configs/cluster-local.yaml
 agentbin=${DIAGAGENT:-bin/diagagent} # the test suite runs the demo with its own build
 run=/tmp/diagagent-demo
-mibs=(-M "-$PWD/mib/ietf:$PWD/mib" -m DIAGNOSIS-MIB:SNMPv2-MIB)
 rm -rf "$run" && mkdir -p "$run"
 pids=()
 cleanup() {
@@ -29,9 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# statuses K: the nodeStatus column of agent K (1-based), one digit per node.
+# statuses K: what agent K (1-based) holds of each node, one digit per node
+# as nodeStatus numbers them, read with diagagent members.
 statuses() {
-	snmpwalk -v2c -c public -t 1 -r 1 -Oqv "127.0.0.$1:1161" .1.3.6.1.4.1.200.1.1.1.3 2>/dev/null | tr -d '\n' || true
+	"$agentbin" members -config "$conf" -community public -agent "127.0.0.$1:1161" 2>/dev/null |
+		awk 'NR > 1 { s = $4; printf "%d", (s == "fault-free" ? 0 : s == "faulty" ? 1 : s == "partial" ? 2 : 3) }' || true
 }
 # wait_all WHAT WANT [SKIP]: until every agent but SKIP reports the column WANT.
 wait_all() {
@@ -55,8 +51,7 @@ show() {
 	done
 }
 
-snmptrapd -f -Lo -C -n -c /dev/null --disableAuthorization=yes "${mibs[@]}" \
-	-F 'NOTIFY from %B: %V\n   %v\n' udp:127.0.0.100:1162 >"$run/snmptrapd.log" 2>&1 &
+"$agentbin" traps -listen 127.0.0.100:1162 >"$run/station.log" 2>"$run/station.err" &
 pids+=($!)
 (umask 077 && "$agentbin" keygen >"$run/keyring")
 for k in 0 1 2 3 4 5 6 7; do
@@ -64,13 +59,19 @@ for k in 0 1 2 3 4 5 6 7; do
 	pids+=($!)
 done
 agent5=${pids[5]}
-echo "demo: 8 agents (vCube, interval 2 s) on 127.0.0.1-8:1161, station snmptrapd on 127.0.0.100:1162; logs in $run"
-echo "demo: the agents test and push each other with the cluster key in $run/keyring (SNMPv3 authPriv); snmpwalk reads with the community"
+echo "demo: 8 agents (vCube, interval 2 s) on 127.0.0.1-8:1161, a station (diagagent traps) on 127.0.0.100:1162; logs in $run"
+echo "demo: the agents test and push each other with the cluster key in $run/keyring (SNMPv3 authPriv); managers read with the community"
 echo "demo: each agent's page: http://127.0.0.1:8161/ ... http://127.0.0.8:8161/ (metrics at /metrics)"
 wait_all "every agent holds every node fault-free" 00000000
 show
-echo; echo "\$ snmpwalk -v2c -c public 127.0.0.1:1161 diagTree   (column nodeStatus)"
-snmpwalk -v2c -c public "${mibs[@]}" 127.0.0.1:1161 nodeStatus
+echo; echo "\$ diagagent members -agent 127.0.0.1:1161   (agent 1's view)"
+"$agentbin" members -config "$conf" -community public -agent 127.0.0.1:1161
+if snmpwalk -V >/dev/null 2>&1; then # installed, and it runs
+	echo; echo "\$ snmpwalk -v2c -c public 127.0.0.1:1161 nodeStatus"
+	snmpwalk -v2c -c public -M "-$PWD/mib/ietf:$PWD/mib" -m DIAGNOSIS-MIB:SNMPv2-MIB 127.0.0.1:1161 nodeStatus
+else
+	echo; echo "demo: (with net-snmp's tools, apt-get install snmp, snmpwalk -v2c -c public 127.0.0.1:1161 nodeStatus shows the same)"
+fi
 
 echo; echo "demo: stopping agent 5 (SIGTERM): its host still answers ping, so it becomes partial (2)"
 kill "$agent5"
@@ -79,17 +80,17 @@ show
 # A partial verdict is notified once it has held traps.partial_hold (5 s).
 printf 'demo: waiting for the station to be told (a partial verdict is notified once it has held 5 s) '
 for _ in $(seq 1 40); do
-	grep -q 'diagEventNodeID[.0-9]* = INTEGER: 5$' "$run/snmptrapd.log" && break
+	grep -q 'diagEventNodeID[.0-9]* = 5$' "$run/station.log" && break
 	printf .; sleep 0.5
 done
 echo
-echo; echo "demo: what the station (snmptrapd) received:"
-echo "  $(grep -c '^NOTIFY' "$run/snmptrapd.log" || true) notifications in all; the first about node 5:"
-awk 'BEGIN { RS = "NOTIFY " } /diagEventNodeID[.0-9]* = INTEGER: 5\n/ { printf "NOTIFY %s", $0; exit }' "$run/snmptrapd.log"
+echo; echo "demo: what the station (diagagent traps) received:"
+echo "  $(grep -c ' from ' "$run/station.log" || true) notifications in all; the first about node 5:"
+awk '/ from / { if (found) exit; block = "" } { block = block $0 "\n" } /diagEventNodeID[.0-9]* = 5$/ { found = 1 } END { if (found) printf "%s", block }' "$run/station.log"
 echo; echo "demo: the event log line of an agent that tested node 5 itself:"
 grep -h 'how=direct' "$run"/agent*.log | grep 'node=5' | head -3
 
 if [ "${DEMO_WAIT:-1}" = 1 ] && [ -t 0 ]; then
-	echo; echo "demo: the cluster keeps running; try snmpwalk -v2c -c public 127.0.0.3:1161 .1.3.6.1.4.1.200 ; Ctrl-C stops it"
+	echo; echo "demo: the cluster keeps running; try $agentbin members -config $conf -community public -agent 127.0.0.3:1161 (or snmpwalk -v2c -c public 127.0.0.3:1161 .1.3.6.1.4.1.200); Ctrl-C stops it"
 	wait
 fi

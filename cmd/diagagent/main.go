@@ -43,6 +43,7 @@ var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) 
 	"maintenance": maintenanceCmd, // open or end a node's maintenance window
 	"nodes":       nodesCmd,       // add or remove a node
 	"service":     serviceCmd,     // the Windows service
+	"traps":       trapsCmd,       // a station in a terminal
 }
 
 // run is main with its inputs explicit; it returns the exit status.
