@@ -40,10 +40,11 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 	path := fs.String("config", config.DefaultPath, "configuration file naming the keyring (and state_dir, whose keys are tried too)")
 	agentAddr := fs.String("agent", "", "the agent to ask, host:port (default: this host's agent)")
 	install := fs.String("install", "", "install KEY: every agent accepts it")
-	use := fs.String("use", "", "use KEY (installed everywhere) to send")
-	remove := fs.String("remove", "", "remove KEY (no agent sends with it any more)")
+	use := fs.String("use", "", "use KEY, or its ID, (installed everywhere) to send")
+	remove := fs.String("remove", "", "remove KEY, or its ID (no agent sends with it any more)")
 	list := fs.Bool("list", false, "list the keys every agent holds, and the agents that lag")
 	force := fs.Bool("force", false, "-use or -remove even if some agents answering do not hold the keys it needs")
+	wait := fs.Duration("wait", 2*time.Minute, "how long -install, -use and -remove wait for every agent answering to run the change")
 	snmpOpts := fs.Bool("snmp", false, "print net-snmp options (-v3 -l authPriv -u ... -a SHA-256 -A ... -x AES -X ...) for the key in use")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -73,7 +74,7 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "-v3 -l authPriv -u %s -a SHA-256 -A %s -x AES -X %s\n", u.Name, u.AuthPassphrase, u.PrivPassphrase)
 		return 0
 	}
-	k := keyCLI{cfg: cfg, ring: ring, stdout: stdout, stderr: stderr, force: *force}
+	k := keyCLI{cfg: cfg, ring: ring, stdout: stdout, stderr: stderr, force: *force, wait: *wait}
 	if k.target, err = cliTarget(cfg, *agentAddr); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
@@ -157,6 +158,7 @@ type keyCLI struct {
 	prober         *probe.Prober
 	stdout, stderr io.Writer
 	force          bool
+	wait           time.Duration // how long a change may take to reach every agent
 }
 
 // agentKeys is what one agent told of its keys.
@@ -291,13 +293,16 @@ func keyNames(keys []probe.Key) string {
 	return strings.Join(s, ",")
 }
 
-// change writes a key change to the target agent. -use needs every agent
-// answering to hold the key, and -remove none to send with it, unless
-// -force: an agent without the key in use cannot be spoken to.
+// change writes a key change to the target agent, then waits until every
+// agent answering runs it (k.wait), or names those that lag. -use needs
+// every agent answering to hold the key, and -remove none to send with it,
+// unless -force: an agent without the key in use cannot be spoken to. -use
+// and -remove take a key's ID too (keyring -list shows it), for a key this
+// command or the agent holds.
 func (k keyCLI) change(ctx context.Context, verb int, arg string) int {
-	key, err := keyring.ParseKey(arg)
+	key, err := k.keyOf(ctx, verb, arg)
 	if err != nil {
-		fmt.Fprintln(k.stderr, err)
+		fmt.Fprintln(k.stderr, "keyring:", err)
 		return 2
 	}
 	if verb != mib.KeyInstall && !k.force {
@@ -310,9 +315,73 @@ func (k keyCLI) change(ctx context.Context, verb int, arg string) int {
 		fmt.Fprintf(k.stderr, "keyring: %s of key %s refused by %s: %v\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.target.Addr, k.target.Port), err)
 		return 1
 	}
-	fmt.Fprintf(k.stdout, "%s of key %s queued at %s: it takes the next node list version there and reaches every agent within a few intervals (check with diagagent keyring -list)\n",
-		verbName(verb), key.ID(), netip.AddrPortFrom(k.target.Addr, k.target.Port))
-	return 0
+	fmt.Fprintf(k.stdout, "%s of key %s taken at %s\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.target.Addr, k.target.Port))
+	return k.await(verb, key)
+}
+
+// keyOf reads the key arg names: the key itself, or, for -use and -remove,
+// its ID, among the keys this command holds and those the agent runs.
+func (k keyCLI) keyOf(ctx context.Context, verb int, arg string) (keyring.Key, error) {
+	key, err := keyring.ParseKey(arg)
+	if err == nil || verb == mib.KeyInstall || len(arg) != 8 {
+		return key, err
+	}
+	for _, held := range k.ring.Keys {
+		if held.ID() == strings.ToLower(arg) {
+			return held, nil
+		}
+	}
+	rows, ferr := k.prober.FetchKeys(ctx, k.target)
+	if ferr != nil {
+		return key, fmt.Errorf("read the keys of %s to find %s: %s", netip.AddrPortFrom(k.target.Addr, k.target.Port), arg, say(ferr))
+	}
+	for _, r := range rows {
+		var held keyring.Key
+		if copy(held[:], r.Value) == keyring.Size && held.ID() == strings.ToLower(arg) {
+			return held, nil
+		}
+	}
+	return key, fmt.Errorf("no key of ID %s here nor at %s: give the key itself", arg, netip.AddrPortFrom(k.target.Addr, k.target.Port))
+}
+
+// await waits until every agent answering runs the change: holds the key
+// installed, sends with the key put in use, no longer holds the key
+// removed; or, after k.wait, names the agents that lag and exits 1.
+func (k keyCLI) await(verb int, key keyring.Key) int {
+	start := time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+		_, agents, err := k.survey(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintln(k.stderr, "keyring:", say(err))
+			return 1
+		}
+		var lag []string
+		answering := 0
+		for _, a := range agents {
+			if a.err != nil {
+				continue
+			}
+			answering++
+			if (verb == mib.KeyInstall && !a.holds(key.Index())) || (verb == mib.KeyUse && a.primary() != key.Index()) ||
+				(verb == mib.KeyRemove && a.holds(key.Index())) {
+				lag = append(lag, fmt.Sprintf("node %d (%s)", a.id, a.addr))
+			}
+		}
+		switch {
+		case len(lag) == 0:
+			fmt.Fprintf(k.stdout, "every agent answering (%d of %d) runs it after %.1f s\n", answering, len(agents), time.Since(start).Seconds())
+			if verb == mib.KeyRemove {
+				fmt.Fprintln(k.stdout, "write the keys in use to the keyring file of each host where you run diagagent's commands (the agents keep theirs under state_dir)")
+			}
+			return 0
+		case time.Since(start) > k.wait:
+			fmt.Fprintf(k.stderr, "keyring: after %v, %d of %d agents answering do not run it yet: %s\n", k.wait, len(lag), answering, strings.Join(lag, ", "))
+			return 1
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // ready checks, before -use or -remove, that every agent answering holds

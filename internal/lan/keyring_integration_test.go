@@ -126,9 +126,11 @@ func authReport(k keyring.Key, b []byte) bool {
 // TestKeyRotationLAN rotates the cluster key of eight agents from one of
 // them with diagagent keyring (install, use, remove: Consul's verbs), while
 // agent 6 is down, then brings agent 6 back with the old key only:
-//   - each step reaches every running agent (keyring -list, run at agent 1,
-//     exits 0 once every agent answering runs agent 1's keys), and no agent
-//     logs a status change of any node meanwhile: no false verdict;
+//   - each step, typed right after the one before (-use and -remove by the
+//     key's ID), waits until it reaches every running agent (keyring -list,
+//     run at agent 1 at once, exits 0: every agent answering runs agent 1's
+//     keys), and no agent logs a status change of any node meanwhile: no
+//     false verdict;
 //   - -use before every agent holds the key is refused;
 //   - agent 6, back with the old key, is refused by every agent it tests: it
 //     sends one diagNodeKeyRefused about itself and notifies none of its
@@ -202,18 +204,31 @@ func TestKeyRotationLAN(t *testing.T) {
 	if out, code := keys("-use", next.String()); code == 0 || !strings.Contains(out, "does not hold it yet") {
 		t.Fatalf("keyring -use of a key no agent holds: exit %d, %s; want a refusal", code, out)
 	}
+	// Typed one after another, as an operator does (the key's ID for -use
+	// and -remove): each waits until every agent answering runs it, so the
+	// next is never refused, and -list at once finds it everywhere.
 	for _, step := range []struct {
 		verb, key string
 		row       []string
 	}{
 		{"-install", next.String(), []string{next.ID(), of(agents - 1), of(0), "accepted"}},
-		{"-use", next.String(), []string{next.ID(), of(agents - 1), of(agents - 1), "in", "use"}},
-		{"-remove", old.String(), []string{old.ID()}},
+		{"-use", next.ID(), []string{next.ID(), of(agents - 1), of(agents - 1), "in", "use"}},
+		{"-remove", old.ID(), []string{old.ID()}},
 	} {
-		if out, code := keys(step.verb, step.key); code != 0 {
+		out, code := keys(step.verb, step.key)
+		if code != 0 || !strings.Contains(out, "every agent answering (7 of 8) runs it") {
 			t.Fatalf("keyring %s: exit %d: %s", step.verb, code, out)
 		}
-		spread("rotation: "+step.verb, step.row...)
+		t.Logf("keyring %s %s:\n%s", step.verb, step.key, out)
+		list, code := keys("-list")
+		found := false
+		for _, l := range strings.Split(list, "\n") {
+			f := strings.Fields(l)
+			found = found || len(f) > 0 && f[0] == step.row[0] && (len(step.row) == 1 || slices.Equal(f, step.row))
+		}
+		if code != 0 || found != (len(step.row) > 1) {
+			t.Fatalf("keyring -list right after %s (exit %d) does not show %v:\n%s", step.verb, code, step.row, list)
+		}
 		time.Sleep(hold)
 	}
 	for _, e := range c.Events(evMark) {
