@@ -94,6 +94,9 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("page error: %s", e)
 	}
 	checkScreenshot(t, ctx)
+	for _, size := range [][2]int64{{1280, 900}, {390, 844}} { // a laptop, a phone
+		checkNoTextOverlaps(t, ctx, size[0], size[1])
+	}
 	checkMetrics(t, c)
 
 	// A maintenance window set on agent 3 reaches agent 1's page and metrics.
@@ -123,6 +126,57 @@ func checkScreenshot(t *testing.T, ctx context.Context) {
 		if err := os.WriteFile(filepath.Join("..", "..", "docs", "dashboard.png"), shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// overlapsJS lists the pairs of text boxes on the page that overlap: every
+// run of text of every visible element (its own text nodes, laid out, cut
+// to what the boxes that scroll or clip it show), each pair of two elements
+// compared; a pair must share more than one pixel each way to count.
+const overlapsJS = `(() => {
+	const clip = (el, b) => {
+		let r = {left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+		for (let p = el; p && p !== document.body; p = p.parentElement) {
+			const s = getComputedStyle(p);
+			if (s.visibility === "hidden" || s.display === "none") return null;
+			if (s.overflowX !== "visible" || s.overflowY !== "visible") {
+				const c = p.getBoundingClientRect();
+				r = {left: Math.max(r.left, c.left), right: Math.min(r.right, c.right), top: Math.max(r.top, c.top), bottom: Math.min(r.bottom, c.bottom)};
+			}
+		}
+		return r.right - r.left > 0 && r.bottom - r.top > 0 ? r : null;
+	};
+	const boxes = [];
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		if (!n.textContent.trim()) continue;
+		const r = document.createRange();
+		r.selectNodeContents(n);
+		for (const raw of r.getClientRects()) {
+			const b = clip(n.parentElement, raw);
+			if (b) boxes.push({el: n.parentElement, b, text: n.textContent.trim().slice(0, 30)});
+		}
+	}
+	const out = [];
+	for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+		const a = boxes[i], c = boxes[j];
+		if (a.el === c.el) continue;
+		const w = Math.min(a.b.right, c.b.right) - Math.max(a.b.left, c.b.left);
+		const h = Math.min(a.b.bottom, c.b.bottom) - Math.max(a.b.top, c.b.top);
+		if (w > 1 && h > 1) out.push(JSON.stringify(a.text) + " over " + JSON.stringify(c.text));
+	}
+	return out;
+})()`
+
+// checkNoTextOverlaps lays the page out at width x height and fails for
+// any two runs of text drawn over each other.
+func checkNoTextOverlaps(t *testing.T, ctx context.Context, width, height int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height)); err != nil { // the rects read next force the new layout
+		t.Fatalf("viewport %dx%d: %v", width, height, err)
+	}
+	if over := mustEval[[]string](t, ctx, overlapsJS); len(over) > 0 {
+		t.Errorf("at %dx%d, text drawn over text: %s", width, height, strings.Join(over, "; "))
 	}
 }
 
