@@ -243,3 +243,36 @@ func writeAtomic(dir, name string, b []byte) error {
 	}
 	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
+
+// DescribeState says, for -config.check, what a start will do with the
+// state file under dir: none yet, this layout's, or an older layout's to
+// migrate (what it keeps); a file of a newer layout is LoadState's error.
+func DescribeState(dir string) (string, error) {
+	path := filepath.Join(dir, stateFileName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("state: none yet in %s (a first start)", dir), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("state_dir: %w", err)
+	}
+	var layout struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &layout); err != nil {
+		return "", fmt.Errorf("state_dir: %s is not a valid state file (move it away to start afresh): %w", path, err)
+	}
+	st, err := LoadState(dir, 0)
+	if err != nil {
+		return "", err
+	}
+	list := "the node list of the configuration file (none kept yet)"
+	if st.List != nil {
+		list = fmt.Sprintf("node list version %d, fingerprint %x, %d ids, %d keys", st.List.Version, st.List.Hash, len(st.List.Members), len(st.List.Keys))
+	}
+	if layout.Version < stateVersion {
+		return fmt.Sprintf("state: %s is of layout %d, an older build's: it is migrated at start, keeping its engine boots (%d), its event counters and events, and its %s",
+			path, layout.Version, st.EngineBoots, list), nil
+	}
+	return fmt.Sprintf("state: %s (layout %d): engine boots %d, %s", path, layout.Version, st.EngineBoots, list), nil
+}

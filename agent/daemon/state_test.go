@@ -109,8 +109,9 @@ func TestCheckStateDir(t *testing.T) {
 // TestStateOlderLayout: a state file of layout 1, as agents of the format
 // before merging lists wrote it, is migrated, never refused: the engine
 // boots and the node list with its removed ids, windows and keys are kept,
-// and the list keeps the fingerprint and version those agents serve. A
-// file of a newer layout is refused with what to do, and left as it was.
+// and the list keeps the fingerprint and version those agents serve;
+// -config.check says so beforehand (DescribeState). A file of a newer
+// layout is refused with what to do, and left as it was.
 func TestStateOlderLayout(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, stateFileName)
@@ -120,6 +121,9 @@ func TestStateOlderLayout(t *testing.T) {
 		`"keys":[3000,1000]},"file_hash":"00","keys_hash":"x"}`
 	if err := os.WriteFile(path, []byte(older), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if what, err := DescribeState(dir); err != nil || !strings.Contains(what, "layout 1, an older build's: it is migrated at start") || !strings.Contains(what, "engine boots (17)") {
+		t.Errorf("DescribeState of layout 1: %q, %v", what, err)
 	}
 	st, err := LoadState(dir, 3)
 	if err != nil {
@@ -148,6 +152,9 @@ func TestStateOlderLayout(t *testing.T) {
 	}
 	if _, err := LoadState(dir, 3); !errors.Is(err, ErrStateVersion) || !strings.Contains(err.Error(), "a newer agent wrote it") {
 		t.Fatalf("a newer layout: %v", err)
+	}
+	if _, err := DescribeState(dir); !errors.Is(err, ErrStateVersion) {
+		t.Errorf("DescribeState of a newer layout: %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != string(newer) {
 		t.Errorf("a refused file was changed: %s", b)

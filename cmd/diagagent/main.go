@@ -104,6 +104,12 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
+		what, err := daemon.DescribeState(cfg.StateDirFor(id))
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stderr, what)
 		if _, err := loadKeyring(cfg); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
