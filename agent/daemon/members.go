@@ -561,13 +561,25 @@ func (d *Daemon) rebuild(l nodelist.List, self int) error {
 	d.mu.Unlock()
 	d.flaps = flap.New(d.cfg.Flapping)
 	d.grow(n)
-	d.forget(slices.Collect(maps.Keys(d.told)))
 	clear(d.told)
 	clear(d.refusing)
 	clear(d.maintOpen)
 	clear(d.left)
-	d.recoveries = recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingEvent{}}
 	clear(d.read)
+	d.recoveries.mu.Lock()
+	clear(d.recoveries.told)
+	clear(d.recoveries.waiting)
+	d.recoveries.mu.Unlock()
+	d.grace.mu.Lock()
+	clear(d.grace.held)
+	d.grace.mu.Unlock()
+	d.mu.Lock()
+	clear(d.hi.heard)
+	d.mu.Unlock()
+	d.lists.mu.Lock()
+	clear(d.lists.other)
+	clear(d.lists.held)
+	d.lists.mu.Unlock()
 	return nil
 }
 
@@ -583,10 +595,27 @@ func (d *Daemon) grow(n int) {
 	d.mu.Unlock()
 }
 
-// forget drops what the agent knew of ids that name other nodes now.
+// forget drops what the agent knew of ids that name other nodes now. It
+// runs on the loop, which owns most of it; the rest is under its locks.
 func (d *Daemon) forget(reset []int) {
 	if len(reset) == 0 {
 		return
+	}
+	for _, id := range reset {
+		d.flaps.Forget(id)
+		delete(d.told, id)
+		delete(d.refusing, id)
+		delete(d.maintOpen, id)
+		delete(d.left, id)
+		delete(d.read, id)
+		d.lists.forget(id)
+		d.recoveries.mu.Lock()
+		delete(d.recoveries.told, id)
+		delete(d.recoveries.waiting, id)
+		d.recoveries.mu.Unlock()
+		d.grace.mu.Lock()
+		delete(d.grace.held, id)
+		d.grace.mu.Unlock()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -599,33 +628,7 @@ func (d *Daemon) forget(reset []int) {
 		if id < len(d.held) {
 			d.held[id] = hiadsd.Unknown
 		}
-		d.flaps.Forget(id)
-		for _, m := range []any{d.told, d.refusing, d.maintOpen, d.left, d.recoveries.told, d.recoveries.waiting, d.hi.heard} {
-			deleteID(m, id)
-		}
-		d.grace.mu.Lock()
-		delete(d.grace.held, id)
-		d.grace.mu.Unlock()
-		d.lists.forget(id)
-		delete(d.read, id)
-	}
-}
-
-// deleteID deletes id from a map keyed by node id.
-func deleteID(m any, id int) {
-	switch m := m.(type) {
-	case map[int]bool:
-		delete(m, id)
-	case map[int]nodelist.Window:
-		delete(m, id)
-	case map[int]unowned:
-		delete(m, id)
-	case map[int]hiadsd.Status:
-		delete(m, id)
-	case map[int]waitingEvent:
-		delete(m, id)
-	case map[int]time.Time:
-		delete(m, id)
+		delete(d.hi.heard, id)
 	}
 }
 

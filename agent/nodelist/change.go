@@ -101,21 +101,20 @@ const (
 // as is any change of a list that runs no keys.
 func (l List) WithKey(verb int, index uint32, at Stamp) (List, error) {
 	held := slices.Contains(l.Keys, index)
-	next := l.clone()
 	switch {
 	case len(l.Keys) == 0:
-	case verb == KeyInstall && !held:
-		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})
-		next.Seal()
-		return next, nil
 	case verb == KeyUse && held && index == l.Keys[0]:
 		return l, nil
-	case verb == KeyUse && held:
+	case verb == KeyInstall && !held, verb == KeyUse && held:
+		next := l.clone()
 		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})
-		next.Primary = Primary{Index: index, Set: at, Prev: l.Primary.Set}
+		if verb == KeyUse {
+			next.Primary = Primary{Index: index, Set: at, Prev: l.Primary.Set}
+		}
 		next.Seal()
 		return next, nil
 	case verb == KeyRemove && held && index != l.Keys[0]:
+		next := l.clone()
 		for k, s := range next.KeySlots {
 			if s.Index == index && !s.Deleted {
 				next.KeySlots[k].Deleted, next.KeySlots[k].DeletedAt = true, at

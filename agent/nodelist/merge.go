@@ -224,11 +224,11 @@ func mergeDeletion(a bool, at Stamp, b bool, bt Stamp) (bool, Stamp) {
 // merging it, when the two grew from different bases: l holds no stamped
 // fact (a file's list, or one an agent of an older format ran) and o,
 // holding some, is as far on or further, or, holding none either (two
-// lists migrated from the older format), further on: that format's rule. A new agent started from a file
-// that lists it thus takes the list the others run, and so does an agent
-// upgraded from the older format, whose list (a change made by an upgraded
-// agent, taken as the older format takes lists) has the others' version
-// but not their stamps.
+// lists migrated from the older format), further on: that format's rule.
+// A new agent started from a file that lists it thus takes the list the
+// others run, and so does an agent upgraded from the older format, whose
+// list (a change made by an upgraded agent, taken as the older format
+// takes lists) has the others' version but not their stamps.
 func (l List) Adopts(o List) bool {
 	return l.Changes() == 0 && o.Version >= l.Version && (o.Changes() > 0 || o.Version > l.Version)
 }

@@ -251,10 +251,8 @@ func (l *List) facts(h hash.Hash, unstamped bool) int {
 		if m.Hole {
 			continue
 		}
-		if unstamped || !m.Added.IsZero() || m.Want != id || m.Labels != (Labels{}) {
-			put(m.Added, "entry|%d|%d|%s|%s|%d|%t|%q|%q|%q\n", id+1, m.Want, m.Added, m.ident(), m.Port, m.TestedOnly,
-				m.Labels.Name, m.Labels.Community, m.Labels.OID)
-		}
+		put(m.Added, "entry|%d|%d|%s|%s|%d|%t|%q|%q|%q\n", id+1, m.Want, m.Added, m.ident(), m.Port, m.TestedOnly,
+			m.Labels.Name, m.Labels.Community, m.Labels.OID)
 		if m.Deleted {
 			put(m.DeletedAt, "removed|%d|%s\n", id+1, m.DeletedAt)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -107,23 +108,50 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 	if err != nil {
 		return Members{}, fmt.Errorf("read the events of %s: %w", t.Addr, err)
 	}
-	p.fetchNames(ctx, t, m, byID)
+	p.fetchNames(ctx, t, func(idx uint32) *ListMember {
+		if k, in := byID[idx]; in {
+			return &m.Nodes[k].ListMember
+		}
+		return nil
+	})
 	return m, nil
 }
 
+// FetchNodes reads the agent's members alone, with their names: less than
+// FetchMembers, for an operator's command waiting for a change to spread.
+func (p *Prober) FetchNodes(ctx context.Context, t Target) ([]ListMember, error) {
+	var out []ListMember
+	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeMaintenanceUntil, mib.NodeMaintenanceStatus}
+	err := p.walk(ctx, t, cols, 0, func(remaining int) int { return remaining }, func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+		n, err := decodeMember(idx, vbs)
+		out = append(out, n)
+		return err != nil, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the nodes of %s: %w", t.Addr, err)
+	}
+	p.fetchNames(ctx, t, func(idx uint32) *ListMember {
+		k := slices.IndexFunc(out, func(n ListMember) bool { return n.ID == idx })
+		if k < 0 {
+			return nil
+		}
+		return &out[k]
+	})
+	return out, nil
+}
+
 // fetchNames reads the nodes' names and host names (nodeName, nodeHost)
-// into m, where the agent serves them; an agent of an older format has
-// none, and that is no error.
-func (p *Prober) fetchNames(ctx context.Context, t Target, m Members, byID map[uint32]int) {
+// into the members of, where the agent serves them; an agent of an older
+// format has none, and that is no error.
+func (p *Prober) fetchNames(ctx context.Context, t Target, of func(idx uint32) *ListMember) {
 	_ = p.walk(ctx, t, []string{mib.NodeName, mib.NodeHost}, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 			name, ok := vbs[0].Value.([]byte)
 			host, ok2 := vbs[1].Value.([]byte)
-			k, in := byID[idx]
-			if ok && ok2 && in {
-				m.Nodes[k].Name = string(name)
+			if n := of(idx); ok && ok2 && n != nil {
+				n.Name = string(name)
 				if _, err := netip.ParseAddr(string(host)); err != nil {
-					m.Nodes[k].Host = string(host)
+					n.Host = string(host)
 				}
 			}
 			return false, nil

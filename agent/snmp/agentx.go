@@ -36,7 +36,7 @@ type axHandler struct {
 
 // axSet is one AgentX set transaction between TestSet and CleanupSet: its
 // scalars, or one change of a diagTree row (row), or one maintenance
-// window (maint, with the window it replaces in undoMaint).
+// window (maint, with the end of the window it replaces).
 type axSet struct {
 	todo, undo []pendingSet
 	row        *RowChange

@@ -198,12 +198,12 @@ func keyOf(m probe.ListMember) nodeKey {
 
 // listed returns the NodeID the agent at t lists node k at, 0 for none.
 func (n nodesRun) listed(ctx context.Context, t probe.Target, k nodeKey) (uint32, error) {
-	m, err := n.v.prober.FetchMembers(ctx, t)
+	nodes, err := n.v.prober.FetchNodes(ctx, t)
 	if err != nil {
 		return 0, err
 	}
-	for _, node := range m.Nodes {
-		if keyOf(node.ListMember) == k || (node.Addr.String() == k.host && node.Port == k.port) {
+	for _, node := range nodes {
+		if keyOf(node) == k || (node.Addr.String() == k.host && node.Port == k.port) {
 			return node.ID, nil
 		}
 	}
@@ -267,14 +267,14 @@ func (n nodesRun) await(what string, k nodeKey, present bool) int {
 // change: the agents that do, those that do not (lag), those that do not
 // answer (silent), and the NodeIDs the node is listed at.
 func (n nodesRun) survey(ctx context.Context, k nodeKey, present bool) (held int, lag, silent []string, ids []uint32, err error) {
-	m, err := n.v.prober.FetchMembers(ctx, n.v.target)
+	agents, err := n.v.prober.FetchNodes(ctx, n.v.target)
 	if err != nil {
 		return 0, nil, nil, nil, err
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	seen := map[uint32]bool{}
-	for _, a := range m.Nodes {
+	for _, a := range agents {
 		if a.TestedOnly {
 			continue
 		}
