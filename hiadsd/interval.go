@@ -80,6 +80,8 @@ func (iv *interval) set(id int, e Entry, from int) {
 	iv.node.View.Set(id, e)
 	if old.Status != e.Status {
 		iv.report.Updates = append(iv.report.Updates, Update{ID: id, Old: old, New: e, From: from})
+	} else if e.Status == FaultFree {
+		iv.report.Moved = append(iv.report.Moved, id)
 	}
 }
 

@@ -74,6 +74,7 @@ func (iv *interval) isolation() {
 	if n.isolated <= n.Config.Isolation {
 		iv.undo()
 		iv.report.Held, iv.report.Updates = append(iv.report.Held, iv.report.Updates...), iv.report.Updates[:0]
+		iv.report.Moved = iv.report.Moved[:0]
 		return
 	}
 	for _, c := range iv.changes { // oldest first: the first entry replaced is the one before the isolation

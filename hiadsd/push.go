@@ -166,6 +166,8 @@ func (n *Node) merge(ie IDEntry, from int, rep *Report) bool {
 	n.forget(ie.ID)
 	if mine.Status != ie.Entry.Status {
 		rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
+	} else if mine.Status == FaultFree {
+		rep.Moved = append(rep.Moved, ie.ID)
 	}
 	return true
 }

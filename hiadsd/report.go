@@ -46,6 +46,11 @@ type Report struct {
 	// Updates lists the status changes, direct or learned; counter-only
 	// refreshes are applied silently.
 	Updates []Update
+	// Moved lists the nodes whose entry took a newer counter with the
+	// status fault-free before and after: a tester elsewhere saw the node
+	// fail and come back while this node held it fault-free (a healed cut,
+	// cause.go).
+	Moved []int
 	// Station lists the changes of the station learned from sources, in order.
 	Station []StationChange
 	// Lists lists the sources found running another node list, in order:

@@ -100,6 +100,22 @@ const (
 	DiagConflictWinner = DiagConflict + ".2"
 	// DiagConflictReason says what was lost to what, in words.
 	DiagConflictReason = DiagConflict + ".3"
+	// DiagCause holds the objects diagCauseChange carries.
+	DiagCause = HiADSDGroup + ".20"
+	// DiagCauseKind says whether the nodes were lost or came back, and how.
+	DiagCauseKind = DiagCause + ".1"
+	// DiagCauseGroup identifies a group lost together, the same in its return.
+	DiagCauseGroup = DiagCause + ".2"
+	// DiagCauseSplit identifies the partition: the same at both sides of a cut.
+	DiagCauseSplit = DiagCause + ".3"
+	// DiagCauseNodes counts the nodes of the cause.
+	DiagCauseNodes = DiagCause + ".4"
+	// DiagCauseNodeList names them, as ranges of NodeIDs.
+	DiagCauseNodeList = DiagCause + ".5"
+	// DiagCauseSubnet is the smallest prefix holding their addresses.
+	DiagCauseSubnet = DiagCause + ".6"
+	// DiagCauseLasted is how long a group that came back was out, in seconds.
+	DiagCauseLasted = DiagCause + ".7"
 	// DiagKeyTable lists the cluster keys the agent runs; only the cluster's
 	// users see it.
 	DiagKeyTable = HiADSDGroup + ".15"
@@ -158,6 +174,9 @@ const (
 	// DiagNodeListConflict is the notification sent when a change of the
 	// list made at this agent lost to one made at once elsewhere.
 	DiagNodeListConflict = DiagNotificationPrefix + ".8"
+	// DiagCauseChange is the notification sent for nodes lost together or
+	// coming back together: one cause.
+	DiagCauseChange = DiagNotificationPrefix + ".9"
 	// ColdStart is SNMPv2-MIB's coldStart, sent when an agent starts.
 	ColdStart = ".1.3.6.1.6.3.1.1.5.1"
 	// AuthenticationFailure is SNMPv2-MIB's authenticationFailure.
@@ -214,6 +233,22 @@ const (
 	DiagConflictNode0   = DiagConflictNode + ".0"
 	DiagConflictWinner0 = DiagConflictWinner + ".0"
 	DiagConflictReason0 = DiagConflictReason + ".0"
+	// The instances a diagCauseChange carries.
+	DiagCauseKind0     = DiagCauseKind + ".0"
+	DiagCauseGroup0    = DiagCauseGroup + ".0"
+	DiagCauseSplit0    = DiagCauseSplit + ".0"
+	DiagCauseNodes0    = DiagCauseNodes + ".0"
+	DiagCauseNodeList0 = DiagCauseNodeList + ".0"
+	DiagCauseSubnet0   = DiagCauseSubnet + ".0"
+	DiagCauseLasted0   = DiagCauseLasted + ".0"
+)
+
+// The values of diagCauseKind.
+const (
+	CauseLost        = 1 // the nodes were lost together
+	CauseBackDown    = 2 // they came back; they had been down
+	CauseBackCut     = 3 // they came back; they had been up, cut off from the sender's side
+	CauseBackUnknown = 4 // they came back; the sender did not see them go
 )
 
 // Standard objects from SNMPv2-MIB (RFC 3418) that agents and notifications use.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -69,4 +70,21 @@ func validStation(s hiadsd.Station) error {
 		return fmt.Errorf("%w: station %v is not an IPv4 address", ErrInvalidEvent, s.Addr)
 	}
 	return nil
+}
+
+// Cause reports nodes lost together or coming back together
+// (hiadsd.Cause): one diagCauseChange.
+type Cause struct {
+	Kind   int    // diagCauseKind: mib.CauseLost, CauseBackDown, CauseBackCut or CauseBackUnknown
+	Group  uint32 // diagCauseGroup
+	Split  uint32 // diagCauseSplit
+	Nodes  []CauseNode
+	Subnet string        // diagCauseSubnet, "" if the nodes have no address in common
+	Lasted time.Duration // diagCauseLasted: how long a group that came back was out
+}
+
+// CauseNode is one node of a cause, with its status.
+type CauseNode struct {
+	ID     uint32
+	Status hiadsd.Status
 }

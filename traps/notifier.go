@@ -134,6 +134,9 @@ func (n *Notifier) NodeFlapping(f Flapping) error {
 	return n.enqueue(flapping(f))
 }
 
+// CauseChange queues a diagCauseChange notification.
+func (n *Notifier) CauseChange(c Cause) error { return n.enqueue(causeChange(c)) }
+
 // NodeMaintenanceEnded queues a diagNodeMaintenanceEnded notification.
 func (n *Notifier) NodeMaintenanceEnded(m MaintenanceEnded) error {
 	if m.Node < 1 || m.Node > mib.MaxNodeID || !m.Addr.IsValid() || !m.Status.Valid() || !m.Began.Valid() {
@@ -218,14 +221,20 @@ func (n *Notifier) enqueue(note notification) error {
 // nil (drop note itself) when it is not. n.mu must be held.
 func (n *Notifier) victimLocked(note notification) *entry {
 	for _, e := range n.queue {
-		if e.note.oid != mib.DiagNodeStatusChange {
+		if !statusNote(e.note) {
 			return e
 		}
 	}
-	if note.oid != mib.DiagNodeStatusChange {
+	if !statusNote(note) {
 		return nil
 	}
 	return n.queue[0]
+}
+
+// statusNote reports whether note tells nodes' statuses: a node's change
+// or a cause's.
+func statusNote(note notification) bool {
+	return note.oid == mib.DiagNodeStatusChange || note.oid == mib.DiagCauseChange
 }
 
 // removeLocked takes e out of the queue if it is still there; n.mu must be held.

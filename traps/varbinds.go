@@ -32,7 +32,14 @@ const (
 	specificFlapping    = 6
 	specificMaintenance = 7
 	specificConflict    = 8
+	specificCause       = 9
 )
+
+// causeStatuses bounds the nodeStatus varbinds of one diagCauseChange:
+// 32 of them and the cause's own objects make about 900 octets, within
+// the 1,472 an Ethernet frame carries and the 484 every SNMP engine must
+// accept only when fewer; diagCauseNodeList names every node anyway.
+const causeStatuses = 32
 
 // notification is a queued message: what to send, not yet where or when.
 type notification struct {
@@ -136,6 +143,63 @@ func listConflict(c ListConflict) notification {
 			{Name: mib.DiagConflictReason0, Type: gosnmp.OctetString, Value: reason},
 		},
 	}
+}
+
+// causeChange builds the diagCauseChange notification: the cause's
+// objects, then nodeStatus of its first nodes.
+func causeChange(c Cause) notification {
+	ids := make([]uint32, len(c.Nodes))
+	for k, n := range c.Nodes {
+		ids[k] = n.ID
+	}
+	list := NodeRanges(ids, 255)
+	vars := []gosnmp.SnmpPDU{
+		{Name: mib.DiagCauseKind0, Type: gosnmp.Integer, Value: c.Kind},
+		{Name: mib.DiagCauseGroup0, Type: gosnmp.Gauge32, Value: uint(c.Group)},
+		{Name: mib.DiagCauseSplit0, Type: gosnmp.Gauge32, Value: uint(c.Split)},
+		{Name: mib.DiagCauseNodes0, Type: gosnmp.Gauge32, Value: uint(len(c.Nodes))},
+		{Name: mib.DiagCauseNodeList0, Type: gosnmp.OctetString, Value: list},
+		{Name: mib.DiagCauseSubnet0, Type: gosnmp.OctetString, Value: c.Subnet},
+		{Name: mib.DiagCauseLasted0, Type: gosnmp.Gauge32, Value: uint(c.Lasted / time.Second)},
+	}
+	for _, n := range c.Nodes[:min(len(c.Nodes), causeStatuses)] {
+		vars = append(vars, gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeStatus, int(n.ID)), Type: gosnmp.Integer, Value: mib.DiagStatus(n.Status)})
+	}
+	return notification{
+		oid:      mib.DiagCauseChange,
+		generic:  v1GenericSpecific,
+		specific: specificCause,
+		label:    fmt.Sprintf("diagCauseChange kind=%d group=%d nodes=%s", c.Kind, c.Group, list),
+		vars:     vars,
+	}
+}
+
+// NodeRanges writes NodeIDs as ranges, "3,9,12-14", in at most limit
+// octets: where they do not fit, it ends in "...".
+func NodeRanges(ids []uint32, limit int) string {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	var b []byte
+	for k := 0; k < len(ids); {
+		j := k
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		part := fmt.Sprint(ids[k])
+		if j > k {
+			part += fmt.Sprintf("-%d", ids[j])
+		}
+		if len(b) > 0 {
+			part = "," + part
+		}
+		if len(b)+len(part) > limit-3 && j+1 < len(ids) || len(b)+len(part) > limit {
+			return string(b) + "..."
+		}
+		b = append(b, part...)
+		k = j + 1
+	}
+	return string(b)
 }
 
 // keyRefused builds the diagNodeKeyRefused notification: the node's

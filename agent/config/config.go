@@ -179,6 +179,10 @@ type Traps struct {
 	// PartialHold holds the notification that a node is partial until it
 	// has held this long; 0 notifies it at once.
 	PartialHold time.Duration `mapstructure:"partial_hold" doc:"a node found partial (its host answers ping, its agent does not answer) is notified once it has stayed so this long, as a Prometheus alert waits out its for: clause; a partial that clears sooner (a starved or briefly stopped member) is not notified; faulty is notified at once; 0s notifies at once"`
+	// GroupWindow is how long after a node's fault another node's fault
+	// joins it in one notification; negative is one testing interval and
+	// one test's budget, 0 notifies each node on its own.
+	GroupWindow time.Duration `mapstructure:"group_window" doc:"nodes that become faulty or partial within this long of the first are one notification (diagCauseChange), and so is their return, which says whether they were down or cut off; -1s (the default) is one testing interval and one test's budget; 0s notifies each node on its own"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 	// Flapping holds when a node's changes are notified as flapping instead.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -136,6 +137,7 @@ func Default() Config {
 			StartupGrace: d.StartupGrace,
 			RecoveryHold: d.RecoveryHold,
 			PartialHold:  d.PartialHold,
+			GroupWindow:  -time.Second,
 			Flapping:     Flapping{High: d.Flapping.High, Low: d.Flapping.Low, Changes: d.Flapping.MinChanges},
 		},
 		Web:             Web{Listen: "127.0.0.1:8161"},

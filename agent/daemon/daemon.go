@@ -36,6 +36,7 @@ type Notifier interface {
 	NodeFlapping(traps.Flapping) error
 	NodeMaintenanceEnded(traps.MaintenanceEnded) error
 	NodeListConflict(traps.ListConflict) error
+	CauseChange(traps.Cause) error
 }
 
 // Config is what a Daemon runs with.
@@ -70,6 +71,9 @@ type Config struct {
 	// PartialHold holds the notification that a node is partial until it
 	// has held this long (hold.go); 0 notifies it at once.
 	PartialHold time.Duration
+	// GroupWindow is how long after a node's fault others join it in one
+	// notification (causes.go); 0 notifies each node on its own.
+	GroupWindow time.Duration
 	// StateDir holds what survives a restart.
 	StateDir string
 	// Keys are the keyring file's cluster keys, the one to send with first;
@@ -132,16 +136,18 @@ type Options struct {
 // push.go, rounds.go, isolation.go), the node list it runs (membership,
 // members.go) and what it says (journal, record.go, nms.go, state.go).
 type Daemon struct {
-	cfg     Config
-	id      int // this node's id in the list it runs
-	log     *logrus.Entry
-	board   *board.Board
-	notify  Notifier
-	now     func() time.Time
-	start   time.Time
-	observe func(IntervalInfo)
-	onKeys  func(keyring.Ring)
-	met     metrics
+	cfg    Config
+	id     int // this node's id in the list it runs
+	log    *logrus.Entry
+	board  *board.Board
+	notify Notifier
+	now    func() time.Time
+	// realClock is set when now is time.Now: timers may then run on it.
+	realClock bool
+	start     time.Time
+	observe   func(IntervalInfo)
+	onKeys    func(keyring.Ring)
+	met       metrics
 
 	loop
 	membership
@@ -245,7 +251,7 @@ func New(o Options) (*Daemon, error) {
 	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
-		d.now = time.Now
+		d.now, d.realClock = time.Now, true
 	}
 	if d.rng == nil {
 		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(d.id)))

@@ -106,6 +106,14 @@ type sink struct {
 	flaps  []traps.Flapping
 	maint  []traps.MaintenanceEnded
 	lost   []traps.ListConflict
+	causes []traps.Cause
+}
+
+func (s *sink) CauseChange(c traps.Cause) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.causes = append(s.causes, c)
+	return nil
 }
 
 func (s *sink) NodeListConflict(c traps.ListConflict) error {

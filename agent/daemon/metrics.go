@@ -47,6 +47,7 @@ type metrics struct {
 	unsaved   prometheus.Gauge
 	merges    *prometheus.CounterVec
 	lost      *prometheus.CounterVec
+	causes    *prometheus.CounterVec
 }
 
 // newMetrics makes the interval metrics, every label value at 0.
@@ -73,6 +74,8 @@ func newMetrics() metrics {
 			Help: "Peers' node lists read, by what came of them: merged (it brought changes), held (nothing new), refused (no correct agent could have made it), other_base (another file's), older_format (an agent not upgraded)."}, []string{"result"}),
 		lost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_node_list_changes_lost_total",
 			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
+		causes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "diagagent_causes_notified_total",
+			Help: "Groups of nodes this agent notified as one cause (diagCauseChange), by kind: lost (lost together), back-down (back, had been down), back-cut (back, had been cut off), back (back, not seen going)."}, []string{"kind"}),
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
@@ -86,8 +89,14 @@ func newMetrics() metrics {
 	for _, k := range []string{"window", "key in use", "key removal", "id"} {
 		m.lost.WithLabelValues(k)
 	}
+	for _, k := range causeKinds {
+		m.causes.WithLabelValues(k)
+	}
 	return m
 }
+
+// cause counts one cause notified.
+func (m metrics) cause(kind string) { m.causes.WithLabelValues(kind).Inc() }
 
 // observe counts one testing interval: the reads it made, the entries they
 // brought, the answers it did not use, its duration and the events still waiting for a save.
@@ -114,7 +123,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance} {
 		ch <- desc
 	}
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes} {
 		c.Describe(ch)
 	}
 }
@@ -122,7 +131,7 @@ func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (prometheus.Collector).
 func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
-	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost} {
+	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

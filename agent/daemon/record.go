@@ -35,6 +35,7 @@ type journal struct {
 	left    map[int]unowned // per node, its last change left to its owner (handover)
 
 	recoveries recoveries // repairs waiting until they hold, and what the station was told
+	causes     causes     // status notifications waiting to be sent by cause
 }
 
 // record turns one interval's report into event rows, log lines,
@@ -97,6 +98,10 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	}
 	d.handover(now)
 	d.releaseRecoveries(now)
+	d.movedEntries(rep.Moved)
+	if d.grouping() {
+		d.sendCauses()
+	}
 }
 
 // saveState saves the state as it is now and, once it is on disk, serves
@@ -255,6 +260,15 @@ func (d *Daemon) announce(e unsavedEvent) {
 // agent sends is one "status change notified" line, which the chaos run
 // matches against what the station received.
 func (d *Daemon) sendStatus(ev board.Event, late string) {
+	if d.grouping() {
+		d.group(ev, late)
+		return
+	}
+	d.sendNow(ev, late)
+}
+
+// sendNow queues the notification of event ev at once (sendStatus).
+func (d *Daemon) sendNow(ev board.Event, late string) {
 	f := d.log.WithFields(logrus.Fields{"node": ev.NodeID, "seq": ev.Seq, "new": ev.Status.String()})
 	if late != "" {
 		f = f.WithField("late", late)

@@ -1,0 +1,235 @@
+package daemon
+
+import (
+	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// causes groups the status notifications this agent decided to send into
+// causes (hiadsd.Grouper): each node's change waits here for the group
+// window, and nodes lost together go out as one diagCauseChange, as does
+// their return, which says whether they were down or cut off. A node that
+// went alone goes out as its own diagNodeStatusChange when the window
+// closes. Every goroutine that notifies (the loop, a saver) adds to it; the
+// loop, after each interval, and a timer send what is due.
+type causes struct {
+	mu      sync.Mutex
+	g       hiadsd.Grouper
+	waiting map[int]waitingStatus // per node, its event while its cause is not due
+	timer   *time.Timer
+	due     time.Time // when the timer fires; zero when it is not set
+}
+
+// waitingStatus is a node's event waiting for its cause, and why it went
+// out late if it did.
+type waitingStatus struct {
+	ev   board.Event
+	late string
+}
+
+// grouping reports whether the agent groups its status notifications.
+func (d *Daemon) grouping() bool { return d.cfg.GroupWindow > 0 && d.notify != nil }
+
+// since is the grouper's clock: the time since the daemon started.
+func (d *Daemon) since(t time.Time) time.Duration { return t.Sub(d.start) }
+
+// group hands the notification of event ev to the grouper.
+func (d *Daemon) group(ev board.Event, late string) {
+	c := &d.causes
+	now := d.now()
+	id := int(ev.NodeID) - 1
+	e := hiadsd.Entry{Status: ev.Status, Counter: ev.Counter}
+	c.mu.Lock()
+	if c.waiting == nil {
+		c.waiting = map[int]waitingStatus{}
+		c.g.Window = d.cfg.GroupWindow
+	}
+	c.waiting[id] = waitingStatus{ev: ev, late: late}
+	if ev.Status == hiadsd.FaultFree {
+		c.g.Back(d.since(now), id, e)
+	} else {
+		c.g.Lost(d.since(now), id, e)
+	}
+	c.armLocked(d, now)
+	c.mu.Unlock()
+}
+
+// armLocked sets the timer for the next cause due; c.mu is held. The
+// timer runs only on the real clock (a test's clock moves by hand, and its
+// loop sends what is due).
+func (c *causes) armLocked(d *Daemon, now time.Time) {
+	next, ok := c.g.Next()
+	if !ok || !d.realClock {
+		return
+	}
+	at := d.start.Add(next)
+	if !c.due.IsZero() && !at.Before(c.due) {
+		return
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.due = at
+	c.timer = time.AfterFunc(max(at.Sub(now), 0), d.sendCauses)
+}
+
+// movedEntries passes the grouper the nodes whose entries moved in an interval
+// or a push (hiadsd.Report.Moved), and drops the nodes that can no longer
+// be part of a cause: removed from the list, or in a maintenance window.
+// It runs on the loop.
+func (d *Daemon) movedEntries(ids []int) {
+	if !d.grouping() {
+		return
+	}
+	c := &d.causes
+	at := d.since(d.now())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		c.g.Moved(at, id)
+	}
+	for id := range c.waiting {
+		if id >= len(d.list.Members) || d.list.Members[id].Removed || d.inMaintenance(id) {
+			c.g.Forget(id)
+			delete(c.waiting, id)
+		}
+	}
+}
+
+// sendCauses sends the causes that are due: a node alone as its
+// diagNodeStatusChange, a group as one diagCauseChange. Any goroutine.
+func (d *Daemon) sendCauses() {
+	c := &d.causes
+	now := d.now()
+	snap := d.Snapshot()
+	if snap == nil {
+		return // nothing published, nothing notified yet
+	}
+	n := 0
+	present := map[int]bool{} // the rows leave removed nodes out
+	for _, r := range snap.Nodes {
+		n, present[int(r.ID)-1] = max(n, int(r.ID)), true
+	}
+	c.mu.Lock()
+	c.due = time.Time{}
+	due := c.g.Due(d.since(now), n, func(id int) bool { return !present[id] })
+	out := make([][]waitingStatus, len(due))
+	for k, cause := range due {
+		for _, ie := range cause.Nodes {
+			if w, ok := c.waiting[ie.ID]; ok {
+				out[k] = append(out[k], w)
+				delete(c.waiting, ie.ID)
+			}
+		}
+	}
+	c.armLocked(d, now)
+	c.mu.Unlock()
+	for k, cause := range due {
+		switch {
+		case len(out[k]) == 0:
+		case cause.Single():
+			d.sendNow(out[k][0].ev, out[k][0].late)
+		default:
+			d.sendCause(cause, out[k], snap, now)
+		}
+	}
+}
+
+// sendCause sends one diagCauseChange for a group's loss or return. The
+// return of a group cut off is told by one side only: the side of the
+// agent of the lowest id, which is then the owner of every node; the
+// other side's agent, whose own loss of that side was true of its view,
+// leaves the heal to it.
+func (d *Daemon) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snapshot, now time.Time) {
+	kind := mib.CauseLost
+	if c.Back {
+		kind = mib.CauseBackUnknown
+		switch {
+		case c.Cut:
+			kind = mib.CauseBackCut
+		case c.Lost > 0 || c.Split != 0:
+			kind = mib.CauseBackDown
+		}
+	}
+	n := traps.Cause{Kind: kind, Group: c.Group, Split: c.Split}
+	var addrs []netip.Addr
+	for _, w := range ws {
+		n.Nodes = append(n.Nodes, traps.CauseNode{ID: w.ev.NodeID, Status: w.ev.Status})
+		addrs = append(addrs, w.ev.Addr)
+	}
+	n.Subnet = subnetOf(addrs)
+	if c.Back && c.Lost > 0 {
+		n.Lasted = d.since(now) - c.Lost
+	}
+	ids := make([]uint32, len(n.Nodes))
+	for k, x := range n.Nodes {
+		ids[k] = x.ID
+	}
+	f := d.log.WithFields(logrus.Fields{"kind": causeKinds[kind], "group": c.Group, "split": c.Split,
+		"nodes": traps.NodeRanges(ids, 255), "count": len(ids)})
+	if c.Back && c.Lost > 0 {
+		f = f.WithField("lasted", n.Lasted.Round(time.Second).String())
+	}
+	if c.Cut {
+		if low := lowestAgent(snap); low >= 0 && slices.Contains(ids, uint32(low+1)) {
+			f.WithField("teller", low+1).Info("a cut healed: the side of the lowest agent tells it")
+			return
+		}
+	}
+	if err := d.notify.CauseChange(n); err != nil {
+		f.WithError(err).Warn("notification not queued")
+		return
+	}
+	d.met.cause(causeKinds[kind])
+	f.Info("cause notified")
+}
+
+// causeKinds names the values of diagCauseKind, for logs and metrics.
+var causeKinds = map[int]string{mib.CauseLost: "lost", mib.CauseBackDown: "back-down",
+	mib.CauseBackCut: "back-cut", mib.CauseBackUnknown: "back"}
+
+// lowestAgent returns the agent of the lowest id the snapshot holds
+// fault-free, -1 if none.
+func lowestAgent(s *board.Snapshot) int {
+	for _, r := range s.Nodes {
+		if r.Status == hiadsd.FaultFree && !r.TestedOnly && !r.Removed {
+			return int(r.ID) - 1
+		}
+	}
+	return -1
+}
+
+// subnetOf returns the smallest prefix holding every address, as
+// "198.18.0.16/29"; "" when there are none or they differ in family.
+func subnetOf(addrs []netip.Addr) string {
+	if len(addrs) == 0 {
+		return ""
+	}
+	first := addrs[0].Unmap()
+	bits := first.BitLen()
+	for _, a := range addrs[1:] {
+		a = a.Unmap()
+		if a.BitLen() != first.BitLen() {
+			return ""
+		}
+		for bits > 0 {
+			p, _ := first.Prefix(bits)
+			if p.Contains(a) {
+				break
+			}
+			bits--
+		}
+	}
+	p, _ := first.Prefix(bits)
+	return p.Masked().Addr().String() + "/" + strconv.Itoa(bits)
+}

@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+	"github.com/diagagent/diagagent/traps"
+)
+
+// station is what every agent of a mock LAN notified since mark: the
+// plain status notifications and the causes, by sender.
+type station struct {
+	events map[int]int          // sender -> diagNodeStatusChange count
+	causes map[int][]traps.Cause // sender -> diagCauseChange
+}
+
+// heard returns what the agents sent since each sink's mark.
+func (m *mockNet) heard(marks [][2]int) station {
+	st := station{events: map[int]int{}, causes: map[int][]traps.Cause{}}
+	for id, s := range m.sinks {
+		s.mu.Lock()
+		if len(s.events) < marks[id][0] || len(s.causes) < marks[id][1] {
+			marks[id] = [2]int{} // a new sink: the agent restarted
+		}
+		if n := len(s.events) - marks[id][0]; n > 0 {
+			st.events[id] = n
+		}
+		if c := s.causes[marks[id][1]:]; len(c) > 0 {
+			st.causes[id] = append([]traps.Cause(nil), c...)
+		}
+		s.mu.Unlock()
+	}
+	return st
+}
+
+// mark returns where each sink stands.
+func (m *mockNet) mark() [][2]int {
+	out := make([][2]int, len(m.sinks))
+	for id, s := range m.sinks {
+		s.mu.Lock()
+		out[id] = [2]int{len(s.events), len(s.causes)}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// cutBlock cuts hosts lo..hi-1 off from every other host, or heals the cut.
+func (m *mockNet) cutBlock(lo, hi int, on bool) {
+	for a := range m.agents {
+		for b := lo; b < hi; b++ {
+			if a < lo || a >= hi {
+				if on {
+					m.cut[[2]int{min(a, b), max(a, b)}] = true
+				} else {
+					delete(m.cut, [2]int{min(a, b), max(a, b)})
+				}
+			}
+		}
+	}
+}
+
+// one returns the only cause sender sent, failing unless there is exactly one.
+func (st station) one(t *testing.T, what string, sender int) traps.Cause {
+	t.Helper()
+	if len(st.events) != 0 || len(st.causes) != 1 || len(st.causes[sender]) != 1 {
+		t.Fatalf("%s: want one diagCauseChange from agent %d and nothing else; got status notifications %v, causes %+v",
+			what, sender+1, st.events, st.causes)
+	}
+	return st.causes[sender][0]
+}
+
+// TestMockNetCauses: 24 agents (vCube, push, rotating plan) with grouping
+// on, three blocks of 8 as three switches. A block cut off is one
+// notification at each side's owner, with one split; its heal is one
+// notification, from the side of agent 1, saying cut; the same 8 crashing
+// is one notification, and their return says down; one crash alone is a
+// plain diagNodeStatusChange.
+func TestMockNetCauses(t *testing.T) {
+	const n, lo, hi = 24, 16, 24
+	m := newMockNet(t, n, hiadsd.VCube, NotifyOwner)
+	m.cfg.GroupWindow = m.cfg.Interval + m.cfg.TestBudget
+	for id := range n { // start again with grouping on
+		m.agents[id] = nil
+		m.start(id)
+	}
+	m.settled(n)
+	window := hiadsd.PullBound(hiadsd.VCube, n, true) + 2 // rounds enough for any change to be known and its window to close
+	block := "17-24"
+
+	mark := m.mark()
+	m.cutBlock(lo, hi, true)
+	m.until(window, "each side holds the other faulty", func() bool {
+		return m.agents[0].Snapshot().Nodes[hi-1].Status == hiadsd.Faulty && m.agents[lo].Snapshot().Nodes[0].Status == hiadsd.Faulty
+	})
+	for range window {
+		m.round()
+	}
+	st := m.heard(mark)
+	if len(st.events) != 0 || len(st.causes) != 2 || len(st.causes[0]) != 1 || len(st.causes[lo]) != 1 {
+		t.Fatalf("cut: want one diagCauseChange from agent 1 and one from agent 17; got status notifications %v, causes %+v", st.events, st.causes)
+	}
+	main, cutOff := st.causes[0][0], st.causes[lo][0]
+	if main.Kind != mib.CauseLost || len(main.Nodes) != 8 || traps.NodeRanges(ids32(main), 255) != block || main.Subnet != "127.0.0.16/28" {
+		t.Errorf("agent 1 told %+v; want the loss of %s", main, block)
+	}
+	if cutOff.Kind != mib.CauseLost || len(cutOff.Nodes) != 16 || main.Split != cutOff.Split {
+		t.Errorf("agent 17 told %+v; want the loss of 1-16 with agent 1's split %d", cutOff, main.Split)
+	}
+
+	mark = m.mark()
+	m.cutBlock(lo, hi, false)
+	m.until(window, "the cut heals", func() bool { return m.everyone(lo, hiadsd.FaultFree, -1) && m.everyone(0, hiadsd.FaultFree, -1) })
+	for range window {
+		m.round()
+	}
+	// When the cut heals, the side that was cut off spreads, for an
+	// interval, the faults it saw of this side's agents; an agent that
+	// holds agent 1 faulty meanwhile owns the block's nodes and tells
+	// their return on its own. Those are repairs of the block and nothing
+	// else, and agent 17 leaves the heal to agent 1's side.
+	st = m.heard(mark)
+	stray := 0
+	for id, k := range st.events {
+		stray += k
+		for _, e := range m.sinks[id].events[mark[id][0]:] {
+			if e.Status != hiadsd.FaultFree || e.NodeID <= lo || e.NodeID > hi {
+				t.Errorf("heal: agent %d told node %d %v", id+1, e.NodeID, e.Status)
+			}
+		}
+	}
+	t.Logf("heal: %d plain repairs of the block from agents holding agent 1 faulty for an interval", stray)
+	if len(st.causes) != 1 || len(st.causes[0]) != 1 {
+		t.Fatalf("heal: want one diagCauseChange, from agent 1; got %+v", st.causes)
+	}
+	back := st.causes[0][0]
+	if back.Kind != mib.CauseBackCut || back.Group != main.Group || len(back.Nodes) != 8 || back.Lasted <= 0 {
+		t.Errorf("heal: agent 1 told %+v; want %s back, cut off, in group %d", back, block, main.Group)
+	}
+
+	mark = m.mark()
+	for id := lo; id < hi; id++ {
+		m.stop(id, true)
+	}
+	m.until(window, "the 8 are down", func() bool { return m.everyone(lo, hiadsd.Faulty, -1) && m.everyone(hi-1, hiadsd.Faulty, -1) })
+	for range window {
+		m.round()
+	}
+	lost := m.heard(mark).one(t, "crash", 0)
+	if lost.Kind != mib.CauseLost || len(lost.Nodes) != 8 {
+		t.Errorf("crash: agent 1 told %+v; want the loss of %s", lost, block)
+	}
+	mark = m.mark()
+	for id := lo; id < hi; id++ {
+		m.start(id)
+	}
+	m.until(window, "the 8 are back", func() bool { return m.everyone(lo, hiadsd.FaultFree, -1) && m.everyone(hi-1, hiadsd.FaultFree, -1) })
+	for range window {
+		m.round()
+	}
+	back = m.heard(mark).one(t, "restart", 0)
+	if back.Kind != mib.CauseBackDown || back.Group != lost.Group || len(back.Nodes) != 8 {
+		t.Errorf("restart: agent 1 told %+v; want %s back, down, in group %d", back, block, lost.Group)
+	}
+
+	mark = m.mark()
+	m.stop(5, true)
+	m.until(window, "node 6 is down", func() bool { return m.everyone(5, hiadsd.Faulty, -1) })
+	for range window {
+		m.round()
+	}
+	if st := m.heard(mark); len(st.causes) != 0 || len(st.events) != 1 || st.events[0] != 1 {
+		t.Errorf("one crash: want one diagNodeStatusChange from agent 1; got %v and causes %+v", st.events, st.causes)
+	}
+}
+
+// ids32 returns the NodeIDs of a cause.
+func ids32(c traps.Cause) []uint32 {
+	var out []uint32
+	for _, n := range c.Nodes {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+func TestSubnetOf(t *testing.T) {
+	a := func(s string) netip.Addr { return netip.MustParseAddr(s) }
+	for _, c := range []struct {
+		in   []netip.Addr
+		want string
+	}{
+		{[]netip.Addr{a("198.18.0.17"), a("198.18.0.24")}, "198.18.0.16/28"},
+		{[]netip.Addr{a("198.18.0.17"), a("198.18.0.18")}, "198.18.0.16/30"},
+		{[]netip.Addr{a("198.18.0.17")}, "198.18.0.17/32"},
+		{[]netip.Addr{a("10.0.0.1"), a("fd00::1")}, ""},
+		{nil, ""},
+	} {
+		if got := subnetOf(c.in); got != c.want {
+			t.Errorf("subnetOf(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+

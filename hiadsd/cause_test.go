@@ -1,0 +1,117 @@
+package hiadsd
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// ids returns the node ids of a cause.
+func ids(c Cause) []int {
+	var out []int
+	for _, ie := range c.Nodes {
+		out = append(out, ie.ID)
+	}
+	return out
+}
+
+func TestGrouperLostTogether(t *testing.T) {
+	const w = 3 * time.Second
+	g := Grouper{Window: w}
+	bad := Entry{Status: Faulty, Counter: 1}
+	g.Lost(10*time.Second, 5, bad)
+	g.Lost(11*time.Second, 3, Entry{Status: Partial, Counter: 1})
+	g.Lost(12*time.Second, 4, bad)
+	if due := g.Due(12*time.Second, 8, nil); len(due) != 0 {
+		t.Fatalf("due before the window closed: %+v", due)
+	}
+	if next, ok := g.Next(); !ok || next != 10*time.Second+w {
+		t.Fatalf("Next = %v %v, want %v", next, ok, 10*time.Second+w)
+	}
+	due := g.Due(13*time.Second, 8, nil)
+	if len(due) != 1 || due[0].Back || due[0].Group == 0 || !slices.Equal(ids(due[0]), []int{3, 4, 5}) {
+		t.Fatalf("want one group of 3, 4, 5; got %+v", due)
+	}
+	lost := due[0]
+	if _, ok := g.Next(); ok {
+		t.Fatal("something still waits")
+	}
+	// Two come back together, the third later: two returns of the group,
+	// each with its id; none was cut off (no other entry moved).
+	up := Entry{Status: FaultFree, Counter: 2}
+	g.Back(30*time.Second, 4, up)
+	g.Back(31*time.Second, 3, up)
+	due = g.Due(33*time.Second, 8, nil)
+	if len(due) != 1 || !due[0].Back || due[0].Group != lost.Group || due[0].Cut || !slices.Equal(ids(due[0]), []int{3, 4}) ||
+		due[0].Lost != 10*time.Second || due[0].Split != lost.Split {
+		t.Fatalf("want the return of 3 and 4 in group %d, down; got %+v", lost.Group, due)
+	}
+	g.Back(40*time.Second, 5, up)
+	due = g.Due(43*time.Second, 8, nil)
+	if len(due) != 1 || due[0].Group != lost.Group || !slices.Equal(ids(due[0]), []int{5}) {
+		t.Fatalf("want the return of 5 in group %d; got %+v", lost.Group, due)
+	}
+	// The group is over: 5 fails and comes back alone.
+	g.Lost(50*time.Second, 5, Entry{Status: Faulty, Counter: 3})
+	due = g.Due(53*time.Second, 8, nil)
+	if len(due) != 1 || !due[0].Single() {
+		t.Fatalf("want a single loss; got %+v", due)
+	}
+	g.Back(60*time.Second, 5, Entry{Status: FaultFree, Counter: 4})
+	due = g.Due(60*time.Second, 8, nil)
+	if len(due) != 1 || !due[0].Single() || !due[0].Back {
+		t.Fatalf("a single return is due at once; got %+v", due)
+	}
+}
+
+func TestGrouperCut(t *testing.T) {
+	const w = time.Second
+	g := Grouper{Window: w}
+	for id := 4; id < 8; id++ {
+		g.Lost(0, id, Entry{Status: Faulty, Counter: 1})
+	}
+	g.Moved(0, 6) // before the loss was notified, inside the group: no evidence
+	lost := g.Due(w, 8, nil)
+	if len(lost) != 1 || lost[0].Group == 0 {
+		t.Fatalf("want one group; got %+v", lost)
+	}
+	g.Moved(20*time.Second, 0) // this side's entry moved: the other side saw it fail
+	for id := 4; id < 8; id++ {
+		g.Back(20*time.Second, id, Entry{Status: FaultFree, Counter: 2})
+	}
+	due := g.Due(21*time.Second, 8, nil)
+	if len(due) != 1 || !due[0].Cut || due[0].Lost != 0 {
+		t.Fatalf("want a cut; got %+v", due)
+	}
+	// The other side lost 0..3 in the same cut: the same split.
+	var o Grouper
+	o.Window = w
+	for id := range 4 {
+		o.Lost(0, id, Entry{Status: Faulty, Counter: 1})
+	}
+	other := o.Due(w, 8, nil)
+	if other[0].Split != lost[0].Split || other[0].Group == lost[0].Group {
+		t.Fatalf("the sides of one cut: splits %d and %d, groups %d and %d", other[0].Split, lost[0].Split, other[0].Group, lost[0].Group)
+	}
+	// A removed id counts in no partition.
+	skip := func(id int) bool { return id == 8 }
+	if split([]int{4, 5, 6, 7}, 9, skip) != lost[0].Split {
+		t.Fatal("a removed id changed the split")
+	}
+}
+
+func TestGrouperForget(t *testing.T) {
+	g := Grouper{Window: time.Second}
+	g.Lost(0, 1, Entry{Status: Faulty})
+	g.Lost(0, 2, Entry{Status: Faulty})
+	g.Forget(2)
+	due := g.Due(time.Second, 4, nil)
+	if len(due) != 1 || !due[0].Single() || due[0].Nodes[0].ID != 1 {
+		t.Fatalf("want node 1 alone; got %+v", due)
+	}
+	g.Lost(0, 1, Entry{Status: Faulty})
+	g.Back(time.Second/2, 1, Entry{Status: FaultFree}) // back before the loss was told: neither is
+	if due := g.Due(2*time.Second, 4, nil); len(due) != 0 {
+		t.Fatalf("want nothing; got %+v", due)
+	}
+}
