@@ -115,7 +115,7 @@ func TestEnumerationsMatchGo(t *testing.T) {
 // diagFaultInject, diagPush, diagKeyChange and diagHello are writable, the
 // columns a manager creates a diagTree row with are read-create, the event,
 // key and list indexes are not readable, and what diagNodeListConflict
-// carries is accessible for notifications only.
+// and diagCauseChange carry is accessible for notifications only.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
 	leaf := regexp.MustCompile(`\+-- (-R--|-RW-|CR--|----|---N) \S+\s+(\w+)\(\d+\)`)
@@ -127,11 +127,16 @@ func TestTreeAccess(t *testing.T) {
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--",
 		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--", "nodeName": "CR--", "nodeHost": "CR--", "nodeCommunity": "CR--",
 		"diagListChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
+	for name, oid := range Objects { // what diagCauseChange carries
+		if strings.HasPrefix(oid, DiagCause+".") {
+			want[name] = "---N"
+		}
+	}
 	columnsAndScalars := 0
 	for name, oid := range Objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
 			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" ||
-			name == "diagListTable" || name == "diagListEntry" || name == "diagConflict" {
+			name == "diagListTable" || name == "diagListEntry" || name == "diagConflict" || name == "diagCause" {
 			continue
 		}
 		columnsAndScalars++
