@@ -12,7 +12,7 @@ import (
 // station is what every agent of a mock LAN notified since mark: the
 // plain status notifications and the causes, by sender.
 type station struct {
-	events map[int]int          // sender -> diagNodeStatusChange count
+	events map[int]int           // sender -> diagNodeStatusChange count
 	causes map[int][]traps.Cause // sender -> diagCauseChange
 }
 
@@ -201,4 +201,3 @@ func TestSubnetOf(t *testing.T) {
 		}
 	}
 }
-
