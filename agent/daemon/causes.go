@@ -28,6 +28,7 @@ type causes struct {
 	waiting map[int]waitingStatus // per node, its event while its cause is not due
 	timer   *time.Timer
 	due     time.Time // when the timer fires; zero when it is not set
+	closed  bool      // the daemon stopped: no timer is set again
 }
 
 // waitingStatus is a node's event waiting for its cause, and why it went
@@ -69,7 +70,7 @@ func (d *Daemon) group(ev board.Event, late string) {
 // loop sends what is due).
 func (c *causes) armLocked(d *Daemon, now time.Time) {
 	next, ok := c.g.Next()
-	if !ok || !d.realClock {
+	if !ok || !d.realClock || c.closed {
 		return
 	}
 	at := d.start.Add(next)
@@ -108,7 +109,24 @@ func (d *Daemon) movedEntries(ids []int) {
 
 // sendCauses sends the causes that are due: a node alone as its
 // diagNodeStatusChange, a group as one diagCauseChange. Any goroutine.
-func (d *Daemon) sendCauses() {
+func (d *Daemon) sendCauses() { d.sendDue(false) }
+
+// endCauses sends every cause still waiting, its window cut short, and
+// sets no timer again: the daemon is stopping, and a change it recorded
+// is notified, not lost. Run calls it on the way out.
+func (d *Daemon) endCauses() {
+	c := &d.causes
+	c.mu.Lock()
+	c.closed = true
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	c.mu.Unlock()
+	d.sendDue(true)
+}
+
+// sendDue sends the causes due now, or all of them.
+func (d *Daemon) sendDue(all bool) {
 	c := &d.causes
 	now := d.now()
 	snap := d.Snapshot()
@@ -120,9 +138,13 @@ func (d *Daemon) sendCauses() {
 	for _, r := range snap.Nodes {
 		n, present[int(r.ID)-1] = max(n, int(r.ID)), true
 	}
+	at := d.since(now)
+	if all {
+		at = 1 << 62 // past every window
+	}
 	c.mu.Lock()
 	c.due = time.Time{}
-	due := c.g.Due(d.since(now), n, func(id int) bool { return !present[id] })
+	due := c.g.Due(at, n, func(id int) bool { return !present[id] })
 	out := make([][]waitingStatus, len(due))
 	for k, cause := range due {
 		for _, ie := range cause.Nodes {

@@ -3,7 +3,9 @@ package daemon
 import (
 	"net/netip"
 	"testing"
+	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -199,5 +201,26 @@ func TestSubnetOf(t *testing.T) {
 		if got := subnetOf(c.in); got != c.want {
 			t.Errorf("subnetOf(%v) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestStopSendsWaitingCauses: an agent that stops sends what waits for its
+// window, cut short, rather than losing it; a group as one cause.
+func TestStopSendsWaitingCauses(t *testing.T) {
+	m := newMockNet(t, 4, hiadsd.VCube, NotifyOwner)
+	m.settled(4)
+	d := m.agents[0]
+	d.cfg.GroupWindow = time.Hour
+	for _, id := range []uint32{3, 4} {
+		d.group(board.Event{Seq: id, NodeID: id, Status: hiadsd.Faulty, Counter: 1, Addr: addr(int(id) - 1)}, "")
+	}
+	d.sendCauses()
+	if got := m.heard([][2]int{{len(m.sinks[0].events), 0}, {}, {}, {}}); len(got.causes) != 0 {
+		t.Fatalf("sent before the window closed: %+v", got.causes)
+	}
+	d.endCauses()
+	st := m.heard(make([][2]int, 4))
+	if c := st.causes[0]; len(c) != 1 || c[0].Kind != mib.CauseLost || traps.NodeRanges(ids32(c[0]), 255) != "3-4" {
+		t.Fatalf("want the loss of 3-4 at stop; got %+v", st.causes)
 	}
 }

@@ -290,7 +290,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return d.save()
+			err := d.save() // the events on disk first, then the notifications still waiting
+			if d.grouping() {
+				d.endCauses()
+			}
+			return err
 		case p := <-d.push.in: // between intervals: merged at once
 			d.takePush(ctx, p)
 			continue
