@@ -39,6 +39,11 @@ type Spec struct {
 	// RecoveryHold is traps.recovery_hold; 0 leaves the default (10 s),
 	// as make versus must.
 	RecoveryHold time.Duration
+	// Ungrouped sets traps.group_window to 0s: every node's change is its
+	// own notification, sent at once, as the chaos run's bookkeeping (one
+	// agent's "status change notified" line, one notification at the
+	// station) and its count of expected notifications assume.
+	Ungrouped bool
 	// Inform makes the agents send informs (acknowledged, retried for about
 	// 90 s) instead of traps, as a station that must hear every event needs.
 	Inform bool
@@ -221,6 +226,9 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	// event an agent logs (chaos), and measures detection, not its filter.
 	if c.RecoveryHold > 0 {
 		kind += fmt.Sprintf(", recovery_hold: %s", c.RecoveryHold)
+	}
+	if c.Ungrouped {
+		kind += ", group_window: 0s"
 	}
 	if c.IPv6 {
 		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
