@@ -78,6 +78,7 @@ func (iv *interval) set(id int, e Entry, from int) {
 	}
 	iv.changes = append(iv.changes, IDEntry{ID: id, Entry: old})
 	iv.node.View.Set(id, e)
+	iv.node.noteReturn(id, old, e)
 	if old.Status != e.Status {
 		iv.report.Updates = append(iv.report.Updates, Update{ID: id, Old: old, New: e, From: from})
 	} else if e.Status == FaultFree {
@@ -181,6 +182,9 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 			if e != mine && e.Status != ie.Entry.Status {
 				iv.overrode = append(iv.overrode, id)
 			}
+			continue
+		}
+		if iv.node.stale(j, mine, ie.Entry) {
 			continue
 		}
 		if iv.learn(id, mine, ie.Entry, j) {

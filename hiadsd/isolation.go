@@ -110,3 +110,48 @@ func (iv *interval) rejoin() {
 	}
 	n.released = n.released[:0]
 }
+
+// A cut heals from both sides at once: each side's testers find the other
+// side back, and each side's views still hold the faults they saw of the
+// other side's nodes while the cut lasted, at counters newer than those
+// the other side holds of itself. Taken, those faults would spread, for an
+// interval, through the side that was fault-free all along (its owners
+// among them) until the nodes' own testers answer them. So, with
+// Config.Isolation, a node that just came back (this node held it faulty
+// or partial, and now holds it fault-free) is not believed, for
+// returningIntervals, when it serves a fault of a node this node holds
+// fault-free; the nodes' testers find the real faults.
+
+// returningIntervals is how many intervals a node that came back is not
+// believed about faults: the one in which it came back and two more, time
+// for its own testers to test again the nodes it held faulty.
+const returningIntervals = 3
+
+// noteReturn notes that id came back, when the view's entry went from
+// old to e.
+func (n *Node) noteReturn(id int, old, e Entry) {
+	if n.Config.Isolation == 0 || e.Status != FaultFree || (old.Status != Faulty && old.Status != Partial) {
+		return
+	}
+	if n.returning == nil {
+		n.returning = map[int]int{}
+	}
+	n.returning[id] = returningIntervals
+}
+
+// ageReturning counts one interval off every node that came back.
+func (n *Node) ageReturning() {
+	for id, left := range n.returning {
+		if left <= 1 {
+			delete(n.returning, id)
+		} else {
+			n.returning[id] = left - 1
+		}
+	}
+}
+
+// stale reports whether entry e, served by source j, is a fault of a node
+// this node holds fault-free (mine) served by a node that just came back.
+func (n *Node) stale(j int, mine, e Entry) bool {
+	return n.returning[j] > 0 && mine.Status == FaultFree && (e.Status == Faulty || e.Status == Partial)
+}

@@ -190,6 +190,7 @@ func (m *Interval) Begin(n *Node) error {
 		return fmt.Errorf("node %d: %w", n.ID, ErrRemoved)
 	}
 	m.node = n
+	n.ageReturning()
 	m.reset()
 	m.start.next, m.start.catchUp, m.start.station = n.Next, n.CatchUp, n.Station
 	m.pass()

@@ -40,6 +40,10 @@ type Node struct {
 	Digest uint64
 
 	merged []merged // the last sources merged at a digest, oldest first (digest.go)
+	// returning counts, per node this node held faulty or partial and now
+	// holds fault-free, the intervals left in which its faults of nodes
+	// this node holds fault-free are not taken (isolation.go's rejoin).
+	returning map[int]int
 	asked  []int    // ids that asked to be tested (Ask), tested in the next interval that completes
 	// pushed holds, per id, the entry this node last sent or passed on
 	// down a push tree (pushTargets): the same entry pushed again, by

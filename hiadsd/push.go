@@ -163,6 +163,7 @@ func (n *Node) merge(ie IDEntry, from int, rep *Report) bool {
 		return false
 	}
 	n.View.Set(ie.ID, ie.Entry)
+	n.noteReturn(ie.ID, mine, ie.Entry)
 	n.forget(ie.ID)
 	if mine.Status != ie.Entry.Status {
 		rep.Updates = append(rep.Updates, Update{ID: ie.ID, Old: mine, New: ie.Entry, From: from})
