@@ -44,7 +44,7 @@ type Node struct {
 	// holds fault-free, the intervals left in which its faults of nodes
 	// this node holds fault-free are not taken (isolation.go's rejoin).
 	returning map[int]int
-	asked  []int    // ids that asked to be tested (Ask), tested in the next interval that completes
+	asked     []int // ids that asked to be tested (Ask), tested in the next interval that completes
 	// pushed holds, per id, the entry this node last sent or passed on
 	// down a push tree (pushTargets): the same entry pushed again, by
 	// another tester that found it, goes no further from here (sift).
