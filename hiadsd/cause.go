@@ -53,24 +53,38 @@ func (c Cause) Single() bool { return c.Group == 0 && len(c.Nodes) == 1 }
 
 // Grouper groups changes into causes; the zero value needs Window set.
 type Grouper struct {
-	// Window is how long after a group's first change a change still
-	// joins it.
+	// Window is how long after a group's latest change another still
+	// joins it, up to spanWindows windows after its first: the nodes of a
+	// failed switch are found over more than one interval when their
+	// testers were among them (vCube tests a node from its own cluster
+	// first, and only learns it must look further as the faults are found).
 	Window time.Duration
 
 	lost   *batch                // faults collecting; nil when none
+	closed []*batch              // faults whose window closed before Due was asked, oldest first
 	back   map[uint32]*batch     // per group, returns collecting
 	groups map[int]*group        // per node out, the group it was lost with
 	moved  map[int]time.Duration // per node, when its entry last moved while fault-free
 }
 
+// spanWindows bounds how long a group collects: spanWindows windows after
+// its first change, however it kept growing.
+const spanWindows = 4
+
 // batch is changes collecting until their window closes.
 type batch struct {
-	opened time.Duration
-	nodes  []IDEntry
+	opened, last time.Duration // its first change, its latest
+	nodes        []IDEntry
 }
 
-// put adds or replaces the entry of ie.ID.
-func (b *batch) put(ie IDEntry) {
+// closes returns when a batch is due under window w.
+func (b *batch) closes(w time.Duration) time.Duration {
+	return min(b.last+w, b.opened+spanWindows*w)
+}
+
+// put adds or replaces the entry of ie.ID, at at.
+func (b *batch) put(at time.Duration, ie IDEntry) {
+	b.last = max(b.last, at)
 	for k := range b.nodes {
 		if b.nodes[k].ID == ie.ID {
 			b.nodes[k] = ie
@@ -97,10 +111,13 @@ type group struct {
 // Lost takes node id's change to a fault (faulty or partial) to notify.
 func (g *Grouper) Lost(at time.Duration, id int, e Entry) {
 	g.forget(id)
-	if g.lost == nil {
-		g.lost = &batch{opened: at}
+	if g.lost != nil && at >= g.lost.closes(g.Window) {
+		g.closed, g.lost = append(g.closed, g.lost), nil
 	}
-	g.lost.put(IDEntry{ID: id, Entry: e})
+	if g.lost == nil {
+		g.lost = &batch{opened: at, last: at}
+	}
+	g.lost.put(at, IDEntry{ID: id, Entry: e})
 }
 
 // Back takes node id's return (fault-free) to notify. The return of a node
@@ -108,20 +125,17 @@ func (g *Grouper) Lost(at time.Duration, id int, e Entry) {
 // once, as itself. A node whose loss was not due yet is taken out of it,
 // and neither its loss nor its return is a cause.
 func (g *Grouper) Back(at time.Duration, id int, e Entry) {
-	if g.lost != nil && slices.ContainsFunc(g.lost.nodes, func(ie IDEntry) bool { return ie.ID == id }) {
-		if g.lost.drop(id) {
-			g.lost = nil
-		}
+	if g.dropLost(id) {
 		return
 	}
 	gr := g.groups[id]
 	if gr == nil {
 		b := g.batchOf(0, at)
-		b.put(IDEntry{ID: id, Entry: e})
-		b.opened = at - g.Window // due at once
+		b.put(at, IDEntry{ID: id, Entry: e})
+		b.opened, b.last = at-g.Window, at-g.Window // due at once
 		return
 	}
-	g.batchOf(gr.id, at).put(IDEntry{ID: id, Entry: e})
+	g.batchOf(gr.id, at).put(at, IDEntry{ID: id, Entry: e})
 }
 
 // batchOf returns the returns collecting for group id, opening them at at.
@@ -131,7 +145,7 @@ func (g *Grouper) batchOf(id uint32, at time.Duration) *batch {
 	}
 	b := g.back[id]
 	if b == nil {
-		b = &batch{opened: at}
+		b = &batch{opened: at, last: at}
 		g.back[id] = b
 	}
 	return b
@@ -150,9 +164,7 @@ func (g *Grouper) Moved(at time.Duration, id int) {
 // Forget drops node id from every batch and group: it is removed, in a
 // maintenance window, or its id now means another node.
 func (g *Grouper) Forget(id int) {
-	if g.lost != nil && g.lost.drop(id) {
-		g.lost = nil
-	}
+	g.dropLost(id)
 	for k, b := range g.back {
 		if b.drop(id) {
 			delete(g.back, k)
@@ -160,6 +172,29 @@ func (g *Grouper) Forget(id int) {
 	}
 	g.forget(id)
 	delete(g.moved, id)
+}
+
+// dropLost takes node id out of the faults not due yet, reporting whether
+// it was there.
+func (g *Grouper) dropLost(id int) bool {
+	in := func(b *batch) bool {
+		return b != nil && slices.ContainsFunc(b.nodes, func(ie IDEntry) bool { return ie.ID == id })
+	}
+	if in(g.lost) {
+		if g.lost.drop(id) {
+			g.lost = nil
+		}
+		return true
+	}
+	for k, b := range g.closed {
+		if in(b) {
+			if b.drop(id) {
+				g.closed = slices.Delete(g.closed, k, k+1)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // forget takes node id out of the group it was lost with.
@@ -177,12 +212,15 @@ func (g *Grouper) Next() (time.Duration, bool) {
 	var next time.Duration
 	ok := false
 	add := func(b *batch) {
-		if t := b.opened + g.Window; !ok || t < next {
+		if t := b.closes(g.Window); !ok || t < next {
 			next, ok = t, true
 		}
 	}
 	if g.lost != nil {
 		add(g.lost)
+	}
+	for _, b := range g.closed {
+		add(b)
 	}
 	for _, b := range g.back {
 		add(b)
@@ -195,13 +233,17 @@ func (g *Grouper) Next() (time.Duration, bool) {
 // count in no partition (removed from the list); both give Split.
 func (g *Grouper) Due(at time.Duration, n int, skip func(int) bool) []Cause {
 	var out []Cause
-	if b := g.lost; b != nil && at-b.opened >= g.Window {
+	for _, b := range g.closed {
+		out = append(out, g.lose(b, n, skip))
+	}
+	g.closed = nil
+	if b := g.lost; b != nil && at >= b.closes(g.Window) {
 		g.lost = nil
 		out = append(out, g.lose(b, n, skip))
 	}
 	ids := make([]uint32, 0, len(g.back))
 	for id, b := range g.back {
-		if at-b.opened >= g.Window {
+		if at >= b.closes(g.Window) {
 			ids = append(ids, id)
 		}
 	}

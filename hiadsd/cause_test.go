@@ -25,10 +25,13 @@ func TestGrouperLostTogether(t *testing.T) {
 	if due := g.Due(12*time.Second, 8, nil); len(due) != 0 {
 		t.Fatalf("due before the window closed: %+v", due)
 	}
-	if next, ok := g.Next(); !ok || next != 10*time.Second+w {
-		t.Fatalf("Next = %v %v, want %v", next, ok, 10*time.Second+w)
+	if next, ok := g.Next(); !ok || next != 12*time.Second+w {
+		t.Fatalf("Next = %v %v, want %v: a window after the latest", next, ok, 12*time.Second+w)
 	}
-	due := g.Due(13*time.Second, 8, nil)
+	if due := g.Due(14*time.Second, 8, nil); len(due) != 0 {
+		t.Fatalf("due before the window after the latest closed: %+v", due)
+	}
+	due := g.Due(15*time.Second, 8, nil)
 	if len(due) != 1 || due[0].Back || due[0].Group == 0 || !slices.Equal(ids(due[0]), []int{3, 4, 5}) {
 		t.Fatalf("want one group of 3, 4, 5; got %+v", due)
 	}
@@ -41,7 +44,7 @@ func TestGrouperLostTogether(t *testing.T) {
 	up := Entry{Status: FaultFree, Counter: 2}
 	g.Back(30*time.Second, 4, up)
 	g.Back(31*time.Second, 3, up)
-	due = g.Due(33*time.Second, 8, nil)
+	due = g.Due(34*time.Second, 8, nil)
 	if len(due) != 1 || !due[0].Back || due[0].Group != lost.Group || due[0].Cut || !slices.Equal(ids(due[0]), []int{3, 4}) ||
 		due[0].Lost != 10*time.Second || due[0].Split != lost.Split {
 		t.Fatalf("want the return of 3 and 4 in group %d, down; got %+v", lost.Group, due)
@@ -61,6 +64,22 @@ func TestGrouperLostTogether(t *testing.T) {
 	due = g.Due(60*time.Second, 8, nil)
 	if len(due) != 1 || !due[0].Single() || !due[0].Back {
 		t.Fatalf("a single return is due at once; got %+v", due)
+	}
+}
+
+// TestGrouperSpan: a group that keeps growing closes spanWindows windows
+// after its first change.
+func TestGrouperSpan(t *testing.T) {
+	g := Grouper{Window: time.Second}
+	for k := range 10 {
+		g.Lost(time.Duration(k)*time.Second*9/10, k, Entry{Status: Faulty, Counter: 1})
+	}
+	due := g.Due(spanWindows*time.Second, 16, nil)
+	if len(due) != 1 || len(due[0].Nodes) != spanWindows*10/9+1 {
+		t.Fatalf("want the %d nodes lost within %d windows; got %+v", spanWindows*10/9+1, spanWindows, due)
+	}
+	if due := g.Due(20*time.Second, 16, nil); len(due) != 1 || due[0].Nodes[0].ID != 5 {
+		t.Fatalf("want the rest, from node 5, as a group of its own; got %+v", due)
 	}
 }
 

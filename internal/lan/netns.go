@@ -228,3 +228,42 @@ func ip(args ...string) error {
 	}
 	return nil
 }
+
+// Switches splits the LAN into access switches joined by a core: each
+// group of hosts moves to a bridge of its own, br1, br2, ..., whose uplink
+// (a veth pair, upG on the switch, dnG on the core) joins br0, where every
+// host of no group stays. Uplink cuts and heals one of them.
+func (nw *Net) Switches(groups [][]int) error {
+	for g, hosts := range groups {
+		br, up, dn := fmt.Sprintf("br%d", g+1), fmt.Sprintf("up%d", g+1), fmt.Sprintf("dn%d", g+1)
+		steps := [][]string{
+			{"-n", nw.Switch, "link", "add", br, "type", "bridge"},
+			{"-n", nw.Switch, "link", "set", br, "up"},
+			{"-n", nw.Switch, "link", "add", up, "type", "veth", "peer", "name", dn},
+			{"-n", nw.Switch, "link", "set", up, "master", br, "up"},
+			{"-n", nw.Switch, "link", "set", dn, "master", "br0", "up"},
+		}
+		for _, k := range hosts {
+			if k < 0 || k >= len(nw.Hosts) {
+				return fmt.Errorf("lan: switch %d: no host %d", g+1, k)
+			}
+			steps = append(steps, []string{"-n", nw.Switch, "link", "set", fmt.Sprintf("p%d", k), "master", br})
+		}
+		for _, s := range steps {
+			if err := ip(s...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Uplink takes switch g's uplink (Switches, from 0) down or up: its hosts
+// reach each other and nothing else while it is down.
+func (nw *Net) Uplink(g int, up bool) error {
+	state := "down"
+	if up {
+		state = "up"
+	}
+	return ip("-n", nw.Switch, "link", "set", fmt.Sprintf("up%d", g+1), state)
+}

@@ -141,3 +141,22 @@ func TestNotificationsAbout(t *testing.T) {
 		t.Errorf("about node 3: %d status, %d other; want 1 and 0", st, other)
 	}
 }
+
+func TestParseCause(t *testing.T) {
+	line := "NOTIFY UDP: [198.18.0.1]:40000->[198.18.0.25]:162\t.1.3.6.1.2.1.1.3.0 = Timeticks: (1234) 0:00:12.34\t" +
+		".1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.4.1.200.2.0.9\t.1.3.6.1.4.1.200.1.20.1.0 = INTEGER: 3\t" +
+		".1.3.6.1.4.1.200.1.20.2.0 = Gauge32: 4005532972\t.1.3.6.1.4.1.200.1.20.3.0 = Gauge32: 77\t" +
+		".1.3.6.1.4.1.200.1.20.4.0 = Gauge32: 8\t.1.3.6.1.4.1.200.1.20.5.0 = STRING: \"17-24\"\t" +
+		".1.3.6.1.4.1.200.1.20.6.0 = STRING: \"198.18.0.16/28\"\t.1.3.6.1.4.1.200.1.20.7.0 = Gauge32: 21\t" +
+		".1.3.6.1.4.1.200.1.1.1.3.17 = INTEGER: 0"
+	c, ok := ParseCause(line)
+	if !ok || c != (CauseSeen{Kind: 3, Group: 4005532972, Split: 77, Nodes: "17-24", Lasted: 21}) {
+		t.Fatalf("ParseCause = %+v %v", c, ok)
+	}
+	if kinds := DiagNotifications([]string{line, "NOTIFY x\t.1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.4.1.200.2.0.1\t", "NET-SNMP version"}); len(kinds) != 2 || kinds[0] != KindCause || kinds[1] != KindStatus {
+		t.Fatalf("DiagNotifications = %v", kinds)
+	}
+	if _, ok := ParseCause("NOTIFY x\t.1.3.6.1.6.3.1.1.4.1.0 = OID: .1.3.6.1.4.1.200.2.0.1\t"); ok {
+		t.Fatal("a status change parsed as a cause")
+	}
+}

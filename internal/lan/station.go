@@ -90,3 +90,62 @@ func NotificationsAbout(lines []string, node int) (status, other int) {
 	}
 	return status, other
 }
+
+// diagNotification finds the DIAGNOSIS-MIB notification a station line
+// carries: the last arc of its snmpTrapOID.
+var diagNotification = regexp.MustCompile(`OID: \.1\.3\.6\.1\.4\.1\.200\.2\.0\.(\d+)\b`)
+
+// The kinds of DIAGNOSIS-MIB notification DiagNotifications counts.
+const (
+	KindStatus = 1 // diagNodeStatusChange
+	KindCause  = 9 // diagCauseChange
+)
+
+// DiagNotifications returns the kinds (the last arc of their OID) of the
+// DIAGNOSIS-MIB notifications among lines, in order.
+func DiagNotifications(lines []string) []int {
+	var out []int
+	for _, l := range lines {
+		if m := diagNotification.FindStringSubmatch(l); m != nil {
+			k := 0
+			fmt.Sscan(m[1], &k)
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// CauseSeen is a diagCauseChange as the station printed it.
+type CauseSeen struct {
+	Kind         int    // diagCauseKind: 1 lost, 2 back down, 3 back cut, 4 back
+	Group, Split uint64 // diagCauseGroup, diagCauseSplit
+	Nodes        string // diagCauseNodeList, "17-24"
+	Lasted       int    // diagCauseLasted, seconds
+}
+
+// causeVar matches one of diagCause's scalars in a station line.
+var causeVar = regexp.MustCompile(`\.1\.3\.6\.1\.4\.1\.200\.1\.20\.(\d)\.0 = (?:INTEGER|Gauge32|STRING): "?([^"\t]*)"?`)
+
+// ParseCause reads a diagCauseChange line; false for any other line.
+func ParseCause(line string) (CauseSeen, bool) {
+	m := diagNotification.FindStringSubmatch(line)
+	if m == nil || m[1] != "9" {
+		return CauseSeen{}, false
+	}
+	var c CauseSeen
+	for _, v := range causeVar.FindAllStringSubmatch(line, -1) {
+		switch v[1] {
+		case "1":
+			fmt.Sscan(v[2], &c.Kind)
+		case "2":
+			fmt.Sscan(v[2], &c.Group)
+		case "3":
+			fmt.Sscan(v[2], &c.Split)
+		case "5":
+			c.Nodes = v[2]
+		case "7":
+			fmt.Sscan(v[2], &c.Lasted)
+		}
+	}
+	return c, true
+}

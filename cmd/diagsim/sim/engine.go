@@ -29,6 +29,7 @@ type engine struct {
 	closedAt             int // global round in which the last event closed
 	now                  float64
 	flights              []flight // pushes sent, by item.flight-1
+	causes               causes   // with Options.Group
 }
 
 // flight is one push on its way: who sent it, and its hop from the root.
@@ -49,7 +50,11 @@ func Run(opt Options) (Result, error) {
 	if err := e.loop(); err != nil {
 		return Result{}, err
 	}
-	return e.result(), nil
+	r := e.result()
+	if opt.Group > 0 {
+		r.Notifications = e.causes.end(e)
+	}
+	return r, nil
 }
 
 func newEngine(opt Options) (*engine, error) {
@@ -237,6 +242,7 @@ func (e *engine) interval(it item) error {
 	}
 	e.agenda.push(item{at: e.now + e.nextInterval(), node: it.node, gen: it.gen, event: -1})
 	e.send(id, rep.Pushes, 1)
+	e.causes.take(e, id, rep.Report)
 	return nil
 }
 
@@ -275,6 +281,7 @@ func (e *engine) deliver(k int) error {
 		}
 	}
 	e.send(f.p.To, rep.Pushes, f.hops+1)
+	e.causes.take(e, f.p.To, rep.Report)
 	return nil
 }
 

@@ -72,6 +72,12 @@ type Options struct {
 	// the round the simulated clock is in (hiadsd.Config.Rotate), as the
 	// daemon's test.plan rotate does with the wall clock.
 	Rotate bool
+	// Group, when positive, counts the notifications a station would get
+	// under the daemon's owner rule (the lowest node other than the one
+	// changed that the notifying node's view holds fault-free), node by
+	// node and grouped into causes by a hiadsd.Grouper of this window, in
+	// time units (Result.Notifications).
+	Group float64
 }
 
 // Default returns the options of seed 002's runs: Hi-ADSD, 64 nodes, sync

@@ -18,6 +18,16 @@ type Result struct {
 	// Pushes counts the push messages sent in the run (Options.Push), a
 	// message sent again to an alternate included.
 	Pushes int `json:"pushes,omitempty"`
+	// Notifications counts what the station would get (Options.Group).
+	Notifications *Notifications `json:"notifications,omitempty"`
+}
+
+// Notifications counts the status notifications of a run under the owner
+// rule: one per node change (PerNode), and one per cause once grouped
+// (PerCause: a group's loss, a group's return, a node alone).
+type Notifications struct {
+	PerNode  int `json:"per_node"`
+	PerCause int `json:"per_cause"`
 }
 
 // EventResult is how one event spread.

@@ -1,0 +1,182 @@
+//go:build linux && integration
+
+package lan
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCausesLAN: 24 agents on three switches (bridges) of 8, joined by a
+// core bridge that holds the station, snmptrapd, at the shipped grouping
+// window (one interval and one test's budget). For each fault the station's
+// count of DIAGNOSIS-MIB notifications is asserted.
+func TestCausesLAN(t *testing.T) {
+	const agents = 24
+	spec := ciSpec(t, "ca", "vcube", agents, false)
+	c := buildCluster(t, spec)
+	var sw [][]int
+	for g := range 3 {
+		sw = append(sw, ids(agents)[g*8:g*8+8])
+	}
+	must(t, c.Net.Switches(sw)) // the station, the last host, stays on the core
+	if err := c.StartAgents(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	all := ids(agents)
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("every agent holds every node fault-free: %v", err)
+	}
+	third, rest := nodeIDs(agents)[16:], without(all, sw[2]...)
+	// settle waits out what else could still arrive: a window, a round and a
+	// repair's hold, twice.
+	settle := 2 * (c.RoundTime() + c.RepairHeld())
+
+	// A cut where the station is on the side without agent 1: switch 1's
+	// uplink. Agent 9, the station's side's owner, tells the loss of 1-8;
+	// at the heal agent 1, the lowest agent, tells that 9-24 were cut off
+	// from it, with the same split; agent 9 leaves the heal to it. It comes
+	// first: a change made less than a handover window before agent 1 is
+	// cut off is handed over by agent 9 and comes twice (owner.go).
+	mark := c.Station.Mark()
+	must(t, c.Net.Uplink(0, false))
+	away := waitCause(t, c, "uplink of switch 1 cut", mark, 1, "1-8", c.Bound()+c.RoundTime())
+	time.Sleep(settle)
+	only(t, c, "uplink of switch 1 cut", mark)
+	mark = c.Station.Mark()
+	must(t, c.Net.Uplink(0, true))
+	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("uplink of switch 1 back: %v", err)
+	}
+	heal := waitCause(t, c, "uplink of switch 1 back", mark, 3, "9-24", c.Bound()+c.RepairHeld()+c.RoundTime())
+	time.Sleep(settle)
+	only(t, c, "uplink of switch 1 back", mark)
+	if heal.Split != away.Split {
+		t.Errorf("switch 1's cut: the loss's split %d, the heal's %d; want one", away.Split, heal.Split)
+	}
+
+	// One switch's uplink cut: its 8 hosts are unreachable from the other
+	// 16 and from the station. The other side's owner (agent 17) tells the
+	// loss of 1-16 to a station it cannot reach.
+	mark = c.Station.Mark()
+	cut := time.Now()
+	must(t, c.Net.Uplink(2, false))
+	lost := waitCause(t, c, "uplink of switch 3 cut", mark, 1, "17-24", c.Bound()+c.RoundTime())
+	cutTook := time.Since(cut)
+	time.Sleep(settle)
+	only(t, c, "uplink of switch 3 cut", mark)
+	if !c.AllSee(rest, third, 1) {
+		t.Fatal("uplink cut: the other 16 do not hold switch 3's hosts faulty")
+	}
+
+	mark = c.Station.Mark()
+	healed := time.Now()
+	must(t, c.Net.Uplink(2, true))
+	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("uplink back: every agent holds every node fault-free: %v", err)
+	}
+	back := waitCause(t, c, "uplink of switch 3 back", mark, 3, "17-24", c.Bound()+c.RepairHeld()+c.RoundTime())
+	time.Sleep(settle)
+	only(t, c, "uplink of switch 3 back", mark)
+	if back.Group != lost.Group || back.Lasted < int(healed.Sub(cut)/time.Second)-2 {
+		t.Errorf("the heal names group %d, out %d s; want group %d, out about %v", back.Group, back.Lasted, lost.Group, healed.Sub(cut).Round(time.Second))
+	}
+	t.Logf("uplink cut: 1 notification naming 17-24 after %v; healed: 1 notification, cut off, %d s", cutTook.Round(time.Millisecond), back.Lasted)
+
+	// The same 8 hosts lost for real: agents killed, links down.
+	mark = c.Station.Mark()
+	crash := time.Now()
+	for _, k := range sw[2] {
+		must(t, c.KillAgent(k))
+		must(t, c.Net.LinkDown(k))
+	}
+	down := waitCause(t, c, "switch 3's hosts down", mark, 1, "17-24", c.Bound()+c.RoundTime())
+	crashTook := time.Since(crash)
+	time.Sleep(settle)
+	only(t, c, "switch 3's hosts down", mark)
+	mark = c.Station.Mark()
+	for _, k := range sw[2] {
+		must(t, c.Net.LinkUp(k))
+		must(t, c.StartAgent(k))
+	}
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("switch 3's hosts back: every agent holds every node fault-free: %v", err)
+	}
+	up := waitCause(t, c, "switch 3's hosts back", mark, 2, "17-24", c.Bound()+c.RepairHeld()+c.RoundTime())
+	time.Sleep(settle)
+	only(t, c, "switch 3's hosts back", mark)
+	if up.Group != down.Group {
+		t.Errorf("the return names group %d, the loss %d", up.Group, down.Group)
+	}
+	t.Logf("8 hosts down: 1 notification after %v; back: 1 notification, down", crashTook.Round(time.Millisecond))
+
+	// One host crash: a plain diagNodeStatusChange.
+	mark = c.Station.Mark()
+	one := time.Now()
+	must(t, c.KillAgent(4))
+	must(t, c.Net.LinkDown(4))
+	if _, err := c.Station.Wait(c.Bound()+c.RoundTime(), mark, StatusChange(5, 1)); err != nil {
+		t.Fatalf("host 5 down: no diagNodeStatusChange: %v", err)
+	}
+	oneTook := time.Since(one)
+	time.Sleep(settle)
+	if kinds := DiagNotifications(c.Station.Notifications(mark)); !slices.Equal(kinds, []int{KindStatus}) {
+		t.Fatalf("host 5 down: the station got notifications %v; want one diagNodeStatusChange", kinds)
+	}
+	t.Logf("one host down: 1 diagNodeStatusChange after %v (the uplink cut's took %v, the 8 hosts' %v)",
+		oneTook.Round(time.Millisecond), cutTook.Round(time.Millisecond), crashTook.Round(time.Millisecond))
+	must(t, c.Net.LinkUp(4))
+	must(t, c.StartAgent(4))
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("host 5 back: %v", err)
+	}
+	time.Sleep(settle)
+
+	// Two hosts on two switches crashing in the same interval: within one
+	// window, the diagnosis cannot tell them from one cause, so they are one
+	// notification naming both.
+	mark = c.Station.Mark()
+	for _, k := range []int{2, 10} {
+		must(t, c.KillAgent(k))
+		must(t, c.Net.LinkDown(k))
+	}
+	two := waitCause(t, c, "hosts 3 and 11 down", mark, 1, "3,11", c.Bound()+c.RoundTime())
+	time.Sleep(settle)
+	only(t, c, "hosts 3 and 11 down", mark)
+	t.Logf("hosts 3 and 11 down at once: 1 notification naming 3,11 (split %d)", two.Split)
+	for _, k := range []int{2, 10} {
+		must(t, c.Net.LinkUp(k))
+		must(t, c.StartAgent(k))
+	}
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("hosts 3 and 11 back: %v", err)
+	}
+	time.Sleep(settle)
+
+}
+
+// waitCause waits for a diagCauseChange of kind naming nodes at the
+// station, from line mark on, and returns it.
+func waitCause(t *testing.T, c *Cluster, what string, mark, kind int, nodes string, timeout time.Duration) CauseSeen {
+	t.Helper()
+	k, err := c.Station.Wait(timeout, mark, func(l string) bool {
+		cs, ok := ParseCause(l)
+		return ok && cs.Kind == kind && cs.Nodes == nodes
+	})
+	if err != nil {
+		t.Fatalf("%s: no diagCauseChange of kind %d naming %s: %v; the station got %v", what, kind, nodes, err,
+			c.Station.Notifications(mark))
+	}
+	cs, _ := ParseCause(c.Station.All()[k])
+	return cs
+}
+
+// only fails unless the station got exactly one DIAGNOSIS-MIB notification
+// since mark.
+func only(t *testing.T, c *Cluster, what string, mark int) {
+	t.Helper()
+	if got := c.Station.Notifications(mark); len(DiagNotifications(got)) != 1 {
+		t.Fatalf("%s: want 1 notification at the station; got %d:\n%v", what, len(DiagNotifications(got)), got)
+	}
+}
