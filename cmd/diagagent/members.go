@@ -16,7 +16,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/probe"
-	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -168,6 +167,9 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		printMembers(stdout, rows, *format)
+		if *format == "table" {
+			printCauses(stdout, causesOf(rows, groupWindow(v.cfg)))
+		}
 		if *watch <= 0 {
 			return 0
 		}
@@ -209,6 +211,18 @@ func printMembers(w io.Writer, rows []member, format string) {
 			maint, since, r.Learned, r.Version)
 	}
 	tw.Flush()
+}
+
+// printCauses writes one line per cause of the nodes that are not
+// fault-free, under the table; nothing when every node is.
+func printCauses(w io.Writer, causes [][]member) {
+	if len(causes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nCAUSES")
+	for _, g := range causes {
+		fmt.Fprintln(w, "  "+describeCause(g))
+	}
 }
 
 // Plugin exit codes (monitoring-plugins guidelines).
@@ -257,24 +271,27 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 		return unknown("cannot read agent %s: %v", netip.AddrPortFrom(v.target.Addr, v.target.Port), err)
 	}
 	count := map[string]int{}
-	var down []string
+	var down, maint []string
+	var checked []member
 	for _, r := range rows {
 		if *node != 0 && r.ID != uint32(*node) {
 			continue
 		}
+		checked = append(checked, r)
 		if r.Maintenance != nil { // Nagios's downtime: shown, never counted against the thresholds
 			count["maintenance"]++
-			down = append(down, fmt.Sprintf("%s %s (maintenance)", label(r), r.Status))
+			maint = append(maint, fmt.Sprintf("%s %s (maintenance)", label(r), r.Status))
 			continue
 		}
 		count[r.Status]++
-		if r.Status != hiadsd.FaultFree.String() {
-			down = append(down, fmt.Sprintf("%s %s", label(r), r.Status))
-		}
 		if r.Flapping {
 			count["flapping"]++
 		}
 	}
+	for _, g := range causesOf(checked, groupWindow(v.cfg)) { // one entry per cause
+		down = append(down, describeCause(g))
+	}
+	down = append(down, maint...)
 	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"] + count["maintenance"]
 	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d maintenance=%d;;;0;%d",
 		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total, count["maintenance"], total)
