@@ -152,7 +152,7 @@ func causeChange(c Cause) notification {
 	for k, n := range c.Nodes {
 		ids[k] = n.ID
 	}
-	list := NodeRanges(ids, 255)
+	list := mib.NodeRanges(ids, 255)
 	vars := []gosnmp.SnmpPDU{
 		{Name: mib.DiagCauseKind0, Type: gosnmp.Integer, Value: c.Kind},
 		{Name: mib.DiagCauseGroup0, Type: gosnmp.Gauge32, Value: uint(c.Group)},
@@ -172,34 +172,6 @@ func causeChange(c Cause) notification {
 		label:    fmt.Sprintf("diagCauseChange kind=%d group=%d nodes=%s", c.Kind, c.Group, list),
 		vars:     vars,
 	}
-}
-
-// NodeRanges writes NodeIDs as ranges, "3,9,12-14", in at most limit
-// octets: where they do not fit, it ends in "...".
-func NodeRanges(ids []uint32, limit int) string {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	var b []byte
-	for k := 0; k < len(ids); {
-		j := k
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		part := fmt.Sprint(ids[k])
-		if j > k {
-			part += fmt.Sprintf("-%d", ids[j])
-		}
-		if len(b) > 0 {
-			part = "," + part
-		}
-		if len(b)+len(part) > limit-3 && j+1 < len(ids) || len(b)+len(part) > limit {
-			return string(b) + "..."
-		}
-		b = append(b, part...)
-		k = j + 1
-	}
-	return string(b)
 }
 
 // keyRefused builds the diagNodeKeyRefused notification: the node's

@@ -198,7 +198,7 @@ func (d *Daemon) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snaps
 		ids[k] = x.ID
 	}
 	f := d.log.WithFields(logrus.Fields{"kind": causeKinds[kind], "group": c.Group, "split": c.Split,
-		"nodes": traps.NodeRanges(ids, 255), "count": len(ids)})
+		"nodes": mib.NodeRanges(ids, 255), "count": len(ids)})
 	if c.Back && c.Lost > 0 {
 		f = f.WithField("lasted", n.Lasted.Round(time.Second).String())
 	}

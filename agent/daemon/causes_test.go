@@ -2,7 +2,12 @@ package daemon
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
@@ -104,11 +109,21 @@ func TestMockNetCauses(t *testing.T) {
 		t.Fatalf("cut: want one diagCauseChange from agent 1 and one from agent 17; got status notifications %v, causes %+v", st.events, st.causes)
 	}
 	main, cutOff := st.causes[0][0], st.causes[lo][0]
-	if main.Kind != mib.CauseLost || len(main.Nodes) != 8 || traps.NodeRanges(ids32(main), 255) != block || main.Subnet != "127.0.0.16/28" {
+	if main.Kind != mib.CauseLost || len(main.Nodes) != 8 || mib.NodeRanges(ids32(main), 255) != block || main.Subnet != "127.0.0.16/28" {
 		t.Errorf("agent 1 told %+v; want the loss of %s", main, block)
 	}
 	if cutOff.Kind != mib.CauseLost || len(cutOff.Nodes) != 16 || main.Split != cutOff.Split {
 		t.Errorf("agent 17 told %+v; want the loss of 1-16 with agent 1's split %d", cutOff, main.Split)
+	}
+	want := "# HELP diagagent_cause_nodes " + metricHelp(t, "diagagent_cause_nodes") + `
+# TYPE diagagent_cause_nodes gauge
+diagagent_cause_nodes{cause="17-24"} 8
+`
+	if err := testutil.CollectAndCompare(m.agents[0], strings.NewReader(want), "diagagent_cause_nodes"); err != nil {
+		t.Errorf("agent 1's metrics: %v", err)
+	}
+	if got := testutil.ToFloat64(gaugeOf(t, m.agents[0], "diagagent_node_grouped", "20")); got != 1 {
+		t.Errorf("diagagent_node_grouped of node 20 = %v, want 1", got)
 	}
 
 	mark = m.mark()
@@ -161,6 +176,47 @@ func TestMockNetCauses(t *testing.T) {
 	}
 }
 
+// metricHelp returns the help text of the daemon's metric name.
+func metricHelp(t *testing.T, name string) string {
+	t.Helper()
+	for _, d := range []*prometheus.Desc{descCause, descGrouped} {
+		if strings.Contains(d.String(), `"`+name+`"`) {
+			s := d.String()
+			i := strings.Index(s, "help: \"") + len("help: \"")
+			return s[i : i+strings.Index(s[i:], "\"")]
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return ""
+}
+
+// gaugeOf returns the series of metric name about NodeID node that d
+// collects, as a collector testutil can read.
+func gaugeOf(t *testing.T, d *Daemon, name, node string) prometheus.Collector {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 1024)
+	d.Collect(ch)
+	close(ch)
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(m.Desc().String(), `"`+name+`"`) {
+			continue
+		}
+		for _, l := range pb.GetLabel() {
+			if l.GetName() == "node" && l.GetValue() == node {
+				g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
+				g.Set(pb.GetGauge().GetValue())
+				return g
+			}
+		}
+	}
+	t.Fatalf("no %s for node %s", name, node)
+	return nil
+}
+
 // ids32 returns the NodeIDs of a cause.
 func ids32(c traps.Cause) []uint32 {
 	var out []uint32
@@ -204,7 +260,7 @@ func TestStopSendsWaitingCauses(t *testing.T) {
 	}
 	d.endCauses()
 	st := m.heard(make([][2]int, 4))
-	if c := st.causes[0]; len(c) != 1 || c[0].Kind != mib.CauseLost || traps.NodeRanges(ids32(c[0]), 255) != "3-4" {
+	if c := st.causes[0]; len(c) != 1 || c[0].Kind != mib.CauseLost || mib.NodeRanges(ids32(c[0]), 255) != "3-4" {
 		t.Fatalf("want the loss of 3-4 at stop; got %+v", st.causes)
 	}
 }

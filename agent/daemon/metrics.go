@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -29,6 +30,11 @@ var (
 		"1 while the node flaps (nodeFlapping), else 0.", []string{"node", "address", "name"}, nil)
 	descMaintenance = prometheus.NewDesc("diagagent_node_maintenance",
 		"1 while the node's maintenance window is open (nodeMaintenanceFor above 0), else 0.", []string{"node", "address", "name"}, nil)
+	descCause = prometheus.NewDesc("diagagent_cause_nodes",
+		"Nodes down together, as this agent's view groups them (traps.group_window): one series per cause of two nodes or more, labelled with its nodes as NodeID ranges.",
+		[]string{"cause"}, nil)
+	descGrouped = prometheus.NewDesc("diagagent_node_grouped",
+		"1 while the node is down with others in one cause (diagagent_cause_nodes), else 0.", []string{"node", "address", "name"}, nil)
 	descKeys = prometheus.NewDesc("diagagent_cluster_keys",
 		"Cluster keys this agent runs (the one it sends with and those it accepts); 0 without a keyring.", nil, nil)
 )
@@ -120,7 +126,7 @@ func (m metrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
 
 // Describe sends the descriptions of the daemon's metrics (prometheus.Collector).
 func (d *Daemon) Describe(ch chan<- *prometheus.Desc) {
-	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance} {
+	for _, desc := range []*prometheus.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
 	for _, c := range []prometheus.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes} {
@@ -140,6 +146,7 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 	}
 	counts := map[hiadsd.Status]int{}
 	now := d.now()
+	grouped := d.causeMetrics(ch, snap, now)
 	for _, r := range snap.Nodes {
 		counts[r.Status]++
 		ch <- prometheus.MustNewConstMetric(descNodeStatus, prometheus.GaugeValue, float64(mib.DiagStatus(r.Status)),
@@ -154,6 +161,11 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 			maint = 1
 		}
 		ch <- prometheus.MustNewConstMetric(descMaintenance, prometheus.GaugeValue, maint, strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
+		in := 0.0
+		if grouped[r.ID] {
+			in = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descGrouped, prometheus.GaugeValue, in, strconv.Itoa(int(r.ID)), r.Addr.String(), r.Name)
 	}
 	for _, s := range mib.DiagStatuses() {
 		ch <- prometheus.MustNewConstMetric(descNodes, prometheus.GaugeValue, float64(counts[s]), s.String())
@@ -167,4 +179,34 @@ func (d *Daemon) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descListsDiffer, prometheus.GaugeValue, float64(len(snap.ListMismatch)))
 	ch <- prometheus.MustNewConstMetric(descKeyRefused, prometheus.GaugeValue, float64(len(snap.KeyRefused)))
 	ch <- prometheus.MustNewConstMetric(descKeys, prometheus.GaugeValue, float64(len(snap.Keys)))
+}
+
+// causeMetrics sends diagagent_cause_nodes for the causes of two nodes or
+// more among the nodes the snapshot holds down (not in maintenance),
+// grouped by when they changed, and returns their NodeIDs.
+func (d *Daemon) causeMetrics(ch chan<- prometheus.Metric, snap *board.Snapshot, now time.Time) map[uint32]bool {
+	grouped := map[uint32]bool{}
+	if d.cfg.GroupWindow <= 0 {
+		return grouped
+	}
+	var down []board.Row
+	var at []time.Duration
+	for _, r := range snap.Nodes {
+		if r.Status != hiadsd.FaultFree && r.Status != hiadsd.Unknown && !r.Maint.Active(now) {
+			down = append(down, r)
+			at = append(at, time.Duration(r.LastChange)*10*time.Millisecond)
+		}
+	}
+	for _, g := range hiadsd.Together(at, d.cfg.GroupWindow) {
+		if len(g) < 2 {
+			continue
+		}
+		ids := make([]uint32, len(g))
+		for k, i := range g {
+			ids[k] = down[i].ID
+			grouped[ids[k]] = true
+		}
+		ch <- prometheus.MustNewConstMetric(descCause, prometheus.GaugeValue, float64(len(g)), mib.NodeRanges(ids, 255))
+	}
+	return grouped
 }

@@ -2,9 +2,12 @@ package web
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -102,6 +105,20 @@ type Status struct {
 	// when last tested (one of the two missed a rotation).
 	Keys       []string `json:"keys"`
 	KeyRefused []uint32 `json:"keyRefused"`
+	// Causes are the groups of two nodes or more down now together (each
+	// within the grouping window of the one before), oldest first.
+	Causes []Cause `json:"causes"`
+}
+
+// Cause is a group of nodes down together.
+type Cause struct {
+	// Nodes names them as NodeID ranges, "17-24"; Count is how many.
+	Nodes string `json:"nodes"`
+	Count int    `json:"count"`
+	// Status is their status, "faulty/partial" when they differ.
+	Status string `json:"status"`
+	// Since is when the first of them changed; nil if unknown.
+	Since *time.Time `json:"since"`
 }
 
 // State is /api/v1/state and each message of /api/v1/stream: all the page shows.
@@ -202,6 +219,7 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	}
 	st.ListMismatch = append([]uint32{}, snap.ListMismatch...)
 	st.KeyRefused = append([]uint32{}, snap.KeyRefused...)
+	st.Causes = causes(nodes, s.cfg.GroupWindow)
 	st.Keys = []string{}
 	for _, k := range snap.Keys {
 		id := fmt.Sprintf("%08x", k.Index)
@@ -212,4 +230,45 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 		}
 	}
 	return st
+}
+
+// causes groups the nodes down now (not in maintenance) by when they
+// changed, as the agent groups its notifications; groups of one are left
+// out, the table shows them.
+func causes(nodes []Node, window time.Duration) []Cause {
+	out := []Cause{}
+	if window <= 0 {
+		return out
+	}
+	var down []Node
+	var at []time.Duration
+	for _, n := range nodes {
+		if n.Status == "fault-free" || n.Status == "unknown" || n.MaintenanceUntil != nil {
+			continue
+		}
+		down = append(down, n)
+		var t time.Duration
+		if n.LastChange != nil {
+			t = time.Duration(n.LastChange.UnixNano())
+		}
+		at = append(at, t)
+	}
+	for _, g := range hiadsd.Together(at, window) {
+		if len(g) < 2 {
+			continue
+		}
+		c := Cause{Count: len(g), Since: down[g[0]].LastChange}
+		ids := make([]uint32, len(g))
+		statuses := []string{}
+		for k, i := range g {
+			ids[k] = down[i].ID
+			if !slices.Contains(statuses, down[i].Status) {
+				statuses = append(statuses, down[i].Status)
+			}
+		}
+		slices.Sort(statuses)
+		c.Nodes, c.Status = mib.NodeRanges(ids, 255), strings.Join(statuses, "/")
+		out = append(out, c)
+	}
+	return out
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/traps"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // groupWindow is the configuration's traps.group_window, the default (a
@@ -28,23 +28,20 @@ func groupWindow(cfg config.Config) time.Duration {
 // the first) went together. Groups come in the order they began.
 func causesOf(rows []member, window time.Duration) [][]member {
 	var down []member
+	var at []time.Duration
 	for _, r := range rows {
 		if r.Status != hiadsd.FaultFree.String() && r.Maintenance == nil {
 			down = append(down, r)
+			at = append(at, time.Duration(r.Since.UnixNano()))
 		}
 	}
-	slices.SortStableFunc(down, func(a, b member) int { return a.Since.Compare(b.Since) })
 	var out [][]member
-	for _, r := range down {
-		if n := len(out); n > 0 {
-			g := out[n-1]
-			first, last := g[0].Since, g[len(g)-1].Since
-			if !r.Since.IsZero() && !last.IsZero() && r.Since.Sub(last) <= window && r.Since.Sub(first) <= 4*window {
-				out[n-1] = append(g, r)
-				continue
-			}
+	for _, g := range hiadsd.Together(at, window) {
+		c := make([]member, len(g))
+		for k, i := range g {
+			c[k] = down[i]
 		}
-		out = append(out, []member{r})
+		out = append(out, c)
 	}
 	return out
 }
@@ -66,7 +63,7 @@ func describeCause(g []member) string {
 		st = append(st, s)
 	}
 	slices.Sort(st)
-	s := fmt.Sprintf("nodes %s %s together (%d)", traps.NodeRanges(ids, 255), strings.Join(st, "/"), len(g))
+	s := fmt.Sprintf("nodes %s %s together (%d)", mib.NodeRanges(ids, 255), strings.Join(st, "/"), len(g))
 	if !g[0].Since.IsZero() {
 		s += " since " + g[0].Since.Local().Format(time.TimeOnly)
 	}

@@ -347,12 +347,16 @@ func (b *bigSource) Started() time.Time       { return b.started }
 func (b *bigSource) Changed() <-chan struct{} { return b.board.Changed() }
 
 // setStatus publishes a snapshot in which NodeID id has status s.
-func (b *bigSource) setStatus(id int, s hiadsd.Status) {
+func (b *bigSource) setStatus(id int, s hiadsd.Status) { b.setStatusAt(id, s, 100) }
+
+// setStatusAt is setStatus with the change's time, nodeLastChange.
+func (b *bigSource) setStatusAt(id int, s hiadsd.Status, lastChange uint32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	next := *b.snap
 	next.Nodes = append([]board.Row(nil), next.Nodes...)
 	next.Nodes[id-1].Status, next.Nodes[id-1].Counter = s, next.Nodes[id-1].Counter+1
+	next.Nodes[id-1].LastChange = lastChange
 	next.Events = append(next.Events[:len(next.Events):len(next.Events)], board.Event{Seq: uint32(len(next.Events) + 1),
 		NodeID: uint32(id), Status: s, Prev: hiadsd.FaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
 	b.snap = &next
@@ -403,13 +407,45 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 	}
 }
 
+// TestPageShowsCauses: nodes down together get one banner for the group,
+// at a laptop's size and a phone's, with no text over text; a node down
+// alone gets none.
+func TestPageShowsCauses(t *testing.T) {
+	chrome := chromiumPath(t)
+	src, _, url := servePage(t, 24, nil)
+	ctx := browser(t, chrome, 60*time.Second)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	waitPage(t, ctx, "24 nodes shown", `document.body.dataset.mode === "live" &&
+		document.querySelectorAll('#nodes tbody tr[data-status="fault-free"]').length === 24`, 20*time.Second)
+	for id := 17; id <= 24; id++ {
+		src.setStatusAt(id, hiadsd.Faulty, 200000+uint32(id)*50) // half a second apart
+	}
+	src.setStatusAt(5, hiadsd.Faulty, 900000) // much later, alone
+	waitPage(t, ctx, "one banner for 17-24", `document.getElementById("node-5").dataset.status === "faulty" &&
+		document.querySelectorAll("#causes .cause").length === 1 &&
+		document.querySelector("#causes .cause").textContent.startsWith("nodes 17-24 faulty together (8) since ")`, 10*time.Second)
+	for _, size := range [][2]int64{{1280, 900}, {390, 844}} {
+		checkNoTextOverlaps(t, ctx, size[0], size[1])
+	}
+	for id := 17; id <= 24; id++ {
+		src.setStatusAt(id, hiadsd.FaultFree, 1000000)
+	}
+	waitPage(t, ctx, "no banner once they are back", `document.getElementById("node-24").dataset.status === "fault-free" &&
+		document.querySelectorAll("#causes .cause").length === 0`, 10*time.Second)
+	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
+		t.Errorf("page error: %s", e)
+	}
+}
+
 // servePage serves the page over a bigSource of n nodes, through wrap if it
 // is not nil, and returns the source, the server and the page's URL.
 func servePage(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*bigSource, *web.Server, string) {
 	t.Helper()
 	src := newBigSource(t, n)
 	src.snap.Self = 1
-	srv, err := web.New(web.Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second})
+	srv, err := web.New(web.Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second, GroupWindow: 35 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

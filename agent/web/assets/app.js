@@ -61,6 +61,23 @@
       " · nmsID counter " + st.nmsCounter;
   }
 
+  // One banner per group of nodes down together (a switch, an uplink, a
+  // circuit): the table still lists each node.
+  function renderCauses(causes) {
+    const box = $("causes");
+    const key = JSON.stringify(causes || []);
+    if (box.dataset.key === key) return;
+    box.dataset.key = key;
+    box.textContent = "";
+    for (const c of causes || []) {
+      const div = html("div", "cause", "nodes " + c.nodes + " " + c.status + " together (" + c.count + ")" +
+        (c.since ? " since " + stamp(c.since) : ""));
+      div.dataset.status = c.status;
+      div.setAttribute("role", "alert");
+      box.appendChild(div);
+    }
+  }
+
   // Node table: rows are built once per node count, then only changed cells are written.
   function renderNodes(nodes, selfID) {
     const body = document.querySelector("#nodes tbody");
@@ -239,6 +256,7 @@
     const began = performance.now();
     ui.state = st;
     renderStatus(st.status);
+    renderCauses(st.status.causes);
     renderNodes(st.nodes, st.status.self.id);
     renderGraph(st);
     renderEvents(st.events, st.nodes);
