@@ -11,7 +11,7 @@ import (
 // node by node and grouped into causes (Options.Group): each node groups
 // the changes it owns with a hiadsd.Grouper, as each agent does.
 type causes struct {
-	groupers         []hiadsd.Grouper
+	groupers          []hiadsd.Grouper
 	perNode, perCause int
 }
 
