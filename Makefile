@@ -3,12 +3,16 @@ PKGS    ?= ./...
 BIN     := bin
 
 # The version every build carries (diagagent -version, sysDescr, the
-# package): 0.1.0+git<commits>.<commit>, .dirty when the tree has changes.
-GIT_COUNT := $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+# packages), from the newest release tag vX.Y.Z (Semantic Versioning 2.0):
+# X.Y.Z on the tagged commit, X.Y.Z+git<commits since>.<commit> after it,
+# .dirty when the tree has changes; 0.0.0+git... where there is no tag.
+GIT_TAG   := $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null)
+GIT_BASE  := $(patsubst v%,%,$(or $(GIT_TAG),v0.0.0))
+GIT_COUNT := $(shell git rev-list --count $(if $(GIT_TAG),$(GIT_TAG)..)HEAD 2>/dev/null || echo 0)
 GIT_SHA   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 GIT_DIRTY := $(shell git diff --quiet HEAD 2>/dev/null || echo .dirty)
 GIT_DATE  := $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null)
-VERSION   ?= 0.1.0+git$(GIT_COUNT).$(GIT_SHA)$(GIT_DIRTY)
+VERSION   ?= $(GIT_BASE)$(if $(and $(filter 0,$(GIT_COUNT)),$(if $(GIT_DIRTY),,released)),,+git$(GIT_COUNT).$(GIT_SHA)$(GIT_DIRTY))
 LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(VERSION) \
 	-X github.com/diagagent/diagagent/internal/version.Date=$(GIT_DATE)
 # nfpm builds the Debian package; run at a pinned release, it stays out of go.mod.

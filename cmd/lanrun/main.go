@@ -94,7 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.vs.swim, "swim", "", "versus: the swimmember binary (cmd/swimmember, its own module)")
 	fs.StringVar(&o.vs.out, "versus.out", "", "versus: directory to save the run in (data/versus/n<N>.json; docs for docs/versus.md)")
 	fs.BoolVar(&o.vs.writeDoc, "versus.doc", false, "versus: also rewrite <versus.out>/versus.md's tables and plots from every saved run")
-	fs.StringVar(&o.vs.kinds, "versus.kinds", "", "versus: comma-separated subset of crash,freeze,link,soak,busy (default all; steady: the steady window alone, which always runs)")
+	fs.StringVar(&o.vs.kinds, "versus.kinds", "", "versus: comma-separated subset of crash,freeze,link,soak,busy,switch (default all, switch from N = 16; steady: the steady window alone, which always runs)")
 	fs.DurationVar(&o.vs.steady, "versus.steady", 2*time.Minute, "versus: window the steady cost is measured over")
 	fs.DurationVar(&o.vs.freeze, "versus.freeze", 30*time.Second, "versus: how long the frozen member stays stopped")
 	fs.DurationVar(&o.vs.cap, "versus.cap", 90*time.Second, "versus: longest wait for every member to know an event")

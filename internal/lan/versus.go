@@ -149,6 +149,7 @@ type VersusResult struct {
 	ICMP     float64 // ICMP packets per second per host in the steady window (diagagent's fall-back)
 	Events   []EventRow
 	Noise    []NoiseRow
+	Causes   []CauseRow
 	// Failed names each phase of an apart run that did not finish, and
 	// why: the systems it would have added are absent from the tables.
 	Failed []string
@@ -159,6 +160,22 @@ type EventRow struct {
 	Event string
 	Host  int // NodeID of the victim
 	Per   []Knowledge
+}
+
+// CauseRow is one fault of many members at once, per system: what each
+// told.
+type CauseRow struct {
+	What string
+	Per  []Told
+}
+
+// Told is what one system said of one cause: the deaths (faulty or
+// partial, for diagagent) and joins (back up) its members logged, per
+// member, and for a system with a station, the notifications it got.
+type Told struct {
+	Deaths, Joins float64
+	Station       bool
+	Notifications int
 }
 
 // NoiseRow is one loss soak or busy spell, per system.
@@ -179,6 +196,11 @@ func Versus(spec VersusSpec, log io.Writer) (VersusResult, error) {
 	nw, err := Build("vs", spec.N+1) // the last host is the stations'
 	if err != nil {
 		return r, err
+	}
+	if spec.wants("switch") { // the last members hang off a switch of their own
+		if err := nw.Switches([][]int{ids(spec.N)[spec.N-switchSize:]}); err != nil {
+			return r, errors.Join(err, nw.Close())
+		}
 	}
 	v := &versus{spec: spec, nw: nw, log: log}
 	defer func() { err = errors.Join(err, v.close()) }()
@@ -242,7 +264,7 @@ func mergeVersus(rs []VersusResult, failed []string) VersusResult {
 		return VersusResult{Failed: failed}
 	}
 	m := VersusResult{N: rs[0].N, Date: rs[0].Date, Apart: true, Events: slices.Clone(rs[0].Events), Noise: slices.Clone(rs[0].Noise),
-		Failed: failed}
+		Causes: slices.Clone(rs[0].Causes), Failed: failed}
 	for i, r := range rs {
 		m.Systems = append(m.Systems, r.Systems...)
 		m.Settings = append(m.Settings, r.Settings...)
@@ -260,12 +282,20 @@ func mergeVersus(rs []VersusResult, failed []string) VersusResult {
 		for k := range m.Noise {
 			m.Noise[k].Per = append(slices.Clone(m.Noise[k].Per), r.Noise[k].Per...)
 		}
+		m.Causes = m.Causes[:min(len(m.Causes), len(r.Causes))]
+		for k := range m.Causes {
+			m.Causes[k].Per = append(slices.Clone(m.Causes[k].Per), r.Causes[k].Per...)
+		}
 	}
 	return m
 }
 
 // versusKinds are the parts of a run; the steady window always runs.
-var versusKinds = []string{"steady", "crash", "freeze", "soak", "busy", "link"}
+var versusKinds = []string{"steady", "crash", "freeze", "soak", "busy", "link", "switch"}
+
+// switchSize is how many members share the switch the "switch" kind cuts
+// off: the last ones before the stations' host.
+const switchSize = 8
 
 // check rejects a spec that cannot run, before anything starts.
 func (s VersusSpec) check() error {
@@ -283,6 +313,8 @@ func (s VersusSpec) check() error {
 		return fmt.Errorf("lan: memberlist probe interval %v: want positive, or 0 for no memberlist", s.SwimProbe)
 	case s.SwimWave < 0:
 		return fmt.Errorf("lan: memberlist start waves of %d: want positive, or 0 for all at once", s.SwimWave)
+	case s.wants("switch") && s.N < 2*switchSize:
+		return fmt.Errorf("lan: versus of %d members cuts a switch of %d: want %d members or more", s.N, switchSize, 2*switchSize)
 	}
 	return nil
 }
@@ -427,8 +459,15 @@ func (v *versus) hosts(skip int) []int {
 }
 
 // wants reports whether kind is in the run.
-func (v *versus) wants(kind string) bool {
-	return len(v.spec.Kinds) == 0 || slices.Contains(v.spec.Kinds, kind)
+func (v *versus) wants(kind string) bool { return v.spec.wants(kind) }
+
+// wants reports whether kind is in the run: all of them when none is
+// named, but a switch cut only when there are members enough.
+func (s VersusSpec) wants(kind string) bool {
+	if len(s.Kinds) == 0 {
+		return kind != "switch" || s.N >= 2*switchSize
+	}
+	return slices.Contains(s.Kinds, kind)
 }
 
 // run measures the steady state, then plays the events in order.
@@ -483,6 +522,63 @@ func (v *versus) run(r *VersusResult) error {
 			return err
 		}
 	}
+	if v.wants("switch") {
+		return v.switchCut(r)
+	}
+	return nil
+}
+
+// switchCut cuts the uplink of the switch of the last switchSize members,
+// until every system's members on the other side hold them all down, and
+// heals it: what each system then told. memberlist's members log a death
+// and a join for each member each side lost; diagagent's station gets its
+// notifications.
+func (v *versus) switchCut(r *VersusResult) error {
+	n := v.spec.N
+	block := ids(n)[n-switchSize:]
+	obs := ids(n)[:n-switchSize]
+	marks := v.marks()
+	stations := make([]int, len(v.diags))
+	for i, c := range v.diags {
+		stations[i] = c.Station.Mark()
+	}
+	t0 := time.Now()
+	if err := v.nw.Uplink(0, false); err != nil {
+		return err
+	}
+	for _, k := range block {
+		v.learn(marks, t0, k, obs, max(v.spec.Cap-time.Since(t0), time.Second), false)
+	}
+	cut := time.Since(t0)
+	if err := v.nw.Uplink(0, true); err != nil {
+		return err
+	}
+	healed := v.settle()
+	time.Sleep(v.spec.Cap / 4) // late repairs, held ones and handed-over ones
+	row := CauseRow{What: fmt.Sprintf("switch of members %d-%d cut %v, then healed", n-switchSize+1, n, cut.Round(time.Second))}
+	diag := 0
+	for i, g := range v.groups {
+		var t Told
+		for _, e := range g.Events(marks[i]) {
+			switch {
+			case !e.Change():
+			case g.Down(e.New):
+				t.Deaths++
+			case g.Up(e.New):
+				t.Joins++
+			}
+		}
+		t.Deaths, t.Joins = t.Deaths/float64(n), t.Joins/float64(n)
+		if _, ok := g.(diagGroup); ok {
+			c := v.diags[diag]
+			t.Station, t.Notifications = true, len(DiagNotifications(c.Station.Notifications(stations[diag])))
+			diag++
+		}
+		row.Per = append(row.Per, t)
+		fmt.Fprintf(v.log, "versus: N=%d switch cut at %d-%d: %s: %.1f deaths and %.1f joins per member, station %v %d (healed in %v)\n",
+			n, n-switchSize+1, n, g.Label(), t.Deaths, t.Joins, t.Station, t.Notifications, healed.Round(time.Second))
+	}
+	r.Causes = append(r.Causes, row)
 	return nil
 }
 

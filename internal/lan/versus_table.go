@@ -55,6 +55,19 @@ func VersusTables(r VersusResult) string {
 				notes, z.Settled.Round(100*time.Millisecond))
 		}
 	}
+	if len(r.Causes) > 0 {
+		b.WriteString("\nOne cause: the status changes each system's members logged, per member, and the notifications a station got:\n\n")
+		b.WriteString("| fault | system | down, per member | up again, per member | station notifications |\n| --- | --- | --- | --- | --- |\n")
+		for _, c := range r.Causes {
+			for i, t := range c.Per {
+				st := "—"
+				if t.Station {
+					st = fmt.Sprint(t.Notifications)
+				}
+				fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %s |\n", c.What, r.Systems[i], t.Deaths, t.Joins, st)
+			}
+		}
+	}
 	return b.String()
 }
 
