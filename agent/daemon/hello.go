@@ -270,7 +270,7 @@ const knocksPerInterval = 16
 // agent found the link back only when one of them was next answered: each
 // awaits the peer's round-trip timeout, and an interval follows another an
 // eighth of an interval apart, so its hello left 0.62 s after the link
-// came back at N = 64 with the key (seventh session). A tester takes one
+// came back at N = 64 with the key (2026-11-26 17:14). A tester takes one
 // hello per node an interval, so an agent whose tested peers are truly
 // down costs a live tester at most one test an interval; a knock is not
 // logged, since self-suspicion's warning says the link may be down.
