@@ -144,6 +144,7 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	cf := addClusterFlags(fs)
 	format := fs.String("format", "table", "table or json")
 	watch := fs.Duration("watch", 0, "print the table again at this period until interrupted (0: once)")
+	byCause := fs.Bool("causes", false, "print one line per cause of the nodes down instead of the table (nodes down within the grouping window of each other together)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -166,9 +167,10 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "members:", say(err))
 			return 1
 		}
-		printMembers(stdout, rows, *format)
-		if *format == "table" {
+		if *byCause {
 			printCauses(stdout, causesOf(rows, groupWindow(v.cfg)))
+		} else {
+			printMembers(stdout, rows, *format)
 		}
 		if *watch <= 0 {
 			return 0
@@ -214,14 +216,14 @@ func printMembers(w io.Writer, rows []member, format string) {
 }
 
 // printCauses writes one line per cause of the nodes that are not
-// fault-free, under the table; nothing when every node is.
+// fault-free, oldest first, or that every node is.
 func printCauses(w io.Writer, causes [][]member) {
 	if len(causes) == 0 {
+		fmt.Fprintln(w, "every node fault-free")
 		return
 	}
-	fmt.Fprintln(w, "\nCAUSES")
 	for _, g := range causes {
-		fmt.Fprintln(w, "  "+describeCause(g))
+		fmt.Fprintln(w, describeCause(g))
 	}
 }
 

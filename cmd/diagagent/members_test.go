@@ -39,6 +39,9 @@ func TestMembersAndCheck(t *testing.T) {
 	if code != 0 || strings.Count(out, "fault-free") != 4 || !strings.HasPrefix(out, "ID") {
 		t.Fatalf("members: exit %d\n%s", code, out)
 	}
+	if out, _ := cli("members", "-causes"); out != "every node fault-free\n" {
+		t.Errorf("members -causes with every node fault-free: %q", out)
+	}
 	out, _ = cli("members", "-format", "json")
 	var rows []member
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 || rows[2].Address != c.addr(2) {
@@ -75,6 +78,9 @@ func TestMembersAndCheck(t *testing.T) {
 		t.Errorf("members after agent 3 stopped:\n%s", out)
 	}
 	check(1, "DIAGAGENT WARNING - 3 of 4 nodes fault-free: node 3 ("+c.addr(2)+") partial")
+	if out, _ := cli("members", "-causes"); out != "node 3 ("+c.addr(2)+") partial\n" {
+		t.Errorf("members -causes with node 3 partial: %q", out)
+	}
 	check(0, "DIAGAGENT OK", "-warning", "1")
 	check(0, "DIAGAGENT OK - 1 of 1 nodes fault-free", "-node", "2")
 	check(1, "DIAGAGENT WARNING", "-node", "3")

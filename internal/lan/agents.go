@@ -18,12 +18,22 @@ func (c *Cluster) StartAgent(k int) error { return c.StartAgentWith(k, c.conf) }
 
 // StartAgentWith is StartAgent from the configuration file conf, in which
 // host k is the k-th node (WriteConfig).
-func (c *Cluster) StartAgentWith(k int, conf string) error {
+func (c *Cluster) StartAgentWith(k int, conf string) error { return c.startAgent(k, c.Bin, conf) }
+
+// StartAgentBin is StartAgent with another diagagent binary, such as an
+// older release's: one LAN of mixed versions.
+func (c *Cluster) StartAgentBin(k int, bin string) error { return c.startAgent(k, bin, c.conf) }
+
+// StateDir is agent k's state directory (the file's state_dir).
+func (c *Cluster) StateDir(k int) string { return filepath.Join(c.Dir, "state"+strconv.Itoa(k)) }
+
+// startAgent runs binary bin as agent k with configuration file conf.
+func (c *Cluster) startAgent(k int, bin, conf string) error {
 	if c.agents[k] != nil {
 		return fmt.Errorf("lan: agent %d is already running", k+1)
 	}
 	p, err := StartLogged(c.Net.Hosts[k], filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)), c.record,
-		c.Bin, "-config", conf, "-id", strconv.Itoa(k))
+		bin, "-config", conf, "-id", strconv.Itoa(k))
 	if err != nil {
 		return err
 	}
