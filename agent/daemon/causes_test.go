@@ -264,3 +264,37 @@ func TestStopSendsWaitingCauses(t *testing.T) {
 		t.Fatalf("want the loss of 3-4 at stop; got %+v", st.causes)
 	}
 }
+
+// TestMockNetOwnerRestartHandsNothingOver: the owner restarted within
+// traps.partial_hold (an upgrade) had sent what was left to it; no agent
+// hands its changes over and the station hears each once. Gone for longer,
+// it is handed over (TestMockNetOwnerHandsOver).
+func TestMockNetOwnerRestartHandsNothingOver(t *testing.T) {
+	m := newMockNet(t, 8, hiadsd.VCube, NotifyOwner)
+	m.cfg.PartialHold = 3 * m.cfg.Interval
+	for id := range m.agents {
+		m.agents[id] = nil
+		m.start(id)
+	}
+	m.settled(8)
+	m.stop(4, true)
+	m.until(8, "node 5 faulty everywhere", func() bool { return m.everyone(4, hiadsd.Faulty, 4) })
+	m.stop(0, false) // agent 1, the owner, restarted a round later
+	m.round()
+	m.start(0)
+	m.until(8, "agent 1 back everywhere", func() bool { return m.everyone(0, hiadsd.FaultFree, -1) })
+	for range 4 {
+		m.round()
+	}
+	var told []int
+	for id, s := range m.sinks {
+		for _, ev := range s.events {
+			if ev.NodeID == 5 && ev.Status == hiadsd.Faulty {
+				told = append(told, id+1)
+			}
+		}
+	}
+	if len(told) > 1 || len(told) == 1 && told[0] != 1 {
+		t.Fatalf("node 5 faulty told by agents %v; want agent 1's alone (the restarted owner's sink is new)", told)
+	}
+}

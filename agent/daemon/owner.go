@@ -68,6 +68,7 @@ type unowned struct {
 	unsavedEvent
 	owner int
 	at    time.Time
+	gone  time.Time // when the owner was first seen not fault-free; zero while it is
 }
 
 // leave notes that the change of e is left to the node's owner, or
@@ -96,7 +97,10 @@ func (d *Daemon) handoverWindow() time.Duration {
 // change, if the view still holds it and it is on disk. It forgets the
 // changes left longer than handoverWindow ago. Two notifications of one
 // change are possible (the failed owner sent it just before it failed),
-// none lost. It runs on the loop, after record.
+// none lost. The owner must have been gone for traps.partial_hold first,
+// as a partial verdict must hold before it is told: an owner restarted
+// for an upgrade is back within it, and had sent its changes. It runs on
+// the loop, after record.
 func (d *Daemon) handover(now time.Time) {
 	if d.node.Withholds() || d.isolated > 0 {
 		return // no peer answers: the owner's fault is likely this agent's own link's
@@ -110,7 +114,14 @@ func (d *Daemon) handover(now time.Time) {
 			continue
 		}
 		gone := l.owner < 0 || d.view[l.owner].Status != hiadsd.FaultFree || d.list.Members[l.owner].Removed
-		if !gone || d.owner(id) != d.id || l.ev.Seq > saved {
+		switch {
+		case !gone:
+			l.gone = time.Time{}
+		case l.gone.IsZero():
+			l.gone = now
+		}
+		d.left[id] = l
+		if !gone || now.Sub(l.gone) < d.cfg.PartialHold || d.owner(id) != d.id || l.ev.Seq > saved {
 			continue
 		}
 		delete(d.left, id)
