@@ -60,6 +60,7 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 		at = slices.IndexFunc(users, func(u usm.User) bool { return u.Name == p.book.get(key(t)).user })
 		at = max(at, 0)
 	}
+	rediscovered := false
 	for tried := 0; ; tried++ {
 		var u *usm.User
 		if len(users) > 0 {
@@ -69,6 +70,7 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 		if err != nil {
 			return nil, err
 		}
+		known := p.book.get(key(t)).engine.id != ""
 		err = first(g)
 		if err == nil {
 			if u != nil && tried > 0 {
@@ -77,6 +79,17 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 			return g, nil
 		}
 		p.close(g, t)
+		if known && !rediscovered && err != nil && strings.Contains(err.Error(), errNotAuthentic) {
+			// A peer reinstalled (its state_dir new) has a new engine ID:
+			// it reports the old one unknown, unauthenticated as RFC 3414
+			// says, and gosnmp, which authenticates every answer once it
+			// knows an engine, discards the report. Forget the engine and
+			// discover it again, as the same user.
+			p.book.update(key(t), func(s *peerState) { s.engine = engine{} })
+			p.met.rediscoveries.Inc()
+			rediscovered, tried = true, tried-1
+			continue
+		}
 		if !KeyRefused(err) || tried+1 >= len(users) {
 			return nil, err
 		}

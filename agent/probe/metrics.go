@@ -20,6 +20,9 @@ type metrics struct {
 	// engineReports counts the GETs asked again after a report of a
 	// peer's new engine (snmpStep).
 	engineReports prometheus.Counter
+	// rediscoveries counts peers whose engine was discovered again after
+	// an answer that did not authenticate (Prober.open).
+	rediscoveries prometheus.Counter
 }
 
 // newMetrics makes the prober's metrics, every label value at 0.
@@ -39,6 +42,8 @@ func newMetrics() metrics {
 			Help: "Exchanges with a peer that refused the cluster key spoken first (it holds another: a rotation is under way or missed), tried again with the keyring's next key."}),
 		engineReports: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_engine_reports_total",
 			Help: "Test GETs asked again because the peer answered with a report of its new SNMPv3 engine (notInTimeWindow after a restart, unknownEngineID after a reinstall)."}),
+		rediscoveries: prometheus.NewCounter(prometheus.CounterOpts{Name: "diagagent_engine_rediscoveries_total",
+			Help: "Exchanges with a peer whose answer did not authenticate against the engine last known, tried again after discovering its engine anew (a reinstalled peer has a new engine ID)."}),
 	}
 	for _, s := range mib.DiagStatuses() {
 		m.tests.WithLabelValues(s.String())
@@ -75,6 +80,7 @@ func (p *Prober) Describe(ch chan<- *prometheus.Desc) {
 	p.met.retests.Describe(ch)
 	p.met.keyFallbacks.Describe(ch)
 	p.met.engineReports.Describe(ch)
+	p.met.rediscoveries.Describe(ch)
 }
 
 // Collect sends the prober's metrics (prometheus.Collector).
@@ -85,4 +91,5 @@ func (p *Prober) Collect(ch chan<- prometheus.Metric) {
 	p.met.retests.Collect(ch)
 	p.met.keyFallbacks.Collect(ch)
 	p.met.engineReports.Collect(ch)
+	p.met.rediscoveries.Collect(ch)
 }

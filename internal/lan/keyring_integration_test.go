@@ -299,3 +299,18 @@ func TestKeyRotationLAN(t *testing.T) {
 		}
 	}
 }
+
+// TestReinstalledAgentLAN: an agent started on an empty state_dir (a
+// reinstall: a new SNMPv3 engine ID) is tested and read by its peers with
+// the cluster key at once. Their probers knew its old engine; the report of
+// the unknown engine is unauthenticated, and the answers authenticated
+// against the old engine fail until they discover the new one.
+func TestReinstalledAgentLAN(t *testing.T) {
+	spec := ciSpec(t, "ri", "vcube", 4, false)
+	spec.Keyring = true
+	c := startCluster(t, spec)
+	must(t, c.StopAgent(3))
+	must(t, os.Rename(c.StateDir(3), c.StateDir(3)+".aside"))
+	must(t, c.StartAgent(3))
+	settledIn(t, c, "agent 4 reinstalled", c.Bound())
+}
