@@ -31,7 +31,7 @@ import (
 // off from one another, and one fake clock drives them all. Rounds step every
 // running daemon's interval in id order, so nothing waits on the wall clock.
 type mockNet struct {
-	t      *testing.T
+	t      testing.TB
 	cfg    Config
 	clock  *mockClock
 	mu     sync.Mutex
@@ -57,7 +57,7 @@ func (c *mockClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 // newMockNet starts n daemons running algo, every one fault-free.
-func newMockNet(t *testing.T, n int, algo hiadsd.Algorithm, scope Scope) *mockNet {
+func newMockNet(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) *mockNet {
 	cfg := testConfig(t, n, algo, scope)
 	// Every agent's interval of a round runs at one instant of the clock:
 	// half an interval into the round, past every agent's stagger, so
