@@ -15,17 +15,23 @@ import (
 	"github.com/diagagent/diagagent/traps"
 )
 
-// causes groups the status notifications this agent decided to send into
+// causes groups the status notifications this agent would send into
 // causes (hiadsd.Grouper): each node's change waits here for the group
 // window, and nodes lost together go out as one diagCauseChange, as does
 // their return, which says whether they were down or cut off. A node that
 // went alone goes out as its own diagNodeStatusChange when the window
-// closes. Every goroutine that notifies (the loop, a saver) adds to it; the
-// loop, after each interval, and a timer send what is due.
+// closes. Every agent groups every change it would notify; who sends a
+// cause is decided when it is due: the owner of its nodes, the fault-free
+// agent of the lowest id outside it. Decided change by change as the view
+// takes them, the nodes of one switch had as many owners as the order in
+// which the view learned them (each the lowest not known down yet), and the
+// group split. Every goroutine that notifies (the loop, a saver) adds to
+// it; the loop, after each interval, and a timer send what is due.
 type causes struct {
 	mu      sync.Mutex
 	g       hiadsd.Grouper
 	waiting map[int]waitingStatus // per node, its event while its cause is not due
+	handed  []unowned             // changes of causes another agent owns, for the loop to leave to it (handover)
 	timer   *time.Timer
 	due     time.Time // when the timer fires; zero when it is not set
 	closed  bool      // the daemon stopped: no timer is set again
@@ -157,14 +163,55 @@ func (d *Daemon) sendDue(all bool) {
 	c.armLocked(d, now)
 	c.mu.Unlock()
 	for k, cause := range due {
-		switch {
-		case len(out[k]) == 0:
-		case cause.Single():
+		if len(out[k]) == 0 {
+			continue
+		}
+		if o := ownerOutside(snap, cause); o != d.id && o >= 0 {
+			c.leave(out[k], o, now)
+			continue
+		}
+		if cause.Single() {
 			d.sendNow(out[k][0].ev, out[k][0].late)
-		default:
-			d.sendCause(cause, out[k], snap, now)
+			continue
+		}
+		d.sendCause(cause, out[k], snap, now)
+	}
+}
+
+// leave keeps the changes of a cause another agent owns, for the loop to
+// leave to it (handover): if that owner fails before it is known to have
+// sent them, this agent may become their owner.
+func (c *causes) leave(ws []waitingStatus, owner int, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range ws {
+		ev := w.ev
+		u := hiadsd.Update{ID: int(ev.NodeID) - 1, Old: hiadsd.Entry{Status: ev.Prev}, New: hiadsd.Entry{Status: ev.Status, Counter: ev.Counter}, From: hiadsd.Direct}
+		c.handed = append(c.handed, unowned{unsavedEvent: unsavedEvent{ev: ev, u: u}, owner: owner, at: now})
+	}
+}
+
+// takeHanded returns the changes left to other owners since the last call.
+func (c *causes) takeHanded() []unowned {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.handed
+	c.handed = nil
+	return h
+}
+
+// ownerOutside returns the owner of a cause's nodes in the snapshot: the
+// agent of the lowest id held fault-free outside the cause, -1 if none.
+func ownerOutside(s *board.Snapshot, c hiadsd.Cause) int {
+	in := func(id int) bool {
+		return slices.ContainsFunc(c.Nodes, func(ie hiadsd.IDEntry) bool { return ie.ID == id })
+	}
+	for _, r := range s.Nodes {
+		if r.Status == hiadsd.FaultFree && !r.TestedOnly && !r.Removed && !in(int(r.ID)-1) {
+			return int(r.ID) - 1
 		}
 	}
+	return -1
 }
 
 // sendCause sends one diagCauseChange for a group's loss or return. The

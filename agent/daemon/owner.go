@@ -58,7 +58,13 @@ func (d *Daemon) notifies(u hiadsd.Update) bool {
 	if u.New.Status == hiadsd.FaultFree && d.recoveries.outstanding(u.ID) {
 		return true
 	}
-	return d.owner(u.ID) == d.id && !d.node.Withholds()
+	if d.node.Withholds() {
+		return false
+	}
+	if d.grouping() {
+		return true // the cause's owner is decided when it is due (causes.go)
+	}
+	return d.owner(u.ID) == d.id
 }
 
 // unowned is the latest change of a node that this agent recorded and left

@@ -96,6 +96,9 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
 		}
 	}
+	for _, l := range d.causes.takeHanded() {
+		d.left[l.u.ID] = l
+	}
 	d.handover(now)
 	d.releaseRecoveries(now)
 	d.movedEntries(rep.Moved)

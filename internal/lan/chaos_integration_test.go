@@ -25,7 +25,7 @@ func TestChaosOneMinute(t *testing.T) {
 		seed = v
 	}
 	spec := ciSpec(t, "ch", "vcube", 16, true)
-	spec.Retries, spec.Inform, spec.Ungrouped = 2, true, true
+	spec.Retries, spec.Inform, spec.AtOnce = 2, true, true
 	c := startCluster(t, spec)
 	var log strings.Builder
 	res, err := c.Chaos(ChaosSpec{Duration: time.Minute, Loss: 1, Seed: seed}, &log)

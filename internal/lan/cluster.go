@@ -39,11 +39,12 @@ type Spec struct {
 	// RecoveryHold is traps.recovery_hold; 0 leaves the default (10 s),
 	// as make versus must.
 	RecoveryHold time.Duration
-	// Ungrouped sets traps.group_window to 0s: every node's change is its
-	// own notification, sent at once, as the chaos run's bookkeeping (one
-	// agent's "status change notified" line, one notification at the
-	// station) and its count of expected notifications assume.
-	Ungrouped bool
+	// AtOnce sets traps.group_window and traps.partial_hold to 0s: every
+	// node's change is its own notification, sent at once, as the chaos
+	// run's bookkeeping (one agent's "status change notified" line, one
+	// notification at the station) assumes, and its short faults (an agent
+	// killed and restarted within a second, partial) are notified too.
+	AtOnce bool
 	// Inform makes the agents send informs (acknowledged, retried for about
 	// 90 s) instead of traps, as a station that must hear every event needs.
 	Inform bool
@@ -227,8 +228,8 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	if c.RecoveryHold > 0 {
 		kind += fmt.Sprintf(", recovery_hold: %s", c.RecoveryHold)
 	}
-	if c.Ungrouped {
-		kind += ", group_window: 0s"
+	if c.AtOnce {
+		kind += ", group_window: 0s, partial_hold: 0s"
 	}
 	if c.IPv6 {
 		fmt.Fprintf(&b, "traps: {fallbacks: [\"%s\"], startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
@@ -268,8 +269,11 @@ func (c *Cluster) RepairHeld() time.Duration {
 }
 
 // PartialHeld is how long after a partial verdict is known its notification
-// leaves (traps.partial_hold, the shipped default).
+// leaves (traps.partial_hold: the shipped default, 0 with AtOnce).
 func (c *Cluster) PartialHeld() time.Duration {
+	if c.AtOnce {
+		return 0
+	}
 	return config.Default().Traps.PartialHold
 }
 
