@@ -116,11 +116,13 @@ func (iv *interval) rejoin() {
 // other side's nodes while the cut lasted, at counters newer than those
 // the other side holds of itself. Taken, those faults would spread, for an
 // interval, through the side that was fault-free all along (its owners
-// among them) until the nodes' own testers answer them. So, with
-// Config.Isolation, a node that just came back (this node held it faulty
-// or partial, and now holds it fault-free) is not believed, for
-// returningIntervals, when it serves a fault of a node this node holds
-// fault-free; the nodes' testers find the real faults.
+// among them) until the nodes' own testers answer them; and a test the
+// other side began while the cut lasted ends after the heal with a fresh
+// verdict, which it pushes. So, with Config.Isolation, a node that just
+// came back (this node held it faulty or partial, and now holds it
+// fault-free) is not believed, for returningIntervals, when it serves or
+// pushes a fault of a node this node holds fault-free; the nodes' testers
+// find the real faults.
 
 // returningIntervals is how many intervals a node that came back is not
 // believed about faults: the one in which it came back and two more, time

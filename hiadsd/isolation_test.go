@@ -44,6 +44,13 @@ func TestReturningNodeNotBelievedAboutFaults(t *testing.T) {
 		if n.View.Get(3) != (Entry{Status: FaultFree, Counter: 2}) || !slices.Contains(rep.Moved, 3) {
 			t.Errorf("isolation %d: node 3 held %v, moved %v; want fault-free at 2, reported moved", iso, n.View.Get(3), rep.Moved)
 		}
+		// Pushed by the node just back: a test it began while cut off.
+		if _, err := n.Receive(5, Push{To: 4, Cluster: 1, Entries: []IDEntry{{ID: 6, Entry: Entry{Status: Faulty, Counter: 1}}}}, ListVersion{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.View.Get(6).Status; (got == Faulty) != (iso == 0) {
+			t.Errorf("isolation %d: node 6 pushed faulty by node 5 just back, held %v", iso, got)
+		}
 		step(t, n, &fakeTester{views: map[int]View{5: src}})
 		step(t, n, &fakeTester{views: map[int]View{5: src}})
 		if iso > 0 && n.View.Get(2) != want {

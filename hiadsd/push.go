@@ -205,6 +205,9 @@ func (n *Node) sift(from int, p Push, v ListVersion) (pass []IDEntry, refused []
 		if held.Newer(ie.Entry) || ie.Entry == held && n.pushed[id] == held {
 			continue // older news (a late or replayed push), or news this node passed on already
 		}
+		if n.stale(from, held, ie.Entry) {
+			continue // a fault from a node just back, maybe a test begun while it was cut off (isolation.go)
+		}
 		pass = append(pass, ie)
 	}
 	return pass, refused, nil
