@@ -134,10 +134,13 @@ func (d *Daemon) endCauses() {
 // sendDue sends the causes due now, or all of them.
 func (d *Daemon) sendDue(all bool) {
 	c := &d.causes
+	c.mu.Lock()
+	_, waits := c.g.Next()
+	c.mu.Unlock()
 	now := d.now()
 	snap := d.Snapshot()
-	if snap == nil {
-		return // nothing published, nothing notified yet
+	if !waits || snap == nil {
+		return // nothing waits (the loop asks after every interval), or nothing published yet
 	}
 	n := 0
 	present := map[int]bool{} // the rows leave removed nodes out
