@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 )
 
 // TestMetrics: the notifier's collector carries what became of its
@@ -16,10 +16,10 @@ func TestMetrics(t *testing.T) {
 # TYPE diagagent_notifications_pending gauge
 diagagent_notifications_pending 2
 `
-	if err := testutil.CollectAndCompare(n, strings.NewReader(want), "diagagent_notifications_pending"); err != nil {
+	if err := metricstest.CollectAndCompare(n, strings.NewReader(want), "diagagent_notifications_pending"); err != nil {
 		t.Error(err)
 	}
-	if c := testutil.CollectAndCount(n, "diagagent_notifications_total"); c != 6 {
+	if c := metricstest.CollectAndCount(n, "diagagent_notifications_total"); c != 6 {
 		t.Errorf("%d notification results, want 6", c)
 	}
 }

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
+	"github.com/diagagent/diagagent/agent/metrics"
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
@@ -119,10 +118,10 @@ func TestMockNetCauses(t *testing.T) {
 # TYPE diagagent_cause_nodes gauge
 diagagent_cause_nodes{cause="17-24"} 8
 `
-	if err := testutil.CollectAndCompare(m.agents[0], strings.NewReader(want), "diagagent_cause_nodes"); err != nil {
+	if err := metricstest.CollectAndCompare(m.agents[0], strings.NewReader(want), "diagagent_cause_nodes"); err != nil {
 		t.Errorf("agent 1's metrics: %v", err)
 	}
-	if got := testutil.ToFloat64(gaugeOf(t, m.agents[0], "diagagent_node_grouped", "20")); got != 1 {
+	if got := gaugeOf(t, m.agents[0], "diagagent_node_grouped", "20"); got != 1 {
 		t.Errorf("diagagent_node_grouped of node 20 = %v, want 1", got)
 	}
 
@@ -179,7 +178,7 @@ diagagent_cause_nodes{cause="17-24"} 8
 // metricHelp returns the help text of the daemon's metric name.
 func metricHelp(t *testing.T, name string) string {
 	t.Helper()
-	for _, d := range []*prometheus.Desc{descCause, descGrouped} {
+	for _, d := range []*metrics.Desc{descCause, descGrouped} {
 		if strings.Contains(d.String(), `"`+name+`"`) {
 			s := d.String()
 			i := strings.Index(s, "help: \"") + len("help: \"")
@@ -190,31 +189,19 @@ func metricHelp(t *testing.T, name string) string {
 	return ""
 }
 
-// gaugeOf returns the series of metric name about NodeID node that d
-// collects, as a collector testutil can read.
-func gaugeOf(t *testing.T, d *Daemon, name, node string) prometheus.Collector {
+// gaugeOf returns the value of metric name about NodeID node that d
+// collects.
+func gaugeOf(t *testing.T, d *Daemon, name, node string) float64 {
 	t.Helper()
-	ch := make(chan prometheus.Metric, 1024)
-	d.Collect(ch)
-	close(ch)
-	for m := range ch {
-		var pb dto.Metric
-		if err := m.Write(&pb); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(m.Desc().String(), `"`+name+`"`) {
-			continue
-		}
-		for _, l := range pb.GetLabel() {
-			if l.GetName() == "node" && l.GetValue() == node {
-				g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "x"})
-				g.Set(pb.GetGauge().GetValue())
-				return g
+	for _, f := range metricstest.Families(d, name) {
+		for _, m := range f.Metrics {
+			if m.Label("node") == node {
+				return m.Value()
 			}
 		}
 	}
 	t.Fatalf("no %s for node %s", name, node)
-	return nil
+	return 0
 }
 
 // ids32 returns the NodeIDs of a cause.

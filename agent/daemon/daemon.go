@@ -147,7 +147,7 @@ type Daemon struct {
 	start     time.Time
 	observe   func(IntervalInfo)
 	onKeys    func(keyring.Ring)
-	met       metrics
+	met       loopMetrics
 
 	loop
 	membership

@@ -24,7 +24,7 @@
 // its state and the snapshot it serves, record.go). What the core is
 // given of a list (its size, tested-only and removed ids, version) is
 // core.go's. It is a
-// prometheus.Collector of its view and intervals (metrics.go). It imports
+// metrics.Collector of its view and intervals (metrics.go). It imports
 // neither the responder nor the page: cmd/diagagent builds the parts in
 // dependency order and hands each what it needs.
 package daemon

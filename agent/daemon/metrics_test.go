@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -40,11 +40,11 @@ diagagent_up 1
 # TYPE diagagent_intervals_total counter
 diagagent_intervals_total 1
 `
-	if err := testutil.CollectAndCompare(d, strings.NewReader(want), "diagagent_node_status", "diagagent_nodes",
+	if err := metricstest.CollectAndCompare(d, strings.NewReader(want), "diagagent_node_status", "diagagent_nodes",
 		"diagagent_up", "diagagent_intervals_total"); err != nil {
 		t.Error(err)
 	}
-	if got := testutil.ToFloat64(d.met.unsaved); got != 0 {
+	if got := metricstest.ToFloat64(d.met.unsaved); got != 0 {
 		t.Errorf("diagagent_events_unsaved = %v, want 0", got)
 	}
 	if seq := d.Snapshot().LastSeq(); seq == 0 {
@@ -65,14 +65,14 @@ func TestMetricsUnusedAnswers(t *testing.T) {
 	if got := d.node.View.Get(2).Status; got != hiadsd.Faulty {
 		t.Fatalf("node 2 held %v, want faulty", got)
 	}
-	if got := testutil.ToFloat64(d.met.unused); got != 0 {
+	if got := metricstest.ToFloat64(d.met.unused); got != 0 {
 		t.Fatalf("diagagent_answers_unused_total = %v before the repair, want 0", got)
 	}
 	delete(lan.status, addr(2))
 	for range 2 {
 		d.interval(context.Background())
 	}
-	if got := testutil.ToFloat64(d.met.unused); got != 1 {
+	if got := metricstest.ToFloat64(d.met.unused); got != 1 {
 		t.Errorf("diagagent_answers_unused_total = %v after the repair, want 1 (node 3's test)", got)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 	"github.com/gosnmp/gosnmp"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/usm"
@@ -196,7 +196,7 @@ func TestProbeV3RestartedPeer(t *testing.T) {
 	if res.Status != hiadsd.FaultFree || res.SNMPErr != nil || res.Retested {
 		t.Fatalf("after the peer's restart: got %+v, want fault-free at the first try, not by a re-test", res)
 	}
-	if got := testutil.ToFloat64(p.met.engineReports); got != 1 {
+	if got := metricstest.ToFloat64(p.met.engineReports); got != 1 {
 		t.Errorf("diagagent_engine_reports_total %v, want 1", got)
 	}
 }

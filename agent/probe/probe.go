@@ -111,7 +111,7 @@ type Prober struct {
 	slots  chan struct{} // the tests' and fetches' (and a key change's)
 	sends  chan struct{} // the pushes' and hellos', pushSlots
 	book   peerBook
-	met    metrics
+	met    probeMetrics
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo

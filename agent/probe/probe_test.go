@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -84,14 +84,14 @@ func TestProbeBoundsConcurrencyAndMapsPing(t *testing.T) {
 	}
 	// Every test is counted by its outcome, every re-test as confirmed.
 	for outcome, want := range map[string]float64{"partial": n, "faulty": n, "fault-free": 0} {
-		if got := testutil.ToFloat64(p.met.tests.WithLabelValues(outcome)); got != want {
+		if got := metricstest.ToFloat64(p.met.tests.WithLabelValues(outcome)); got != want {
 			t.Errorf("diagagent_tests_total{outcome=%q} = %v, want %v", outcome, got, want)
 		}
 	}
-	if got := testutil.ToFloat64(p.met.retests.WithLabelValues("confirmed")); got != 2*n {
+	if got := metricstest.ToFloat64(p.met.retests.WithLabelValues("confirmed")); got != 2*n {
 		t.Errorf("diagagent_retests_total{outcome=confirmed} = %v, want %d", got, 2*n)
 	}
-	if got := testutil.CollectAndCount(p, "diagagent_test_duration_seconds"); got != 1 {
+	if got := metricstest.CollectAndCount(p, "diagagent_test_duration_seconds"); got != 1 {
 		t.Errorf("%d test duration histograms, want 1", got)
 	}
 }

@@ -1,37 +1,37 @@
 package snmp
 
-import "github.com/prometheus/client_golang/prometheus"
+import "github.com/diagagent/diagagent/agent/metrics"
 
 // The responder's metrics, read from its counters at scrape time.
 var (
-	descIn = prometheus.NewDesc("diagagent_snmp_packets_received_total",
+	descIn = metrics.NewDesc("diagagent_snmp_packets_received_total",
 		"SNMP datagrams the responder received.", nil, nil)
-	descOut = prometheus.NewDesc("diagagent_snmp_packets_sent_total",
+	descOut = metrics.NewDesc("diagagent_snmp_packets_sent_total",
 		"SNMP datagrams the responder sent.", nil, nil)
-	descRequests = prometheus.NewDesc("diagagent_snmp_requests_total",
+	descRequests = metrics.NewDesc("diagagent_snmp_requests_total",
 		"SNMP requests the responder accepted, by PDU type.", []string{"pdu"}, nil)
-	descServed = prometheus.NewDesc("diagagent_snmp_responses_total",
+	descServed = metrics.NewDesc("diagagent_snmp_responses_total",
 		"SNMP requests served with a response PDU.", nil, nil)
-	descDropped = prometheus.NewDesc("diagagent_snmp_dropped_total",
+	descDropped = metrics.NewDesc("diagagent_snmp_dropped_total",
 		"SNMP requests not served, by reason (SNMPv3 ones are answered with a report).", []string{"reason"}, nil)
-	descBoots = prometheus.NewDesc("diagagent_snmp_engine_boots",
+	descBoots = metrics.NewDesc("diagagent_snmp_engine_boots",
 		"snmpEngineBoots served; 2147483647 means latched (RFC 3414 2.2.2): it could not be saved, "+
 			"so every authenticated SNMPv3 request is refused until a restart with a writable state_dir.", nil, nil)
 )
 
 // Describe sends the descriptions of the responder's metrics
-// (prometheus.Collector).
-func (r *Responder) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descIn, descOut, descRequests, descServed, descDropped, descBoots} {
+// (metrics.Collector).
+func (r *Responder) Describe(ch chan<- *metrics.Desc) {
+	for _, d := range []*metrics.Desc{descIn, descOut, descRequests, descServed, descDropped, descBoots} {
 		ch <- d
 	}
 }
 
-// Collect sends the responder's counters (prometheus.Collector).
-func (r *Responder) Collect(ch chan<- prometheus.Metric) {
+// Collect sends the responder's counters (metrics.Collector).
+func (r *Responder) Collect(ch chan<- metrics.Metric) {
 	s := r.Stats()
-	counter := func(d *prometheus.Desc, n uint64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(n), labels...)
+	counter := func(d *metrics.Desc, n uint64, labels ...string) {
+		ch <- metrics.MustNewConstMetric(d, metrics.CounterValue, float64(n), labels...)
 	}
 	counter(descIn, s.InPkts)
 	counter(descOut, s.OutPkts)
@@ -58,5 +58,5 @@ func (r *Responder) Collect(ch chan<- prometheus.Metric) {
 	} {
 		counter(descDropped, v.n, v.reason)
 	}
-	ch <- prometheus.MustNewConstMetric(descBoots, prometheus.GaugeValue, float64(s.EngineBoots))
+	ch <- metrics.MustNewConstMetric(descBoots, metrics.GaugeValue, float64(s.EngineBoots))
 }

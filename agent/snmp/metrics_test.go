@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 	"github.com/gosnmp/gosnmp"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestMetrics: the responder's collector carries its counters: a GET
@@ -31,12 +31,12 @@ diagagent_snmp_packets_received_total 2
 # TYPE diagagent_snmp_responses_total counter
 diagagent_snmp_responses_total 1
 `
-	if err := testutil.CollectAndCompare(r, strings.NewReader(want), "diagagent_snmp_packets_received_total",
+	if err := metricstest.CollectAndCompare(r, strings.NewReader(want), "diagagent_snmp_packets_received_total",
 		"diagagent_snmp_responses_total"); err != nil {
 		t.Error(err)
 	}
 	// 4 PDU types, 19 reasons to drop, and 4 metrics of one sample.
-	if n := testutil.CollectAndCount(r); n != 4+19+4 {
+	if n := metricstest.CollectAndCount(r); n != 4+19+4 {
 		t.Errorf("%d samples, want 27", n)
 	}
 }

@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/diagagent/diagagent/agent/metrics"
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -80,10 +79,10 @@ func newTestServer(t *testing.T, c Config, self uint32) (*Server, *fakeSource) {
 	src := fourNodes()
 	src.snap.Self = self
 	c.Source, c.Algorithm, c.Interval = src, "vcube", 30*time.Second
-	if c.Gatherer == nil {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector())
-		c.Gatherer = reg
+	if c.Metrics == nil {
+		reg := metrics.NewRegistry()
+		reg.MustRegister(metrics.NewGoCollector())
+		c.Metrics = reg
 	}
 	c.Stations = func() []Station {
 		return []Station{{Address: "192.0.2.9:162", Usable: false}, {Address: "192.0.2.10:162", Usable: true}}

@@ -3,8 +3,6 @@ package web
 import (
 	"io/fs"
 	"net/http"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // contentPolicy lets the page load only what this server sends: nothing
@@ -26,8 +24,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/v1/state", s.apiState)
 	mux.HandleFunc("GET /api/v1/stream", s.stream)
 	mux.HandleFunc("GET /api/", s.apiNotFound)
-	if s.cfg.Gatherer != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(s.cfg.Gatherer, promhttp.HandlerOpts{}))
+	if s.cfg.Metrics != nil {
+		mux.Handle("GET /metrics", s.cfg.Metrics)
 	}
 	return headers(mux)
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
@@ -26,9 +25,9 @@ var ErrNoSource = errors.New("web: Config needs a Source")
 type Config struct {
 	// Source is the daemon's view; required.
 	Source Source
-	// Gatherer is what /metrics serves (every part's collectors); nil
-	// serves no /metrics.
-	Gatherer prometheus.Gatherer
+	// Metrics answers /metrics (the registry of every part's
+	// collectors); nil serves no /metrics.
+	Metrics http.Handler
 	// Algorithm and Interval are shown as the agent runs them.
 	Algorithm string
 	Interval  time.Duration

@@ -9,8 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/diagagent/diagagent/agent/metrics"
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/agentx"
@@ -40,7 +39,7 @@ type agent struct {
 	daemon    *daemon.Daemon
 	responder *snmp.Responder
 	notifier  *traps.Notifier
-	metrics   *prometheus.Registry
+	metrics   *metrics.Registry
 	web       *web.Server      // nil when web.listen is empty
 	subagent  *agentx.Subagent // snmp.mode agentx: served through the host's snmpd, conn is nil
 	conn      net.PacketConn
@@ -145,14 +144,14 @@ func (a *agent) runKeys(prober *probe.Prober) func(keyring.Ring) {
 
 // registry is where every part's collector goes, with the build's own
 // metric and the Go runtime's and the process's.
-func registry() *prometheus.Registry {
-	reg := prometheus.NewRegistry()
+func registry() *metrics.Registry {
+	reg := metrics.NewRegistry()
 	b := version.Get()
-	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "diagagent_build_info",
+	build := metrics.NewGaugeVec(metrics.GaugeOpts{Name: "diagagent_build_info",
 		Help: "Always 1; its labels name the build running (version, VCS revision, Go version)."},
 		[]string{"version", "revision", "goversion"})
 	build.WithLabelValues(b.Version, b.Revision, b.GoVersion).Set(1)
-	reg.MustRegister(build, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(build, metrics.NewGoCollector(), metrics.NewProcessCollector())
 	return reg
 }
 

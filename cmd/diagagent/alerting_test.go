@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,14 +126,24 @@ var seriesWhenDown = map[string]bool{"diagagent_cause_nodes": true}
 
 // TestRulesAndDashboardUseExportedMetrics scrapes a running agent (in
 // AgentX mode, which exports every metric the standalone agent does and
-// its session's) and checks that every diagagent_ metric the rules and the
-// dashboard name is one it exports, so a renamed metric cannot leave an
-// alert that never fires.
+// its session's), has promtool lint what it serves, and checks that every
+// diagagent_ metric the rules and the dashboard name is one it exports, so
+// a renamed metric cannot leave an alert that never fires.
 func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:162", web: true, agentx: true})
 	c.start(0)
 	c.waitFor("agent 1 serves /metrics", 10*time.Second, func() bool { return httpOK(c.webURL(0) + "metrics") })
 	names := exported(scrapeAgent(t, c.webURL(0)))
+	res, err := http.Get(c.webURL(0) + "metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	lint := exec.Command("promtool", "check", "metrics")
+	lint.Stdin = res.Body
+	if out, err := lint.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
 	rules, err := os.ReadFile(rulesFile)
 	if err != nil {
 		t.Fatal(err)

@@ -188,7 +188,7 @@ func stations(cfg config.Config, b *board.Board) func() []traps.Destination {
 // notifications and what /metrics serves.
 func webConfig(cfg config.Config, a *agent) web.Config {
 	w := web.Default()
-	w.Source, w.Gatherer, w.Log = a.daemon, a.metrics, a.log
+	w.Source, w.Metrics, w.Log = a.daemon, a.metrics, a.log
 	w.Algorithm, w.Interval, w.GroupWindow = cfg.Algorithm, cfg.Interval, groupWindow(cfg)
 	dests := stations(cfg, a.board)
 	w.Stations = func() []web.Station {
