@@ -163,7 +163,7 @@ func typeAt(key string) reflect.Type {
 	return t
 }
 
-// fieldNamed finds the field of struct type t keyed name, ignoring case as viper does.
+// fieldNamed finds the field of struct type t keyed name, ignoring case as the file's keys are read.
 func fieldNamed(t reflect.Type, name string) (field, bool) {
 	if t.Kind() != reflect.Struct || isLeaf(t) {
 		return field{}, false

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-viper/mapstructure/v2"
-	"github.com/spf13/viper"
+	"go.yaml.in/yaml/v3"
 )
 
 // Load builds the configuration from Default, the YAML file at path (none when path is
@@ -42,20 +41,25 @@ func Parse(name string, data []byte, env []string, fs *flag.FlagSet) (Config, er
 	if errs := checkShape("", file, reflect.TypeFor[Config]()); len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
-	v := viper.New()
+	settings := map[string]any{}
 	for _, k := range Keys() {
 		if !k.FileOnly {
-			v.SetDefault(k.Name, k.Default)
+			setPath(settings, k.Name, k.Default)
 		}
 	}
-	if err := v.MergeConfigMap(file); err != nil {
-		return Config{}, &Error{Key: name, Msg: oneLine(err.Error()), Err: fmt.Errorf("%w: %w", ErrFile, err)}
-	}
-	if err := applyOverrides(v, env, fs); err != nil {
+	mergeMap(settings, file)
+	if err := applyOverrides(settings, env, fs); err != nil {
 		return Config{}, err
 	}
 	var c Config
-	if err := v.UnmarshalExact(&c, viper.DecodeHook(mapstructure.DecodeHookFuncType(decodeHook))); err != nil {
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		ErrorUnused: true, WeaklyTypedInput: true, Result: &c,
+		DecodeHook: mapstructure.DecodeHookFuncType(decodeHook),
+	})
+	if err != nil {
+		return Config{}, err
+	}
+	if err := dec.Decode(settings); err != nil {
 		return Config{}, decodeMistakes(err)
 	}
 	fillNodeDefaults(&c, file)
@@ -65,27 +69,98 @@ func Parse(name string, data []byte, env []string, fs *flag.FlagSet) (Config, er
 	return c, c.Validate()
 }
 
-// readYAML parses the file into viper's raw settings (keys in lower case).
+// readYAML parses the file into its settings: keys in lower case at every
+// depth (a key is matched without regard to case), and a key with no value
+// or an empty map left out, as if not written.
 func readYAML(name string, data []byte) (map[string]any, error) {
-	fv := viper.New()
-	fv.SetConfigType("yaml")
-	if err := fv.ReadConfig(bytes.NewReader(data)); err != nil {
+	var raw map[string]any
+	if err := yaml.Unmarshal(data, &raw); err != nil {
 		return nil, &Error{Key: name, Msg: fmt.Sprintf("is not valid YAML (%s); fix the line it names", oneLine(rootCause(err))), Err: fmt.Errorf("%w: %w", ErrFile, err)}
 	}
-	return fv.AllSettings(), nil
+	return given(raw), nil
+}
+
+// given returns m with its keys in lower case, without the keys that hold
+// nothing (no value, or a map of nothing).
+func given(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		v = lowerKeys(v)
+		if sub, ok := v.(map[string]any); ok {
+			if v = given(sub); len(v.(map[string]any)) == 0 {
+				continue
+			}
+		}
+		if v != nil {
+			out[strings.ToLower(k)] = v
+		}
+	}
+	return out
+}
+
+// lowerKeys puts the keys of every map in v, in lists too, in lower case,
+// and turns a map with keys that are not strings into one with strings.
+func lowerKeys(v any) any {
+	switch t := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[strings.ToLower(fmt.Sprint(k))] = lowerKeys(e)
+		}
+		return m
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[strings.ToLower(k)] = lowerKeys(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = lowerKeys(e)
+		}
+	}
+	return v
+}
+
+// setPath sets the dotted key to value in the nested map m, making the maps
+// on its way.
+func setPath(m map[string]any, key string, value any) {
+	parts := strings.Split(key, ".")
+	for _, p := range parts[:len(parts)-1] {
+		sub, ok := m[p].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			m[p] = sub
+		}
+		m = sub
+	}
+	m[parts[len(parts)-1]] = value
+}
+
+// mergeMap sets every value of src into dst, map into map.
+func mergeMap(dst, src map[string]any) {
+	for k, v := range src {
+		if sv, ok := v.(map[string]any); ok {
+			if dv, ok := dst[k].(map[string]any); ok {
+				mergeMap(dv, sv)
+				continue
+			}
+		}
+		dst[k] = v
+	}
 }
 
 // applyOverrides sets the DIAG_* variables, then the flags, above the file's values.
-func applyOverrides(v *viper.Viper, env []string, fs *flag.FlagSet) error {
+func applyOverrides(settings map[string]any, env []string, fs *flag.FlagSet) error {
 	vars, err := envSettings(env)
 	if err != nil {
 		return err
 	}
 	for _, s := range vars {
-		v.Set(s[0], s[1])
+		setPath(settings, s[0], s[1])
 	}
 	for _, s := range flagSettings(fs) {
-		v.Set(s[0], s[1])
+		setPath(settings, s[0], s[1])
 	}
 	return nil
 }
@@ -129,7 +204,7 @@ func hostOrAddress(file map[string]any) error {
 	return errors.Join(m...)
 }
 
-// hasKey reports whether m has key, ignoring case as viper does.
+// hasKey reports whether m has key, ignoring case as the file's keys are read.
 func hasKey(m map[string]any, key string) bool {
 	for k := range m {
 		if strings.EqualFold(k, key) {
