@@ -25,9 +25,11 @@ for tool in ip nft snmpwalk snmpget; do
 	command -v "$tool" >/dev/null || { echo "scenario: $tool is missing; run scripts/test-deps.sh" >&2; exit 1; }
 done
 work=$(mktemp -d "${DIAGLAN_TMP:-/tmp}/diaglan-scenario.XXXXXX")
-go build -o "$work/diagagent" ./cmd/diagagent
+# The agent is built as it ships (static, no cgo: docs/platforms.md); memberlist's
+# member is built the same way, so that both map one binary and no libc.
+CGO_ENABLED=0 go build -trimpath -o "$work/diagagent" ./cmd/diagagent
 go build -o "$work/lanrun" ./cmd/lanrun
-go build -C cmd/swimmember -o "$work/swimmember" . # its own module: memberlist stays out of go.mod
+CGO_ENABLED=0 go build -C cmd/swimmember -trimpath -o "$work/swimmember" . # its own module: memberlist stays out of go.mod
 cleanup() {
 	trap - EXIT INT TERM
 	# lanrun removes its LAN itself; this catches a lanrun that was killed.
