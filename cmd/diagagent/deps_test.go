@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -26,5 +27,19 @@ func TestAgentLeavesHeavyDepsOut(t *testing.T) {
 				t.Errorf("the agent links %s", p)
 			}
 		}
+	}
+}
+
+// TestLeanHeap: the agent sets GOGC=50 unless its environment gives GOGC.
+func TestLeanHeap(t *testing.T) {
+	was := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(was)
+	leanHeap([]string{"PATH=/bin"})
+	if got := debug.SetGCPercent(100); got != agentGOGC {
+		t.Errorf("GOGC %d without GOGC in the environment; want %d", got, agentGOGC)
+	}
+	leanHeap([]string{"GOGC=200"})
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d with GOGC=200 given; want the runtime's own reading of it left alone (100 here)", got)
 	}
 }
