@@ -207,6 +207,19 @@ func (g *Grouper) forget(id int) {
 	gr.out = slices.DeleteFunc(gr.out, func(k int) bool { return k == id })
 }
 
+// Out returns, per node still out of a group notified lost, the group's
+// id; nil when no group is out.
+func (g *Grouper) Out() map[int]uint32 {
+	var out map[int]uint32
+	for id, gr := range g.groups {
+		if out == nil {
+			out = make(map[int]uint32, len(g.groups))
+		}
+		out[id] = gr.id
+	}
+	return out
+}
+
 // Next returns when the next cause is due, false when none waits.
 func (g *Grouper) Next() (time.Duration, bool) {
 	var next time.Duration

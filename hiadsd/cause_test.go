@@ -39,6 +39,9 @@ func TestGrouperLostTogether(t *testing.T) {
 	if _, ok := g.Next(); ok {
 		t.Fatal("something still waits")
 	}
+	if out := g.Out(); len(out) != 3 || out[3] != lost.Group || out[4] != lost.Group || out[5] != lost.Group {
+		t.Fatalf("Out = %v; want 3, 4 and 5 out in group %d", out, lost.Group)
+	}
 	// Two come back together, the third later: two returns of the group,
 	// each with its id; none was cut off (no other entry moved).
 	up := Entry{Status: FaultFree, Counter: 2}
@@ -49,16 +52,25 @@ func TestGrouperLostTogether(t *testing.T) {
 		due[0].Lost != 10*time.Second || due[0].Split != lost.Split {
 		t.Fatalf("want the return of 3 and 4 in group %d, down; got %+v", lost.Group, due)
 	}
+	if out := g.Out(); len(out) != 1 || out[5] != lost.Group {
+		t.Fatalf("Out = %v; want 5 alone still out in group %d", out, lost.Group)
+	}
 	g.Back(40*time.Second, 5, up)
 	due = g.Due(43*time.Second, 8, nil)
 	if len(due) != 1 || due[0].Group != lost.Group || !slices.Equal(ids(due[0]), []int{5}) {
 		t.Fatalf("want the return of 5 in group %d; got %+v", lost.Group, due)
+	}
+	if out := g.Out(); out != nil {
+		t.Fatalf("Out = %v after the group came back", out)
 	}
 	// The group is over: 5 fails and comes back alone.
 	g.Lost(50*time.Second, 5, Entry{Status: Faulty, Counter: 3})
 	due = g.Due(53*time.Second, 8, nil)
 	if len(due) != 1 || !due[0].Single() {
 		t.Fatalf("want a single loss; got %+v", due)
+	}
+	if out := g.Out(); out != nil {
+		t.Fatalf("Out = %v: a node lost alone is in no group", out)
 	}
 	g.Back(60*time.Second, 5, Entry{Status: FaultFree, Counter: 4})
 	due = g.Due(60*time.Second, 8, nil)

@@ -28,6 +28,7 @@ var Objects = map[string]string{
 	"nodeName":                 NodeName,
 	"nodeHost":                 NodeHost,
 	"nodeCommunity":            NodeCommunity,
+	"nodeCauseGroup":           NodeCauseGroup,
 	"diagNodeNextID":           DiagNodeNextID,
 	"diagListTable":            DiagListTable,
 	"diagListEntry":            DiagListEntry,

@@ -53,6 +53,9 @@ const (
 	NodeHost = DiagTreeEntry + ".17"
 	// NodeCommunity is the community a tested-only node is tested with (write only).
 	NodeCommunity = DiagTreeEntry + ".18"
+	// NodeCauseGroup is the diagCauseGroup of the group the node is out
+	// with, 0 when it is in none.
+	NodeCauseGroup = DiagTreeEntry + ".19"
 
 	// IsTestedOnly is "0" on a testing node and "1" on a tested-only node.
 	IsTestedOnly = HiADSDGroup + ".2"
@@ -287,6 +290,7 @@ const (
 	ColNodeName         = 16
 	ColNodeHost         = 17
 	ColNodeCommunity    = 18
+	ColNodeCauseGroup   = 19
 )
 
 // Column numbers of DiagListEntry.

@@ -50,6 +50,9 @@ type Snapshot struct {
 	// List is diagListTable's rows: the node list with every change
 	// stamped (nodelist.List.Marshal), in chunks of mib.ListChunkSize.
 	List [][]byte
+	// Causes is nodeCauseGroup: per NodeID of a node out with others lost
+	// together, their group's diagCauseGroup; nil when none is out.
+	Causes map[uint32]uint32
 }
 
 // Chunks cuts an encoded list into diagListTable's rows.

@@ -90,6 +90,38 @@ func (c *causes) armLocked(d *Daemon, now time.Time) {
 	c.timer = time.AfterFunc(max(at.Sub(now), 0), d.sendCauses)
 }
 
+// causeGroups is nodeCauseGroup: the groups out, by NodeID; nil when
+// none is. It takes c.mu: d.mu may be held, never the other way round.
+func (d *Daemon) causeGroups() map[uint32]uint32 {
+	c := &d.causes
+	c.mu.Lock()
+	out := c.g.Out()
+	c.mu.Unlock()
+	if out == nil {
+		return nil
+	}
+	m := make(map[uint32]uint32, len(out))
+	for id, g := range out {
+		m[uint32(id+1)] = g
+	}
+	return m
+}
+
+// republishCausesLocked serves the current snapshot again with the groups
+// out now; d.mu is held.
+func (d *Daemon) republishCausesLocked() {
+	if d.cur == nil {
+		return
+	}
+	s := *d.cur
+	s.Causes = d.causeGroups()
+	if err := d.board.Publish(&s); err != nil {
+		d.log.WithError(err).Error("cannot publish the view")
+		return
+	}
+	d.cur = &s
+}
+
 // movedEntries passes the grouper the nodes whose entries moved in an interval
 // or a push (hiadsd.Report.Moved), and drops the nodes that can no longer
 // be part of a cause: removed from the list, or in a maintenance window.
@@ -165,6 +197,11 @@ func (d *Daemon) sendDue(all bool) {
 	}
 	c.armLocked(d, now)
 	c.mu.Unlock()
+	if len(due) > 0 { // the groups out changed: served before they are told
+		d.mu.Lock()
+		d.republishCausesLocked()
+		d.mu.Unlock()
+	}
 	for k, cause := range due {
 		if len(out[k]) == 0 {
 			continue

@@ -124,6 +124,7 @@ diagagent_cause_nodes{cause="17-24"} 8
 	if got := gaugeOf(t, m.agents[0], "diagagent_node_grouped", "20"); got != 1 {
 		t.Errorf("diagagent_node_grouped of node 20 = %v, want 1", got)
 	}
+	causeGroups(t, "cut", m.agents[0], lo, hi, main.Group)
 
 	mark = m.mark()
 	m.cutBlock(lo, hi, false)
@@ -138,6 +139,7 @@ diagagent_cause_nodes{cause="17-24"} 8
 	if back.Kind != mib.CauseBackCut || back.Group != main.Group || len(back.Nodes) != 8 || back.Lasted <= 0 {
 		t.Errorf("heal: agent 1 told %+v; want %s back, cut off, in group %d", back, block, main.Group)
 	}
+	causeGroups(t, "heal", m.agents[0], lo, hi, 0)
 
 	mark = m.mark()
 	for id := lo; id < hi; id++ {
@@ -202,6 +204,22 @@ func gaugeOf(t *testing.T, d *Daemon, name, node string) float64 {
 	}
 	t.Fatalf("no %s for node %s", name, node)
 	return 0
+}
+
+// causeGroups fails unless d serves nodeCauseGroup group on the rows of
+// the nodes lo..hi-1 (core ids) and 0 on every other.
+func causeGroups(t *testing.T, what string, d *Daemon, lo, hi int, group uint32) {
+	t.Helper()
+	snap := d.Snapshot()
+	for _, r := range snap.Nodes {
+		want := uint32(0)
+		if int(r.ID) > lo && int(r.ID) <= hi {
+			want = group
+		}
+		if got := snap.Causes[r.ID]; got != want {
+			t.Errorf("%s: nodeCauseGroup.%d = %d, want %d", what, r.ID, got, want)
+		}
+	}
 }
 
 // ids32 returns the NodeIDs of a cause.

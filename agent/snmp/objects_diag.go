@@ -115,6 +115,7 @@ func diagTreeTable(r *Responder) *table {
 				return str(row(v, i).Addr.String())
 			}},
 			{mib.ColNodeCommunity, func(*view, int) value { return octets(nil) }},
+			{mib.ColNodeCauseGroup, func(v *view, i int) value { return gauge(v.snap.Causes[row(v, i).ID]) }},
 		},
 	}
 }

@@ -34,9 +34,11 @@ func TestAgentLeavesHeavyDepsOut(t *testing.T) {
 func TestLeanHeap(t *testing.T) {
 	was := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(was)
-	leanHeap([]string{"PATH=/bin"})
-	if got := debug.SetGCPercent(100); got != agentGOGC {
-		t.Errorf("GOGC %d without GOGC in the environment; want %d", got, agentGOGC)
+	for _, env := range [][]string{{"PATH=/bin"}, {"GOGC="}} {
+		leanHeap(env)
+		if got := debug.SetGCPercent(100); got != agentGOGC {
+			t.Errorf("GOGC %d with the environment %q; want %d", got, env, agentGOGC)
+		}
 	}
 	leanHeap([]string{"GOGC=200"})
 	if got := debug.SetGCPercent(100); got != 100 {

@@ -329,10 +329,10 @@ func reloadOn(ctx context.Context, reload <-chan struct{}, reread func(context.C
 // part of its resident memory.
 const agentGOGC = 50
 
-// leanHeap sets agentGOGC unless env gives GOGC, which then stands.
+// leanHeap sets agentGOGC unless env gives GOGC a value, which then stands.
 func leanHeap(env []string) {
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOGC=") {
+		if v, ok := strings.CutPrefix(kv, "GOGC="); ok && v != "" {
 			return
 		}
 	}
