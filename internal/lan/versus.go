@@ -470,13 +470,24 @@ func (s VersusSpec) wants(kind string) bool {
 	return slices.Contains(s.Kinds, kind)
 }
 
+// victims are the members each event takes, by kind: spread over the
+// members, and outside the switch when a switch is cut, so that what an
+// earlier event left (a held repair, a flapping member's end) is not
+// about the switch's members.
+func (v *versus) victims() map[string]int {
+	n := v.spec.N
+	if v.wants("switch") {
+		n -= switchSize
+	}
+	return map[string]int{"crash": n / 2, "freeze": n/4 + 1, "link": 3 * n / 4, "busy": n/2 + 1}
+}
+
 // run measures the steady state, then plays the events in order.
 func (v *versus) run(r *VersusResult) error {
 	if err := v.steady(r); err != nil {
 		return err
 	}
-	n := v.spec.N
-	victims := map[string]int{"crash": n / 2, "freeze": n/4 + 1, "link": 3 * n / 4, "busy": n/2 + 1}
+	victims := v.victims()
 	if v.wants("crash") {
 		k := victims["crash"]
 		if err := v.fault(r, "crash", k, v.eachProc(k, func(g group) error { return g.Kill(k) }),
@@ -569,14 +580,23 @@ func (v *versus) switchCut(r *VersusResult) error {
 			}
 		}
 		t.Deaths, t.Joins = t.Deaths/float64(n), t.Joins/float64(n)
+		earlier := 0 // about the members earlier events took: their late repairs, a flapping member's end
 		if _, ok := g.(diagGroup); ok {
-			c := v.diags[diag]
-			t.Station, t.Notifications = true, len(DiagNotifications(c.Station.Notifications(stations[diag])))
+			lines := v.diags[diag].Station.Notifications(stations[diag])
+			took := map[int]bool{}
+			for _, k := range v.victims() {
+				took[k] = true
+			}
+			for k := range took {
+				status, other := NotificationsAbout(lines, k+1)
+				earlier += status + other
+			}
+			t.Station, t.Notifications = true, len(DiagNotifications(lines))-earlier
 			diag++
 		}
 		row.Per = append(row.Per, t)
-		fmt.Fprintf(v.log, "versus: N=%d switch cut at %d-%d: %s: %.1f deaths and %.1f joins per member, station %v %d (healed in %v)\n",
-			n, n-switchSize+1, n, g.Label(), t.Deaths, t.Joins, t.Station, t.Notifications, healed.Round(time.Second))
+		fmt.Fprintf(v.log, "versus: N=%d switch cut at %d-%d: %s: %.1f deaths and %.1f joins per member, station %v %d, and %d about earlier events' members (healed in %v)\n",
+			n, n-switchSize+1, n, g.Label(), t.Deaths, t.Joins, t.Station, t.Notifications, earlier, healed.Round(time.Second))
 	}
 	r.Causes = append(r.Causes, row)
 	return nil
