@@ -324,10 +324,12 @@ func reloadOn(ctx context.Context, reload <-chan struct{}, reread func(context.C
 
 // agentGOGC is the agent's garbage-collection target (GOGC): the heap may
 // grow this many percent over what is live before the next collection.
-// An agent's live heap is small and steady, and it runs on every
-// workstation; at Go's 100 the spare half of its heap was the largest
-// part of its resident memory.
-const agentGOGC = 50
+// An agent's live heap is small (about 1 MB) and steady, and it runs on
+// every workstation; at Go's 100 the spare part of its heap was the
+// largest part of its resident memory. At 25 an idle agent of 4 collected
+// 13 times a minute against 7 at 50, for 0.01 CPU s per minute more at
+// N = 64 (docs/data/versus/memory-2026-11-28.md).
+const agentGOGC = 25
 
 // leanHeap sets agentGOGC unless env gives GOGC a value, which then stands.
 func leanHeap(env []string) {
