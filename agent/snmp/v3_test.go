@@ -31,8 +31,8 @@ func TestV3SecurityLevels(t *testing.T) {
 				`.1.3.6.1.4.1.200.1.1.1.3.3 = INTEGER: 2`,
 			})
 			walk := h.must(t, "snmpbulkwalk", h.v3(o, "-Cr5", mib.DiagTree)...)
-			if n := len(strings.Split(walk, "\n")); n != 54 { // 3 nodes x 18 columns
-				t.Errorf("bulkwalk of diagTree returned %d objects, want 54:\n%s", n, walk)
+			if n := len(strings.Split(walk, "\n")); n != 57 { // 3 nodes x 19 columns
+				t.Errorf("bulkwalk of diagTree returned %d objects, want 57:\n%s", n, walk)
 			}
 		})
 	}
