@@ -33,7 +33,7 @@ func TestAgentXCluster(t *testing.T) {
 	c.stop(4, syscall.SIGTERM)
 	took = c.waitFor("every agent holds node 5 partial", bound, func() bool { return c.everyoneSees(5, 2) })
 	t.Logf("agent 5 stopped (its snmpd still up): partial everywhere after %v", took.Round(time.Millisecond))
-	if _, err := trapd.Wait(bound+partialHold, 0, notificationAbout(5, 2)); err != nil {
+	if _, err := trapd.Wait(bound+partialHold+testGroupWindow(), 0, notificationAbout(5, 2)); err != nil {
 		t.Fatalf("station got no notification that node 5 is partial: %v", err)
 	}
 	if out, err := c.snmp("snmpset", 2, mib.NMSID0, "a", "127.0.0.101"); err != nil {

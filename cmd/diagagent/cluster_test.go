@@ -404,6 +404,10 @@ func testBudget() time.Duration {
 	return testTimeout*time.Duration(testRetries+1) + pingTimeout
 }
 
+// testGroupWindow is traps.group_window at its default: a change waits this
+// long for others to join it before it is notified (docs/notifications.md).
+func testGroupWindow() time.Duration { return testInterval + testBudget() }
+
 // roundTime is the longest a testing round can last in these clusters: the
 // slowest jittered interval (interval + 10%) plus one full test of a silent peer.
 func roundTime() time.Duration { return testInterval*11/10 + testBudget() }

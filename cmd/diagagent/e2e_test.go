@@ -54,14 +54,14 @@ func TestVCubeClusterOfRealAgents(t *testing.T) {
 	took = c.waitFor("every agent holds node 5 partial", bound, func() bool { return c.everyoneSees(5, 2) })
 	t.Logf("agent 5 stopped: diagnosed partial by all after %v (bound %v, %.1f rounds of %v)",
 		took.Round(time.Millisecond), bound, float64(took)/float64(roundTime()), roundTime())
-	if _, err := trapd.Wait(bound+partialHold, 0, notificationAbout(5, 2)); err != nil {
+	if _, err := trapd.Wait(bound+partialHold+testGroupWindow(), 0, notificationAbout(5, 2)); err != nil {
 		t.Fatalf("station got no notification that node 5 is partial: %v", err)
 	}
 
 	c.start(4)
 	took = c.waitFor("every agent holds node 5 fault-free again", bound, func() bool { return c.everyoneSees(5, 0) })
 	t.Logf("agent 5 restarted: fault-free everywhere after %v", took.Round(time.Millisecond))
-	if _, err := trapd.Wait(bound+recoveryHold, 0, notificationAbout(5, 0)); err != nil {
+	if _, err := trapd.Wait(bound+recoveryHold+testGroupWindow(), 0, notificationAbout(5, 0)); err != nil {
 		t.Fatalf("station got no notification that node 5 is fault-free again: %v", err)
 	}
 
@@ -141,7 +141,7 @@ func TestHiADSDClusterOfRealAgents(t *testing.T) {
 	took := c.waitFor("every agent holds node 3 partial", bound, func() bool { return c.everyoneSees(3, 2) })
 	t.Logf("agent 3 stopped: diagnosed partial by all after %v (bound %v, %.1f rounds)",
 		took.Round(time.Millisecond), bound, float64(took)/float64(roundTime()))
-	if _, err := trapd.Wait(bound+partialHold, 0, notificationAbout(3, 2)); err != nil {
+	if _, err := trapd.Wait(bound+partialHold+testGroupWindow(), 0, notificationAbout(3, 2)); err != nil {
 		t.Fatalf("station got no inform that node 3 is partial: %v", err)
 	}
 	c.start(2)
@@ -176,7 +176,7 @@ func TestNMSidSetOnOneAgentReachesAll(t *testing.T) {
 
 	mark := oldStation.Mark()
 	c.stop(5, syscall.SIGTERM)
-	if _, err := newStation.Wait(bound+partialHold, 0, notificationAbout(6, 2)); err != nil {
+	if _, err := newStation.Wait(bound+partialHold+testGroupWindow(), 0, notificationAbout(6, 2)); err != nil {
 		t.Fatalf("new station got no notification that node 6 is partial: %v", err)
 	}
 	c.waitFor("every agent holds node 6 partial", bound, func() bool { return c.everyoneSees(6, 2) })

@@ -105,7 +105,7 @@ func TestIPv6Agents(t *testing.T) {
 	start := time.Now()
 	waitUntil(t, "node 3 partial everywhere (ICMPv6 echo)", bound, func() bool { return everyone(3, "2", 2) })
 	t.Logf("agent 3 stopped: partial at every IPv6 agent after %v", time.Since(start).Round(time.Millisecond))
-	if _, err := trapd.Wait(bound+partialHold, 0, notificationAbout(3, 2)); err != nil {
+	if _, err := trapd.Wait(bound+partialHold+testGroupWindow(), 0, notificationAbout(3, 2)); err != nil {
 		t.Fatalf("the IPv6 station got no notification that node 3 is partial: %v", err)
 	}
 }

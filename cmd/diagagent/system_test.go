@@ -142,7 +142,7 @@ func TestAgentsStartedApartStayQuiet(t *testing.T) {
 		}
 	}
 	c.stop(3, syscall.SIGTERM) // a real fault: agent 4 was seen up by all
-	if _, err := trapd.Wait(latencyBound("vcube", 8)+partialHold, 0, notificationAbout(4, 2)); err != nil {
+	if _, err := trapd.Wait(latencyBound("vcube", 8)+partialHold+testGroupWindow(), 0, notificationAbout(4, 2)); err != nil {
 		t.Fatalf("no notification of a real fault after start-up: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 // window (one interval and one test's budget). For each fault the station's
 // count of DIAGNOSIS-MIB notifications is asserted.
 func TestCausesLAN(t *testing.T) {
+	t.Parallel()
 	const agents = 24
 	spec := ciSpec(t, "ca", "vcube", agents, false)
 	c := buildCluster(t, spec)

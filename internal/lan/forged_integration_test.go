@@ -24,6 +24,7 @@ import (
 //   - node 6 faulty at 4294967295, the top of the counters: behind node 6's
 //     counter as a serial number, so older news, never taken.
 func TestForgedPushLAN(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, ciSpec(t, "fp", "vcube", 8, false))
 	all := ids(c.Agents)
 	settled(t, c, "before the forgery")

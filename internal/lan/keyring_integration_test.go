@@ -35,6 +35,7 @@ import (
 // per restart) and their reports. The forged push gets noAccess and
 // changes nothing.
 func TestVCubeLANKeyring(t *testing.T) {
+	t.Parallel()
 	s := ciSpec(t, "kr", "vcube", 8, true)
 	s.Keyring = true
 	c := startCluster(t, s)
@@ -143,6 +144,7 @@ func authReport(k keyring.Key, b []byte) bool {
 // duration held after each step, fault-free but for agent 6) make it the
 // longer run of docs/security.md.
 func TestKeyRotationLAN(t *testing.T) {
+	t.Parallel()
 	agents, hold := 8, time.Duration(0)
 	if v := os.Getenv("LANTEST_ROTATION_AGENTS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -306,6 +308,7 @@ func TestKeyRotationLAN(t *testing.T) {
 // the unknown engine is unauthenticated, and the answers authenticated
 // against the old engine fail until they discover the new one.
 func TestReinstalledAgentLAN(t *testing.T) {
+	t.Parallel()
 	spec := ciSpec(t, "ri", "vcube", 4, false)
 	spec.Keyring = true
 	c := startCluster(t, spec)

@@ -14,6 +14,7 @@ import (
 // LAN has: link down (faulty), agent stopped or frozen (partial), printer
 // stopped (partial), and each repair.
 func TestVCubeLANFaults(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, ciSpec(t, "vc", "vcube", 8, true))
 	agentFaults(t, c, "")
 
@@ -69,6 +70,7 @@ func agentFaults(t *testing.T, c *Cluster, what string) {
 // TestHiADSDLANLinkDown checks Hi-ADSD (bound ceil(log2 N)^2 rounds) on the
 // faults that need the LAN: a link down and up, and a frozen agent.
 func TestHiADSDLANLinkDown(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, ciSpec(t, "hi", "hiadsd", 8, false))
 	all := ids(c.Agents)
 
@@ -94,6 +96,7 @@ func TestHiADSDLANLinkDown(t *testing.T) {
 // (no host has an IPv4 address): the agents test each other over UDP6 and
 // ICMPv6 and notify an IPv6 station (a fall-back, as nmsID is IPv4).
 func TestVCubeIPv6LAN(t *testing.T) {
+	t.Parallel()
 	s := ciSpec(t, "v6", "vcube", 8, false)
 	s.IPv6 = true
 	c := startCluster(t, s)
@@ -111,6 +114,7 @@ func TestVCubeIPv6LAN(t *testing.T) {
 // grace (10 s here) holds it back, so once every agent runs and the grace
 // is over the station has heard nothing about any node.
 func TestStartApartNotifiesNothing(t *testing.T) {
+	t.Parallel()
 	c := buildCluster(t, ciSpec(t, "sa", "vcube", 8, false))
 	conf := c.Dir + "/grace.yaml"
 	const grace = 10 * time.Second

@@ -15,6 +15,11 @@ import (
 // agent is the diagagent binary the tests that run agents build, once.
 var agent Agent
 
+// TestMain runs the tests and removes the binary they built. The LAN
+// tests run two at a time (t.Parallel; each LAN is namespaces of its own,
+// named by the process and the test's tag), except three that run alone
+// first: TestChaosOneMinute and TestVersusCrash measure timing, and
+// TestMixedVersionLAN builds 0.9.0, which takes both cores for a while.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	agent.Remove()

@@ -19,6 +19,7 @@ import (
 // station gets exactly one diagNodeMaintenanceEnded: partial since
 // fault-free.
 func TestMaintenanceLAN(t *testing.T) {
+	t.Parallel()
 	c := startCluster(t, ciSpec(t, "mt", "vcube", 6, false))
 	window := 30 * time.Second
 	mark := c.Station.Mark()

@@ -22,6 +22,7 @@ import (
 // hiadsd.MembershipBound rounds, the station gets one diagNodeListChange
 // per change, and no agent notifies or logs any suspicion.
 func TestMembershipLAN(t *testing.T) {
+	t.Parallel()
 	s := ciSpec(t, "mb", "vcube", 9, false)
 	c := buildCluster(t, s)
 	eight := ids(8)

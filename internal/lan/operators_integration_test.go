@@ -108,6 +108,7 @@ func (o *operators) device(ch *change, remove bool, wait string) {
 // under at once but the first (they are added a second apart, faster than
 // a change spreads, so most adds are made at once).
 func TestOperatorsAtOnceLAN(t *testing.T) {
+	t.Parallel()
 	s := ciSpec(t, "op", "vcube", 16, true)
 	s.Keyring = true
 	for p := 2001; p <= 2010; p++ {
