@@ -100,19 +100,35 @@ func Gather(cs ...Collector) []Family {
 	}
 	fams := make([]Family, 0, len(byName))
 	for _, f := range byName {
-		slices.SortFunc(f.Metrics, func(a, b Metric) int {
-			pa, pb := a.pairs(), b.pairs()
-			for i := range min(len(pa), len(pb)) {
-				if c := cmp.Or(strings.Compare(pa[i].name, pb[i].name), strings.Compare(pa[i].value, pb[i].value)); c != 0 {
-					return c
-				}
-			}
-			return cmp.Compare(len(pa), len(pb))
-		})
+		sortSeries(f.Metrics)
 		fams = append(fams, *f)
 	}
 	slices.SortFunc(fams, func(a, b Family) int { return strings.Compare(a.Name, b.Name) })
 	return fams
+}
+
+// sortSeries orders a family's series by their label pairs, each series'
+// pairs made once.
+func sortSeries(ms []Metric) {
+	type keyed struct {
+		m  Metric
+		ps []pair
+	}
+	ks := make([]keyed, len(ms))
+	for i, m := range ms {
+		ks[i] = keyed{m, m.pairs()}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		for i := range min(len(a.ps), len(b.ps)) {
+			if c := cmp.Or(strings.Compare(a.ps[i].name, b.ps[i].name), strings.Compare(a.ps[i].value, b.ps[i].value)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(len(a.ps), len(b.ps))
+	})
+	for i := range ks {
+		ms[i] = ks[i].m
+	}
 }
 
 // ContentType is what the text format is served as.
