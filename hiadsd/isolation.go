@@ -121,8 +121,9 @@ func (iv *interval) rejoin() {
 // verdict, which it pushes. So, with Config.Isolation, a node that just
 // came back (this node held it faulty or partial, and now holds it
 // fault-free) is not believed, for returningIntervals, when it serves or
-// pushes a fault of a node this node holds fault-free; the nodes' testers
-// find the real faults.
+// pushes a fault of a node this node holds fault-free, nor is a node this
+// node still holds faulty or partial; the nodes' testers find the real
+// faults.
 
 // returningIntervals is how many intervals a node that came back is not
 // believed about faults: the one in which it came back and two more, time
@@ -152,8 +153,19 @@ func (n *Node) ageReturning() {
 	}
 }
 
-// stale reports whether entry e, served by source j, is a fault of a node
-// this node holds fault-free (mine) served by a node that just came back.
+// stale reports whether entry e, served or pushed by j, is a fault of a
+// node this node holds fault-free (mine) from a node that just came back
+// or, with Isolation, that this node still holds faulty or partial: the
+// cut-off side's pushes can arrive before the tests that bring it back
+// (at N = 64 they made agents of the side that stayed up take its nodes
+// faulty at the heal, and pass them on as their own news).
 func (n *Node) stale(j int, mine, e Entry) bool {
-	return n.returning[j] > 0 && mine.Status == FaultFree && (e.Status == Faulty || e.Status == Partial)
+	if mine.Status != FaultFree || (e.Status != Faulty && e.Status != Partial) {
+		return false
+	}
+	if n.returning[j] > 0 {
+		return true
+	}
+	src := n.View.Get(j).Status
+	return n.Config.Isolation != 0 && (src == Faulty || src == Partial)
 }

@@ -18,6 +18,31 @@ func TestIsolationNeedsTwoSilentTests(t *testing.T) {
 	}
 }
 
+// TestNodeHeldFaultyNotBelievedAboutFaults: a push from a node this node
+// still holds faulty (the cut-off side, its push arriving before the test
+// that brings it back) does not make a node held fault-free faulty with
+// Isolation; without it (the papers'), it does. Its fault-free news of a
+// node held faulty is taken either way.
+func TestNodeHeldFaultyNotBelievedAboutFaults(t *testing.T) {
+	for _, iso := range []int{0, 2} {
+		n := newTestNode(t, &Config{N: 8, Algorithm: VRing, Isolation: iso}, 4)
+		n.View.Set(5, Entry{Status: Faulty, Counter: 1})
+		n.View.Set(7, Entry{Status: Faulty, Counter: 1})
+		if _, err := n.Receive(5, Push{To: 4, Cluster: 1, Entries: []IDEntry{
+			{ID: 6, Entry: Entry{Status: Faulty, Counter: 1}},
+			{ID: 7, Entry: Entry{Status: FaultFree, Counter: 2}},
+		}}, ListVersion{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.View.Get(6).Status; (got == Faulty) != (iso == 0) {
+			t.Errorf("isolation %d: node 6 pushed faulty by node 5, held faulty, is held %v", iso, got)
+		}
+		if got := n.View.Get(7); got != (Entry{Status: FaultFree, Counter: 2}) {
+			t.Errorf("isolation %d: node 7 pushed fault-free by node 5 is held %v", iso, got)
+		}
+	}
+}
+
 // TestReturningNodeNotBelievedAboutFaults: a node just back (held faulty,
 // now tested fault-free) serves the faults it saw while it was cut off, at
 // newer counters. With Isolation they are not taken for nodes held
