@@ -51,18 +51,18 @@ func (goCollector) Collect(ch chan<- Metric) {
 	threads, _ := runtime.ThreadCreateProfile(nil)
 	ch <- MustNewConstMetric(descThreads, GaugeValue, float64(threads))
 	ch <- MustNewConstMetric(descGoInfo, GaugeValue, 1)
-	ss := make([]rtm.Sample, len(goSamples)+2)
+	ss := make([]rtm.Sample, len(goSamples)+1)
 	for i, s := range goSamples {
 		ss[i].Name = s.name
 	}
-	n := len(goSamples)
-	ss[n].Name, ss[n+1].Name = "/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes"
+	unused := len(goSamples)
+	ss[unused].Name = "/memory/classes/heap/unused:bytes"
 	rtm.Read(ss)
 	for i, s := range goSamples {
 		ch <- MustNewConstMetric(s.desc, s.kind, sampleValue(ss[i]))
 	}
-	// MemStats.HeapInuse: the objects and the free part of their spans.
-	ch <- MustNewConstMetric(descHeapInuse, GaugeValue, sampleValue(ss[n])+sampleValue(ss[n+1]))
+	// MemStats.HeapInuse: the objects (goSamples[0]) and the free part of their spans.
+	ch <- MustNewConstMetric(descHeapInuse, GaugeValue, sampleValue(ss[0])+sampleValue(ss[unused]))
 }
 
 func sampleValue(s rtm.Sample) float64 {
