@@ -24,6 +24,16 @@ import (
 // lost, the entry of some node outside it moved with the status kept
 // fault-free.
 //
+// A window costs a node that fails alone the window's wait. The node that
+// will send a loss (its owner) can end the wait early by asking every other
+// node once, at once, as soon as the faults start collecting (a sweep):
+// the nodes that answer were up after the cause, so they are not part of
+// it, and the faults are due as soon as every node that did not answer is
+// among them (Swept). A node alone is then told about one round trip after
+// it is known, and a switch's nodes as soon as the last of them is known.
+// A node that did not answer and is never found faulty (a lost answer)
+// leaves the faults to their window.
+//
 // A Grouper is a plain state machine: the driver gives it the time (any
 // monotonic duration: the daemon's time since start, the simulator's
 // virtual time) and the changes, and asks for the causes that are due.
@@ -75,16 +85,26 @@ const spanWindows = 4
 type batch struct {
 	opened, last time.Duration // its first change, its latest
 	nodes        []IDEntry
+	// swept is when a sweep reported on the batch (0: none has); silent
+	// are the nodes that did not answer it and are not in nodes yet.
+	swept  time.Duration
+	silent []int
 }
 
-// closes returns when a batch is due under window w.
+// closes returns when a batch is due under window w: at its window, or
+// once a sweep reported and every node silent in it is in the batch.
 func (b *batch) closes(w time.Duration) time.Duration {
-	return min(b.last+w, b.opened+spanWindows*w)
+	t := min(b.last+w, b.opened+spanWindows*w)
+	if b.swept > 0 && len(b.silent) == 0 {
+		t = min(t, max(b.last, b.swept))
+	}
+	return t
 }
 
 // put adds or replaces the entry of ie.ID, at at.
 func (b *batch) put(at time.Duration, ie IDEntry) {
 	b.last = max(b.last, at)
+	b.silent = slices.DeleteFunc(b.silent, func(id int) bool { return id == ie.ID })
 	for k := range b.nodes {
 		if b.nodes[k].ID == ie.ID {
 			b.nodes[k] = ie
@@ -118,6 +138,38 @@ func (g *Grouper) Lost(at time.Duration, id int, e Entry) {
 		g.lost = &batch{opened: at, last: at}
 	}
 	g.lost.put(at, IDEntry{ID: id, Entry: e})
+}
+
+// Unswept returns, while faults collect and no sweep has reported on
+// them, when they started collecting and their nodes: the driver's cue to
+// sweep, if it is their owner.
+func (g *Grouper) Unswept() (opened time.Duration, nodes []int, ok bool) {
+	b := g.lost
+	if b == nil || b.swept > 0 {
+		return 0, nil, false
+	}
+	for _, ie := range b.nodes {
+		nodes = append(nodes, ie.ID)
+	}
+	return b.opened, nodes, true
+}
+
+// Swept reports, at at, a sweep made for the faults that started
+// collecting at opened (Unswept): silent are the nodes it asked that did
+// not answer fault-free. Those faults are then due as soon as every silent
+// node is among them, or at their window if that comes first. A sweep made
+// for faults already due is of no use and is dropped.
+func (g *Grouper) Swept(opened, at time.Duration, silent []int) {
+	b := g.lost
+	if b == nil || b.opened != opened || b.swept > 0 {
+		return
+	}
+	b.swept = max(at, 1)
+	for _, id := range silent {
+		if !slices.ContainsFunc(b.nodes, func(ie IDEntry) bool { return ie.ID == id }) && !slices.Contains(b.silent, id) {
+			b.silent = append(b.silent, id)
+		}
+	}
 }
 
 // Back takes node id's return (fault-free) to notify. The return of a node
@@ -162,9 +214,13 @@ func (g *Grouper) Moved(at time.Duration, id int) {
 }
 
 // Forget drops node id from every batch and group: it is removed, in a
-// maintenance window, or its id now means another node.
+// maintenance window, or its id now means another node. The faults
+// collecting no longer wait for it.
 func (g *Grouper) Forget(id int) {
 	g.dropLost(id)
+	if g.lost != nil {
+		g.lost.silent = slices.DeleteFunc(g.lost.silent, func(k int) bool { return k == id })
+	}
 	for k, b := range g.back {
 		if b.drop(id) {
 			delete(g.back, k)

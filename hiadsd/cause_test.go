@@ -146,3 +146,75 @@ func TestGrouperForget(t *testing.T) {
 		t.Fatalf("want nothing; got %+v", due)
 	}
 }
+
+// TestGrouperSwept: a sweep that every other node answers makes a node
+// alone due at once; one that some nodes do not answer makes the faults
+// due as soon as the last of those is among them; a silent node never
+// found faulty leaves them to their window, unless it is forgotten.
+func TestGrouperSwept(t *testing.T) {
+	const w = 8 * time.Second
+	bad := Entry{Status: Faulty, Counter: 1}
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+	var g Grouper
+	g.Window = w
+	g.Lost(sec(10), 5, bad)
+	opened, nodes, ok := g.Unswept()
+	if !ok || opened != sec(10) || !slices.Equal(nodes, []int{5}) {
+		t.Fatalf("Unswept = %v %v %v; want 10s [5] true", opened, nodes, ok)
+	}
+	g.Swept(opened, sec(10.05), nil)
+	if _, _, ok := g.Unswept(); ok {
+		t.Fatal("still unswept after a sweep reported")
+	}
+	if next, ok := g.Next(); !ok || next != sec(10.05) {
+		t.Fatalf("Next = %v %v; want the sweep's report, 10.05s", next, ok)
+	}
+	if due := g.Due(sec(10.05), 8, nil); len(due) != 1 || !due[0].Single() {
+		t.Fatalf("want node 5 alone due when every other node answered; got %+v", due)
+	}
+
+	// Three silent: due when the last of them is lost, not a window later.
+	g = Grouper{Window: w}
+	g.Lost(sec(20), 1, bad)
+	opened, _, _ = g.Unswept()
+	g.Lost(sec(20.5), 2, bad) // lost while the sweep was out: in the batch already
+	g.Swept(opened, sec(21), []int{2, 3, 4})
+	g.Lost(sec(22), 3, bad)
+	if due := g.Due(sec(23), 8, nil); len(due) != 0 {
+		t.Fatalf("due while node 4, silent, is not lost yet: %+v", due)
+	}
+	g.Lost(sec(24), 4, bad)
+	due := g.Due(sec(24), 8, nil)
+	if len(due) != 1 || !slices.Equal(ids(due[0]), []int{1, 2, 3, 4}) {
+		t.Fatalf("want 1-4 due when 4 is lost; got %+v", due)
+	}
+	// A node lost after that is a cause of its own.
+	g.Lost(sec(25), 6, bad)
+	if _, _, ok := g.Unswept(); !ok {
+		t.Fatal("a new batch waits for its own sweep")
+	}
+
+	// A silent node never lost: the window; forgotten (maintenance): at once.
+	g = Grouper{Window: w}
+	g.Lost(sec(40), 1, bad)
+	g.Swept(sec(40), sec(41), []int{7})
+	if next, _ := g.Next(); next != sec(40)+w {
+		t.Fatalf("Next = %v; want the window, %v", next, sec(40)+w)
+	}
+	g.Forget(7)
+	if next, _ := g.Next(); next != sec(41) {
+		t.Fatalf("Next = %v after the silent node was forgotten; want the sweep's report, 41s", next)
+	}
+
+	// A sweep for faults already due is dropped.
+	g = Grouper{Window: w}
+	g.Lost(sec(50), 1, bad)
+	old, _, _ := g.Unswept()
+	g.Due(sec(50)+w, 8, nil)
+	g.Lost(sec(60), 2, bad)
+	g.Swept(old, sec(60.1), nil)
+	if _, _, ok := g.Unswept(); !ok {
+		t.Fatal("a sweep made for an earlier batch was taken for the new one")
+	}
+}

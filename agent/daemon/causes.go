@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -35,6 +36,12 @@ type causes struct {
 	timer   *time.Timer
 	due     time.Time // when the timer fires; zero when it is not set
 	closed  bool      // the daemon stopped: no timer is set again
+
+	sweeping   bool               // a sweep is out (sweep.go)
+	again      bool               // faults changed while it was out
+	sweeps     sync.WaitGroup     // the sweeps' goroutines
+	sweepCtx   context.Context    // ends the sweeps when the daemon stops
+	stopSweeps context.CancelFunc // nil until the first sweep
 }
 
 // waitingStatus is a node's event waiting for its cause, and why it went
@@ -66,6 +73,7 @@ func (d *Daemon) group(ev board.Event, late string) {
 		c.g.Back(d.since(now), id, e)
 	} else {
 		c.g.Lost(d.since(now), id, e)
+		c.sweepLocked(d)
 	}
 	c.armLocked(d, now)
 	c.mu.Unlock()
@@ -159,7 +167,9 @@ func (d *Daemon) endCauses() {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
+	c.stopSweepsLocked()
 	c.mu.Unlock()
+	c.sweeps.Wait()
 	d.sendDue(true)
 }
 

@@ -303,3 +303,37 @@ func TestMockNetOwnerRestartHandsNothingOver(t *testing.T) {
 		t.Fatalf("node 5 faulty told by agents %v; want agent 1's alone (the restarted owner's sink is new)", told)
 	}
 }
+
+// TestMockNetSweepTellsAloneAtOnce: a node that fails alone is told at the
+// first interval after its owner knows it, not a group window later: the
+// owner's sweep found every other node up.
+func TestMockNetSweepTellsAloneAtOnce(t *testing.T) {
+	const n = 8
+	m := newMockNet(t, n, hiadsd.VCube, NotifyOwner)
+	m.cfg.GroupWindow = m.cfg.Interval + m.cfg.TestBudget
+	if rounds := m.cfg.GroupWindow / m.cfg.Interval; rounds < 2 {
+		t.Fatalf("the window is %d rounds: too short to tell a sweep from it", rounds)
+	}
+	for id := range n {
+		m.agents[id] = nil
+		m.start(id)
+	}
+	m.settled(n)
+	limit := hiadsd.PullBound(hiadsd.VCube, n, true) + 2
+	mark := m.mark()
+	m.stop(5, true)
+	m.until(limit, "agent 1 holds node 6 faulty", func() bool { return m.agents[0].Snapshot().Nodes[5].Status == hiadsd.Faulty })
+	took := m.until(limit, "node 6's notification", func() bool { return len(m.heard(mark).events) > 0 })
+	if took > 1 {
+		t.Errorf("node 6 told %d intervals after agent 1 knew it; want 1 (the window is %v)", took, m.cfg.GroupWindow)
+	}
+	for range limit {
+		m.round()
+	}
+	if st := m.heard(mark); len(st.causes) != 0 || len(st.events) != 1 || st.events[0] != 1 {
+		t.Errorf("want one diagNodeStatusChange from agent 1; got %v and causes %+v", st.events, st.causes)
+	}
+	if got := metricstest.ToFloat64(m.agents[0].met.sweeps.WithLabelValues("answered")); got != 1 {
+		t.Errorf("agent 1 made %v sweeps that every node answered; want 1", got)
+	}
+}

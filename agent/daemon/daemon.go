@@ -126,7 +126,9 @@ type Options struct {
 	// Lookup resolves the host name of a node a manager adds by name; nil
 	// refuses such a node.
 	Lookup nodelist.Lookup
-	// Now is the clock; nil means time.Now. Rand draws the jitter; nil seeds one.
+	// Now is the clock; nil means time.Now, and only then do timers run
+	// (the group window's: a test's clock moves by hand, and its loop sends
+	// what is due). Rand draws the jitter; nil seeds one.
 	Now  func() time.Time
 	Rand *rand.Rand
 }

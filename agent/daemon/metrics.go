@@ -54,6 +54,7 @@ type loopMetrics struct {
 	merges    *metrics.CounterVec
 	lost      *metrics.CounterVec
 	causes    *metrics.CounterVec
+	sweeps    *metrics.CounterVec
 }
 
 // newMetrics makes the interval metrics, every label value at 0.
@@ -82,6 +83,8 @@ func newMetrics() loopMetrics {
 			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
 		causes: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_causes_notified_total",
 			Help: "Groups of nodes this agent notified as one cause (diagCauseChange), by kind: lost (lost together), back-down (back, had been down), back-cut (back, had been cut off), back (back, not seen going)."}, []string{"kind"}),
+		sweeps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_cause_sweeps_total",
+			Help: "Sweeps this agent made as the owner of faults collecting in the group window (one test of every node held up), by result: answered (every node did: a node alone, told at once), silent (some did not: the faults wait for them)."}, []string{"result"}),
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
@@ -97,6 +100,9 @@ func newMetrics() loopMetrics {
 	}
 	for _, k := range causeKinds {
 		m.causes.WithLabelValues(k)
+	}
+	for _, r := range []string{"answered", "silent"} {
+		m.sweeps.WithLabelValues(r)
 	}
 	return m
 }
@@ -129,7 +135,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 	for _, desc := range []*metrics.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes} {
+	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps} {
 		c.Describe(ch)
 	}
 }
@@ -137,7 +143,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (metrics.Collector).
 func (d *Daemon) Collect(ch chan<- metrics.Metric) {
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes} {
+	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

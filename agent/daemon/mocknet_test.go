@@ -137,6 +137,7 @@ func (m *mockNet) settlePushes() {
 		for _, d := range agents {
 			if d != nil {
 				d.push.sends.Wait()
+				d.causes.sweeps.Wait()
 			}
 		}
 		for _, d := range agents {

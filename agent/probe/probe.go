@@ -110,6 +110,7 @@ type Prober struct {
 	pinger Pinger
 	slots  chan struct{} // the tests' and fetches' (and a key change's)
 	sends  chan struct{} // the pushes' and hellos', pushSlots
+	asks   chan struct{} // the sweeps', askSlots
 	book   peerBook
 	met    probeMetrics
 }
@@ -123,7 +124,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	if pinger == nil {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
-	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots),
+	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots), asks: make(chan struct{}, askSlots),
 		met: newMetrics()}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
@@ -150,6 +151,30 @@ func (p *Prober) SetUsers(users []usm.User) {
 // its fifteen pushes in two waves, the last taken 367 ms after the first
 // 17 ms.
 const pushSlots = 32
+
+// askSlots bounds the questions of a sweep (Ask) under way at once, apart
+// from the tests' slots: during a cut the tests of the silent peers hold
+// those for their whole budget, and a sweep queued behind them took
+// fault-free peers for silent ones.
+const askSlots = 32
+
+// Ask reports whether t answers SNMP as a fault-free peer does, within
+// ctx: one request awaited for the peer's round-trip timeout and resent
+// test.retries times, no echo check and no re-test (a sweep: what is
+// asked is only whether the peer is up now). Its answer is not a verdict
+// and changes nothing the tests keep, but the round-trip estimate.
+func (p *Prober) Ask(ctx context.Context, t Target) bool {
+	if check(t) != nil || acquire(ctx, p.asks) != nil {
+		return false
+	}
+	defer release(p.asks)
+	a := p.firstTry(p.book.estimate(t))
+	rtt, resent, _, _, err := p.snmpStep(ctx, t, a, func() {})
+	if rtt > 0 && resent == 0 {
+		p.book.sampled(t, rtt)
+	}
+	return err == nil
+}
 
 // acquire waits for a slot of slots (p.slots or p.sends) or for ctx to end.
 func acquire(ctx context.Context, slots chan struct{}) error {

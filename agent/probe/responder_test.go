@@ -170,3 +170,37 @@ func TestPushNotBehindTests(t *testing.T) {
 		t.Error("a key change's SET left with every test slot held; want it to wait for one")
 	}
 }
+
+// TestAskAgainstResponder: Ask says yes for a peer whose loop runs, and
+// no, without an echo check, for one whose loop stalled and for a port
+// nobody listens on, even while every test slot is held.
+func TestAskAgainstResponder(t *testing.T) {
+	up := startProbeResponder(t, probeSnapshot(3, 0))
+	stalledSnap := probeSnapshot(3, 0)
+	stalledSnap.Up = false
+	stalled := startProbeResponder(t, stalledSnap)
+	dead := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: probeFreePort(t)}
+	g := &gatePinger{entered: make(chan struct{}), release: make(chan error)}
+	cfg := Default()
+	cfg.Timeout, cfg.Retries, cfg.Concurrency = 200*time.Millisecond, 0, 1
+	p, err := New(cfg, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.slots <- struct{}{} // a test of a silent peer holds the only slot
+	defer func() { <-p.slots }()
+	if !p.Ask(probeContext(t), up) {
+		t.Error("Ask: no from a peer whose loop runs")
+	}
+	if p.Ask(probeContext(t), stalled) {
+		t.Error("Ask: yes from a peer whose loop stalled")
+	}
+	ctx, cancel := context.WithTimeout(probeContext(t), time.Second)
+	defer cancel()
+	if p.Ask(ctx, dead) {
+		t.Error("Ask: yes from a port nobody listens on")
+	}
+	if peak := g.peak.Load(); peak != 0 {
+		t.Errorf("Ask pinged %d times; want no echo check", peak)
+	}
+}

@@ -84,7 +84,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		return nil, err
 	}
 	a.daemon, err = daemon.New(daemon.Options{Config: dc, Prober: prober, Board: a.board,
-		Notifier: a.notifier, State: st, Log: log, Now: time.Now, OnKeys: a.runKeys(prober), Lookup: lookupIP})
+		Notifier: a.notifier, State: st, Log: log, OnKeys: a.runKeys(prober), Lookup: lookupIP})
 	if err != nil {
 		a.notifier.Close()
 		return nil, err

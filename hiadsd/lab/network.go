@@ -268,6 +268,10 @@ func (nw *Network) test(self, j int) hiadsd.Status {
 	return nw.state[j]
 }
 
+// Finds returns what a test by node self of node j would find now,
+// without making it: what a sweep (hiadsd.Grouper.Swept) hears.
+func (nw *Network) Finds(self, j int) hiadsd.Status { return nw.test(self, j) }
+
 // Cut cuts node id off the network (on) or plugs it back: while cut it is
 // alive and keeps testing, but its tests, fetches and pushes reach no one,
 // and no one's reach it, as with a pulled cable.

@@ -79,10 +79,21 @@ func TestCausesLAN(t *testing.T) {
 	// 16 and from the station. The other side's owner (agent 17) tells the
 	// loss of 1-16 to a station it cannot reach.
 	mark = c.Station.Mark()
+	evMark := c.Mark()
 	cut := time.Now()
 	must(t, c.Net.Uplink(2, false))
 	lost := waitCause(t, c, "uplink of switch 3 cut", mark, 1, "17-24", c.Bound()+c.RoundTime())
 	cutTook := time.Since(cut)
+	var last time.Time // when agent 1 knew the last of the 8
+	for id := 17; id <= 24; id++ {
+		if at := knownAt(t, c, evMark, 1, id); at.After(last) {
+			last = at
+		}
+	}
+	cutLag := time.Since(last)
+	if window := c.RoundTime() - c.Interval/10; cutLag >= window {
+		t.Errorf("uplink cut: the station heard it %v after agent 1 knew the last of the 8, the group window (%v) or more: no sweep closed it", cutLag, window)
+	}
 	time.Sleep(settle)
 	only(t, c, "uplink of switch 3 cut", mark)
 	if !c.AllSee(rest, third, 1) {
@@ -101,7 +112,8 @@ func TestCausesLAN(t *testing.T) {
 	if back.Group != lost.Group || back.Lasted < int(healed.Sub(cut)/time.Second)-2 {
 		t.Errorf("the heal names group %d, out %d s; want group %d, out about %v", back.Group, back.Lasted, lost.Group, healed.Sub(cut).Round(time.Second))
 	}
-	t.Logf("uplink cut: 1 notification naming 17-24 after %v; healed: 1 notification, cut off, %d s", cutTook.Round(time.Millisecond), back.Lasted)
+	t.Logf("uplink cut: 1 notification naming 17-24 after %v, %v after agent 1 knew the last of them; healed: 1 notification, cut off, %d s",
+		cutTook.Round(time.Millisecond), cutLag.Round(time.Millisecond), back.Lasted)
 
 	// The same 8 hosts lost for real: agents killed, links down.
 	mark = c.Station.Mark()
@@ -130,8 +142,11 @@ func TestCausesLAN(t *testing.T) {
 	}
 	t.Logf("8 hosts down: 1 notification after %v; back: 1 notification, down", crashTook.Round(time.Millisecond))
 
-	// One host crash: a plain diagNodeStatusChange.
+	// One host crash: a plain diagNodeStatusChange, which does not wait
+	// for the group window: agent 1, its owner, swept the other nodes
+	// when it learned the fault and every one answered.
 	mark = c.Station.Mark()
+	evMark = c.Mark()
 	one := time.Now()
 	must(t, c.KillAgent(4))
 	must(t, c.Net.LinkDown(4))
@@ -139,12 +154,16 @@ func TestCausesLAN(t *testing.T) {
 		t.Fatalf("host 5 down: no diagNodeStatusChange: %v", err)
 	}
 	oneTook := time.Since(one)
+	lag := time.Since(knownAt(t, c, evMark, 1, 5))
 	time.Sleep(settle)
 	if kinds := DiagNotifications(c.Station.Notifications(mark)); !slices.Equal(kinds, []int{KindStatus}) {
 		t.Fatalf("host 5 down: the station got notifications %v; want one diagNodeStatusChange", kinds)
 	}
-	t.Logf("one host down: 1 diagNodeStatusChange after %v (the uplink cut's took %v, the 8 hosts' %v)",
-		oneTook.Round(time.Millisecond), cutTook.Round(time.Millisecond), crashTook.Round(time.Millisecond))
+	if window := c.RoundTime() - c.Interval/10; lag >= window {
+		t.Errorf("host 5 down: the station heard it %v after agent 1 knew it, the group window (%v) or more: no sweep closed it", lag, window)
+	}
+	t.Logf("one host down: 1 diagNodeStatusChange after %v, %v after agent 1 knew it (the uplink cut's took %v, the 8 hosts' %v)",
+		oneTook.Round(time.Millisecond), lag.Round(time.Millisecond), cutTook.Round(time.Millisecond), crashTook.Round(time.Millisecond))
 	must(t, c.Net.LinkUp(4))
 	must(t, c.StartAgent(4))
 	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
@@ -173,6 +192,19 @@ func TestCausesLAN(t *testing.T) {
 	}
 	time.Sleep(settle)
 
+}
+
+// knownAt returns when agent self's view first took node faulty, from
+// event mark on.
+func knownAt(t *testing.T, c *Cluster, mark, self, node int) time.Time {
+	t.Helper()
+	for _, ev := range c.Events(mark) {
+		if ev.Self == self && ev.Node == node && ev.Change() && ev.New == "faulty" {
+			return ev.At
+		}
+	}
+	t.Fatalf("agent %d logged no change of node %d to faulty", self, node)
+	return time.Time{}
 }
 
 // rangeIDs returns lo..hi.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
@@ -46,7 +47,25 @@ func (c *causes) take(e *engine, id int, rep hiadsd.Report) {
 			g.Lost(at, u.ID, u.New)
 		}
 	}
+	if opened, in, ok := g.Unswept(); ok {
+		g.Swept(opened, at, e.sweep(id, in))
+	}
 	c.perCause += len(g.Due(at, e.opt.N, nil))
+}
+
+// sweep returns the nodes that do not answer node id's sweep for the faults
+// of the nodes in, made at once: those its view holds fault-free and a
+// test now would not find so (agent/daemon/sweep.go). A sweep's answers
+// come back within a round trip, which is no time at the simulator's scale.
+func (e *engine) sweep(id int, in []int) []int {
+	v := e.nw.View(id)
+	var silent []int
+	for k := range e.opt.N {
+		if k != id && !slices.Contains(in, k) && v.Get(k).Status == hiadsd.FaultFree && e.nw.Finds(id, k) != hiadsd.FaultFree {
+			silent = append(silent, k)
+		}
+	}
+	return silent
 }
 
 // end counts every cause still waiting and returns the counts.
