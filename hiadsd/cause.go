@@ -57,6 +57,15 @@ type Cause struct {
 	Lost time.Duration
 }
 
+// IDs returns the ids of the cause's nodes, in order.
+func (c Cause) IDs() []int {
+	ids := make([]int, len(c.Nodes))
+	for k, ie := range c.Nodes {
+		ids[k] = ie.ID
+	}
+	return ids
+}
+
 // Single reports whether the cause is one node's change, to be notified
 // as such.
 func (c Cause) Single() bool { return c.Group == 0 && len(c.Nodes) == 1 }
@@ -148,10 +157,7 @@ func (g *Grouper) Unswept() (opened time.Duration, nodes []int, ok bool) {
 	if b == nil || b.swept > 0 {
 		return 0, nil, false
 	}
-	for _, ie := range b.nodes {
-		nodes = append(nodes, ie.ID)
-	}
-	return b.opened, nodes, true
+	return b.opened, Cause{Nodes: b.nodes}.IDs(), true
 }
 
 // Swept reports, at at, a sweep made for the faults that started
@@ -336,11 +342,9 @@ func (g *Grouper) Due(at time.Duration, n int, skip func(int) bool) []Cause {
 // the group their returns will join.
 func (g *Grouper) lose(b *batch, n int, skip func(int) bool) Cause {
 	slices.SortFunc(b.nodes, byID)
-	ids := make([]int, len(b.nodes))
-	for k, ie := range b.nodes {
-		ids[k] = ie.ID
-	}
-	c := Cause{Nodes: b.nodes, Split: split(ids, n, skip)}
+	c := Cause{Nodes: b.nodes}
+	ids := c.IDs()
+	c.Split = split(ids, n, skip)
 	if len(ids) == 1 {
 		return c
 	}

@@ -6,15 +6,6 @@ import (
 	"time"
 )
 
-// ids returns the node ids of a cause.
-func ids(c Cause) []int {
-	var out []int
-	for _, ie := range c.Nodes {
-		out = append(out, ie.ID)
-	}
-	return out
-}
-
 func TestGrouperLostTogether(t *testing.T) {
 	const w = 3 * time.Second
 	g := Grouper{Window: w}
@@ -32,7 +23,7 @@ func TestGrouperLostTogether(t *testing.T) {
 		t.Fatalf("due before the window after the latest closed: %+v", due)
 	}
 	due := g.Due(15*time.Second, 8, nil)
-	if len(due) != 1 || due[0].Back || due[0].Group == 0 || !slices.Equal(ids(due[0]), []int{3, 4, 5}) {
+	if len(due) != 1 || due[0].Back || due[0].Group == 0 || !slices.Equal(due[0].IDs(), []int{3, 4, 5}) {
 		t.Fatalf("want one group of 3, 4, 5; got %+v", due)
 	}
 	lost := due[0]
@@ -48,7 +39,7 @@ func TestGrouperLostTogether(t *testing.T) {
 	g.Back(30*time.Second, 4, up)
 	g.Back(31*time.Second, 3, up)
 	due = g.Due(34*time.Second, 8, nil)
-	if len(due) != 1 || !due[0].Back || due[0].Group != lost.Group || due[0].Cut || !slices.Equal(ids(due[0]), []int{3, 4}) ||
+	if len(due) != 1 || !due[0].Back || due[0].Group != lost.Group || due[0].Cut || !slices.Equal(due[0].IDs(), []int{3, 4}) ||
 		due[0].Lost != 10*time.Second || due[0].Split != lost.Split {
 		t.Fatalf("want the return of 3 and 4 in group %d, down; got %+v", lost.Group, due)
 	}
@@ -57,7 +48,7 @@ func TestGrouperLostTogether(t *testing.T) {
 	}
 	g.Back(40*time.Second, 5, up)
 	due = g.Due(43*time.Second, 8, nil)
-	if len(due) != 1 || due[0].Group != lost.Group || !slices.Equal(ids(due[0]), []int{5}) {
+	if len(due) != 1 || due[0].Group != lost.Group || !slices.Equal(due[0].IDs(), []int{5}) {
 		t.Fatalf("want the return of 5 in group %d; got %+v", lost.Group, due)
 	}
 	if out := g.Out(); out != nil {
@@ -186,7 +177,7 @@ func TestGrouperSwept(t *testing.T) {
 	}
 	g.Lost(sec(24), 4, bad)
 	due := g.Due(sec(24), 8, nil)
-	if len(due) != 1 || !slices.Equal(ids(due[0]), []int{1, 2, 3, 4}) {
+	if len(due) != 1 || !slices.Equal(due[0].IDs(), []int{1, 2, 3, 4}) {
 		t.Fatalf("want 1-4 due when 4 is lost; got %+v", due)
 	}
 	// A node lost after that is a cause of its own.

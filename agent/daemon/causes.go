@@ -216,7 +216,7 @@ func (d *Daemon) sendDue(all bool) {
 		if len(out[k]) == 0 {
 			continue
 		}
-		if o := ownerOutside(snap, cause); o != d.id && o >= 0 {
+		if o := ownerOutside(snap, cause.IDs()); o != d.id && o >= 0 {
 			c.leave(out[k], o, now)
 			continue
 		}
@@ -250,14 +250,11 @@ func (c *causes) takeHanded() []unowned {
 	return h
 }
 
-// ownerOutside returns the owner of a cause's nodes in the snapshot: the
-// agent of the lowest id held fault-free outside the cause, -1 if none.
-func ownerOutside(s *board.Snapshot, c hiadsd.Cause) int {
-	in := func(id int) bool {
-		return slices.ContainsFunc(c.Nodes, func(ie hiadsd.IDEntry) bool { return ie.ID == id })
-	}
+// ownerOutside returns the owner of nodes in the snapshot: the agent of
+// the lowest id held fault-free outside them, -1 if none.
+func ownerOutside(s *board.Snapshot, nodes []int) int {
 	for _, r := range s.Nodes {
-		if r.Status == hiadsd.FaultFree && !r.TestedOnly && !r.Removed && !in(int(r.ID)-1) {
+		if r.Status == hiadsd.FaultFree && !r.TestedOnly && !r.Removed && !slices.Contains(nodes, int(r.ID)-1) {
 			return int(r.ID) - 1
 		}
 	}

@@ -98,7 +98,7 @@ func (d *Daemon) sweep(ctx context.Context, opened time.Duration, in []int) {
 // waited for: outstanding says which.
 func (d *Daemon) sweepTargets(in []int) (silent []int, ask []board.Row, owner bool) {
 	s := d.Snapshot()
-	if s == nil || ownerOutside(s, cause(in)) != d.id {
+	if s == nil || ownerOutside(s, in) != d.id {
 		return nil, nil, false
 	}
 	now := d.now()
@@ -124,15 +124,6 @@ func rangesOf(ids []int) string {
 		set[id] = true
 	}
 	return mib.NodeRanges(nodeIDs(set), 255)
-}
-
-// cause is a hiadsd.Cause naming the nodes ids, for ownerOutside.
-func cause(ids []int) hiadsd.Cause {
-	var c hiadsd.Cause
-	for _, id := range ids {
-		c.Nodes = append(c.Nodes, hiadsd.IDEntry{ID: id})
-	}
-	return c
 }
 
 // asking is a Prober that asks a peer whether it is up apart from its
