@@ -20,8 +20,9 @@ import (
 // nodes that answer were up after the cause; when every one that did not
 // is among the faults, they are due: a node alone is told about a round
 // trip after it is known instead of a window later, and a switch's nodes
-// once the last of them is known. A sweep costs one test of each node the
-// agent holds fault-free, once per cause, at the owner only.
+// once the last of them is known. A sweep costs one question (an SNMP GET,
+// probe.Prober.Ask) to each node the agent holds fault-free, once per
+// cause, at the owner only.
 
 // sweepLocked starts a sweep of the faults collecting, if none is out and
 // none has reported on them; whether this agent owns them is decided by
@@ -43,7 +44,8 @@ func (c *causes) sweepLocked(d *Daemon) {
 		c.sweepCtx, c.stopSweeps = context.WithCancel(context.Background())
 	}
 	c.sweeping = true
-	c.sweeps.Go(func() { d.sweep(c.sweepCtx, opened, in) })
+	ctx := c.sweepCtx
+	c.sweeps.Go(func() { d.sweep(ctx, opened, in) })
 }
 
 // stopSweepsLocked ends a sweep under way; the daemon is stopping. c.mu
@@ -54,9 +56,9 @@ func (c *causes) stopSweepsLocked() {
 	}
 }
 
-// sweep tests, when this agent owns the faults that started collecting at
-// opened (nodes in), every other node it does not know to be out, and
-// reports the ones that did not answer fault-free to the grouper.
+// sweep asks, when this agent owns the faults that started collecting at
+// opened (nodes in), every other node it does not know to be out whether
+// it is up, and reports the ones that did not answer to the grouper.
 func (d *Daemon) sweep(ctx context.Context, opened time.Duration, in []int) {
 	c := &d.causes
 	began := d.now()
