@@ -78,7 +78,7 @@ test:
 	$(GO) vet -tags integration $(PKGS)
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS) # nothing Unix-only in what Windows builds
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
-	$(GO) test -tags integration -count=1 -timeout 20m $(PKGS)
+	$(GO) test -tags integration -count=1 -parallel 3 -timeout 20m $(PKGS)
 	$(GO) test -C cmd/swimmember -count=1 . # its own module (memberlist stays out of go.mod)
 
 # unit: the unit tests alone; they need no root and none of the test tools.
