@@ -12,29 +12,14 @@ import (
 
 // TestCausesLAN: 24 agents on three switches (bridges) of 8, joined by a
 // core bridge that holds the station, snmptrapd, at the shipped grouping
-// window (one interval and one test's budget). For each fault the station's
-// count of DIAGNOSIS-MIB notifications is asserted.
+// window (one interval and one test's budget). For each cut and its heal
+// the station's count of DIAGNOSIS-MIB notifications is asserted;
+// TestCrashCausesLAN does the same for hosts that go down.
 func TestCausesLAN(t *testing.T) {
 	t.Parallel()
-	const agents = 24
-	spec := ciSpec(t, "ca", "vcube", agents, false)
-	c := buildCluster(t, spec)
-	var sw [][]int
-	for g := range 3 {
-		sw = append(sw, ids(agents)[g*8:g*8+8])
-	}
-	must(t, c.Net.Switches(sw)) // the station, the last host, stays on the core
-	if err := c.StartAgents(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	all := ids(agents)
-	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
-		t.Fatalf("every agent holds every node fault-free: %v", err)
-	}
-	third, rest := nodeIDs(agents)[16:], without(all, sw[2]...)
-	// settle waits out what else could still arrive: a window, a round and a
-	// repair's hold, twice.
-	settle := 2 * (c.RoundTime() + c.RepairHeld())
+	c, sw, settle := causesLAN(t, "ca")
+	all := ids(c.Agents)
+	third, rest := nodeIDs(c.Agents)[16:], without(all, sw[2]...)
 
 	// A cut where the station is on the side without agent 1: switch 1's
 	// uplink. Agent 9, the station's side's owner, tells the loss of 1-8.
@@ -53,7 +38,7 @@ func TestCausesLAN(t *testing.T) {
 	only(t, c, "uplink of switch 1 cut", mark)
 	mark = c.Station.Mark()
 	must(t, c.Net.Uplink(0, true))
-	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
 		t.Fatalf("uplink of switch 1 back: %v", err)
 	}
 	if _, err := c.Station.Wait(c.Bound()+c.RepairHeld()+c.RoundTime(), mark, func(l string) bool { _, ok := ParseCause(l); return ok }); err != nil {
@@ -103,7 +88,7 @@ func TestCausesLAN(t *testing.T) {
 	mark = c.Station.Mark()
 	healed := time.Now()
 	must(t, c.Net.Uplink(2, true))
-	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
 		t.Fatalf("uplink back: every agent holds every node fault-free: %v", err)
 	}
 	back := waitCause(t, c, "uplink of switch 3 back", mark, 3, "17-24", c.Bound()+c.RepairHeld()+c.RoundTime())
@@ -114,9 +99,17 @@ func TestCausesLAN(t *testing.T) {
 	}
 	t.Logf("uplink cut: 1 notification naming 17-24 after %v, %v after agent 1 knew the last of them; healed: 1 notification, cut off, %d s",
 		cutTook.Round(time.Millisecond), cutLag.Round(time.Millisecond), back.Lasted)
+}
+
+// TestCrashCausesLAN is TestCausesLAN's LAN with hosts that go down: the
+// 8 of one switch, one alone, two on two switches at once.
+func TestCrashCausesLAN(t *testing.T) {
+	t.Parallel()
+	c, sw, settle := causesLAN(t, "cb")
+	all := ids(c.Agents)
 
 	// The same 8 hosts lost for real: agents killed, links down.
-	mark = c.Station.Mark()
+	mark := c.Station.Mark()
 	crash := time.Now()
 	for _, k := range sw[2] {
 		must(t, c.KillAgent(k))
@@ -131,7 +124,7 @@ func TestCausesLAN(t *testing.T) {
 		must(t, c.Net.LinkUp(k))
 		must(t, c.StartAgent(k))
 	}
-	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
 		t.Fatalf("switch 3's hosts back: every agent holds every node fault-free: %v", err)
 	}
 	up := waitCause(t, c, "switch 3's hosts back", mark, 2, "17-24", c.Bound()+c.RepairHeld()+c.RoundTime())
@@ -146,7 +139,7 @@ func TestCausesLAN(t *testing.T) {
 	// for the group window: agent 1, its owner, swept the other nodes
 	// when it learned the fault and every one answered.
 	mark = c.Station.Mark()
-	evMark = c.Mark()
+	evMark := c.Mark()
 	one := time.Now()
 	must(t, c.KillAgent(4))
 	must(t, c.Net.LinkDown(4))
@@ -162,11 +155,11 @@ func TestCausesLAN(t *testing.T) {
 	if window := c.RoundTime() - c.Interval/10; lag >= window {
 		t.Errorf("host 5 down: the station heard it %v after agent 1 knew it, the group window (%v) or more: no sweep closed it", lag, window)
 	}
-	t.Logf("one host down: 1 diagNodeStatusChange after %v, %v after agent 1 knew it (the uplink cut's took %v, the 8 hosts' %v)",
-		oneTook.Round(time.Millisecond), lag.Round(time.Millisecond), cutTook.Round(time.Millisecond), crashTook.Round(time.Millisecond))
+	t.Logf("one host down: 1 diagNodeStatusChange after %v, %v after agent 1 knew it (the 8 hosts' took %v)",
+		oneTook.Round(time.Millisecond), lag.Round(time.Millisecond), crashTook.Round(time.Millisecond))
 	must(t, c.Net.LinkUp(4))
 	must(t, c.StartAgent(4))
-	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
 		t.Fatalf("host 5 back: %v", err)
 	}
 	time.Sleep(settle)
@@ -187,11 +180,31 @@ func TestCausesLAN(t *testing.T) {
 		must(t, c.Net.LinkUp(k))
 		must(t, c.StartAgent(k))
 	}
-	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(agents), 0) }); err != nil {
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
 		t.Fatalf("hosts 3 and 11 back: %v", err)
 	}
-	time.Sleep(settle)
+}
 
+// causesLAN builds and starts the LAN of TestCausesLAN, named name, and
+// returns it, its three switches' agents and how long a phase waits out
+// what else could still arrive after its notification: a window, a round
+// and a repair's hold, twice.
+func causesLAN(t *testing.T, name string) (*Cluster, [][]int, time.Duration) {
+	t.Helper()
+	const agents = 24
+	c := buildCluster(t, ciSpec(t, name, "vcube", agents, false))
+	var sw [][]int
+	for g := range 3 {
+		sw = append(sw, ids(agents)[g*8:g*8+8])
+	}
+	must(t, c.Net.Switches(sw)) // the station, the last host, stays on the core
+	if err := c.StartAgents(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Poll(2*c.Bound(), func() bool { return c.AllSee(ids(agents), nodeIDs(agents), 0) }); err != nil {
+		t.Fatalf("every agent holds every node fault-free: %v", err)
+	}
+	return c, sw, 2 * (c.RoundTime() + c.RepairHeld())
 }
 
 // knownAt returns when agent self's view first took node faulty, from
