@@ -57,7 +57,7 @@ type Cause struct {
 	Lost time.Duration
 }
 
-// IDs returns the ids of the cause's nodes, in order.
+// IDs returns the ids of the cause's nodes, in the order of Nodes.
 func (c Cause) IDs() []int {
 	ids := make([]int, len(c.Nodes))
 	for k, ie := range c.Nodes {
