@@ -156,6 +156,7 @@ func (d *Daemon) change(what logrus.Fields, apply func(base nodelist.List, at no
 		return err
 	}
 	d.pending = &next
+	d.publishNextLocked()
 	d.mu.Unlock()
 	d.log.WithFields(what).WithField("version", next.Version).Info("node list changed here; every agent takes it from the next interval on")
 	if err := d.saveState(); err != nil {
@@ -264,6 +265,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 	}
 	d.file = nodes
 	d.pending = &next
+	d.publishNextLocked()
 	d.mu.Unlock()
 	if err := d.saveState(); err != nil {
 		return next.Version, true, fmt.Errorf("%w: %w", ErrUnsaved, err)
@@ -273,14 +275,37 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 
 // applyPending switches to the list the changes made here and the lists
 // merged in queued, at the start of an interval (or at once after a merge,
-// between two intervals).
+// between two intervals). The queued list stays the latest until the
+// switch is done, so a change made meanwhile (a SET does not wait for the
+// loop) is built on it, and is queued for the next interval in turn.
 func (d *Daemon) applyPending() {
 	d.mu.Lock()
 	next := d.pending
-	d.pending = nil
 	d.mu.Unlock()
-	if next != nil && next.Hash != d.list.Hash {
+	if next == nil {
+		return
+	}
+	if next.Hash != d.list.Hash {
 		d.switchList(*next)
+	}
+	d.mu.Lock()
+	if d.pending == next { // nothing queued since
+		d.pending = nil
+	}
+	d.mu.Unlock()
+}
+
+// publishNextLocked serves at once the diagNodeNextID of the latest list,
+// so that a manager adding nodes one after another between two intervals
+// reads the id its next add takes (under mu).
+func (d *Daemon) publishNextLocked() {
+	if d.cur == nil {
+		return
+	}
+	s := *d.cur
+	s.NextID = uint32(len(d.latest().Members) + 1)
+	if err := d.board.Publish(&s); err == nil {
+		d.cur = &s
 	}
 }
 
