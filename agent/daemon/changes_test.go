@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"testing"
 
@@ -91,4 +92,54 @@ func TestAddsInARowAtOneAgent(t *testing.T) {
 	if next := s.board().Load().NextID; next != 4+n+1 {
 		t.Errorf("diagNodeNextID is %d, want %d", next, 4+n+1)
 	}
+}
+
+// A reload of an unchanged file, as systemctl reload sends, takes away
+// nothing another operator added; a reload or a restart with an edited
+// file applies its edits alone.
+func TestReloadKeepsOtherOperatorsChanges(t *testing.T) {
+	m := newMockNet(t, 5, hiadsd.VCube, NotifyDetected)
+	m.settled(5)
+	printer := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
+	if err := m.agents[0].AddNode(5, printer); err != nil {
+		t.Fatal(err)
+	}
+	bound := hiadsd.MembershipBound(hiadsd.VCube, 6)
+	listed := func(n nodelist.Member) func(d *Daemon) bool {
+		return func(d *Daemon) bool { return d.list.IndexOf(n) >= 0 }
+	}
+	m.until(bound, "every agent lists the printer", func() bool { return m.agree(listed(printer)) })
+	if _, changed, err := m.agents[2].Reload(m.cfg.Nodes, nil); err != nil || changed {
+		t.Fatalf("a reload of the unchanged file: changed %v, %v", changed, err)
+	}
+	for range bound {
+		m.round()
+	}
+	if !m.agree(listed(printer)) {
+		t.Fatal("a reload of an unchanged file removed the printer added at another agent")
+	}
+
+	added := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
+	edited := append(slices.Clone(m.cfg.Nodes), added)
+	if _, changed, err := m.agents[2].Reload(edited, nil); err != nil || !changed {
+		t.Fatalf("a reload of an edited file: changed %v, %v", changed, err)
+	}
+	m.until(bound, "every agent lists the node the file added, and the printer", func() bool {
+		return m.agree(func(d *Daemon) bool { return listed(added)(d) && listed(printer)(d) })
+	})
+
+	m.stop(3, false) // restarted with the file it last read: nothing to apply
+	m.start(3)
+	if p := m.agents[3].pending; p != nil {
+		t.Errorf("agent 4, restarted with the file it last read, queued version %d", p.Version)
+	}
+	m.stop(3, false) // its file edited meanwhile: node 5 dropped
+	cfg := m.cfg
+	cfg.Nodes = slices.Delete(slices.Clone(m.cfg.Nodes), 4, 5)
+	m.startWith(3, cfg)
+	m.until(bound, "every agent has node 5 removed, and lists the printer and the file's node", func() bool {
+		return m.agree(func(d *Daemon) bool {
+			return d.list.IndexOf(m.cfg.Nodes[4]) < 0 && listed(added)(d) && listed(printer)(d)
+		})
+	})
 }

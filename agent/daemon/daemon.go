@@ -229,7 +229,7 @@ func New(o Options) (*Daemon, error) {
 	}
 	node.List = s.version
 	restarted := o.State.List != nil // a state from an earlier run: peers may hold this agent down
-	o.State.List, o.State.FileHash, o.State.KeysHash = &s.list, s.fileHash, s.keysHash
+	o.State.List, o.State.FileHash, o.State.KeysHash, o.State.File = &s.list, s.fileHash, s.keysHash, fileNodes(c.Nodes)
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}

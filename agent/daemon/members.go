@@ -97,8 +97,9 @@ func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, err
 				log.WithFields(logrus.Fields{"running": s.list.Version, "file": s.fileHash}).
 					Warn("the configuration file holds an older node list than the one this agent runs (learned through the diagnosis, or changed by SNMP): keeping the running list; write it to the file to silence this")
 			}
-		} else if edited, changed := base.Apply(c.Nodes, stamp); changed {
-			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: applied as changes at the first interval")
+		}
+		if edited, changed := editFile(base, st, c.Nodes, s.fileHash, stamp); changed {
+			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: its edits are applied as changes at the first interval")
 			base, s.next = edited, &edited
 		}
 		if st.KeysHash != s.keysHash && len(fileKeys) > 0 && !slices.Equal(base.Keys, fileKeys) {
@@ -114,6 +115,29 @@ func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, err
 	s.list = s.list.WithFile(c.Nodes)
 	s.core, s.version = c.core(s.list), coreVersion(s.list)
 	return s, nil
+}
+
+// editFile applies to l the edits made to the file since the state last
+// read it: the difference from the nodes it kept (nodelist.List.Edit), or,
+// from a state of 1.0 or older, which keeps only the file's fingerprint,
+// the whole file if it differs.
+func editFile(l nodelist.List, st State, file []nodelist.Member, fileHash string, stamp func() nodelist.Stamp) (nodelist.List, bool) {
+	switch {
+	case st.File != nil:
+		return l.Edit(st.File, file, stamp)
+	case st.FileHash != fileHash:
+		return l.Apply(file, stamp)
+	}
+	return l, false
+}
+
+// fileNodes is what the state keeps of the file's nodes (State.File).
+func fileNodes(file []nodelist.Member) []nodelist.Member {
+	out := make([]nodelist.Member, len(file))
+	for k, m := range file {
+		out[k] = nodelist.Member{Host: m.Host, Addr: m.Addr, Port: m.Port, TestedOnly: m.TestedOnly, Want: k}
+	}
+	return out
 }
 
 // latest is the list the next change applies to (under mu): the one queued, or
@@ -229,9 +253,12 @@ func (d *Daemon) NextID() int {
 	return len(d.latest().Members)
 }
 
-// Reload applies the node list of an edited file (SIGHUP), matched by
-// address and port, and the keys of an edited keyring file (keys, none
-// without a keyring), as changes made here: the keys run are the file's
+// Reload applies the edits made to the configuration file since it was
+// last read (SIGHUP), matched by host name or address and port, and the
+// keys of an edited keyring file (keys, none without a keyring), as
+// changes made here: a node the file adds is added, one it drops is
+// removed, and nothing else moves, so the nodes and windows other
+// operators set stay (nodelist.List.Edit); the keys run are the file's
 // only if the file changed since it was last read, so keys rotated by SNMP
 // stay until the file is edited. It returns the version it will run, and
 // false if the files change nothing.
@@ -241,7 +268,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 	d.mu.Lock()
 	base := d.latest()
 	stamp := func() nodelist.Stamp { return d.stamp(d.now()) }
-	next, changed := base.Apply(nodes, stamp)
+	next, changed := base.Edit(d.file, nodes, stamp)
 	if changed && next.IndexOf(d.self) < 0 {
 		d.mu.Unlock()
 		return base.Version, false, ErrRemoveSelf
@@ -259,11 +286,19 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 		}
 		d.st.KeysHash = h
 	}
+	read := fileNodes(nodes)
+	fileEdited := !slices.Equal(read, d.st.File)
+	fileList := nodelist.New(nodes)
+	d.file, d.st.File, d.st.FileHash = nodes, read, hex.EncodeToString(fileList.Hash[:])
 	if !changed {
 		d.mu.Unlock()
+		if fileEdited { // nothing to change, but the file read is the one a restart compares with
+			if err := d.saveState(); err != nil {
+				return base.Version, false, fmt.Errorf("%w: %w", ErrUnsaved, err)
+			}
+		}
 		return base.Version, false, nil
 	}
-	d.file = nodes
 	d.pending = &next
 	d.publishNextLocked()
 	d.mu.Unlock()

@@ -48,6 +48,11 @@ type State struct {
 	// changed since, and applies a file edited meanwhile as a change.
 	List     *nodelist.List `json:"list,omitempty"`
 	FileHash string         `json:"file_hash,omitempty"`
+	// File is the configuration file's nodes when it was last read (their
+	// host names or addresses, ports and tested-only flags): a reload, or a
+	// start with an edited file, applies the difference from it alone
+	// (nodelist.List.Edit). A state of 1.0 or older has none.
+	File []nodelist.Member `json:"file,omitempty"`
 	// Pending is the list with the changes made here (or merged) that the
 	// agent has taken but not yet run: a change is saved before the SET that
 	// asked for it is answered, so a restart applies it at its first interval.

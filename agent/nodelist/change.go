@@ -155,12 +155,59 @@ func (l List) WithKeys(keys []uint32, next func() Stamp) (List, bool) {
 	return out, true
 }
 
+// Edit returns the list with the edits made to a file applied: old is the
+// file as last read, file as read now, matched by host name or address,
+// and by port. Each change is stamped by next: a node the file now lists
+// and did not is added (at the next id, with the file's labels) unless it
+// is a member already; a node it no longer lists is removed; a node whose
+// tested-only flag changed is removed and added again. Nothing else moves:
+// the file is one operator among others, so a node added by another (a SET,
+// diagagent nodes) stays until someone removes it, and a file read again
+// unchanged changes nothing. It reports whether anything changed.
+func (l List) Edit(old, file []Member, next func() Stamp) (List, bool) {
+	was := map[string]Member{}
+	for _, m := range old {
+		was[m.key()] = m
+	}
+	out, changed := l, false
+	now := map[string]bool{}
+	for _, want := range file {
+		now[want.key()] = true
+		before, listed := was[want.key()]
+		if listed && before.TestedOnly == want.TestedOnly {
+			continue // the file says of it what it said
+		}
+		k := out.IndexOf(want)
+		if k >= 0 && out.Members[k].TestedOnly == want.TestedOnly {
+			continue // a member already, as the file wants it
+		}
+		if k >= 0 {
+			out, _ = out.Remove(k, next())
+		}
+		out, _ = out.Add(len(out.Members), want, next())
+		changed = true
+	}
+	for _, gone := range old {
+		if now[gone.key()] {
+			continue
+		}
+		if k := out.IndexOf(gone); k >= 0 {
+			out, _ = out.Remove(k, next())
+			changed = true
+		}
+	}
+	return out, changed
+}
+
 // Apply returns the list that an edited file asks for, matched by host
 // name or address, and by port, not by position, each change stamped by
 // next: members the file no longer has are removed, nodes it adds take the
 // next ids in file order (with the file's labels), and a member whose
 // tested-only flag changed is removed and added again (its id's meaning
-// would change). It reports whether anything changed.
+// would change). It reports whether anything changed. It takes the file
+// as the whole truth, and so removes nodes other operators added: Edit is
+// for a file whose last reading is known, Apply only for a state that does
+// not keep it (an agent of 1.0 or older).
 func (l List) Apply(file []Member, next func() Stamp) (List, bool) {
 	out := l
 	inFile := map[string]bool{}

@@ -478,3 +478,51 @@ func TestRebase(t *testing.T) {
 		t.Error("a migrated list no further on than the upgraded one does not take it whole")
 	}
 }
+
+// TestEdit: a file is one operator among others. Read again unchanged it
+// changes nothing; a node it drops is removed, one it adds is added unless
+// a member already, one whose tested-only flag it changes is added again;
+// nodes others added or removed stay as they made them.
+func TestEdit(t *testing.T) {
+	next := clockAt(1, t0)
+	file := nodes(1, 2, 3)
+	l := New(file)
+	byCommand, err := l.Add(3, node(9), next()) // a printer added with diagagent nodes
+	if err != nil {
+		t.Fatal(err)
+	}
+	byCommand, err = byCommand.Remove(1, next()) // and node 2 removed there
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same, changed := byCommand.Edit(file, nodes(1, 2, 3), next); changed || same.Hash != byCommand.Hash {
+		t.Errorf("the file read again unchanged changed the list (version %d to %d)", byCommand.Version, same.Version)
+	}
+	if same, changed := byCommand.Edit(file, nodes(3, 1, 2), next); changed || same.Hash != byCommand.Hash {
+		t.Error("the same file in another order changed the list")
+	}
+	edited, changed := byCommand.Edit(file, nodes(1, 2, 4, 9), next) // 3 dropped; 4 and 9 added
+	if !changed {
+		t.Fatal("an edited file changed nothing")
+	}
+	for _, c := range []struct {
+		last int
+		in   bool
+	}{{1, true}, {2, false}, {3, false}, {4, true}, {9, true}} {
+		if got := edited.IndexOf(node(c.last)) >= 0; got != c.in {
+			t.Errorf("10.0.0.%d listed %v, want %v", c.last, got, c.in)
+		}
+	}
+	if k := edited.IndexOf(node(9)); k != 3 {
+		t.Errorf("the printer added by command moved to id %d, want it to keep 3 (the file names it now too)", k)
+	}
+	if got := edited.Changes() - byCommand.Changes(); got != 2 {
+		t.Errorf("the edit made %d changes, want 2 (3 removed, 4 added)", got)
+	}
+	flag := nodes(1, 2, 4, 9)
+	flag[3].TestedOnly = true
+	tested, changed := edited.Edit(nodes(1, 2, 4, 9), flag, next)
+	if k := tested.IndexOf(flag[3]); !changed || k < 0 || !tested.Members[k].TestedOnly || k == 3 {
+		t.Errorf("a tested-only flag changed in the file: changed %v, id %d", changed, k)
+	}
+}
