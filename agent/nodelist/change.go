@@ -43,13 +43,24 @@ func (l List) Add(id int, m Member, at Stamp) (List, error) {
 	return next, nil
 }
 
-// Remove returns the list with member id removed, stamped at.
+// Remove returns the list with member id removed, stamped at. The
+// removal records what it knew, so that a change made at once elsewhere,
+// which it undoes, is told as lost there (Lost): every entry that is the
+// same node (one address added at once at two agents) is removed with it,
+// and a window the node had is ended by the removal, which names it (Prev).
 func (l List) Remove(id int, at Stamp) (List, error) {
 	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
 		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
 	}
 	next := l.clone()
-	next.Members[id].Deleted, next.Members[id].DeletedAt = true, at
+	for k, m := range next.Members {
+		if k == id || (m.Of == id+1 && !m.Deleted) {
+			next.Members[k].Deleted, next.Members[k].DeletedAt = true, at
+		}
+	}
+	if cur := l.Members[id].Maint; cur != nil {
+		next.Members[id].Window = &Window{Until: at.Wall().Truncate(time.Second), Status: cur.Status, Set: at, Prev: cur.Set}
+	}
 	next.Seal()
 	return next, nil
 }

@@ -25,6 +25,8 @@ type Conflict struct {
 	Winner uint32
 	// Reason says it in words, for a log line and the notification.
 	Reason string
+	// Change is the stamp of the change made here that lost.
+	Change Stamp
 }
 
 // Lost returns the changes made at origin that old held and merged no
@@ -35,8 +37,15 @@ type Conflict struct {
 func Lost(old, merged List, origin uint32) []Conflict {
 	var out []Conflict
 	for k, m := range old.Members {
-		if m.Hole || m.Removed {
+		if m.Hole || m.Deleted {
 			continue
+		}
+		was, alias := k, m.Of > 0 // the node the entry was: an entry of one address added at once elsewhere is that node
+		if alias {
+			was = m.Of - 1
+		}
+		if old.Members[was].Removed {
+			continue // ended already
 		}
 		nk := merged.IDOf(old, k)
 		if nk < 0 {
@@ -47,23 +56,27 @@ func Lost(old, merged List, origin uint32) []Conflict {
 			node = of - 1
 		}
 		nm := merged.Members[node]
-		if w, nw := m.Maint, nm.Maint; w != nil && w.Set.Origin == origin && !w.Set.IsZero() && nw != nil && nw.Set != w.Set && nw.Prev.Compare(w.Set) < 0 &&
+		if nm.Removed && !nm.Hole {
+			out = append(out, lostToRemoval(m, merged, nk, node, origin, !alias)...)
+			continue
+		}
+		if w, nw := m.Maint, nm.Maint; !alias && w != nil && w.Set.Origin == origin && !w.Set.IsZero() && nw != nil && nw.Set != w.Set && nw.Prev.Compare(w.Set) < 0 &&
 			!sameWindow(w, nw) { // the same window set at once twice: nothing lost
-			out = append(out, Conflict{Kind: "window", Node: node, Winner: nw.Set.Origin,
+			out = append(out, Conflict{Kind: "window", Node: node, Winner: nw.Set.Origin, Change: w.Set,
 				Reason: fmt.Sprintf("the maintenance window set here on node %d (%s) was replaced by one set at once at another agent (%s)",
 					node+1, windowWords(w), windowWords(nw))})
 		}
-		if m.Added.Origin == origin && !m.Added.IsZero() && node != k && !nm.Removed {
+		if m.Added.Origin == origin && !m.Added.IsZero() && node != was {
 			how, by := fmt.Sprintf("id %d was given at once to another node", k+1), winnerOf(merged, k)
 			if node != nk {
 				how, by = "the same address was added at once at another agent", nm.Added.Origin
 			}
-			out = append(out, Conflict{Kind: "id", Node: node, Entry: nk, Winner: by,
+			out = append(out, Conflict{Kind: "id", Node: node, Entry: nk, Winner: by, Change: m.Added,
 				Reason: fmt.Sprintf("node %s added here as node %d is node %d: %s", m.ident(), k+1, node+1, how)})
 		}
 	}
 	if p, np := old.Primary, merged.Primary; p.Set.Origin == origin && !p.Set.IsZero() && np.Set != p.Set && np.Prev.Compare(p.Set) < 0 && np.Index != p.Index {
-		out = append(out, Conflict{Kind: "key in use", Node: -1, Winner: np.Set.Origin,
+		out = append(out, Conflict{Kind: "key in use", Node: -1, Winner: np.Set.Origin, Change: p.Set,
 			Reason: fmt.Sprintf("the key in use set here (%08x) was replaced by one set at once at another agent (%08x)", p.Index, np.Index)})
 	}
 	for _, s := range old.KeySlots {
@@ -76,8 +89,38 @@ func Lost(old, merged List, origin uint32) []Conflict {
 				by = o.Added.Origin
 			}
 		}
-		out = append(out, Conflict{Kind: "key removal", Node: -1, Winner: by,
+		out = append(out, Conflict{Kind: "key removal", Node: -1, Winner: by, Change: s.DeletedAt,
 			Reason: fmt.Sprintf("the removal here of key %08x was undone: it was installed or put in use at once at another agent", s.Index)})
+	}
+	return out
+}
+
+// lostToRemoval returns what a removal made at once at another agent
+// undid of the changes made at origin on m, an entry old held as a node:
+// nk is the entry in merged, node the node it is there, now removed. A
+// removal that knew of an entry removed it too, and one that knew of a
+// window ended it naming it (Remove); one that did neither was made
+// without knowing them: the add, and the window (asked for once per node,
+// on its own entry), were lost to it.
+func lostToRemoval(m Member, merged List, nk, node int, origin uint32, window bool) []Conflict {
+	var end Stamp // the removal that ended the node: the earliest of its entries'
+	for k, e := range merged.Members {
+		if (k == node || e.Of == node+1) && e.Deleted && (end.IsZero() || e.DeletedAt.Compare(end) < 0) {
+			end = e.DeletedAt
+		}
+	}
+	if end.Origin == origin && !end.IsZero() {
+		return nil // removed here, knowing what was made here
+	}
+	var out []Conflict
+	if m.Added.Origin == origin && !m.Added.IsZero() && !merged.Members[nk].Deleted {
+		out = append(out, Conflict{Kind: "add", Node: node, Entry: nk, Winner: end.Origin, Change: m.Added,
+			Reason: fmt.Sprintf("node %s added here as node %d was removed at once at another agent, which did not know of the add", m.ident(), node+1)})
+	}
+	if w, nw := m.Maint, merged.Members[node].Maint; window && w != nil && w.Set.Origin == origin && !w.Set.IsZero() &&
+		(nw == nil || nw.Set == w.Set || nw.Prev.Compare(w.Set) < 0) {
+		out = append(out, Conflict{Kind: "window", Node: node, Winner: end.Origin, Change: w.Set,
+			Reason: fmt.Sprintf("the maintenance window set here on node %d (%s) was lost: the node was removed at once at another agent, which did not know of the window", node+1, windowWords(w))})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -524,5 +525,43 @@ func TestEdit(t *testing.T) {
 	tested, changed := edited.Edit(nodes(1, 2, 4, 9), flag, next)
 	if k := tested.IndexOf(flag[3]); !changed || k < 0 || !tested.Members[k].TestedOnly || k == 3 {
 		t.Errorf("a tested-only flag changed in the file: changed %v, id %d", changed, k)
+	}
+}
+
+// TestLostToRemoval: an add, and a window, undone by a removal made at
+// once elsewhere are told by the agent that made them; a removal made
+// knowing them undoes them with no loss told.
+func TestLostToRemoval(t *testing.T) {
+	a, b := clockAt(1, t0), clockAt(2, t0.Add(time.Millisecond/2))
+	base := New(nodes(1, 2, 3))
+	atA, _ := base.Add(3, node(9), a()) // A adds X
+	atB, _ := base.Add(3, node(9), b()) // B adds X at once
+	gone, _ := atA.Remove(3, a())       // A removes X, not knowing B's add
+	merged, _ := atB.Merge(gone)
+	if k := merged.IndexOf(node(9)); k >= 0 {
+		t.Fatalf("X is still node %d", k+1)
+	}
+	if l := Lost(atB, merged, 2); len(l) != 1 || l[0].Kind != "add" || l[0].Winner != 1 || !strings.Contains(l[0].Reason, "removed at once") {
+		t.Errorf("B's add undone by A's removal: %+v", l)
+	}
+	known, _ := atA.Merge(atB) // A learns B's add, then removes X
+	knowing, _ := known.Remove(known.IndexOf(node(9)), a())
+	if l := Lost(atB, knowing, 2); len(l) != 0 {
+		t.Errorf("a removal made knowing B's add: B told %+v", l)
+	}
+
+	win, _ := base.WithMaintenance(1, t0.Add(time.Hour), t0, hiadsd.FaultFree, b()) // B sets a window on node 2
+	rm, _ := base.Remove(1, a())                                                    // A removes node 2 at once
+	both, _ := win.Merge(rm)
+	if l := Lost(win, both, 2); len(l) != 1 || l[0].Kind != "window" || l[0].Winner != 1 {
+		t.Errorf("B's window undone by a removal at once: %+v", l)
+	}
+	later, _ := win.Remove(1, b()) // removed knowing the window (here, by B itself)
+	if l := Lost(win, later, 2); len(l) != 0 {
+		t.Errorf("a removal made knowing the window: %+v", l)
+	}
+	other, _ := win.Remove(1, a()) // removed at A after A learned the window
+	if l := Lost(win, other, 2); len(l) != 0 || other.Members[1].Window.Prev != win.Members[1].Maint.Set {
+		t.Errorf("a removal made at A knowing B's window: told %+v, removal names %v", l, other.Members[1].Window)
 	}
 }

@@ -44,11 +44,13 @@ func newestWins(held, got List) List {
 type op struct {
 	kind   string // add, remove, window, install, use, unkey
 	stamp  Stamp
-	entry  slotID  // add: the entry made; remove, window: the entry acted on
-	member Member  // add: the node
-	window *Window // window: the window set
-	index  uint32  // key ops: the key
-	slots  []Stamp // unkey: the installations of the key the agent held
+	entry  slotID   // add: the entry made; remove, window: the entry acted on
+	member Member   // add: the node
+	window *Window  // window: the window set
+	index  uint32   // key ops: the key
+	slots  []Stamp  // unkey: the installations of the key the agent held
+	also   []slotID // remove: the other entries the agent held as the same node
+	saw    Stamp    // remove: the node's window the agent held (its Set), zero if none
 }
 
 // replica is one agent of the run.
@@ -59,6 +61,17 @@ type replica struct {
 	clock   Clock
 	list    List
 	history []List
+	told    map[Stamp]string // the changes made here that a merge told lost (Lost), by stamp
+}
+
+// take merges got into the replica's list, as takeList does, and keeps
+// what it tells lost.
+func (r *replica) take(got List, merge mergeRule) {
+	next := merge(r.list, got)
+	for _, c := range Lost(r.list, next, r.origin) {
+		r.told[c.Change] = c.Kind
+	}
+	r.list = next
 }
 
 func (r *replica) stamp(now time.Time) Stamp {
@@ -79,7 +92,7 @@ func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
 	agents := make([]*replica, 4)
 	for i := range agents {
 		agents[i] = &replica{origin: uint32(i + 1), self: i, skew: time.Duration(rng.IntN(401)-200) * time.Millisecond, list: base,
-			history: []List{base}}
+			history: []List{base}, told: map[Stamp]string{}}
 	}
 	var ops []op
 	for range steps {
@@ -89,7 +102,7 @@ func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
 			from := agents[rng.IntN(len(agents))]
 			got := from.history[len(from.history)-1-rng.IntN(min(len(from.history), 6))]
 			a.clock.Observe(got.MaxStamp())
-			a.list = merge(a.list, got)
+			a.take(got, merge)
 			a.history = append(a.history, a.list)
 			continue
 		}
@@ -103,10 +116,9 @@ func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
 		changed = false
 		for _, a := range agents {
 			for _, b := range agents {
-				next := merge(a.list, b.list)
-				if next.Hash != a.list.Hash {
-					a.list, changed = next, true
-				}
+				was := a.list.Hash
+				a.take(b.list, merge)
+				changed = changed || a.list.Hash != was
 			}
 		}
 	}
@@ -145,6 +157,14 @@ func change(rng *rand.Rand, a *replica, now time.Time) (op, List, bool) {
 		}
 		next, err = l.Remove(k, at)
 		o = op{kind: "remove", entry: l.Members[k].slot()}
+		for _, e := range l.Members {
+			if e.Of == k+1 && !e.Deleted { // the same node added at once elsewhere: Remove takes it too
+				o.also = append(o.also, e.slot())
+			}
+		}
+		if w := l.Members[k].Maint; w != nil {
+			o.saw = w.Set
+		}
 	case 3, 4, 5:
 		k := live()
 		if k < 0 {
@@ -218,9 +238,11 @@ func modelList(base List, ops []op) *model {
 		case "add":
 			m.add(o.member, o.entry)
 		case "remove":
-			if n := m.node[o.entry]; !n.removed {
-				n.removed = true
-				delete(m.byAddr, n.key)
+			for _, e := range append([]slotID{o.entry}, o.also...) {
+				if n := m.node[e]; !n.removed {
+					n.removed = true
+					delete(m.byAddr, n.key)
+				}
 			}
 		case "window":
 			m.node[o.entry].window = o.window
@@ -347,7 +369,105 @@ func property(seed uint64, merge mergeRule) error {
 	if err := modelList(agents[0].history[0], ops).agrees(agents[0].list); err != nil {
 		return fmt.Errorf("seed %d, %d changes acknowledged: %w", seed, len(ops), err)
 	}
+	if err := everyLossTold(agents, ops); err != nil {
+		return fmt.Errorf("seed %d, %d changes acknowledged: %w", seed, len(ops), err)
+	}
 	return nil
+}
+
+// everyLossTold checks that each add and window an agent acknowledged
+// holds in the final list, was replaced by a change made knowing it, or
+// was told lost by its agent (Lost): an add whose entry is the node it
+// added, at the id it was added at, or one a removal held when it removed
+// the node; a window that is its node's window, or that a later window or
+// a removal replaced naming it (Prev).
+func everyLossTold(agents []*replica, ops []op) error {
+	final := agents[0].list
+	replaced := map[Stamp]bool{} // windows a later window or a removal replaced knowing them
+	knew := map[slotID]bool{}    // entries a removal held as the node it removed
+	windows := map[int][]op{}    // the windows set on each node of the final list, on any of its entries
+	for _, o := range ops {
+		switch o.kind {
+		case "window":
+			replaced[o.window.Prev] = true
+		case "remove":
+			replaced[o.saw] = true
+			knew[o.entry] = true
+			for _, e := range o.also {
+				knew[e] = true
+			}
+		}
+	}
+	nodeOf := func(e slotID) int {
+		k := slices.IndexFunc(final.Members, func(m Member) bool { return !m.Hole && m.slot() == e })
+		if of := final.Members[k].Of; of > 0 {
+			return of - 1
+		}
+		return k
+	}
+	for _, o := range ops {
+		switch {
+		case o.kind == "window":
+			windows[nodeOf(o.entry)] = append(windows[nodeOf(o.entry)], o)
+		case o.kind == "remove" && !o.saw.IsZero(): // it ended the window it saw (Remove)
+			o.window = &Window{Set: o.stamp, Prev: o.saw}
+			windows[nodeOf(o.entry)] = append(windows[nodeOf(o.entry)], o)
+		}
+	}
+	var errs []error
+	for _, o := range ops {
+		if _, told := agents[o.stamp.Origin-1].told[o.stamp]; told {
+			continue
+		}
+		switch o.kind {
+		case "add":
+			node := nodeOf(o.entry)
+			switch {
+			case final.Members[node].Removed && !knew[o.entry]:
+				errs = append(errs, fmt.Errorf("agent %d's add of %s (%s) was undone by a removal made without knowing it, untold", o.stamp.Origin, o.member.ident(), o.stamp))
+			case !final.Members[node].Removed && node != o.entry.Want:
+				errs = append(errs, fmt.Errorf("agent %d's add of %s as node %d (%s) is node %d, untold", o.stamp.Origin, o.member.ident(), o.entry.Want+1, o.stamp, node+1))
+			}
+		case "window":
+			node := nodeOf(o.entry)
+			n := final.Members[node]
+			holds := !n.Removed && n.Maint != nil && sameWindow(n.Maint, o.window) // it, or the same window set at once
+			twin := slices.ContainsFunc(windows[node], func(x op) bool {           // the same window set at once elsewhere, which stood for both
+				_, told := agents[x.stamp.Origin-1].told[x.stamp]
+				return x.kind == "window" && x.stamp != o.stamp && sameWindow(x.window, o.window) && (told || replaced[x.stamp])
+			})
+			if !replaced[o.stamp] && !holds && !twin && !replacedTwice(o, windows[node]) {
+				errs = append(errs, fmt.Errorf("agent %d's window on node %d (%s) was undone without being known (node removed %v), untold", o.stamp.Origin, node+1, o.stamp, n.Removed))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// replacedTwice reports whether window w lost to a window set at once
+// elsewhere (not knowing it) that was itself replaced before w's agent
+// learned it: the agent then sees only the window that replaced the
+// other, which names that one, not w, and cannot tell whether it was set
+// knowing w (docs/membership.md says so). windows holds every window set
+// on w's node.
+func replacedTwice(w op, windows []op) bool {
+	knows := func(x op) bool { // x was set with w in the chain of windows it replaced
+		at := x.window.Prev
+		for !at.IsZero() && at.Compare(w.stamp) > 0 {
+			i := slices.IndexFunc(windows, func(y op) bool { return y.stamp == at })
+			if i < 0 {
+				return false
+			}
+			at = windows[i].window.Prev
+		}
+		return at == w.stamp
+	}
+	for _, x := range windows {
+		if x.stamp.Compare(w.stamp) > 0 && !knows(x) && slices.ContainsFunc(windows, func(y op) bool { return y.window.Prev == x.stamp }) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestMergeProperty: 200 runs of 300 steps, each about 200 changes and 100
