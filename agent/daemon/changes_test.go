@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sirupsen/logrus"
 
@@ -142,4 +143,39 @@ func TestReloadKeepsOtherOperatorsChanges(t *testing.T) {
 			return d.list.IndexOf(m.cfg.Nodes[4]) < 0 && listed(added)(d) && listed(printer)(d)
 		})
 	})
+}
+
+// A peer's list holding a change stamped further ahead than a correct
+// clock allows is refused and notified, naming the peer, and read again
+// later: once the clocks agree it is taken, and the conflict ends.
+func TestListAheadIsReadAgain(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
+	clock := &mockClock{now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	lan, s := newFakeLAN(), &sink{}
+	skew := 10 * time.Minute // the peer's clock ran ahead when its operator set a window
+	at := clock.Now().Add(skew)
+	ahead, err := nodelist.New(cfg.Nodes).WithMaintenance(2, at.Add(time.Hour), at, hiadsd.FaultFree,
+		nodelist.Stamp{Time: uint64(at.UnixMilli()) << 16, Origin: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lan.lists[addr(1)] = ahead // node 0 tests node 1 (vRing), which runs it
+	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	d.interval(context.Background())
+	if d.list.Hash == ahead.Hash {
+		t.Fatal("a list stamped 10 minutes ahead was taken")
+	}
+	if len(s.lists) != 1 || s.lists[0].Peer != 2 {
+		t.Fatalf("notified %+v, want one list mismatch naming node 2", s.lists)
+	}
+	for range 3 { // the clock catches up: the list is read again and taken
+		clock.advance(skew / 2)
+		d.interval(context.Background())
+	}
+	if d.list.Hash != ahead.Hash || len(d.Snapshot().ListMismatch) != 0 {
+		t.Errorf("once the clocks agree: running %x, want %x; mismatches %v", d.list.Hash, ahead.Hash, d.Snapshot().ListMismatch)
+	}
+	if len(s.lists) != 1 {
+		t.Errorf("notified %d list mismatches, want 1", len(s.lists))
+	}
 }

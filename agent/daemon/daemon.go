@@ -237,7 +237,7 @@ func New(o Options) (*Daemon, error) {
 		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping),
 			maintOpen: map[int]nodelist.Window{}},
 		membership: membership{file: c.Nodes, self: c.Nodes[c.Self], origin: nodelist.OriginOf(c.Nodes[c.Self]), clock: s.clock,
-			list: s.list, pending: s.next, moved: map[int]netip.Addr{}, read: map[int]hiadsd.ListVersion{}, lookup: o.Lookup, toldMoved: map[nodelist.Stamp]bool{},
+			list: s.list, pending: s.next, moved: map[int]netip.Addr{}, read: map[int]hiadsd.ListVersion{}, retry: map[int]time.Time{}, lookup: o.Lookup, toldMoved: map[nodelist.Stamp]bool{},
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},

@@ -34,6 +34,7 @@ type membership struct {
 	moved      map[int]netip.Addr         // nodes whose host name resolves elsewhere now, for the next interval (under mu)
 	lists      listCheck                  // peers last read with a list that does not merge with this agent's
 	read       map[int]hiadsd.ListVersion // per peer, the list last read from it: not read again (the loop's)
+	retry      map[int]time.Time          // per peer, a list refused for a stamp ahead: read again from then on (the loop's)
 	keys       map[uint32]keyring.Key     // the cluster keys held, by index: the list's, and one installed for the next (under mu)
 	refusedIDs []uint32                   // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
 	removed    bool                       // the list removed this agent's node: it no longer tests
@@ -42,6 +43,10 @@ type membership struct {
 	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
 	toldMoved  map[nodelist.Stamp]bool    // nodes added here whose move was told (under mu)
 }
+
+// retryAhead is how long after refusing a peer's list for a stamp ahead
+// the agent reads it again.
+const retryAhead = 30 * time.Second
 
 // errListAhead refuses a peer's list whose version leads this agent's by
 // more than a correct peer's can (hiadsd.MaxLead).
@@ -350,8 +355,9 @@ func (d *Daemon) publishNextLocked() {
 // runs, whether it is ahead, behind, or both.
 func (d *Daemon) mergeLists(ctx context.Context, seen []hiadsd.ListSeen) {
 	best := -1
+	now := d.now()
 	for k, s := range seen {
-		if d.read[s.From] == s.List {
+		if d.read[s.From] == s.List || now.Before(d.retry[s.From]) {
 			continue
 		}
 		if best < 0 || s.List.Counter > seen[best].List.Counter {
@@ -405,8 +411,14 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	now := d.now()
 	if err := got.Check(now); err != nil {
 		d.refuseList(f, err)
+		if errors.Is(err, nodelist.ErrAhead) { // a clock is off: read again later, and say so
+			delete(d.read, from)
+			d.retry[from] = now.Add(retryAhead)
+			d.conflict(from, fmt.Sprintf("its node list holds a change stamped more than %v ahead of this agent's clock (a clock is off, there or here): refused, and read again every %v", nodelist.MaxSkew, retryAhead))
+		}
 		return
 	}
+	delete(d.retry, from)
 	if v := (hiadsd.ListVersion{Counter: got.Version}); !v.Within(hiadsd.ListVersion{Counter: d.list.Version}) {
 		d.refuseList(f, fmt.Errorf("%w: version %d is more than %d changes ahead of this agent's %d", errListAhead, got.Version, hiadsd.MaxLead, d.list.Version))
 		return
@@ -626,6 +638,7 @@ func (d *Daemon) rebuild(l nodelist.List, self int) error {
 	clear(d.maintOpen)
 	clear(d.left)
 	clear(d.read)
+	clear(d.retry)
 	d.recoveries.mu.Lock()
 	clear(d.recoveries.told)
 	clear(d.recoveries.waiting)
@@ -668,6 +681,7 @@ func (d *Daemon) forget(reset []int) {
 		delete(d.maintOpen, id)
 		delete(d.left, id)
 		delete(d.read, id)
+		delete(d.retry, id)
 		d.lists.forget(id)
 		d.recoveries.mu.Lock()
 		delete(d.recoveries.told, id)

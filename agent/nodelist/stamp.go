@@ -2,6 +2,7 @@ package nodelist
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -100,6 +101,12 @@ func (c *Clock) Last() uint64 { return c.last }
 // it (its clock would be that far off), and taking it would make every
 // later change lose to it.
 const MaxSkew = 5 * time.Minute
+
+// ErrAhead is wrapped by Check's error for a list holding a stamp more
+// than MaxSkew ahead: a clock is off, at the agent that made the change or
+// here. Such a list is read again later (it may be taken once the clocks
+// agree), unlike a malformed one.
+var ErrAhead = errors.New("a change stamped ahead of this agent's clock")
 
 // ahead reports whether reading t is further ahead of now than MaxSkew.
 func ahead(t uint64, now time.Time) bool {

@@ -272,7 +272,7 @@ func (l List) Check(now time.Time) error {
 	check := func(what string, s Stamp, after Stamp) error {
 		switch {
 		case ahead(s.Time, now):
-			return fmt.Errorf("%w: %s stamped %s, more than %v ahead of this agent's clock", ErrBadList, what, s, MaxSkew)
+			return fmt.Errorf("%w: %w: %s stamped %s, more than %v ahead of this agent's clock", ErrBadList, ErrAhead, what, s, MaxSkew)
 		case !s.IsZero() && s.Compare(after) <= 0:
 			return fmt.Errorf("%w: %s stamped %s, not after %s", ErrBadList, what, s, after)
 		}
