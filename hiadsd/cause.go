@@ -137,8 +137,13 @@ type group struct {
 	all, out  []int
 }
 
-// Lost takes node id's change to a fault (faulty or partial) to notify.
+// Lost takes node id's change to a fault (faulty or partial) to notify. A
+// node whose return was not due yet is taken out of it: it is still out,
+// as its last cause said, and neither its return nor this loss is a cause.
 func (g *Grouper) Lost(at time.Duration, id int, e Entry) {
+	if g.dropBack(id) {
+		return
+	}
 	g.forget(id)
 	if g.lost != nil && at >= g.lost.closes(g.Window) {
 		g.closed, g.lost = append(g.closed, g.lost), nil
@@ -227,11 +232,7 @@ func (g *Grouper) Forget(id int) {
 	if g.lost != nil {
 		g.lost.silent = slices.DeleteFunc(g.lost.silent, func(k int) bool { return k == id })
 	}
-	for k, b := range g.back {
-		if b.drop(id) {
-			delete(g.back, k)
-		}
-	}
+	g.dropBack(id)
 	g.forget(id)
 	delete(g.moved, id)
 }
@@ -252,6 +253,20 @@ func (g *Grouper) dropLost(id int) bool {
 		if in(b) {
 			if b.drop(id) {
 				g.closed = slices.Delete(g.closed, k, k+1)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// dropBack takes node id out of the returns not due yet, reporting
+// whether it was there.
+func (g *Grouper) dropBack(id int) bool {
+	for k, b := range g.back {
+		if slices.ContainsFunc(b.nodes, func(ie IDEntry) bool { return ie.ID == id }) {
+			if b.drop(id) {
+				delete(g.back, k)
 			}
 			return true
 		}

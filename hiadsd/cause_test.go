@@ -209,3 +209,31 @@ func TestGrouperSwept(t *testing.T) {
 		t.Fatal("a sweep made for an earlier batch was taken for the new one")
 	}
 }
+
+// TestGrouperLostBeforeItsReturnIsSent: a node of a group lost together
+// comes back and is lost again before its return is due: it is still out
+// of its group, as the station was told, and nothing about it is due; when
+// it comes back for good, its return is the group's.
+func TestGrouperLostBeforeItsReturnIsSent(t *testing.T) {
+	const w = time.Second
+	g := Grouper{Window: w}
+	for id := 2; id < 5; id++ {
+		g.Lost(0, id, Entry{Status: Faulty, Counter: 1})
+	}
+	lost := g.Due(w, 8, nil)
+	if len(lost) != 1 || lost[0].Group == 0 {
+		t.Fatalf("want one group; got %+v", lost)
+	}
+	g.Back(10*time.Second, 3, Entry{Status: FaultFree, Counter: 2})
+	g.Lost(10*time.Second+w/2, 3, Entry{Status: Faulty, Counter: 3})
+	if due := g.Due(20*time.Second, 8, nil); len(due) != 0 {
+		t.Fatalf("a return and a loss that cancel were due: %+v", due)
+	}
+	if out := g.Out(); out[3] != lost[0].Group {
+		t.Fatalf("Out = %v: node 3 is no longer out of group %d", out, lost[0].Group)
+	}
+	g.Back(30*time.Second, 3, Entry{Status: FaultFree, Counter: 4})
+	if due := g.Due(30*time.Second+w, 8, nil); len(due) != 1 || !due[0].Back || due[0].Group != lost[0].Group || !slices.Equal(due[0].IDs(), []int{3}) {
+		t.Fatalf("want node 3's return in group %d; got %+v", lost[0].Group, due)
+	}
+}
