@@ -179,3 +179,38 @@ func TestListAheadIsReadAgain(t *testing.T) {
 		t.Errorf("notified %d list mismatches, want 1", len(s.lists))
 	}
 }
+
+// An add acknowledged just before a crash, and run only when its agent
+// comes back hours later, does not take the id of a node added elsewhere
+// meanwhile: stamped anew at the restart, it is the one that moves, and
+// its agent tells it.
+func TestLateAddMovesNotTheNodeAddedSince(t *testing.T) {
+	m := newMockNet(t, 5, hiadsd.VCube, NotifyDetected)
+	m.settled(5)
+	early, since := m.addHost(), m.addHost()
+	late := nodelist.Member{Addr: addr(early), Port: 161, TestedOnly: true}
+	if err := m.agents[0].AddNode(5, late); err != nil { // acknowledged, saved, not run yet
+		t.Fatal(err)
+	}
+	m.stop(0, false) // down before its next interval
+	m.clock.advance(time.Hour)
+	established := nodelist.Member{Addr: addr(since), Port: 161, TestedOnly: true}
+	if err := m.agents[1].AddNode(5, established); err != nil {
+		t.Fatal(err)
+	}
+	bound := hiadsd.MembershipBound(hiadsd.VCube, 7)
+	m.until(bound, "the agents up list the node added as 6", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.IndexOf(established) == 5 })
+	})
+	m.clock.advance(time.Hour)
+	m.start(0)
+	m.until(2*bound, "every agent lists both, the one added since at id 6", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.IndexOf(established) == 5 && d.list.IndexOf(late) == 6 })
+	})
+	if l := m.lost(0); len(l) != 1 || l[0].Node != 7 {
+		t.Errorf("agent 1, whose add moved: told %+v, want one conflict about node 7", l)
+	}
+	if l := m.lost(1); len(l) != 0 {
+		t.Errorf("agent 2, whose node kept its id: told %+v", l)
+	}
+}

@@ -95,7 +95,8 @@ func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, err
 		base := s.list
 		if st.Pending != nil {
 			s.clock.Observe(st.Pending.MaxStamp())
-			base, s.next = *st.Pending, st.Pending
+			p, _ := st.Pending.Restamp(s.list, origin, stamp) // the adds made before a crash: stamped now (Restamp)
+			base, s.next = p, &p
 		}
 		if st.FileHash == s.fileHash {
 			if s.list.NodesOnly().Hash != fromFile.Hash { // the fingerprint of its nodes alone, as the file's

@@ -97,6 +97,39 @@ func (l List) WithMaintenance(id int, until, now time.Time, status hiadsd.Status
 	return next, nil
 }
 
+// Restamp returns pending, a list queued at origin on top of run and not
+// run yet (so no other agent has read it), with the entries added at
+// origin that run lacks stamped anew by next, and their windows and
+// removals after them. An agent restarted after a crash does this to the
+// adds it acknowledged before: stamped when they were made, they would
+// take the ids of nodes added elsewhere meanwhile (by stamp order, the
+// first keeps an id), and those, established since, would move; stamped
+// now, the late add is the one that moves, and its agent tells it lost.
+func (pending List) Restamp(run List, origin uint32, next func() Stamp) (List, bool) {
+	out := pending.clone()
+	changed := false
+	for k, m := range out.Members {
+		if m.Hole || m.Added.Origin != origin || m.Added.IsZero() || run.IDOf(pending, k) >= 0 {
+			continue
+		}
+		m.Added = next()
+		if m.Window != nil {
+			w := *m.Window
+			w.Set = next()
+			m.Window = &w
+		}
+		if m.Deleted {
+			m.DeletedAt = next()
+		}
+		out.Members[k], changed = m, true
+	}
+	if !changed {
+		return pending, false
+	}
+	out.Seal()
+	return out, true
+}
+
 // Key verbs, as diagKeyChange numbers them (mib.KeyInstall, KeyUse,
 // KeyRemove).
 const (
