@@ -50,6 +50,10 @@ type Snapshot struct {
 	// List is diagListTable's rows: the node list with every change
 	// stamped (nodelist.List.Marshal), in chunks of mib.ListChunkSize.
 	List [][]byte
+	// ListSecret says that List holds a secret: the community of a node
+	// added by a manager. Without cluster users, only a request that may
+	// SET reads it.
+	ListSecret bool
 	// Causes is nodeCauseGroup: per NodeID of a node out with others lost
 	// together, their group's diagCauseGroup; nil when none is out.
 	Causes map[uint32]uint32

@@ -164,6 +164,12 @@ func (m *membership) listChunks() [][]byte {
 	return m.chunks
 }
 
+// listSecret reports whether the list run holds a device's community,
+// which diagListTable then serves to agents and writers alone.
+func (m *membership) listSecret() bool {
+	return slices.ContainsFunc(m.list.Members, func(n nodelist.Member) bool { return n.Labels.Community != "" })
+}
+
 // stamp stamps a change made here now (under mu).
 func (m *membership) stamp(now time.Time) nodelist.Stamp {
 	return nodelist.Stamp{Time: m.clock.Next(now), Origin: m.origin}
@@ -382,7 +388,7 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 			return // behind: it takes this agent's list, as the older format takes a newer one
 		}
 		d.met.merges.WithLabelValues("older_format").Inc()
-		d.conflict(from, "the peer runs an older format of the node list and changed it there: the change does not merge, and does not reach this agent until the peer is upgraded (docs/membership.md, Upgrading)")
+		d.conflict(from, "the peer serves no diagListTable to this agent: it runs an older format of the node list and changed it there (the change does not reach this agent until the peer is upgraded, docs/membership.md, Upgrading), or, without a keyring, its list holds a device's community and this agent has no write community (snmp.communities.write) to read it with")
 		return
 	case err != nil:
 		f.WithError(err).Warn("cannot read a peer's node list; trying again at the next interval")

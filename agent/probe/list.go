@@ -38,8 +38,34 @@ const maxListOctets = 8 << 20
 // FetchList reads a peer's node list: the chunks of diagListTable in order,
 // one GETBULK each, decoded (nodelist.Unmarshal: a list read while it
 // changed does not give the fingerprint it was sent with, and is an
-// error), then, as one of the cluster's users, its keys.
+// error), then, as one of the cluster's users, its keys. Under SNMPv2c a
+// peer serves a list that holds a device's community to the write
+// community alone: a list the read community finds empty is read again
+// with the write community, if there is one.
 func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
+	agent := !t.TestedOnly && t.Community == ""
+	b, err := p.listOctets(ctx, t)
+	if errors.Is(err, ErrNoListTable) && agent && p.cfg.V3 == nil && p.cfg.WriteCommunity != "" {
+		w := t
+		w.Community = p.cfg.WriteCommunity
+		b, err = p.listOctets(ctx, w)
+	}
+	var l List
+	if err == nil {
+		l.List, err = nodelist.Unmarshal(b)
+	}
+	if err == nil && p.users.Load() != nil && agent {
+		l.KeyRows, err = p.FetchKeys(ctx, t)
+	}
+	if err != nil {
+		return List{}, fmt.Errorf("read the node list of %s: %w", t.Addr, err)
+	}
+	return l, nil
+}
+
+// listOctets reads the chunks of t's diagListTable, in order; none is
+// ErrNoListTable.
+func (p *Prober) listOctets(ctx context.Context, t Target) ([]byte, error) {
 	var b []byte
 	var chunks uint32
 	err := p.walk(ctx, t, []string{mib.DiagListChunk}, 0, func(int) int { return 1 },
@@ -52,20 +78,10 @@ func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
 			b = append(b, v...)
 			return false, nil
 		})
-	var l List
-	switch {
-	case err == nil && len(b) == 0:
+	if err == nil && len(b) == 0 {
 		err = ErrNoListTable
-	case err == nil:
-		l.List, err = nodelist.Unmarshal(b)
 	}
-	if err == nil && p.users.Load() != nil && !t.TestedOnly && t.Community == "" {
-		l.KeyRows, err = p.FetchKeys(ctx, t)
-	}
-	if err != nil {
-		return List{}, fmt.Errorf("read the node list of %s: %w", t.Addr, err)
-	}
-	return l, nil
+	return b, err
 }
 
 // FetchKeys reads a peer's diagKeyTable: the cluster keys it runs, which

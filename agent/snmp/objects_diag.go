@@ -38,9 +38,9 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnHello != nil {
 		hello.write = &writer{typ: gosnmp.Gauge32, mayFail: true, agents: true, check: checkHello, commit: r.commitHello}
 	}
-	var list node = diagListTable()
+	var list node = writersOnlyWithSecrets{diagListTable()}
 	if r.clusterUsers { // it holds the communities of tested-only nodes
-		list = agentsOnly{list}
+		list = agentsOnly{diagListTable()}
 	}
 	return []node{
 		diagTreeTable(r),

@@ -12,7 +12,7 @@ const maxErrorIndex = 255
 
 // answer runs the request's operation on one snapshot and encodes the response.
 func (r *Responder) answer(ws *workspace, req *request, now time.Time) []byte {
-	ws.v = view{r: r, snap: r.board.Load(), now: now, ws: ws, agent: req.user != nil && req.user.Cluster}
+	ws.v = view{r: r, snap: r.board.Load(), now: now, ws: ws, agent: req.user != nil && req.user.Cluster, write: req.write}
 	v := &ws.v
 	p := req.p
 	var out outcome

@@ -19,6 +19,10 @@ type view struct {
 	// agent is set when the request comes from one of the cluster's users,
 	// who alone see what only agents read (agentsOnly).
 	agent bool
+	// write is set when the community or user may SET: without cluster
+	// users, they alone read a node list that holds a device's community
+	// (writersOnlyWithSecrets).
+	write bool
 }
 
 // lookup is the outcome of a GET on the registry.
@@ -94,6 +98,27 @@ func (a agentsOnly) get(v *view, o OID) (value, lookup) {
 
 func (a agentsOnly) next(v *view, o OID) (OID, value, bool) {
 	if !v.agent {
+		return nil, value{}, false
+	}
+	return a.node.next(v, o)
+}
+
+// writersOnlyWithSecrets serves a subtree that may hold secrets (the node
+// list, with the communities of tested-only nodes) to a request that may
+// SET, or to any while the snapshot holds none: without cluster users
+// (SNMPv2c), the agents read it with the write community, which a manager
+// holding the read community alone does not have.
+type writersOnlyWithSecrets struct{ node }
+
+func (a writersOnlyWithSecrets) get(v *view, o OID) (value, lookup) {
+	if v.snap.ListSecret && !v.write && !v.agent {
+		return value{}, noObject
+	}
+	return a.node.get(v, o)
+}
+
+func (a writersOnlyWithSecrets) next(v *view, o OID) (OID, value, bool) {
+	if v.snap.ListSecret && !v.write && !v.agent {
 		return nil, value{}, false
 	}
 	return a.node.next(v, o)
