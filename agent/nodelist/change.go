@@ -149,6 +149,8 @@ func (l List) WithKey(verb int, index uint32, at Stamp) (List, error) {
 	case len(l.Keys) == 0:
 	case verb == KeyUse && held && index == l.Keys[0]:
 		return l, nil
+	case (verb == KeyInstall && !held || verb == KeyUse && held) && len(l.KeySlots) >= maxKeySlots:
+		return l, fmt.Errorf("%w: the list holds %d key installations, the most its encoding carries (removed keys are not collected yet)", ErrKeyChange, len(l.KeySlots))
 	case verb == KeyInstall && !held, verb == KeyUse && held:
 		next := l.clone()
 		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})

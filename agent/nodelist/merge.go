@@ -187,6 +187,9 @@ func (l List) Merge(o List) (List, error) {
 			out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt = mergeDeletion(out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt, s.Deleted, s.DeletedAt)
 		}
 	}
+	if len(out.KeySlots) > maxKeySlots {
+		return l, fmt.Errorf("%w: %d key installations together, more than the encoding carries (%d)", ErrBadList, len(out.KeySlots), maxKeySlots)
+	}
 	if c := o.Primary.Set.Compare(out.Primary.Set); c > 0 || (c == 0 && o.Primary.Index > out.Primary.Index) {
 		out.Primary = o.Primary
 	}

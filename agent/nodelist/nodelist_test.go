@@ -565,3 +565,44 @@ func TestLostToRemoval(t *testing.T) {
 		t.Errorf("a removal made at A knowing B's window: told %+v, removal names %v", l, other.Members[1].Window)
 	}
 }
+
+// TestKeySlotsBound: rotations that would give the list more key
+// installations than its encoding carries are refused with an error, and
+// the list stays one every peer decodes.
+func TestKeySlotsBound(t *testing.T) {
+	next := clockAt(1, t0)
+	l, _ := New(nodes(1, 2)).WithKeys([]uint32{1}, func() Stamp { return Stamp{} })
+	rotations := 0
+	for k := uint32(2); ; k++ {
+		var err error
+		l, err = rotate(l, k, next)
+		if err != nil {
+			if !errors.Is(err, ErrKeyChange) {
+				t.Fatalf("rotation %d: %v", rotations+1, err)
+			}
+			break
+		}
+		rotations++
+	}
+	if len(l.KeySlots) > maxKeySlots {
+		t.Fatalf("%d key slots", len(l.KeySlots))
+	}
+	got, err := Unmarshal(l.Marshal())
+	if err != nil || got.Hash != l.Hash {
+		t.Fatalf("after %d rotations the list does not decode: %v", rotations, err)
+	}
+	t.Logf("%d rotations, %d key slots, %d octets; the next is refused", rotations, len(l.KeySlots), len(l.Marshal()))
+}
+
+// rotate installs key k, puts it in use and removes the key in use before.
+func rotate(l List, k uint32, next func() Stamp) (List, error) {
+	old := l.Keys[0]
+	l, err := l.WithKey(KeyInstall, k, next())
+	if err != nil {
+		return l, err
+	}
+	if l, err = l.WithKey(KeyUse, k, next()); err != nil {
+		return l, err
+	}
+	return l.WithKey(KeyRemove, old, next())
+}
