@@ -19,7 +19,7 @@ LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(
 NFPM      ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
 DEB_DIR   ?= $(BIN)
 
-.PHONY: all build deb pkg release demo test bench-agentx unit unit-env bench lint tidy compare scenario chaos versus versus-hold clean
+.PHONY: all build deb pkg release demo test bench-agentx unit unit-env bench lint tidy compare scenario chaos nemesis versus versus-hold clean
 
 all: build
 
@@ -100,6 +100,21 @@ bench-agentx:
 # scenario: seed 002's 37-node experiment on a LAN of network namespaces (root).
 scenario:
 	./scripts/scenario.sh
+
+# nemesis: TestOperatorsNemesisLAN once per seed in NEMESIS_SEEDS, operators
+# changing the list for NEMESIS_FOR each while agents are killed and cut off
+# (make test runs seed 1 for 90 s); each seed's result line, and the log of
+# a failing one, under bin/nemesis. Root.
+NEMESIS_SEEDS ?= 1 2 3 4 5 6 7 8 9 10
+NEMESIS_FOR   ?= 3m
+nemesis:
+	mkdir -p $(BIN)/nemesis
+	fail=0; for s in $(NEMESIS_SEEDS); do \
+		if LAN_NEMESIS_SEED=$$s LAN_NEMESIS_DURATION=$(NEMESIS_FOR) $(GO) test -tags integration -count=1 -timeout 20m \
+			-run '^TestOperatorsNemesisLAN$$' -v ./internal/lan >$(BIN)/nemesis/seed-$$s.log 2>&1; then \
+			echo "seed $$s: ok: $$(grep -o '[0-9]* changes taken.*members' $(BIN)/nemesis/seed-$$s.log)"; \
+		else echo "seed $$s: FAIL ($(BIN)/nemesis/seed-$$s.log)"; fail=1; fi; \
+	done; exit $$fail
 
 # chaos: 16 agents, a printer and a station under 1% loss and random faults for
 # CHAOS (10m); every invariant is checked (docs/reliability.md). Root.

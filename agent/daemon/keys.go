@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -149,6 +150,23 @@ func (d *Daemon) forgetKeys(old, l nodelist.List) {
 // (State.KeysHash): their IDs in order, "" for none.
 func keysHash(keys []keyring.Key) string {
 	return strings.Join(keyIDs(keyring.Ring{Keys: keys}.Indexes()), ",")
+}
+
+// editKeys applies to l the edits made to the keyring file since the
+// state last read it (lastRead, its keysHash): the keys it adds, drops and
+// now sends with first (nodelist.List.EditKeys). From a state that read
+// no keyring file, the file's keys are the keys run (List.WithKeys).
+func editKeys(l nodelist.List, lastRead string, keys []uint32, stamp func() nodelist.Stamp) (nodelist.List, bool) {
+	var old []uint32
+	for id := range strings.SplitSeq(lastRead, ",") {
+		if k, err := strconv.ParseUint(id, 16, 32); err == nil {
+			old = append(old, uint32(k))
+		}
+	}
+	if len(old) == 0 {
+		return l.WithKeys(keys, stamp)
+	}
+	return l.EditKeys(old, keys, stamp)
 }
 
 // keyIDs names keys by ID for a log line, the one in use first.

@@ -61,3 +61,35 @@ func TestKeysAcrossRestarts(t *testing.T) {
 		t.Error("a state naming keys this agent does not hold was accepted")
 	}
 }
+
+// TestReloadKeepsAKeyRemoved: a key rotated with diagagent keyring (the
+// new one installed and used, the old one removed) stays removed when the
+// keyring file, edited to send with the new key but still naming the old
+// one, is reloaded: the file is one more operator, and it did not ask for
+// the old key again.
+func TestReloadKeepsAKeyRemoved(t *testing.T) {
+	oldKey, _ := keyring.Generate()
+	newKey, _ := keyring.Generate()
+	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
+	c.Keys = []keyring.Key{oldKey}
+	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
+	for _, ch := range []struct {
+		verb int
+		key  keyring.Key
+	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
+		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
+			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
+		}
+		d.applyPending()
+	}
+	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey, oldKey}); err != nil || changed {
+		t.Fatalf("a reload of the file naming the new key first and the old one: changed %v, %v", changed, err)
+	}
+	d.applyPending()
+	if r, _ := d.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) {
+		t.Fatalf("after the reload the agent runs %v, want the new key alone", r.Keys)
+	}
+	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey}); err != nil || changed {
+		t.Fatalf("the old key dropped from the file too: changed %v, %v", changed, err)
+	}
+}

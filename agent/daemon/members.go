@@ -108,10 +108,11 @@ func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, err
 			log.WithFields(logrus.Fields{"version": edited.Version}).Info("the configuration file's node list was edited since the last run: its edits are applied as changes at the first interval")
 			base, s.next = edited, &edited
 		}
-		if st.KeysHash != s.keysHash && len(fileKeys) > 0 && !slices.Equal(base.Keys, fileKeys) {
-			edited, _ := base.WithKeys(fileKeys, stamp)
-			log.WithFields(logrus.Fields{"version": edited.Version, "keys": keyIDs(fileKeys)}).Info("the keyring file was edited since the last run: its keys are applied as a change at the first interval")
-			s.next = &edited
+		if st.KeysHash != s.keysHash && len(fileKeys) > 0 {
+			if edited, changed := editKeys(base, st.KeysHash, fileKeys, stamp); changed {
+				log.WithFields(logrus.Fields{"version": edited.Version, "keys": keyIDs(fileKeys)}).Info("the keyring file was edited since the last run: its edits are applied as a change at the first interval")
+				s.next = &edited
+			}
 		}
 	}
 	if s.id = s.list.IndexOf(c.Nodes[c.Self]); s.id < 0 {
@@ -291,7 +292,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 			return base.Version, false, errors.New("the keyring is turned on or off only at a restart of every agent")
 		}
 		var keysChanged bool
-		next, keysChanged = next.WithKeys(keyring.Ring{Keys: keys}.Indexes(), stamp)
+		next, keysChanged = editKeys(next, d.st.KeysHash, keyring.Ring{Keys: keys}.Indexes(), stamp)
 		changed = changed || keysChanged
 		for _, k := range keys {
 			d.keys[k.Index()] = k

@@ -245,6 +245,35 @@ func (l List) Edit(old, file []Member, next func() Stamp) (List, bool) {
 	return out, changed
 }
 
+// EditKeys returns the list with the edits made to a keyring file applied:
+// old are the file's keys as last read, keys as read now (the first is the
+// one to send with), each change stamped by next. A key the file adds is
+// installed, a first key that changed is put in use, a key the file drops
+// is removed (unless it is in use); a key the file lists as it did is left
+// as other operators left it, so a file that still names a key removed
+// with diagagent keyring does not install it again. It reports whether
+// anything changed.
+func (l List) EditKeys(old, keys []uint32, next func() Stamp) (List, bool) {
+	out := l
+	for _, k := range keys {
+		if !slices.Contains(old, k) {
+			out, _ = out.WithKey(KeyInstall, k, next())
+		}
+	}
+	if len(keys) > 0 && (len(old) == 0 || old[0] != keys[0]) {
+		if !slices.Contains(out.Keys, keys[0]) {
+			out, _ = out.WithKey(KeyInstall, keys[0], next())
+		}
+		out, _ = out.WithKey(KeyUse, keys[0], next())
+	}
+	for _, k := range old {
+		if !slices.Contains(keys, k) {
+			out, _ = out.WithKey(KeyRemove, k, next())
+		}
+	}
+	return out, out.Hash != l.Hash
+}
+
 // Apply returns the list that an edited file asks for, matched by host
 // name or address, and by port, not by position, each change stamped by
 // next: members the file no longer has are removed, nodes it adds take the
