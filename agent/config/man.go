@@ -118,7 +118,7 @@ var Commands = []Command{
 	{"keyring", "keyring -install|-use|-remove KEY | -list", "Rotate the cluster key on every agent, from any one, with no restart."},
 	{"members", "members [-format table|json] [-watch D]", "One row per node, as an agent sees the cluster."},
 	{"check", "check [-warning N] [-critical N] [-node ID]", "A monitoring plugin: one line with performance data, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."},
-	{"maintenance", "maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window: it is still tested, and not notified until the window ends."},
+	{"maintenance", "maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window, and wait until every agent that answers holds it: the node is still tested, and not notified until the window ends."},
 	{"nodes", "nodes -add ADDRESS [-name N] [-port P] [-tested-only] [-community C] | -remove ID|NAME", "Add a node to the list, or remove one, through any agent, and wait until every agent that answers holds the change."},
 	{"traps", "traps [-listen host:port] [-community C] [-count N] [-for D]", "A management station in a terminal: print the notifications agents send, named by the DIAGNOSIS-MIB (SNMPv1 and v2c traps, and informs)."},
 	{"stage", "stage -config F -to DIR", "Copy the configuration and the keyring for the service's user (the unit runs it before each start and reload)."},

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"time"
@@ -75,4 +76,18 @@ func dateAndTimeValue(vb gosnmp.SnmpPDU) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%w: %s: %w", ErrUnexpectedValue, vb.Name, err)
 	}
 	return t, nil
+}
+
+// FetchWindow reads the end of node's maintenance window at the agent at
+// t (nodeMaintenanceUntil), zero when it has none: what diagagent
+// maintenance compares across agents.
+func (p *Prober) FetchWindow(ctx context.Context, t Target, node uint32) (time.Time, error) {
+	vbs, err := p.Get(ctx, t, mib.TreeCell(mib.ColNodeMaintUntil, int(node)))
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(vbs) != 1 {
+		return time.Time{}, fmt.Errorf("%w: %d values for one nodeMaintenanceUntil", ErrMalformedReply, len(vbs))
+	}
+	return dateAndTimeValue(vbs[0])
 }

@@ -346,42 +346,28 @@ func (k keyCLI) keyOf(ctx context.Context, verb int, arg string) (keyring.Key, e
 
 // await waits until every agent answering runs the change: holds the key
 // installed, sends with the key put in use, no longer holds the key
-// removed; or, after k.wait, names the agents that lag and exits 1.
+// removed (awaitSpread).
 func (k keyCLI) await(verb int, key keyring.Key) int {
-	start := time.Now()
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	return awaitSpread("keyring", verbName(verb)+" "+key.ID(), k.wait, k.stdout, k.stderr, func(ctx context.Context) (spread, error) {
 		_, agents, err := k.survey(ctx)
-		cancel()
-		if err != nil {
-			fmt.Fprintln(k.stderr, "keyring:", say(err))
-			return 1
-		}
-		var lag []string
-		answering := 0
+		s := spread{surveyed: len(agents)}
 		for _, a := range agents {
-			if a.err != nil {
-				continue
-			}
-			answering++
-			if (verb == mib.KeyInstall && !a.holds(key.Index())) || (verb == mib.KeyUse && a.primary() != key.Index()) ||
-				(verb == mib.KeyRemove && a.holds(key.Index())) {
-				lag = append(lag, fmt.Sprintf("node %d (%s)", a.id, a.addr))
+			name := fmt.Sprintf("node %d (%s)", a.id, a.addr)
+			switch {
+			case a.err != nil:
+				s.silent = append(s.silent, name)
+			case (verb == mib.KeyInstall && !a.holds(key.Index())) || (verb == mib.KeyUse && a.primary() != key.Index()) ||
+				(verb == mib.KeyRemove && a.holds(key.Index())):
+				s.lag = append(s.lag, name)
+			default:
+				s.held++
 			}
 		}
-		switch {
-		case len(lag) == 0:
-			fmt.Fprintf(k.stdout, "every agent answering (%d of %d) runs it after %.1f s\n", answering, len(agents), time.Since(start).Seconds())
-			if verb == mib.KeyRemove {
-				fmt.Fprintln(k.stdout, "write the keys in use to the keyring file of each host where you run diagagent's commands (the agents keep theirs under state_dir)")
-			}
-			return 0
-		case time.Since(start) > k.wait:
-			fmt.Fprintf(k.stderr, "keyring: after %v, %d of %d agents answering do not run it yet: %s\n", k.wait, len(lag), answering, strings.Join(lag, ", "))
-			return 1
+		if verb == mib.KeyRemove {
+			s.note = "\nwrite the keys in use to the keyring file of each host where you run diagagent's commands (the agents keep theirs under state_dir)"
 		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return s, err
+	})
 }
 
 // ready checks, before -use or -remove, that every agent answering holds

@@ -6,22 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // maintenanceCmd answers diagagent maintenance: it opens, moves or ends a
 // node's maintenance window through any agent (a SET of
 // nodeMaintenanceFor or nodeMaintenanceUntil, with the keyring's user,
-// else the write community), which every agent then learns.
+// else the write community), then waits until every agent that answers
+// holds the window, as diagagent nodes and keyring do.
 func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent maintenance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cf := addClusterFlags(fs)
+	cf := addClusterFlagsAs(fs, "write-community")
+	legacy := fs.String("community", "", "deprecated: -write-community, which nodes takes too")
+	wait := fs.Duration("wait", 2*time.Minute, "how long to wait for every answering agent to hold the window (0: do not wait)")
 	node := fs.Int("node", 0, "the NodeID whose window this is")
 	dur := fs.Duration("for", 0, "open the window for this long from now (say 2h)")
 	until := fs.String("until", "", `open the window until this local time: "2006-01-02 15:04", RFC 3339, or "15:04" (the next such time)`)
@@ -35,9 +41,15 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 			chosen++
 		}
 	}
-	if fs.NArg() > 0 || *node < 1 || *node > mib.MaxNodeID || chosen != 1 {
-		fmt.Fprintln(stderr, "usage: diagagent maintenance -node ID (-for DURATION | -until TIME | -end) [-config F] [-agent host:port] [-community C]")
+	if fs.NArg() > 0 || *node < 1 || *node > mib.MaxNodeID || chosen != 1 || *wait < 0 {
+		fmt.Fprintln(stderr, "usage: diagagent maintenance -node ID (-for DURATION | -until TIME | -end) [-wait D] [-config F] [-agent host:port] [-write-community C]")
 		return 2
+	}
+	if *legacy != "" {
+		fmt.Fprintln(stderr, "diagagent maintenance: -community is deprecated: say -write-community, as diagagent nodes does")
+		if *cf.community == "" {
+			*cf.community = *legacy
+		}
 	}
 	now := time.Now()
 	vb := gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeMaintFor, *node), Type: gosnmp.Gauge32, Value: uint(0)}
@@ -63,21 +75,88 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !v.prober.CanPush() {
-		fmt.Fprintln(stderr, "diagagent maintenance: no credentials to set with: the configuration has neither a keyring nor snmp.communities.write; give -community")
+		fmt.Fprintln(stderr, "diagagent maintenance: no credentials to set with: the configuration has neither a keyring nor snmp.communities.write; give -write-community")
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
 	defer cancel()
+	before, _ := v.prober.FetchWindow(ctx, v.target, uint32(*node)) // to tell, with -for, the window asked for from the one it replaces
 	if err := v.prober.Set(ctx, v.target, vb); err != nil {
 		fmt.Fprintf(stderr, "maintenance: node %d: %s\n", *node, say(err))
 		return 1
 	}
 	if *end {
 		fmt.Fprintf(stdout, "node %d: maintenance window ended; its status is notified if it changed since the window began\n", *node)
-		return 0
+	} else {
+		fmt.Fprintf(stdout, "node %d: in maintenance until %s\n", *node, at.Local().Format("2006-01-02 15:04:05 MST"))
 	}
-	fmt.Fprintf(stdout, "node %d: in maintenance until %s; every agent learns it at its next interval or two\n", *node, at.Local().Format("2006-01-02 15:04:05 MST"))
-	return 0
+	asked := window{ended: *end, until: at.Truncate(time.Second), before: before, exact: *until != ""}
+	return awaitSpread("maintenance", fmt.Sprintf("node %d's window", *node), *wait, stdout, stderr, func(ctx context.Context) (spread, error) {
+		return surveyWindow(ctx, v, uint32(*node), asked)
+	})
+}
+
+// window is the change diagagent maintenance asked for, as its wait
+// checks it: ended, or ending at until, exactly (-until) or as the agent
+// asked computed it from its own clock (-for), which the window it held
+// before (before) tells apart.
+type window struct {
+	ended, exact  bool
+	until, before time.Time
+}
+
+// want returns the end an agent holding the change shows, given the one
+// the agent asked shows now; false while the agent asked does not hold it
+// yet (it runs a change from its next interval on).
+func (w window) want(asked time.Time) (time.Time, bool) {
+	switch {
+	case w.exact:
+		return w.until, true
+	case asked.Equal(w.before) && (asked.Sub(w.until) > 2*time.Second || w.until.Sub(asked) > 2*time.Second):
+		return time.Time{}, false
+	}
+	return asked, true
+}
+
+// surveyWindow asks every agent the agent asked lists for node's window:
+// those whose window ends where the change asked (or, for a window ended,
+// that hold none open) hold it.
+func surveyWindow(ctx context.Context, v clusterView, node uint32, w window) (spread, error) {
+	agents, err := v.prober.FetchNodes(ctx, v.target)
+	if err != nil {
+		return spread{}, err
+	}
+	asked, err := v.prober.FetchWindow(ctx, v.target, node)
+	if err != nil {
+		return spread{}, err
+	}
+	want, known := w.want(asked)
+	now := time.Now()
+	var s spread
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		if a.TestedOnly {
+			continue
+		}
+		s.surveyed++
+		wg.Go(func() {
+			got, err := v.prober.FetchWindow(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, node)
+			mu.Lock()
+			defer mu.Unlock()
+			name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
+			switch {
+			case err != nil:
+				s.silent = append(s.silent, name)
+			case w.ended && !got.After(now), !w.ended && known && got.Equal(want):
+				s.held++
+			default:
+				s.lag = append(s.lag, name)
+			}
+		})
+	}
+	wg.Wait()
+	return s, nil
 }
 
 // parseUntil reads -until: RFC 3339, a local date and time, or a local

@@ -87,8 +87,9 @@ func TestMembersAndCheck(t *testing.T) {
 	if out, code := cli("maintenance", "-node", "3"); code != 2 {
 		t.Errorf("maintenance with neither -for, -until nor -end: exit %d, %q; want 2", code, out)
 	}
-	if out, code := cli("maintenance", "-node", "3", "-for", "10m"); code != 0 || !strings.Contains(out, "node 3: in maintenance until") {
-		t.Fatalf("maintenance -node 3 -for 10m: exit %d, %q", code, out)
+	if out, code := cli("maintenance", "-node", "3", "-for", "10m"); code != 0 || !strings.Contains(out, "node 3: in maintenance until") ||
+		!strings.Contains(out, "every answering agent (3 of 4) holds the change") || !strings.Contains(out, "not answering, so not asked: node 3") {
+		t.Fatalf("maintenance -node 3 -for 10m: exit %d, %q; want it to wait for the 3 agents answering (agent 3 is stopped)", code, out)
 	}
 	c.waitFor("node 3's window at agent 1", 2*bound, func() bool {
 		out, _ := cli("members", "-format", "json")

@@ -224,43 +224,16 @@ func (n nodesRun) nextID(ctx context.Context) (int, error) {
 }
 
 // await waits until every agent the agent asked lists, and answers, holds
-// node k (present) or no longer lists it (!present), printing what it
-// found: how long it took, and the agents that lag or do not answer.
+// node k (present) or no longer lists it (!present) (awaitSpread).
 func (n nodesRun) await(what string, k nodeKey, present bool) int {
-	if n.wait == 0 {
-		return 0
-	}
-	start := time.Now()
-	deadline := start.Add(n.wait)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	return awaitSpread("nodes", what, n.wait, n.stdout, n.stderr, func(ctx context.Context) (spread, error) {
 		held, lag, silent, ids, err := n.survey(ctx, k, present)
-		cancel()
-		if err != nil {
-			fmt.Fprintln(n.stderr, "nodes:", say(err))
-			return 1
+		s := spread{held: held, lag: lag, silent: silent, surveyed: held + len(lag) + len(silent)}
+		if present && len(ids) == 1 && fmt.Sprintf("node %d", ids[0]) != what {
+			s.note = fmt.Sprintf("; it is node %d there: its id was given at once to another node, and it took the next", ids[0])
 		}
-		if len(lag) == 0 {
-			msg := fmt.Sprintf("every answering agent (%d) holds the change after %.1f s", held, time.Since(start).Seconds())
-			if present && len(ids) == 1 && fmt.Sprintf("node %d", ids[0]) != what {
-				msg += fmt.Sprintf("; it is node %d there: its id was given at once to another node, and it took the next", ids[0])
-			}
-			fmt.Fprintln(n.stdout, msg)
-			if len(silent) > 0 {
-				fmt.Fprintf(n.stdout, "not answering, so not asked: %s\n", strings.Join(silent, ", "))
-			}
-			return 0
-		}
-		if time.Now().After(deadline) {
-			fmt.Fprintf(n.stderr, "nodes: after %v, %d of %d answering agents do not hold the change to %s yet: %s\n",
-				n.wait, len(lag), held+len(lag), what, strings.Join(lag, ", "))
-			if len(silent) > 0 {
-				fmt.Fprintf(n.stderr, "not answering: %s\n", strings.Join(silent, ", "))
-			}
-			return 1
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return s, err
+	})
 }
 
 // survey asks every agent the agent asked lists whether it holds the
