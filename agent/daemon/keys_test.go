@@ -25,15 +25,7 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	if r, ok := d.Ring(); !ok || !slices.Equal(r.Keys, []keyring.Key{oldKey}) {
 		t.Fatalf("first start runs %v, want the file's key", r.Keys)
 	}
-	for _, ch := range []struct {
-		verb int
-		key  keyring.Key
-	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
-		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
-			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
-		}
-		d.applyPending()
-	}
+	rotateKeys(t, d, oldKey, newKey)
 	if err := d.ChangeKeys(mib.KeyRemove, newKey); !errors.Is(err, ErrKeyChange) {
 		t.Errorf("removing the key in use: %v, want ErrKeyChange", err)
 	}
@@ -73,15 +65,7 @@ func TestReloadKeepsAKeyRemoved(t *testing.T) {
 	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
 	c.Keys = []keyring.Key{oldKey}
 	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
-	for _, ch := range []struct {
-		verb int
-		key  keyring.Key
-	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
-		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
-			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
-		}
-		d.applyPending()
-	}
+	rotateKeys(t, d, oldKey, newKey)
 	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey, oldKey}); err != nil || changed {
 		t.Fatalf("a reload of the file naming the new key first and the old one: changed %v, %v", changed, err)
 	}
@@ -91,5 +75,20 @@ func TestReloadKeepsAKeyRemoved(t *testing.T) {
 	}
 	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey}); err != nil || changed {
 		t.Fatalf("the old key dropped from the file too: changed %v, %v", changed, err)
+	}
+}
+
+// rotateKeys rotates d from oldKey to newKey by SNMP, as diagagent keyring
+// does: install, use, remove the old one, each run at once.
+func rotateKeys(t *testing.T, d *Daemon, oldKey, newKey keyring.Key) {
+	t.Helper()
+	for _, ch := range []struct {
+		verb int
+		key  keyring.Key
+	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
+		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
+			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
+		}
+		d.applyPending()
 	}
 }

@@ -193,8 +193,16 @@ func TestOperatorsAtOnceLAN(t *testing.T) {
 		t.Errorf("%d changes, want at least 50", len(o.ch))
 	}
 
+	o.oneList(all, 3*c.Bound())
+	o.check(next, mark, len(pairs))
+}
+
+// oneList waits, for at most d, until every agent of all serves one
+// diagNodeListHash, and says how long that took.
+func (o *operators) oneList(all []int, d time.Duration) {
+	c := o.c
 	var hash string
-	took, err := c.Poll(3*c.Bound(), func() bool {
+	took, err := c.Poll(d, func() bool {
 		hash = ""
 		for _, k := range all {
 			out, err := c.snmp("snmpget", "public", c.AgentAddr(k), "-Oqv", mib.DiagNodeListHash0)
@@ -206,10 +214,9 @@ func TestOperatorsAtOnceLAN(t *testing.T) {
 		return true
 	})
 	if err != nil {
-		t.Fatalf("the 16 agents never ran one list: %v", err)
+		o.t.Fatalf("the %d agents never ran one list: %v", len(all), err)
 	}
-	t.Logf("every agent runs one list (%s) %v after the last change", strings.TrimSpace(hash), took.Round(time.Millisecond))
-	o.check(next, mark, len(pairs))
+	o.t.Logf("every agent runs one list (%s) %v after the last change", strings.TrimSpace(hash), took.Round(time.Millisecond))
 }
 
 // routine is operator k's own changes at agent a: windows on its two nodes
