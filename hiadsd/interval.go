@@ -165,7 +165,7 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 	adopted := 0
 	for _, ie := range res.Entries {
 		id := ie.ID
-		if id == j || id < 0 || id >= iv.node.Config.N || !inRanges(id, ranges) || iv.node.Config.IsRemoved(id) {
+		if id == j || id < 0 || id >= iv.node.Config.N || !InRanges(id, ranges) || iv.node.Config.IsRemoved(id) {
 			continue
 		}
 		if id == iv.node.ID {
@@ -202,21 +202,7 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 }
 
 // copied counts the ids in ranges other than this node and those tested.
-func (iv *interval) copied(ranges []Range) int {
-	c := 0
-	for _, r := range ranges {
-		c += r.Len()
-	}
-	for _, t := range iv.report.Tests {
-		if inRanges(t.Target, ranges) {
-			c--
-		}
-	}
-	if inRanges(iv.node.ID, ranges) {
-		c--
-	}
-	return c
-}
+func (iv *interval) copied(ranges []Range) int { return Copied(ranges, iv.node.ID, iv.report.Tests) }
 
 // searchList tests list in order until a source answers a fetch of ranges.
 func (iv *interval) searchList(list []int, ranges []Range) bool {

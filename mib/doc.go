@@ -8,16 +8,10 @@
 // every constant with net-snmp's snmptranslate and lint the module with smilint,
 // so the Go side and the MIB file cannot drift apart.
 //
-// The values an agent serves are here too, one type each for every package:
-// Snapshot (the diagTree rows, NodeRow; the event table, Event; the station
-// and hiADSDisUP), and Board, which holds the snapshot the daemon published
-// last for the responder, the notifier and the page to read. Event is the one
-// event type: the daemon records it, the event table serves it, the state
-// file stores it and the notifier sends it. Status numbers nodeStatus as the
-// MIB does; its names (Name) and the core's statuses (Core, FromCore) come
-// from package hiadsd, the one place they are spelled. USMUser is the one
-// type of an SNMPv3 user (a usmUserTable row with its pass phrases), which the
-// configuration reads and the responder, the prober and the notifier use.
+// The values an agent serves are not here: the snapshot, its rows and
+// events are package agent/board's, an SNMPv3 user is package agent/usm's,
+// and the statuses' names are package hiadsd's. Status numbers nodeStatus
+// as the MIB does.
 //
 // Debian's net-snmp and smitools come without the IETF base modules; ietf/ holds
 // minimal stand-ins (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, SNMPv2-MIB) written from

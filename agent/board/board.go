@@ -9,7 +9,7 @@ import (
 )
 
 // ErrSnapshot is wrapped by Publish's error for a snapshot whose rows are out of order.
-var ErrSnapshot = errors.New("mib: invalid snapshot")
+var ErrSnapshot = errors.New("board: invalid snapshot")
 
 // Board holds the Snapshot last published: the daemon publishes, and the
 // SNMP responder, the notifier and the page read it. Load is one atomic load,

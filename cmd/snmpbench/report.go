@@ -79,62 +79,70 @@ func writeRequests(w io.Writer, c CompareConfig, res *CompareResult) {
 	fmt.Fprintln(w)
 }
 
-// writeGrid prints one row per cell with every server's medians and ratios.
-func writeGrid(w io.Writer, c CompareConfig, res *CompareResult) {
+// grid is one table of the report: a row per cell, with the columns of
+// each server (its median run of the cell), then, for each server after
+// the first, its ratios to the first.
+type grid struct {
+	title                string
+	serverHead, ratioSep string // the header of a server's columns (%[1]s is its name), the separator of a ratio's
+	serverSep, ratioHead string // the separator of a server's columns, the header of its ratios (%[1]s it, %[2]s the first)
+	server               func(m LoadResult) string
+	ratio                func(m, base LoadResult) string
+}
+
+// write prints the table of g for res.
+func (g grid) write(w io.Writer, c CompareConfig, res *CompareResult) {
 	head, sep := "| op | clients |", "|---|---:|"
 	for _, s := range c.Servers {
-		head += fmt.Sprintf(" %[1]s req/s | %[1]s p50 µs | %[1]s p99 µs | %[1]s errors | %[1]s reply B |", s.Name)
-		sep += "---:|---:|---:|---:|---:|"
+		head += fmt.Sprintf(g.serverHead, s.Name)
+		sep += g.serverSep
 	}
 	base := c.Servers[0].Name
 	for _, s := range c.Servers[1:] {
-		head += fmt.Sprintf(" req/s %[1]s/%[2]s | p99 %[1]s/%[2]s |", s.Name, base)
-		sep += "---:|---:|"
+		head += fmt.Sprintf(g.ratioHead, s.Name, base)
+		sep += g.ratioSep
 	}
-	fmt.Fprintf(w, "## Throughput and latency (medians)\n\n%s\n%s\n", head, sep)
+	fmt.Fprintf(w, "## %s\n\n%s\n%s\n", g.title, head, sep)
 	for _, cell := range res.Cells {
 		row := fmt.Sprintf("| %s | %d |", cell.Op, cell.Clients)
 		for _, s := range c.Servers {
-			m := Median(res.Runs[s.Name][cell])
-			row += fmt.Sprintf(" %.0f | %d | %d | %d | %d |", m.Rate, m.P50.Microseconds(),
-				m.P99.Microseconds(), m.Errors, m.Bytes)
+			row += g.server(Median(res.Runs[s.Name][cell]))
 		}
 		b := Median(res.Runs[base][cell])
 		for _, s := range c.Servers[1:] {
-			m := Median(res.Runs[s.Name][cell])
-			row += fmt.Sprintf(" %s | %s |", ratio(m.Rate, b.Rate), ratio(float64(m.P99), float64(b.P99)))
+			row += g.ratio(Median(res.Runs[s.Name][cell]), b)
 		}
 		fmt.Fprintln(w, row)
 	}
 	fmt.Fprintln(w)
 }
 
+// writeGrid prints one row per cell with every server's medians and ratios.
+func writeGrid(w io.Writer, c CompareConfig, res *CompareResult) {
+	grid{
+		title:      "Throughput and latency (medians)",
+		serverHead: " %[1]s req/s | %[1]s p50 µs | %[1]s p99 µs | %[1]s errors | %[1]s reply B |", serverSep: "---:|---:|---:|---:|---:|",
+		ratioHead: " req/s %[1]s/%[2]s | p99 %[1]s/%[2]s |", ratioSep: "---:|---:|",
+		server: func(m LoadResult) string {
+			return fmt.Sprintf(" %.0f | %d | %d | %d | %d |", m.Rate, m.P50.Microseconds(), m.P99.Microseconds(), m.Errors, m.Bytes)
+		},
+		ratio: func(m, b LoadResult) string {
+			return fmt.Sprintf(" %s | %s |", ratio(m.Rate, b.Rate), ratio(float64(m.P99), float64(b.P99)))
+		},
+	}.write(w, c, res)
+}
+
 // writeCPU prints the CPU time each server and the generator spent per reply.
 func writeCPU(w io.Writer, c CompareConfig, res *CompareResult) {
-	head, sep := "| op | clients |", "|---|---:|"
-	for _, s := range c.Servers {
-		head += fmt.Sprintf(" %[1]s µs/reply | generator µs/reply (vs %[1]s) |", s.Name)
-		sep += "---:|---:|"
-	}
-	base := c.Servers[0].Name
-	for _, s := range c.Servers[1:] {
-		head += fmt.Sprintf(" %s/%s |", s.Name, base)
-		sep += "---:|"
-	}
-	fmt.Fprintf(w, "## CPU time per reply (medians; /proc/PID/stat for servers, getrusage for the generator)\n\n%s\n%s\n", head, sep)
-	for _, cell := range res.Cells {
-		row := fmt.Sprintf("| %s | %d |", cell.Op, cell.Clients)
-		for _, s := range c.Servers {
-			m := Median(res.Runs[s.Name][cell])
-			row += fmt.Sprintf(" %.1f | %.1f |", micros(m.ServerCPU), micros(m.GenCPU))
-		}
-		b := Median(res.Runs[base][cell])
-		for _, s := range c.Servers[1:] {
-			row += fmt.Sprintf(" %s |", ratio(float64(Median(res.Runs[s.Name][cell]).ServerCPU), float64(b.ServerCPU)))
-		}
-		fmt.Fprintln(w, row)
-	}
-	fmt.Fprintln(w)
+	grid{
+		title:      "CPU time per reply (medians; /proc/PID/stat for servers, getrusage for the generator)",
+		serverHead: " %[1]s µs/reply | generator µs/reply (vs %[1]s) |", serverSep: "---:|---:|",
+		ratioHead: " %s/%s |", ratioSep: "---:|",
+		server: func(m LoadResult) string { return fmt.Sprintf(" %.1f | %.1f |", micros(m.ServerCPU), micros(m.GenCPU)) },
+		ratio: func(m, b LoadResult) string {
+			return fmt.Sprintf(" %s |", ratio(float64(m.ServerCPU), float64(b.ServerCPU)))
+		},
+	}.write(w, c, res)
 }
 
 // micros converts d to fractional microseconds.

@@ -167,7 +167,7 @@ func (r *run) fetchWhere(j int, ranges []hiadsd.Range, keep func(id int) bool) (
 		id, heard := ie.ID, ie.Entry
 		mine := r.b.view.Get(id)
 		switch {
-		case id == j || id == r.b.id || !inRanges(id, ranges):
+		case id == j || id == r.b.id || !hiadsd.InRanges(id, ranges):
 		case r.tested[id]:
 			if heard.Newer(mine) {
 				if heard.Status != mine.Status {
@@ -185,21 +185,7 @@ func (r *run) fetchWhere(j int, ranges []hiadsd.Range, keep func(id int) bool) (
 }
 
 // copied counts the ids in ranges other than this node and those tested.
-func (r *run) copied(ranges []hiadsd.Range) int {
-	c := 0
-	for _, rg := range ranges {
-		c += rg.Len()
-	}
-	for _, t := range r.report.Tests {
-		if inRanges(t.Target, ranges) {
-			c--
-		}
-	}
-	if inRanges(r.b.id, ranges) {
-		c--
-	}
-	return c
-}
+func (r *run) copied(ranges []hiadsd.Range) int { return hiadsd.Copied(ranges, r.b.id, r.report.Tests) }
 
 // searchList tests list in order until a source answers a fetch of ranges.
 func (r *run) searchList(list []int, ranges []hiadsd.Range) bool {
@@ -237,14 +223,4 @@ func clusterRange(i, s, n int) hiadsd.Range {
 	half := 1 << (s - 1)
 	lo := (i ^ half) &^ (half - 1)
 	return hiadsd.Range{Lo: lo, Hi: min(lo+half, n)}
-}
-
-// inRanges reports whether id lies in one of ranges.
-func inRanges(id int, ranges []hiadsd.Range) bool {
-	for _, rg := range ranges {
-		if id >= rg.Lo && id < rg.Hi {
-			return true
-		}
-	}
-	return false
 }

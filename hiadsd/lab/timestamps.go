@@ -18,7 +18,7 @@ func (r *run) hiadsdTimestamps() {
 			if !r.isSource(j, r.test(j)) {
 				continue
 			}
-			keep := func(y int) bool { return InCluster(b.id, j, y) || inRanges(y, []hiadsd.Range{own}) }
+			keep := func(y int) bool { return InCluster(b.id, j, y) || hiadsd.InRanges(y, []hiadsd.Range{own}) }
 			if _, ok := r.fetchWhere(j, all, keep); ok {
 				r.report.Units += timestampUnits(b.id, j, own, b.cfg.N)
 				return true
