@@ -10,8 +10,8 @@
 //
 // The values an agent serves are not here: the snapshot, its rows and
 // events are package agent/board's, an SNMPv3 user is package agent/usm's,
-// and the statuses' names are package hiadsd's. Status numbers nodeStatus
-// as the MIB does.
+// and the statuses' names are package hiadsd's; DiagStatus and StatusOf
+// number them as nodeStatus does.
 //
 // Debian's net-snmp and smitools come without the IETF base modules; ietf/ holds
 // minimal stand-ins (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, SNMPv2-MIB) written from
