@@ -271,10 +271,10 @@ func (d *Daemon) NextID() int {
 // keys of an edited keyring file (keys, none without a keyring), as
 // changes made here: a node the file adds is added, one it drops is
 // removed, and nothing else moves, so the nodes and windows other
-// operators set stay (nodelist.List.Edit); the keys run are the file's
-// only if the file changed since it was last read, so keys rotated by SNMP
-// stay until the file is edited. It returns the version it will run, and
-// false if the files change nothing.
+// operators set stay (nodelist.List.Edit); the keyring file's edits alike
+// (nodelist.List.EditKeys), so keys rotated by SNMP stay until the file is
+// edited. It returns the version it will run, and false if the files
+// change nothing.
 func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bool, error) {
 	d.changing.Lock()
 	defer d.changing.Unlock()
@@ -286,7 +286,9 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 		d.mu.Unlock()
 		return base.Version, false, ErrRemoveSelf
 	}
-	if h := keysHash(keys); h != d.st.KeysHash {
+	h := keysHash(keys)
+	keysEdited := h != d.st.KeysHash
+	if keysEdited {
 		if len(keys) == 0 || len(base.Keys) == 0 {
 			d.mu.Unlock()
 			return base.Version, false, errors.New("the keyring is turned on or off only at a restart of every agent")
@@ -305,7 +307,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 	d.file, d.st.File, d.st.FileHash = nodes, read, hex.EncodeToString(fileList.Hash[:])
 	if !changed {
 		d.mu.Unlock()
-		if fileEdited { // nothing to change, but the file read is the one a restart compares with
+		if fileEdited || keysEdited { // nothing to change, but the files read are the ones a restart compares with
 			if err := d.saveState(); err != nil {
 				return base.Version, false, fmt.Errorf("%w: %w", ErrUnsaved, err)
 			}
