@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"sync"
@@ -212,5 +213,41 @@ func TestLateAddMovesNotTheNodeAddedSince(t *testing.T) {
 	}
 	if l := m.lost(1); len(l) != 0 {
 		t.Errorf("agent 2, whose node kept its id: told %+v", l)
+	}
+}
+
+// A change made while this agent's clock ran 10 minutes ahead, which every
+// agent with a correct clock refuses, is stamped anew once the clock has
+// come back, at the next interval: the list then passes the check a peer
+// makes, and the change is kept.
+func TestChangeMadeAheadIsStampedAnew(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	clock := &mockClock{now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, clock.Now)
+	d.interval(context.Background())
+	clock.advance(10 * time.Minute) // the clock jumps
+	printer := nodelist.Member{Addr: addr(20), Port: 161, TestedOnly: true}
+	if err := d.AddNode(4, printer); err != nil {
+		t.Fatal(err)
+	}
+	until := clock.Now().Add(time.Hour)
+	if err := d.SetMaintenance(2, until); err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	clock.advance(-10*time.Minute + time.Second) // and comes back
+	if err := d.list.Check(clock.Now()); !errors.Is(err, nodelist.ErrAhead) {
+		t.Fatalf("the list made while the clock ran ahead passes a correct clock's check: %v", err)
+	}
+	d.interval(context.Background())
+	now := clock.Now()
+	if err := d.list.Check(now); err != nil {
+		t.Fatalf("after the clock came back, a peer refuses the list: %v", err)
+	}
+	if d.list.IndexOf(printer) < 0 || !d.inMaintenance(1) {
+		t.Errorf("the changes stamped anew are lost: printer listed %v, window on node 2 %v", d.list.IndexOf(printer) >= 0, d.inMaintenance(1))
+	}
+	if last := time.UnixMilli(int64(d.clock.Last() >> 16)); last.After(now.Add(time.Second)) {
+		t.Errorf("the clock reads %v, ahead of the wall clock %v", last, now)
 	}
 }

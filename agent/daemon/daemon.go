@@ -359,6 +359,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.resume(ctx, began)
 	extra := d.extra // one more than the plan's: no flapping sample
 	d.extra = false
+	d.unskew()
 	d.applyPending()
 	if d.removed { // answers as alive, so agents still on the old list do not suspect it
 		d.pollList(ctx)

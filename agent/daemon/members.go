@@ -345,6 +345,36 @@ func (d *Daemon) applyPending() {
 	d.mu.Unlock()
 }
 
+// unskew stamps anew, at the start of an interval, the changes made here
+// while this agent's clock ran ahead, once it has come back: every agent
+// with a correct clock refuses a list stamped that far ahead, this one
+// included, so they would spread only when the wall clock caught up with
+// them (nodelist.List.Unskew). The clock is set back with them.
+func (d *Daemon) unskew() {
+	d.changing.Lock()
+	defer d.changing.Unlock()
+	d.mu.Lock()
+	now := d.now()
+	base := d.latest()
+	if d.clock.Last()>>16 <= uint64(now.Add(nodelist.MaxSkew).UnixMilli()) { // the common case: nothing ahead
+		d.mu.Unlock()
+		return
+	}
+	d.clock.Rewind(max(base.MaxStampWithin(now), uint64(now.UnixMilli())<<16))
+	fixed, changed := base.Unskew(now, d.origin, func() nodelist.Stamp { return d.stamp(now) })
+	if changed {
+		d.pending = &fixed
+	}
+	d.mu.Unlock()
+	if !changed {
+		return
+	}
+	d.log.WithField("version", fixed.Version).Warn("this agent's clock ran ahead and came back: the changes made here meanwhile are stamped anew, so that the other agents, which refused them, take them")
+	if err := d.saveState(); err != nil {
+		d.log.WithError(err).Error("cannot save the changes stamped anew")
+	}
+}
+
 // publishNextLocked serves at once the diagNodeNextID of the latest list,
 // so that a manager adding nodes one after another between two intervals
 // reads the id its next add takes (under mu).

@@ -130,6 +130,91 @@ func (pending List) Restamp(run List, origin uint32, next func() Stamp) (List, b
 	return out, true
 }
 
+// Unskew returns the list with the facts made at origin that are stamped
+// more than MaxSkew ahead of now stamped anew by next, in the order they
+// had, and the windows and key settings that named them naming the new
+// stamps; false if there are none. Such facts were made while origin's
+// clock ran ahead, and every agent with a correct clock refuses a list
+// holding them (Check), so none took them: stamped anew, the changes
+// spread. A fact ahead made elsewhere is left to its own agent.
+func (l List) Unskew(now time.Time, origin uint32, next func() Stamp) (List, bool) {
+	out := l.clone()
+	var facts []*Stamp
+	take := func(s *Stamp) {
+		if s.Origin == origin && ahead(s.Time, now) {
+			facts = append(facts, s)
+		}
+	}
+	for k := range out.Members {
+		m := &out.Members[k]
+		if m.Hole {
+			continue
+		}
+		take(&m.Added)
+		if m.Deleted {
+			take(&m.DeletedAt)
+		}
+		if m.Window != nil {
+			w := *m.Window
+			m.Window = &w
+			take(&w.Set)
+		}
+	}
+	for k := range out.KeySlots {
+		take(&out.KeySlots[k].Added)
+		if out.KeySlots[k].Deleted {
+			take(&out.KeySlots[k].DeletedAt)
+		}
+	}
+	take(&out.Primary.Set)
+	if len(facts) == 0 {
+		return l, false
+	}
+	slices.SortFunc(facts, func(a, b *Stamp) int { return a.Compare(*b) })
+	renamed := map[Stamp]Stamp{}
+	for _, s := range facts {
+		n := next()
+		renamed[*s] = n
+		*s = n
+	}
+	for _, m := range out.Members {
+		if w := m.Window; w != nil {
+			if n, ok := renamed[w.Prev]; ok {
+				w.Prev = n
+			}
+		}
+	}
+	if n, ok := renamed[out.Primary.Prev]; ok {
+		out.Primary.Prev = n
+	}
+	out.Seal()
+	return out, true
+}
+
+// MaxStampWithin returns the latest clock reading among the list's facts
+// that is not more than MaxSkew ahead of now.
+func (l List) MaxStampWithin(now time.Time) uint64 {
+	var t uint64
+	keep := func(s Stamp) {
+		if !ahead(s.Time, now) {
+			t = max(t, s.Time)
+		}
+	}
+	for _, m := range l.Members {
+		keep(m.Added)
+		keep(m.DeletedAt)
+		if m.Window != nil {
+			keep(m.Window.Set)
+		}
+	}
+	for _, k := range l.KeySlots {
+		keep(k.Added)
+		keep(k.DeletedAt)
+	}
+	keep(l.Primary.Set)
+	return t
+}
+
 // Key verbs, as diagKeyChange numbers them (mib.KeyInstall, KeyUse,
 // KeyRemove).
 const (

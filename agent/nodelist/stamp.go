@@ -96,6 +96,11 @@ func (c *Clock) Observe(t uint64) { c.last = max(c.last, t) }
 // Last returns the newest reading given or observed.
 func (c *Clock) Last() uint64 { return c.last }
 
+// Rewind sets the clock back to reading t: for an agent whose wall clock
+// jumped ahead and came back, so that its next readings follow the wall
+// clock again (List.Unskew restamps what it stamped meanwhile).
+func (c *Clock) Rewind(t uint64) { c.last = t }
+
 // MaxSkew is how far ahead of an agent's own clock a stamp may be: a list
 // holding a later one is refused, since no correct agent could have made
 // it (its clock would be that far off), and taking it would make every
