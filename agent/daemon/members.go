@@ -41,6 +41,7 @@ type membership struct {
 	lookup     nodelist.Lookup            // resolves the host name of a node added by name
 	chunks     [][]byte                   // diagListTable's rows for list, encoded once (under mu)
 	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
+	secret     bool                       // the list chunks encodes holds a device's community
 	toldMoved  map[nodelist.Stamp]bool    // nodes added here whose move was told (under mu)
 }
 
@@ -156,19 +157,15 @@ func (m *membership) latest() nodelist.List {
 	return m.list
 }
 
-// listChunks returns diagListTable's rows for the list run, encoded once
-// per list (under mu).
-func (m *membership) listChunks() [][]byte {
+// listTable returns diagListTable's rows for the list run, encoded once
+// per list, and whether they hold a device's community, which the table
+// then serves to agents and writers alone (under mu).
+func (m *membership) listTable() ([][]byte, bool) {
 	if m.chunks == nil || m.chunksOf != m.list.Hash {
 		m.chunks, m.chunksOf = board.Chunks(m.list.Marshal()), m.list.Hash
+		m.secret = slices.ContainsFunc(m.list.Members, func(n nodelist.Member) bool { return n.Labels.Community != "" })
 	}
-	return m.chunks
-}
-
-// listSecret reports whether the list run holds a device's community,
-// which diagListTable then serves to agents and writers alone.
-func (m *membership) listSecret() bool {
-	return slices.ContainsFunc(m.list.Members, func(n nodelist.Member) bool { return n.Labels.Community != "" })
+	return m.chunks, m.secret
 }
 
 // stamp stamps a change made here now (under mu).
