@@ -68,8 +68,10 @@ func (l List) Remove(id int, at Stamp) (List, error) {
 // WithMaintenance returns the list with node id's maintenance window
 // ending at until, stamped at: status is the node's status now, which a
 // window already open at now keeps from when it began. An until at or
-// before now ends the window (no change if none is open). It refuses a
-// removed id and a window longer than MaxWindow.
+// before now ends the window; the end is a change even where no window is
+// open here, so that it wins over a window set at once elsewhere, which
+// this agent has not learned yet, or loses to it and is told (Lost), by
+// their stamps. It refuses a removed id and a window longer than MaxWindow.
 func (l List) WithMaintenance(id int, until, now time.Time, status hiadsd.Status, at Stamp) (List, error) {
 	if id < 0 || id >= len(l.Members) || l.Members[id].Removed {
 		return l, fmt.Errorf("row %d: %w", id+1, ErrNoMember)
@@ -84,10 +86,10 @@ func (l List) WithMaintenance(id int, until, now time.Time, status hiadsd.Status
 	}
 	switch {
 	case !until.After(now):
-		if !cur.Active(now) {
-			return l, nil // no window open: nothing to end
+		w.Until = now.Truncate(time.Second)
+		if cur.Active(now) {
+			w.Status = cur.Status
 		}
-		w.Until, w.Status = now.Truncate(time.Second), cur.Status
 	case cur.Active(now):
 		w.Status = cur.Status
 	}

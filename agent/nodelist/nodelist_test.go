@@ -199,8 +199,15 @@ func TestMaintenance(t *testing.T) {
 	if err != nil || ended.Members[1].Maint.Active(now.Add(2*time.Minute)) || ended.Members[1].Maint.Status != hiadsd.FaultFree {
 		t.Errorf("ended: %+v, %v", ended.Members[1].Maint, err)
 	}
-	if again, err := ended.WithMaintenance(1, time.Time{}, now.Add(3*time.Minute), hiadsd.Faulty, next()); err != nil || again.Hash != ended.Hash {
-		t.Errorf("ending a closed window: %v; want no change", err)
+	// Ended again where it is closed: still a change, which wins over a
+	// window set at once elsewhere that this agent has not learned yet.
+	again, err := ended.WithMaintenance(1, time.Time{}, now.Add(3*time.Minute), hiadsd.Faulty, next())
+	if err != nil || again.Hash == ended.Hash || again.Members[1].Maint.Prev != ended.Members[1].Maint.Set || again.Members[1].Maint.Active(now.Add(3*time.Minute)) {
+		t.Errorf("ending a closed window: %+v, %v; want an end stamped over the one before", again.Members[1].Maint, err)
+	}
+	elsewhere, _ := ended.WithMaintenance(1, now.Add(5*time.Hour), now.Add(2*time.Minute), hiadsd.FaultFree, Stamp{Time: again.Members[1].Maint.Set.Time - 1, Origin: 9})
+	if both, _ := again.Merge(elsewhere); both.Members[1].Maint.Active(now.Add(3*time.Minute)) {
+		t.Error("an end made after a window set at once elsewhere, which it did not know, lost to it")
 	}
 	if _, err := l.WithMaintenance(1, now.Add(MaxWindow+time.Second), now, hiadsd.FaultFree, next()); !errors.Is(err, ErrTooLong) {
 		t.Errorf("beyond MaxWindow: %v", err)

@@ -374,14 +374,7 @@ func (n *nemesis) check(next keyring.Key, mark int) {
 				last = ch
 			}
 		}
-		// An end asked of an agent that held no window open is no change
-		// (nodelist.List.WithMaintenance): a window set at once elsewhere,
-		// which that agent had not learned yet, then holds with nothing lost.
-		unseen := func(ch *change) bool {
-			return ch.acked && !ch.until.IsZero() && holds(ch) && last.until.IsZero() && last.done.Sub(ch.done) < c.Bound()
-		}
-		if last != nil && !holds(last) && !slices.ContainsFunc(chs, func(ch *change) bool { return !ch.acked && holds(ch) }) &&
-			!slices.ContainsFunc(chs, unseen) {
+		if last != nil && !holds(last) && !slices.ContainsFunc(chs, func(ch *change) bool { return !ch.acked && holds(ch) }) {
 			untold = append(untold, id)
 			t.Logf("node %d's window ends at %v, not at the last one acknowledged (%s at agent %d, %v): its loss must be told",
 				id, row.until, last.what, last.at+1, last.until)
