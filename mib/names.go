@@ -53,6 +53,7 @@ var Objects = map[string]string{
 	"hiADSDisUP":               HiADSDisUP,
 	"nmsIDCounter":             NMSIDCounter,
 	"diagFaultInject":          DiagFaultInject,
+	"diagFaultClockSkew":       DiagFaultClockSkew,
 	"diagLastEventSeq":         DiagLastEventSeq,
 	"diagNodeListHash":         DiagNodeListHash,
 	"diagNodeListVersion":      DiagNodeListVersion,

@@ -67,6 +67,9 @@ const (
 	NMSIDCounter = HiADSDGroup + ".5"
 	// DiagFaultInject silences the agent's SNMP service for the seconds written.
 	DiagFaultInject = HiADSDGroup + ".6"
+	// DiagFaultClockSkew moves the agent's clock for its node list by the
+	// seconds written (fault injection).
+	DiagFaultClockSkew = HiADSDGroup + ".21"
 	// DiagLastEventSeq is the sequence number of the newest event row.
 	DiagLastEventSeq = HiADSDGroup + ".7"
 	// DiagNodeListHash is the fingerprint of the node list the agent runs.
@@ -211,6 +214,8 @@ const (
 	HiADSDisUP0 = HiADSDisUP + ".0"
 	// NMSIDCounter0 is the instance of NMSIDCounter.
 	NMSIDCounter0 = NMSIDCounter + ".0"
+	// DiagFaultClockSkew0 is the instance of DiagFaultClockSkew.
+	DiagFaultClockSkew0 = DiagFaultClockSkew + ".0"
 	// DiagFaultInject0 is the instance of DiagFaultInject.
 	DiagFaultInject0 = DiagFaultInject + ".0"
 	// DiagLastEventSeq0 is the instance of DiagLastEventSeq.
@@ -375,6 +380,8 @@ const (
 	MaxNodeID = 65535
 	// MaxFaultInjectSeconds is the largest value diagFaultInject accepts.
 	MaxFaultInjectSeconds = 86400
+	// MaxClockSkewSeconds bounds diagFaultClockSkew either way.
+	MaxClockSkewSeconds = 86400
 )
 
 // TreeCell returns the instance OID of column col of the DiagTree row of nodeID.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -42,6 +43,7 @@ type membership struct {
 	chunks     [][]byte                   // diagListTable's rows for list, encoded once (under mu)
 	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
 	secret     bool                       // the list chunks encodes holds a device's community
+	skew       atomic.Int64               // nanoseconds the list's clock runs off the wall clock (diagFaultClockSkew)
 	toldMoved  map[nodelist.Stamp]bool    // nodes added here whose move was told (under mu)
 }
 
@@ -168,9 +170,23 @@ func (m *membership) listTable() ([][]byte, bool) {
 	return m.chunks, m.secret
 }
 
+// listNow is the list's clock at wall-clock time now: now, unless fault
+// injection moved it (SetClockSkew).
+func (m *membership) listNow(now time.Time) time.Time { return now.Add(time.Duration(m.skew.Load())) }
+
+// SetClockSkew moves this agent's clock for its node list by skew from
+// the wall clock, as diagFaultClockSkew asks (fault injection): changes
+// made here are stamped, and peers' lists checked, on that clock, as on
+// an agent whose wall clock jumped.
+func (d *Daemon) SetClockSkew(skew time.Duration) error {
+	d.skew.Store(int64(skew))
+	d.log.WithField("skew", skew.String()).Warn("fault injection: the node list's clock runs off the wall clock")
+	return nil
+}
+
 // stamp stamps a change made here now (under mu).
 func (m *membership) stamp(now time.Time) nodelist.Stamp {
-	return nodelist.Stamp{Time: m.clock.Next(now), Origin: m.origin}
+	return nodelist.Stamp{Time: m.clock.Next(m.listNow(now)), Origin: m.origin}
 }
 
 // change makes one change of the list here, as a manager's SET asks: apply
@@ -351,14 +367,15 @@ func (d *Daemon) unskew() {
 	d.changing.Lock()
 	defer d.changing.Unlock()
 	d.mu.Lock()
-	now := d.now()
+	wall := d.now()
+	now := d.listNow(wall)
 	base := d.latest()
 	if d.clock.Last()>>16 <= uint64(now.Add(nodelist.MaxSkew).UnixMilli()) { // the common case: nothing ahead
 		d.mu.Unlock()
 		return
 	}
 	d.clock.Rewind(max(base.MaxStampWithin(now), uint64(now.UnixMilli())<<16))
-	fixed, changed := base.Unskew(now, d.origin, func() nodelist.Stamp { return d.stamp(now) })
+	fixed, changed := base.Unskew(now, d.origin, func() nodelist.Stamp { return d.stamp(wall) })
 	if changed {
 		d.pending = &fixed
 	}
@@ -446,7 +463,7 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 // the merge undid is told to the station (diagNodeListConflict).
 func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry) {
 	now := d.now()
-	if err := got.Check(now); err != nil {
+	if err := got.Check(d.listNow(now)); err != nil {
 		d.refuseList(f, err)
 		if errors.Is(err, nodelist.ErrAhead) { // a clock is off: read again later, and say so
 			delete(d.read, from)

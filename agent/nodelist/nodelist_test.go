@@ -206,7 +206,7 @@ func TestMaintenance(t *testing.T) {
 		t.Errorf("ending a closed window: %+v, %v; want an end stamped over the one before", again.Members[1].Maint, err)
 	}
 	elsewhere, _ := ended.WithMaintenance(1, now.Add(5*time.Hour), now.Add(2*time.Minute), hiadsd.FaultFree, Stamp{Time: again.Members[1].Maint.Set.Time - 1, Origin: 9})
-	if both, _ := again.Merge(elsewhere); both.Members[1].Maint.Active(now.Add(3*time.Minute)) {
+	if both, _ := again.Merge(elsewhere); both.Members[1].Maint.Active(now.Add(3 * time.Minute)) {
 		t.Error("an end made after a window set at once elsewhere, which it did not know, lost to it")
 	}
 	if _, err := l.WithMaintenance(1, now.Add(MaxWindow+time.Second), now, hiadsd.FaultFree, next()); !errors.Is(err, ErrTooLong) {

@@ -53,6 +53,10 @@ type Config struct {
 	SysDescr, SysContact, SysName, SysLocation string
 	// FaultInjection enables SET of diagFaultInject through a write community or user.
 	FaultInjection bool
+	// OnClockSkew is called with the skew written to diagFaultClockSkew,
+	// which fault injection enables: the daemon's clock for its node list
+	// runs that far off from then on. Nil makes the object read-only.
+	OnClockSkew func(time.Duration) error
 	// OnSetNMS is called with the new station when a manager sets nmsID; its error
 	// fails the SET (commitFailed). Nil makes nmsID read-only.
 	OnSetNMS func(netip.Addr) error

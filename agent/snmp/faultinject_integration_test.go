@@ -82,3 +82,31 @@ func TestFaultInjectionLiftedEarly(t *testing.T) {
 		t.Errorf("FaultDrops = %d, want the 4 requests of the silence", got)
 	}
 }
+
+// TestFaultInjectionSkewsTheListClock: diagFaultClockSkew takes seconds
+// either way within a day, hands them to the daemon and reads them back;
+// out of range is wrongValue, and without fault injection it is read-only.
+func TestFaultInjectionSkewsTheListClock(t *testing.T) {
+	var got []time.Duration
+	h := startHarness(t, func(c *Config) { c.OnClockSkew = func(d time.Duration) error { got = append(got, d); return nil } })
+	if out := h.must(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultClockSkew0, "i", "600")...); out != ".1.3.6.1.4.1.200.1.21.0 = INTEGER: 600" {
+		t.Fatalf("snmpset printed %q", out)
+	}
+	if out := h.must(t, "snmpget", h.v2(roCommunity, mib.DiagFaultClockSkew0)...); out != ".1.3.6.1.4.1.200.1.21.0 = INTEGER: 600" {
+		t.Errorf("read back %q", out)
+	}
+	h.must(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultClockSkew0, "i", "0")...)
+	if out, err := h.run(t, "snmpset", h.v2(rwCommunity, mib.DiagFaultClockSkew0, "i", "86401")...); err == nil || !strings.Contains(out, "wrongValue") {
+		t.Errorf("a skew over a day: %v\n%s", err, out)
+	}
+	if len(got) != 2 || got[0] != 10*time.Minute || got[1] != 0 {
+		t.Errorf("the daemon was handed %v, want [10m0s 0s]", got)
+	}
+	off := startHarness(t, func(c *Config) {
+		c.FaultInjection = false
+		c.OnClockSkew = func(time.Duration) error { t.Error("a skew was taken without fault injection"); return nil }
+	})
+	if out, err := off.run(t, "snmpset", off.v2(rwCommunity, mib.DiagFaultClockSkew0, "i", "600")...); err == nil || !strings.Contains(out, "notWritable") {
+		t.Errorf("without fault injection: %v\n%s", err, out)
+	}
+}

@@ -26,6 +26,10 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.FaultInjection {
 		inject.write = &writer{typ: gosnmp.Integer, check: checkInject, commit: r.commitInject}
 	}
+	skew := newScalar(mustOID(mib.DiagFaultClockSkew), func(*view) value { return integer(int(r.skew.Load())) })
+	if r.cfg.FaultInjection && r.cfg.OnClockSkew != nil {
+		skew.write = &writer{typ: gosnmp.Integer, mayFail: true, check: checkSkew, commit: r.commitSkew}
+	}
 	push := newScalar(mustOID(mib.DiagPush), func(*view) value { return octets(nil) })
 	if r.cfg.OnPush != nil {
 		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkPush, commit: r.commitPush}
@@ -54,6 +58,7 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),
 		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.Station.Counter) }),
 		inject,
+		skew,
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
 		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),
@@ -272,6 +277,23 @@ func checkInject(_ *view, val value) gosnmp.SNMPError {
 // commitInject silences the responder for the seconds written (0 ends it).
 func (r *Responder) commitInject(v *view, val value) error {
 	r.fault.silence(v.now, time.Duration(val.int())*time.Second)
+	return nil
+}
+
+// checkSkew accepts -MaxClockSkewSeconds..MaxClockSkewSeconds.
+func checkSkew(_ *view, val value) gosnmp.SNMPError {
+	if n := val.int(); n < -mib.MaxClockSkewSeconds || n > mib.MaxClockSkewSeconds {
+		return gosnmp.WrongValue
+	}
+	return gosnmp.NoError
+}
+
+// commitSkew hands the skew written to the daemon, and serves it.
+func (r *Responder) commitSkew(_ *view, val value) error {
+	if err := r.cfg.OnClockSkew(time.Duration(val.int()) * time.Second); err != nil {
+		return err
+	}
+	r.skew.Store(int64(val.int()))
 	return nil
 }
 

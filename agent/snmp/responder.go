@@ -39,6 +39,7 @@ type Responder struct {
 	board     *board.Board
 	stats     counters
 	fault     faultGate
+	skew      atomic.Int64 // diagFaultClockSkew, in seconds
 	salt      atomic.Uint64
 
 	mu     sync.Mutex

@@ -72,7 +72,8 @@ const (
 // to a random agent; a sixth rotates the cluster key (install, use, then
 // remove the old one once every agent holds the new one). Meanwhile the
 // nemesis kills an agent with SIGKILL and starts it again, or cuts four
-// agents off for 30 s, every 20 s. At the end every agent runs one list,
+// agents off for 30 s, every 20 s, and once moves one agent's clock 10
+// minutes ahead for 30 s (diagFaultClockSkew). At the end every agent runs one list,
 // and: every device's state is its last acknowledged add or removal; each
 // file device is listed as the file says; every node's window is one set
 // by an acknowledged change, and where it is not the last acknowledged,
@@ -238,13 +239,22 @@ func (n *nemesis) rotate(from, end time.Time) keyring.Key {
 }
 
 // nemesis kills an agent and starts it again, or cuts four agents off for
-// 30 s, every 20 s until end; every agent runs and is connected when it
-// returns.
+// 30 s, every 20 s until end, and once moves the clock of an agent that
+// operators change the list at 10 minutes ahead for 30 s, then back;
+// every agent runs and is connected, its clock back, when it returns.
 func (n *nemesis) nemesis(began, end time.Time) {
 	c := n.c
 	defer close(n.calm)
-	for at := began.Add(10 * time.Second); at.Before(end.Add(-10 * time.Second)); at = at.Add(20 * time.Second) {
+	for at, event := began.Add(10*time.Second), 0; at.Before(end.Add(-10 * time.Second)); at, event = at.Add(20*time.Second), event+1 {
 		time.Sleep(time.Until(at))
+		if event == 1 { // once a run: an agent an operator or the file changes the list at
+			k := []int{2, 4, 8, 12}[n.rng.IntN(4)]
+			n.t.Logf("nemesis %s: agent %d's clock 10 minutes ahead for 30 s", time.Since(began).Round(time.Second), k+1)
+			n.skew(k, 600)
+			time.Sleep(30 * time.Second)
+			n.skew(k, 0)
+			continue
+		}
 		if n.rng.IntN(2) == 0 {
 			k := 1 + n.rng.IntN(c.Agents-1)
 			n.t.Logf("nemesis %s: agent %d killed", time.Since(began).Round(time.Second), k+1)
@@ -266,6 +276,21 @@ func (n *nemesis) nemesis(began, end time.Time) {
 		time.Sleep(30 * time.Second)
 		for _, k := range cut {
 			must(n.t, c.Net.LinkUp(k))
+		}
+	}
+}
+
+// skew moves agent k's clock for its node list by secs (diagFaultClockSkew),
+// through the write community; an agent down or cut off is tried until it
+// takes it.
+func (n *nemesis) skew(k, secs int) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		out, err := n.c.snmp("snmpset", "private", n.c.AgentAddr(k), mib.DiagFaultClockSkew0, "i", strconv.Itoa(secs))
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			n.t.Fatalf("diagFaultClockSkew.0 = %d at agent %d: %v\n%s", secs, k+1, err, out)
 		}
 	}
 }
