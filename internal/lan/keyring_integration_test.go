@@ -218,7 +218,7 @@ func TestKeyRotationLAN(t *testing.T) {
 		{"-remove", old.ID(), []string{old.ID()}},
 	} {
 		out, code := keys(step.verb, step.key)
-		if code != 0 || !strings.Contains(out, "every agent answering (7 of 8) runs it") {
+		if code != 0 || !strings.Contains(out, "every answering agent (7 of 8) holds the change") {
 			t.Fatalf("keyring %s: exit %d: %s", step.verb, code, out)
 		}
 		t.Logf("keyring %s %s:\n%s", step.verb, step.key, out)
