@@ -86,7 +86,7 @@ type start struct {
 // must be in the list it runs.
 func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, error) {
 	fromFile := nodelist.New(c.Nodes)
-	s := start{fileHash: hex.EncodeToString(fromFile.Hash[:]), keysHash: keysHash(c.Keys)}
+	s := start{fileHash: fileHash(fromFile), keysHash: keysHash(c.Keys)}
 	fileKeys := keyring.Ring{Keys: c.Keys}.Indexes()
 	origin := nodelist.OriginOf(c.Nodes[c.Self])
 	stamp := func() nodelist.Stamp { return nodelist.Stamp{Time: s.clock.Next(now), Origin: origin} }
@@ -140,6 +140,10 @@ func editFile(l nodelist.List, st State, file []nodelist.Member, fileHash string
 	}
 	return l, false
 }
+
+// fileHash names a file's list (nodelist.New) as the state remembers it
+// (State.FileHash).
+func fileHash(l nodelist.List) string { return hex.EncodeToString(l.Hash[:]) }
 
 // fileNodes is what the state keeps of the file's nodes (State.File).
 func fileNodes(file []nodelist.Member) []nodelist.Member {
@@ -316,8 +320,7 @@ func (d *Daemon) Reload(nodes []nodelist.Member, keys []keyring.Key) (uint32, bo
 	}
 	read := fileNodes(nodes)
 	fileEdited := !slices.Equal(read, d.st.File)
-	fileList := nodelist.New(nodes)
-	d.file, d.st.File, d.st.FileHash = nodes, read, hex.EncodeToString(fileList.Hash[:])
+	d.file, d.st.File, d.st.FileHash = nodes, read, fileHash(nodelist.New(nodes))
 	if !changed {
 		d.mu.Unlock()
 		if fileEdited || keysEdited { // nothing to change, but the files read are the ones a restart compares with
@@ -370,11 +373,11 @@ func (d *Daemon) unskew() {
 	wall := d.now()
 	now := d.listNow(wall)
 	base := d.latest()
-	if d.clock.Last()>>16 <= uint64(now.Add(nodelist.MaxSkew).UnixMilli()) { // the common case: nothing ahead
+	if !d.clock.Ahead(now) { // the common case
 		d.mu.Unlock()
 		return
 	}
-	d.clock.Rewind(max(base.MaxStampWithin(now), uint64(now.UnixMilli())<<16))
+	d.clock.Rewind(base.MaxStampWithin(now)) // its next reading follows the wall clock again
 	fixed, changed := base.Unskew(now, d.origin, func() nodelist.Stamp { return d.stamp(wall) })
 	if changed {
 		d.pending = &fixed
@@ -389,6 +392,10 @@ func (d *Daemon) unskew() {
 	}
 }
 
+// nextID is diagNodeNextID: the NodeID the next add takes, on the latest
+// list (under mu).
+func (m *membership) nextID() uint32 { return uint32(len(m.latest().Members) + 1) }
+
 // publishNextLocked serves at once the diagNodeNextID of the latest list,
 // so that a manager adding nodes one after another between two intervals
 // reads the id its next add takes (under mu).
@@ -397,7 +404,7 @@ func (d *Daemon) publishNextLocked() {
 		return
 	}
 	s := *d.cur
-	s.NextID = uint32(len(d.latest().Members) + 1)
+	s.NextID = d.nextID()
 	if err := d.board.Publish(&s); err == nil {
 		d.cur = &s
 	}

@@ -313,7 +313,7 @@ func (d *Daemon) publishLocked() {
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
-		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: uint32(len(d.latest().Members) + 1), List: list, ListSecret: secret,
+		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
 		Causes: d.causeGroups()}
 	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
 	if err := d.board.Publish(s); err != nil {

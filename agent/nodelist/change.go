@@ -193,30 +193,6 @@ func (l List) Unskew(now time.Time, origin uint32, next func() Stamp) (List, boo
 	return out, true
 }
 
-// MaxStampWithin returns the latest clock reading among the list's facts
-// that is not more than MaxSkew ahead of now.
-func (l List) MaxStampWithin(now time.Time) uint64 {
-	var t uint64
-	keep := func(s Stamp) {
-		if !ahead(s.Time, now) {
-			t = max(t, s.Time)
-		}
-	}
-	for _, m := range l.Members {
-		keep(m.Added)
-		keep(m.DeletedAt)
-		if m.Window != nil {
-			keep(m.Window.Set)
-		}
-	}
-	for _, k := range l.KeySlots {
-		keep(k.Added)
-		keep(k.DeletedAt)
-	}
-	keep(l.Primary.Set)
-	return t
-}
-
 // Key verbs, as diagKeyChange numbers them (mib.KeyInstall, KeyUse,
 // KeyRemove).
 const (

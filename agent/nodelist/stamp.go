@@ -96,6 +96,10 @@ func (c *Clock) Observe(t uint64) { c.last = max(c.last, t) }
 // Last returns the newest reading given or observed.
 func (c *Clock) Last() uint64 { return c.last }
 
+// Ahead reports whether the clock reads more than MaxSkew ahead of now:
+// it stamped, or took, changes while the wall clock ran ahead.
+func (c *Clock) Ahead(now time.Time) bool { return ahead(c.last, now) }
+
 // Rewind sets the clock back to reading t: for an agent whose wall clock
 // jumped ahead and came back, so that its next readings follow the wall
 // clock again (List.Unskew restamps what it stamped meanwhile).

@@ -306,16 +306,28 @@ func (l List) Check(now time.Time) error {
 }
 
 // MaxStamp returns the latest clock reading among the list's facts.
-func (l List) MaxStamp() uint64 {
-	t := l.Primary.Set.Time
+func (l List) MaxStamp() uint64 { return l.MaxStampWithin(time.Time{}) }
+
+// MaxStampWithin returns the latest clock reading among the list's facts
+// that is not more than MaxSkew ahead of now; the zero now takes them all.
+func (l List) MaxStampWithin(now time.Time) uint64 {
+	var t uint64
+	keep := func(s Stamp) {
+		if now.IsZero() || !ahead(s.Time, now) {
+			t = max(t, s.Time)
+		}
+	}
+	keep(l.Primary.Set)
 	for _, m := range l.Members {
-		t = max(t, m.Added.Time, m.DeletedAt.Time)
+		keep(m.Added)
+		keep(m.DeletedAt)
 		if m.Window != nil {
-			t = max(t, m.Window.Set.Time)
+			keep(m.Window.Set)
 		}
 	}
 	for _, k := range l.KeySlots {
-		t = max(t, k.Added.Time, k.DeletedAt.Time)
+		keep(k.Added)
+		keep(k.DeletedAt)
 	}
 	return t
 }

@@ -42,15 +42,15 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnHello != nil {
 		hello.write = &writer{typ: gosnmp.Gauge32, mayFail: true, agents: true, check: checkHello, commit: r.commitHello}
 	}
-	var list node = writersOnlyWithSecrets{diagListTable()}
+	var list node = writersOnlyWithSecrets(diagListTable())
 	if r.clusterUsers { // it holds the communities of tested-only nodes
-		list = agentsOnly{diagListTable()}
+		list = agentsOnly(diagListTable())
 	}
 	return []node{
 		diagTreeTable(r),
 		keys,
 		hello,
-		agentsOnly{diagKeyTable()},
+		agentsOnly(diagKeyTable()),
 		newScalar(mustOID(mib.DiagNodeNextID), func(v *view) value { return gauge(max(v.snap.NextID, 1)) }),
 		list,
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),

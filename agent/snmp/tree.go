@@ -85,43 +85,37 @@ func (t *tree) next(v *view, o OID) (OID, value, bool) {
 	return nil, value{}, false
 }
 
-// agentsOnly is a subtree only the cluster's users see: to anyone else
+// only is a subtree served to the requests sees lets through: to any other
 // it does not exist.
-type agentsOnly struct{ node }
+type only struct {
+	node
+	sees func(v *view) bool
+}
 
-func (a agentsOnly) get(v *view, o OID) (value, lookup) {
-	if !v.agent {
+func (a only) get(v *view, o OID) (value, lookup) {
+	if !a.sees(v) {
 		return value{}, noObject
 	}
 	return a.node.get(v, o)
 }
 
-func (a agentsOnly) next(v *view, o OID) (OID, value, bool) {
-	if !v.agent {
+func (a only) next(v *view, o OID) (OID, value, bool) {
+	if !a.sees(v) {
 		return nil, value{}, false
 	}
 	return a.node.next(v, o)
 }
 
-// writersOnlyWithSecrets serves a subtree that may hold secrets (the node
-// list, with the communities of tested-only nodes) to a request that may
+// agentsOnly is a subtree only the cluster's users see.
+func agentsOnly(n node) node { return only{n, func(v *view) bool { return v.agent }} }
+
+// writersOnlyWithSecrets is a subtree that may hold secrets (the node list,
+// with the communities of tested-only nodes), served to a request that may
 // SET, or to any while the snapshot holds none: without cluster users
 // (SNMPv2c), the agents read it with the write community, which a manager
 // holding the read community alone does not have.
-type writersOnlyWithSecrets struct{ node }
-
-func (a writersOnlyWithSecrets) get(v *view, o OID) (value, lookup) {
-	if v.snap.ListSecret && !v.write && !v.agent {
-		return value{}, noObject
-	}
-	return a.node.get(v, o)
-}
-
-func (a writersOnlyWithSecrets) next(v *view, o OID) (OID, value, bool) {
-	if v.snap.ListSecret && !v.write && !v.agent {
-		return nil, value{}, false
-	}
-	return a.node.next(v, o)
+func writersOnlyWithSecrets(n node) node {
+	return only{n, func(v *view) bool { return !v.snap.ListSecret || v.write || v.agent }}
 }
 
 // writer makes a scalar writable: check validates a value of the right type

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -122,41 +120,16 @@ func (w window) want(asked time.Time) (time.Time, bool) {
 // those whose window ends where the change asked (or, for a window ended,
 // that hold none open) hold it.
 func surveyWindow(ctx context.Context, v clusterView, node uint32, w window) (spread, error) {
-	agents, err := v.prober.FetchNodes(ctx, v.target)
-	if err != nil {
-		return spread{}, err
-	}
 	asked, err := v.prober.FetchWindow(ctx, v.target, node)
 	if err != nil {
 		return spread{}, err
 	}
 	want, known := w.want(asked)
 	now := time.Now()
-	var s spread
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, a := range agents {
-		if a.TestedOnly {
-			continue
-		}
-		s.surveyed++
-		wg.Go(func() {
-			got, err := v.prober.FetchWindow(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, node)
-			mu.Lock()
-			defer mu.Unlock()
-			name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
-			switch {
-			case err != nil:
-				s.silent = append(s.silent, name)
-			case w.ended && !got.After(now), !w.ended && known && got.Equal(want):
-				s.held++
-			default:
-				s.lag = append(s.lag, name)
-			}
-		})
-	}
-	wg.Wait()
-	return s, nil
+	return surveyAgents(ctx, v, func(ctx context.Context, t probe.Target) (bool, error) {
+		got, err := v.prober.FetchWindow(ctx, t, node)
+		return w.ended && !got.After(now) || !w.ended && known && got.Equal(want), err
+	})
 }
 
 // parseUntil reads -until: RFC 3339, a local date and time, or a local

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,52 +228,24 @@ func (n nodesRun) nextID(ctx context.Context) (int, error) {
 // node k (present) or no longer lists it (!present) (awaitSpread).
 func (n nodesRun) await(what string, k nodeKey, present bool) int {
 	return awaitSpread("nodes", what, n.wait, n.stdout, n.stderr, func(ctx context.Context) (spread, error) {
-		held, lag, silent, ids, err := n.survey(ctx, k, present)
-		s := spread{held: held, lag: lag, silent: silent, surveyed: held + len(lag) + len(silent)}
+		var mu sync.Mutex
+		var ids []uint32 // the NodeIDs the node is listed at
+		s, err := surveyAgents(ctx, n.v, func(ctx context.Context, t probe.Target) (bool, error) {
+			id, err := n.listed(ctx, t, k)
+			if err == nil && id > 0 {
+				mu.Lock()
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+				mu.Unlock()
+			}
+			return (id > 0) == present, err
+		})
 		if present && len(ids) == 1 && fmt.Sprintf("node %d", ids[0]) != what {
 			s.note = fmt.Sprintf("; it is node %d there: its id was given at once to another node, and it took the next", ids[0])
 		}
 		return s, err
 	})
-}
-
-// survey asks every agent the agent asked lists whether it holds the
-// change: the agents that do, those that do not (lag), those that do not
-// answer (silent), and the NodeIDs the node is listed at.
-func (n nodesRun) survey(ctx context.Context, k nodeKey, present bool) (held int, lag, silent []string, ids []uint32, err error) {
-	agents, err := n.v.prober.FetchNodes(ctx, n.v.target)
-	if err != nil {
-		return 0, nil, nil, nil, err
-	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	seen := map[uint32]bool{}
-	for _, a := range agents {
-		if a.TestedOnly {
-			continue
-		}
-		wg.Go(func() {
-			t := probe.Target{Addr: a.Addr, Port: a.Port}
-			id, err := n.listed(ctx, t, k)
-			mu.Lock()
-			defer mu.Unlock()
-			name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
-			switch {
-			case err != nil:
-				silent = append(silent, name)
-			case (id > 0) == present:
-				held++
-				if id > 0 && !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
-				}
-			default:
-				lag = append(lag, name)
-			}
-		})
-	}
-	wg.Wait()
-	return held, lag, silent, ids, nil
 }
 
 // agent names the agent asked.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/diagagent/diagagent/agent/probe"
 )
 
 // spread is what one survey of the agents found of a change: how many of
@@ -58,4 +62,39 @@ func awaitSpread(cmd, what string, wait time.Duration, stdout, stderr io.Writer,
 		}
 		time.Sleep(spreadPoll)
 	}
+}
+
+// surveyAgents asks every agent the agent asked lists (tested-only devices
+// aside), all at once, whether it holds a change: holds answers for one
+// agent, an error counting it silent.
+func surveyAgents(ctx context.Context, v clusterView, holds func(context.Context, probe.Target) (bool, error)) (spread, error) {
+	agents, err := v.prober.FetchNodes(ctx, v.target)
+	if err != nil {
+		return spread{}, err
+	}
+	var s spread
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range agents {
+		if a.TestedOnly {
+			continue
+		}
+		s.surveyed++
+		wg.Go(func() {
+			ok, err := holds(ctx, probe.Target{Addr: a.Addr, Port: a.Port})
+			mu.Lock()
+			defer mu.Unlock()
+			name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
+			switch {
+			case err != nil:
+				s.silent = append(s.silent, name)
+			case ok:
+				s.held++
+			default:
+				s.lag = append(s.lag, name)
+			}
+		})
+	}
+	wg.Wait()
+	return s, nil
 }
