@@ -11,14 +11,15 @@ import (
 // agent that made the change reports it (Lost), once, since only it
 // acknowledged it.
 type Conflict struct {
-	// Kind says what lost: "window", "key in use", "key removal" or "id"
+	// Kind says what lost: "window", "key in use", "key removal", "id"
 	// (a node added under an id given at once to another node, or the
-	// same address added at once elsewhere, which is now another id).
+	// same address added at once elsewhere, which is now another id) or
+	// "add" (a node added here that a removal made at once undid).
 	Kind string
 	// Node is the id (0-based) the change was about in the merged list, -1
 	// for a change of the keys.
 	Node int
-	// Entry is the id of the entry the change made, for an "id": where the
+	// Entry is the id of the entry the change made, for an "id" or an "add": where the
 	// merged list holds it (Node is the node it is).
 	Entry int
 	// Winner is the origin of the change that won (OriginOf), 0 if unknown.
@@ -33,7 +34,8 @@ type Conflict struct {
 // longer does, since a change made at once elsewhere won: a window replaced
 // by one set without knowing it (its Prev is older than the window lost),
 // the key in use set the same way, a key's removal undone by a use of it
-// elsewhere, and a node added here that the merge put at another id.
+// elsewhere, a node added here that the merge put at another id, and an
+// add or a window undone by a removal made without knowing it.
 func Lost(old, merged List, origin uint32) []Conflict {
 	var out []Conflict
 	for k, m := range old.Members {
