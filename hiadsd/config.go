@@ -85,6 +85,13 @@ type Config struct {
 	// (isolation.go); 0 turns self-suspicion off. The daemon sets it; the
 	// simulator leaves it off to reproduce the papers.
 	Isolation int
+	// Vantage is how many other agents are asked to test a node when a
+	// test finds it faulty or partial where the view holds it otherwise
+	// (vantage.go): the verdict is believed only when one of them confirms
+	// it, or when there is no other agent to ask; 0 believes every test,
+	// as the papers do. The daemon sets it; the simulator leaves it off to
+	// reproduce the papers, and sets it for its lossy-tester faults.
+	Vantage int
 	// Rotate makes vCube test one cluster per interval, Next, instead of all
 	// log2 N (vcubeRotating): each node is then tested about once per
 	// interval. Only for VCube; the daemon sets it for test.plan rotate and
@@ -118,6 +125,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Rotate && c.Algorithm != VCube {
 		return fmt.Errorf("Rotate is for VCube, not %v: %w", c.Algorithm, ErrBadConfig)
+	}
+	if c.Vantage < 0 {
+		return fmt.Errorf("Vantage = %d, want >= 0: %w", c.Vantage, ErrBadConfig)
 	}
 	if c.Isolation < 0 {
 		return fmt.Errorf("Isolation = %d, want >= 0: %w", c.Isolation, ErrBadConfig)

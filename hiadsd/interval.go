@@ -9,10 +9,12 @@ type interval struct {
 	index    map[int]struct{} // ids in report.Tests, built once there are many
 	passed   []Range          // clusters tested through without a source; every fetch asks for them too
 	dispute  []int            // ids a source held at another status with no newer counter (see Config.Recheck)
+	doubted  []int            // ids tested now whose failure no other vantage point bore out (vantage.go)
 	overrode []int            // ids tested now whose direct verdict overrode a newer one heard (catchUp): pushed as events
 	changes  []IDEntry        // the entries this pass replaced, oldest first, so undo can restore them
 	merges   []mergedFetch    // the fetches this pass merged at a digest, remembered if the pass is the interval
 	used     int              // answers this pass took
+	health   evidence         // what this pass's tests say of the node's own link (vantage.go)
 	// expecting is set once a test of this pass has no real answer:
 	// what follows rests on expected verdicts, so no fetch is asked for.
 	expecting bool
@@ -50,14 +52,24 @@ func (iv *interval) test(j int) Status {
 	if iv.node.Config.IsRemoved(j) {
 		return Faulty
 	}
-	got := iv.probe(j)
-	iv.record(j, got)
-	return got
+	a, real := iv.probe(j)
+	second := SecondNone
+	if real {
+		second = iv.second(j, a)
+		iv.evidence(a, second)
+	}
+	iv.record(j, a.status, second)
+	return a.status
 }
 
-// record stores a direct verdict on j: in the report and in the view.
-func (iv *interval) record(j int, got Status) {
-	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got})
+// record stores a direct verdict on j: in the report, and in the view
+// unless no second vantage point bears it out (Second.Believed).
+func (iv *interval) record(j int, got Status, second Second) {
+	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got, Second: second})
+	if !second.Believed() {
+		iv.doubted = append(iv.doubted, j)
+		return
+	}
 	switch {
 	case iv.index != nil:
 		iv.index[j] = struct{}{}
@@ -173,7 +185,7 @@ func (iv *interval) fetch(j int, ranges []Range, copyAll bool) bool {
 			continue
 		}
 		mine := iv.node.View.Get(id)
-		if iv.wasTested(id) {
+		if iv.wasTested(id) && !iv.isDoubted(id) {
 			e, refused := catchUp(mine, ie.Entry)
 			iv.set(id, e, Direct)
 			if refused {

@@ -33,6 +33,10 @@ type Op struct {
 	Kind   OpKind
 	Target int
 	Ranges []Range // OpFetch
+	// Via lists, for an OpTest with Config.Vantage, the other agents to ask
+	// to test Target should this test find it faulty or partial where the
+	// view holds it otherwise (vantage.go); their answers go in Result.Seen.
+	Via []int
 }
 
 // Result is the world's answer to one Op.
@@ -61,6 +65,15 @@ type Result struct {
 	// list is not merged, and the list is reported (Report.Lists).
 	List ListVersion
 	Err  error
+	// Seen is, for an OpTest that found the target faulty or partial, what
+	// the other vantage points found of it meanwhile: the agents of Op.Via
+	// asked to test it, and any agent whose own test of it was heard; one
+	// status each, Unknown for none that answered (vantage.go).
+	Seen []Status
+	// Sent and Unanswered count the requests the test sent and those no
+	// reply came to: the tester's own measure of its link (vantage.go's
+	// self-doubt). Zero when not counted.
+	Sent, Unanswered int
 }
 
 // Interval is one testing interval of a Node as a state machine, in the
@@ -96,6 +109,7 @@ type Interval struct {
 	fetches  []fetchAnswer
 	need     []Op
 	ranges   []Range // backs the Ranges of the ops in need and fetches
+	via      []int   // backs the Via of the ops in need
 	done     bool
 	report   Report
 	answered int      // results taken by Advance
@@ -123,9 +137,11 @@ func (m *Interval) everyID() []Range {
 
 // testAnswer is the answer to one test.
 type testAnswer struct {
-	status   Status
-	digest   uint64
-	withheld bool
+	status           Status
+	digest           uint64
+	withheld         bool
+	seen             []Status
+	sent, unanswered int
 }
 
 // fetchAnswer is the answer to one fetch.
@@ -201,7 +217,7 @@ func (m *Interval) Begin(n *Node) error {
 func (m *Interval) reset() {
 	m.tests.reset()
 	clear(m.fetches)
-	m.fetches, m.need, m.ranges = m.fetches[:0], m.need[:0], m.ranges[:0]
+	m.fetches, m.need, m.ranges, m.via = m.fetches[:0], m.need[:0], m.ranges[:0], m.via[:0]
 	m.spare = Report{Tests: m.report.Tests, Fetches: m.report.Fetches, Updates: m.report.Updates}
 	m.done, m.report, m.answered, m.targeted = false, Report{}, 0, false
 	for k := range m.plan {
@@ -231,7 +247,9 @@ func (m *Interval) Advance(res []Result) error {
 	for k, op := range m.need {
 		switch op.Kind {
 		case OpTest:
-			m.tests.put(op.Target, testAnswer{status: res[k].Status, digest: res[k].Digest, withheld: res[k].Withheld})
+			r := &res[k]
+			m.tests.put(op.Target, testAnswer{status: r.Status, digest: r.Digest, withheld: r.Withheld,
+				seen: slices.Clone(r.Seen), sent: r.Sent, unanswered: r.Unanswered})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
 		}
@@ -253,7 +271,7 @@ func (m *Interval) pass() {
 	n := m.node
 	m.need = m.need[:0]
 	iv := &m.scratch
-	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0], overrode: iv.overrode[:0],
+	*iv = interval{node: n, m: m, passed: iv.passed[:0], dispute: iv.dispute[:0], doubted: iv.doubted[:0], overrode: iv.overrode[:0],
 		changes: iv.changes[:0], merges: iv.merges[:0], report: Report{Node: n.ID,
 			Tests: m.spare.Tests[:0], Fetches: m.spare.Fetches[:0], Updates: m.spare.Updates[:0]}}
 	m.spare = Report{}
@@ -271,6 +289,7 @@ func (m *Interval) pass() {
 	iv.report.Wasted = m.answered - iv.used
 	iv.report.Pushes = iv.pushes()
 	iv.isolation()
+	iv.report.Doubt = n.health.add(iv.health)
 	n.asked = n.asked[:0] // asked and tested: a pass that is undone keeps them for the next one
 	m.report, m.done = iv.report, true
 }
@@ -325,15 +344,15 @@ func (iv *interval) expect(j int) Status {
 	return FaultFree
 }
 
-// probe returns the verdict of a test of j, real or expected.
-func (iv *interval) probe(j int) Status {
+// probe returns the answer to a test of j, real (ok) or expected.
+func (iv *interval) probe(j int) (a testAnswer, ok bool) {
 	if a, ok := iv.m.tests.get(j); ok {
 		iv.used++
-		return a.status
+		return a, true
 	}
-	iv.m.ask(Op{Kind: OpTest, Target: j})
+	iv.m.ask(Op{Kind: OpTest, Target: j, Via: iv.node.vantages(j, &iv.m.via)})
 	iv.expecting = true
-	return iv.expect(j)
+	return testAnswer{status: iv.expect(j)}, false
 }
 
 // read returns j's answer to a fetch of ranges, nil if it has none yet; a

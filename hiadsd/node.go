@@ -54,6 +54,7 @@ type Node struct {
 	// (isolation.go).
 	isolated int
 	released []released
+	health   health // the node's own health (vantage.go)
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

@@ -4,6 +4,9 @@ package hiadsd
 type TestResult struct {
 	Target int
 	Status Status
+	// Second is what other vantage points said of a failure this test
+	// found, with Config.Vantage; a verdict not Believed was not applied.
+	Second Second
 }
 
 // FetchResult is one request for another node's entries.
@@ -81,4 +84,7 @@ type Report struct {
 	// tests a node held faulty and the next one at once; when the first is
 	// found fault-free, it is the source and the second test goes unused).
 	Wasted int
+	// Doubt is the node's own health after the interval (vantage.go):
+	// whether it doubts its tests, and the evidence.
+	Doubt Doubt
 }

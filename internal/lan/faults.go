@@ -38,9 +38,17 @@ func (nw *Net) LinkUp(k int) error {
 // independently (nftables numgen, since these kernels have no netem); with
 // loss on every host each datagram is lost with probability pct/100 once.
 // pct 0 removes the rule.
-func (nw *Net) SetLoss(k, pct int) error {
-	if pct < 0 || pct > 100 {
-		return fmt.Errorf("lan: loss %d%%: want 0 to 100", pct)
+func (nw *Net) SetLoss(k, pct int) error { return nw.SetLinkLoss(k, pct, 0) }
+
+// SetLinkLoss drops in percent of the packets host k receives and out
+// percent of those it sends, each at random and independently: a lossy
+// NIC, cable or switch port (both), or one that fails one way only. 0 and 0
+// removes the rules.
+func (nw *Net) SetLinkLoss(k, in, out int) error {
+	for _, pct := range []int{in, out} {
+		if pct < 0 || pct > 100 {
+			return fmt.Errorf("lan: loss %d%%: want 0 to 100", pct)
+		}
 	}
 	ns := nw.Hosts[k]
 	if _, had := nw.loss[k]; had {
@@ -49,20 +57,28 @@ func (nw *Net) SetLoss(k, pct int) error {
 		}
 		delete(nw.loss, k)
 	}
-	if pct == 0 {
+	if in == 0 && out == 0 {
 		return nil
 	}
-	match := fmt.Sprintf("numgen random mod 100 < %d ", pct)
-	if pct == 100 {
-		match = "" // nftables refuses "< 100" on a mod-100 value
+	script := fmt.Sprintf("add table inet %s\n", lossTable)
+	for _, h := range []struct {
+		hook, dir string
+		pct       int
+	}{{"input", "iifname", in}, {"output", "oifname", out}} {
+		if h.pct == 0 {
+			continue
+		}
+		match := fmt.Sprintf("numgen random mod 100 < %d ", h.pct)
+		if h.pct == 100 {
+			match = "" // nftables refuses "< 100" on a mod-100 value
+		}
+		script += fmt.Sprintf("add chain inet %[1]s %[2]s { type filter hook %[2]s priority 0; policy accept; }\n"+
+			"add rule inet %[1]s %[2]s %[3]s \"eth0\" %[4]scounter drop\n", lossTable, h.hook, h.dir, match)
 	}
-	script := fmt.Sprintf("add table inet %[1]s\n"+
-		"add chain inet %[1]s input { type filter hook input priority 0; policy accept; }\n"+
-		"add rule inet %[1]s input iifname \"eth0\" %[2]scounter drop\n", lossTable, match)
 	if err := nft(ns, script); err != nil {
 		return err
 	}
-	nw.loss[k] = pct
+	nw.loss[k] = max(in, out)
 	return nil
 }
 

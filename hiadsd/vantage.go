@@ -1,0 +1,198 @@
+package hiadsd
+
+import "slices"
+
+// A second vantage point. The diagnosis trusts a fault-free tester's word,
+// and a tester whose own link loses packets (a flaky NIC, cable or switch
+// port) is still fault-free to its own tester most of the time: its failed
+// tests would become the cluster's truth. SWIM answers with indirect
+// probes, Rapid with alerts from several observers. Here, with
+// Config.Vantage = k, a test that finds a node faulty or partial where the
+// view holds it fault-free (or unknown) names, in Op.Via, up to k other
+// agents: the node's first fault-free testers in its other clusters, which
+// test it anyway in their turn. The caller asks them to test it while its
+// own re-test runs, and hands back what they found (Result.Seen). The
+// verdict (TestResult.Second) is then:
+//
+//   - Refuted when one of them reached the node: the view keeps what it
+//     held, nothing is reported or pushed, and the test counts against
+//     the tester's own health;
+//   - Confirmed when none reached it and one found it faulty or partial
+//     too: believed, as before;
+//   - Unheard when none answered: not believed either, since a fault-free
+//     agent that does not answer its tester is the tester's fault far more
+//     often than a crash of every one of them; it counts against the
+//     tester's health too;
+//   - Alone when there is no other agent to ask (none held fault-free), or
+//     the tester is cut off past Config.Isolation's hold (isolation.go):
+//     its word stands, as the papers have it.
+//
+// A real crash is found by the other vantage points as by the tester, in
+// the time the tester's own re-test of a new verdict takes already, so the
+// latency of the diagnosis is unchanged (docs/design.md).
+
+// Second is what other vantage points said of a failure a test found.
+type Second uint8
+
+// The outcomes; SecondNone for a test that needed none: it found the node
+// fault-free, or a failure the view held already, or Config.Vantage is 0.
+const (
+	SecondNone Second = iota
+	Confirmed
+	Alone
+	Refuted
+	Unheard
+)
+
+// Believed reports whether the verdict is applied to the view.
+func (s Second) Believed() bool { return s != Refuted && s != Unheard }
+
+// String names the outcome for logs.
+func (s Second) String() string {
+	return [...]string{"", "confirmed", "alone", "refuted", "unheard"}[min(int(s), 4)]
+}
+
+// vantages appends to *buf, and returns, the agents a test of j asks should
+// it find a new failure: up to Config.Vantage agents this node holds
+// fault-free, other than itself and j, taken one per cluster of j in order
+// (its testers there, first: they test j anyway in their turn), then a
+// second per cluster, and so on. None without Config.Vantage.
+func (n *Node) vantages(j int, buf *[]int) []int {
+	k := n.Config.Vantage
+	if k == 0 {
+		return nil
+	}
+	lo := len(*buf)
+	l := Levels(n.Config.N)
+	for from := 0; len(*buf)-lo < k; from++ {
+		took := false
+		for s := 1; s <= l && len(*buf)-lo < k; s++ {
+			if from >= 1<<(s-1) {
+				continue
+			}
+			// the from-th helper of c(j,s): its members in order, past those taken
+			seen := 0
+			for m := 0; m < 1<<(s-1); m++ {
+				t := j ^ 1<<(s-1) ^ m
+				if t >= n.Config.N || t == n.ID || !n.isTester(t) {
+					continue
+				}
+				if seen == from {
+					*buf = append(*buf, t)
+					took = true
+					break
+				}
+				seen++
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	return (*buf)[lo:len(*buf):len(*buf)]
+}
+
+// second judges a real test answer a about j (see the comment above).
+func (iv *interval) second(j int, a testAnswer) Second {
+	n := iv.node
+	if n.Config.Vantage == 0 || (a.status != Faulty && a.status != Partial) {
+		return SecondNone
+	}
+	if held := n.View.Get(j).Status; held != FaultFree && held != Unknown {
+		return SecondNone
+	}
+	confirmed := false
+	for _, st := range a.seen {
+		switch st {
+		case FaultFree:
+			return Refuted
+		case Faulty, Partial:
+			confirmed = true
+		}
+	}
+	switch {
+	case confirmed:
+		return Confirmed
+	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation:
+		return Alone
+	case !n.health.doubting && len(n.vantages(j, &iv.m.via)) == 0:
+		return Alone
+	}
+	return Unheard
+}
+
+// A tester's own health (Lifeguard's local health, seen from the tester).
+// A node whose failures other vantage points refute or leave unheard, or
+// whose requests go unanswered by nodes that prove alive, doubts itself:
+// over the last healthWindow intervals, two such failures, or at least
+// doubtRequests requests of which doubtLoss percent or more went
+// unanswered. While it doubts, its word is never taken alone (Second
+// Alone is not given), and the caller stretches its waits and says so.
+// It stops doubting once the window holds no refuted failure and less
+// than trustLoss percent of its requests lost. Tests of a node that stays
+// down (a confirmed failure, or one held already) are no evidence either
+// way: a tester of a dead node is not at fault.
+const (
+	healthWindow  = 8
+	doubtRefuted  = 2
+	doubtRequests = 12
+	doubtLoss     = 45
+	trustLoss     = 20
+)
+
+// Doubt is a node's own health over its last intervals.
+type Doubt struct {
+	// Doubting says the node doubts its own tests.
+	Doubting bool
+	// Refuted counts its failures other vantage points refuted or left
+	// unheard; Sent and Unanswered its requests to nodes that proved alive.
+	Refuted, Sent, Unanswered int
+}
+
+// health is the window Doubt is computed over.
+type health struct {
+	ring     [healthWindow]evidence
+	at       int
+	doubting bool
+}
+
+// evidence is one interval's.
+type evidence struct{ refuted, sent, unanswered int }
+
+// add takes an interval's evidence and returns the health that follows.
+func (h *health) add(e evidence) Doubt {
+	h.ring[h.at] = e
+	h.at = (h.at + 1) % healthWindow
+	var d Doubt
+	for _, e := range h.ring {
+		d.Refuted, d.Sent, d.Unanswered = d.Refuted+e.refuted, d.Sent+e.sent, d.Unanswered+e.unanswered
+	}
+	lossy := func(pct, atLeast int) bool { return d.Sent >= atLeast && 100*d.Unanswered >= pct*d.Sent }
+	if h.doubting {
+		h.doubting = d.Refuted > 0 || lossy(trustLoss, 1)
+	} else {
+		h.doubting = d.Refuted >= doubtRefuted || lossy(doubtLoss, doubtRequests)
+	}
+	d.Doubting = h.doubting
+	return d
+}
+
+// Doubting reports whether the node doubts its own tests.
+func (n *Node) Doubting() bool { return n.health.doubting }
+
+// evidence notes what a real test answer a, judged second, says of this
+// node's own link.
+func (iv *interval) evidence(a testAnswer, second Second) {
+	switch {
+	case a.status == FaultFree:
+	case second == Refuted || second == Unheard:
+		iv.health.refuted++
+	default:
+		return
+	}
+	iv.health.sent += a.sent
+	iv.health.unanswered += a.unanswered
+}
+
+// isDoubted reports whether j's failure, tested now, was not believed.
+func (iv *interval) isDoubted(j int) bool { return slices.Contains(iv.doubted, j) }

@@ -1,0 +1,187 @@
+package hiadsd
+
+import (
+	"slices"
+	"testing"
+)
+
+// lossyWorld answers every test of the node under test with fail, and
+// what each other vantage point saw with seen (nil: none answered).
+type lossyWorld struct {
+	fail Status
+	seen []Status
+	sent int
+	ops  []Op // every test op asked, for the Via it carried
+}
+
+func (w *lossyWorld) step(t *testing.T, n *Node) Report {
+	t.Helper()
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	for !m.Done() {
+		ops := m.Ready()
+		res := make([]Result, len(ops))
+		for k, op := range ops {
+			switch op.Kind {
+			case OpTest:
+				w.ops = append(w.ops, Op{Kind: op.Kind, Target: op.Target, Via: slices.Clone(op.Via)})
+				res[k] = Result{Status: w.fail, Seen: w.seen, Sent: w.sent, Unanswered: w.sent}
+			case OpFetch:
+				res[k].Err = errNoAnswer
+			}
+		}
+		if err := m.Advance(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m.Report()
+}
+
+// TestVantagesAreTheTargetsOtherTesters: node 0 of 16 asks, of node 8 (its
+// cluster-4 target), the first tester it holds fault-free in each of node
+// 8's other clusters: 9 (c(8,1)), 10 (c(8,2)), 12 (c(8,3)); with node 10
+// held faulty, 11 stands in; never itself, the target, or a printer.
+func TestVantagesAreTheTargetsOtherTesters(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Vantage: 3, TestedOnly: []int{12}}
+	n := newTestNode(t, cfg, 0)
+	var buf []int
+	if got := n.vantages(8, &buf); !slices.Equal(got, []int{9, 10, 13}) {
+		t.Fatalf("vantages of 8 = %v, want [9 10 13] (12 is a printer)", got)
+	}
+	n.View.Set(10, Entry{Status: Faulty, Counter: 1})
+	if got := n.vantages(8, &buf); !slices.Equal(got, []int{9, 11, 13}) {
+		t.Fatalf("vantages of 8 with 10 faulty = %v, want [9 11 13]", got)
+	}
+	if got := n.vantages(1, &buf); slices.Contains(got, 0) || slices.Contains(got, 1) || len(got) != 3 {
+		t.Fatalf("vantages of 1 = %v: three, neither 0 nor 1", got)
+	}
+	cfg.Vantage = 0
+	if got := n.vantages(8, &buf); got != nil {
+		t.Fatalf("vantages without Config.Vantage = %v", got)
+	}
+}
+
+// TestFailureNeedsASecondVantagePoint: a new failure is applied only when
+// another vantage point confirms it; refuted or unheard, the view keeps
+// the node fault-free and nothing is pushed; with Vantage 0 (the papers')
+// the tester's word stands.
+func TestFailureNeedsASecondVantagePoint(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		vantage int
+		seen    []Status
+		want    Second
+		applied bool
+	}{
+		{"refuted", 3, []Status{Unknown, FaultFree}, Refuted, false},
+		{"refuted though another agrees", 3, []Status{Partial, FaultFree}, Refuted, false},
+		{"confirmed", 3, []Status{Unknown, Partial}, Confirmed, true},
+		{"unheard", 3, []Status{Unknown, Unknown, Unknown}, Unheard, false},
+		{"unheard, none", 3, nil, Unheard, false},
+		{"the papers'", 0, nil, SecondNone, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: tc.vantage}
+			n := newTestNode(t, cfg, 0)
+			w := &lossyWorld{fail: Partial, seen: tc.seen}
+			rep := w.step(t, n)
+			if len(rep.Tests) == 0 {
+				t.Fatal("no test")
+			}
+			tr := rep.Tests[0]
+			if tr.Second != tc.want {
+				t.Fatalf("test of %d judged %v, want %v", tr.Target, tr.Second, tc.want)
+			}
+			held := n.View.Get(tr.Target).Status
+			if (held == Partial) != tc.applied || (len(rep.Updates) > 0) != tc.applied || (len(rep.Pushes) > 0) != tc.applied {
+				t.Fatalf("node %d held %v, %d updates, %d pushes; applied should be %v", tr.Target, held, len(rep.Updates), len(rep.Pushes), tc.applied)
+			}
+			if tc.vantage > 0 && len(w.ops[0].Via) != 3 {
+				t.Fatalf("test of %d asks %v, want three other vantage points", tr.Target, w.ops[0].Via)
+			}
+		})
+	}
+}
+
+// TestAloneWhenNoneElse: with every other agent held faulty, the tester's
+// word stands (Alone), unless it doubts itself.
+func TestAloneWhenNoneElse(t *testing.T) {
+	cfg := &Config{N: 4, Algorithm: VCube, Vantage: 3}
+	n := newTestNode(t, cfg, 0)
+	n.View.Set(2, Entry{Status: Faulty, Counter: 1})
+	n.View.Set(3, Entry{Status: Faulty, Counter: 1})
+	rep := (&lossyWorld{fail: Faulty}).step(t, n)
+	var got Second
+	for _, tr := range rep.Tests {
+		if tr.Target == 1 {
+			got = tr.Second
+		}
+	}
+	if got != Alone || n.View.Get(1).Status != Faulty {
+		t.Fatalf("node 1, the only other agent up, tested faulty: judged %v, held %v; want alone, faulty", got, n.View.Get(1).Status)
+	}
+}
+
+// TestDoubtFromRefutedFailuresAndLostRequests: two refuted failures within
+// the window make a node doubt itself, and it stops once the window is
+// clean; so does a tester losing 45% of its requests to nodes that answer,
+// and one losing 19% (a link with 10% loss each way) never does.
+func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
+	var h health
+	if d := h.add(evidence{refuted: 1}); d.Doubting {
+		t.Fatal("one refuted failure: doubting")
+	}
+	if d := h.add(evidence{refuted: 1}); !d.Doubting || d.Refuted != 2 {
+		t.Fatalf("two refuted failures: %+v", d)
+	}
+	for k := 0; k < healthWindow-1; k++ {
+		if d := h.add(evidence{sent: 2}); !d.Doubting {
+			t.Fatalf("stopped doubting %d intervals after, with a refuted failure in the window", k+1)
+		}
+	}
+	if d := h.add(evidence{sent: 2}); d.Doubting {
+		t.Fatalf("still doubting with a clean window: %+v", d)
+	}
+	var lossy health
+	for k := 0; k < healthWindow; k++ {
+		lossy.add(evidence{sent: 4, unanswered: 2})
+	}
+	if !lossy.doubting {
+		t.Fatal("half the requests unanswered: not doubting")
+	}
+	var fine health
+	for k := 0; k < 10*healthWindow; k++ {
+		// 19 of 100 requests lost, spread evenly: never 45% of a window.
+		u := 0
+		if k%5 < 2 {
+			u = 1
+		}
+		if d := fine.add(evidence{sent: 2, unanswered: u}); d.Doubting {
+			t.Fatalf("interval %d: doubting at 20%% loss: %+v", k, d)
+		}
+	}
+}
+
+// TestConfirmedFailuresAreNoEvidence: a tester whose target is down (its
+// failure confirmed every interval) does not doubt itself.
+func TestConfirmedFailuresAreNoEvidence(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Vantage: 3}
+	n := newTestNode(t, cfg, 0)
+	w := &lossyWorld{fail: Faulty, seen: []Status{Faulty}, sent: 4}
+	for range 2 * healthWindow {
+		w.step(t, n)
+	}
+	if n.Doubting() {
+		t.Fatal("a tester whose failures are confirmed doubts itself")
+	}
+	w.seen = []Status{FaultFree}
+	n2 := newTestNode(t, cfg, 0)
+	for range 2 {
+		w.step(t, n2)
+	}
+	if !n2.Doubting() {
+		t.Fatal("a tester refuted twice does not doubt itself")
+	}
+}
