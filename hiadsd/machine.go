@@ -70,6 +70,9 @@ type Result struct {
 	// asked to test it, and any agent whose own test of it was heard; one
 	// status each, Unknown for none that answered (vantage.go).
 	Seen []Status
+	// NoneAsked says every agent of Op.Via refused the question (an older
+	// agent): the test's word stands alone, as when none is held up.
+	NoneAsked bool
 	// Sent and Unanswered count the requests the test sent and those no
 	// reply came to: the tester's own measure of its link (vantage.go's
 	// self-doubt). Zero when not counted.
@@ -141,6 +144,7 @@ type testAnswer struct {
 	digest           uint64
 	withheld         bool
 	seen             []Status
+	noneAsked        bool
 	sent, unanswered int
 }
 
@@ -249,7 +253,7 @@ func (m *Interval) Advance(res []Result) error {
 		case OpTest:
 			r := &res[k]
 			m.tests.put(op.Target, testAnswer{status: r.Status, digest: r.Digest, withheld: r.Withheld,
-				seen: slices.Clone(r.Seen), sent: r.Sent, unanswered: r.Unanswered})
+				seen: slices.Clone(r.Seen), noneAsked: r.NoneAsked, sent: r.Sent, unanswered: r.Unanswered})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
 		}

@@ -23,7 +23,8 @@ import "slices"
 //     agent that does not answer its tester is the tester's fault far more
 //     often than a crash of every one of them; it counts against the
 //     tester's health too;
-//   - Alone when there is no other agent to ask (none held fault-free), or
+//   - Alone when there is no other agent to ask (none held fault-free, or
+//     every one asked refused the question: an older agent), or
 //     the tester is cut off past Config.Isolation's hold (isolation.go):
 //     its word stands, as the papers have it.
 //
@@ -115,7 +116,7 @@ func (iv *interval) second(j int, a testAnswer) Second {
 		return Confirmed
 	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation:
 		return Alone
-	case !n.health.doubting && len(n.vantages(j, &iv.m.via)) == 0:
+	case !n.health.doubting && (a.noneAsked || len(n.vantages(j, &iv.m.via)) == 0):
 		return Alone
 	}
 	return Unheard

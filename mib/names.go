@@ -60,6 +60,8 @@ var Objects = map[string]string{
 	"diagNodeListIDs":          DiagNodeListIDs,
 	"diagViewDigest":           DiagViewDigest,
 	"diagPush":                 DiagPush,
+	"diagVantage":              DiagVantage,
+	"diagSelfDoubt":            DiagSelfDoubt,
 	"diagKeyChange":            DiagKeyChange,
 	"diagHello":                DiagHello,
 	"diagKeyTable":             DiagKeyTable,

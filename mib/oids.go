@@ -70,6 +70,11 @@ const (
 	// DiagFaultClockSkew moves the agent's clock for its node list by the
 	// seconds written (fault injection).
 	DiagFaultClockSkew = HiADSDGroup + ".21"
+	// DiagVantage is written by a peer to ask this agent to test a node, or
+	// to answer such a question (board.Vantage).
+	DiagVantage = HiADSDGroup + ".22"
+	// DiagSelfDoubt says whether the agent doubts its own tests.
+	DiagSelfDoubt = HiADSDGroup + ".23"
 	// DiagLastEventSeq is the sequence number of the newest event row.
 	DiagLastEventSeq = HiADSDGroup + ".7"
 	// DiagNodeListHash is the fingerprint of the node list the agent runs.
@@ -230,6 +235,10 @@ const (
 	DiagViewDigest0 = DiagViewDigest + ".0"
 	// DiagPush0 is the instance of DiagPush.
 	DiagPush0 = DiagPush + ".0"
+	// DiagVantage0 is the instance of DiagVantage.
+	DiagVantage0 = DiagVantage + ".0"
+	// DiagSelfDoubt0 is the instance of DiagSelfDoubt.
+	DiagSelfDoubt0 = DiagSelfDoubt + ".0"
 	// DiagKeyChange0 is the instance of DiagKeyChange.
 	DiagKeyChange0 = DiagKeyChange + ".0"
 	// DiagHello0 is the instance of DiagHello.

@@ -39,6 +39,8 @@ type Snapshot struct {
 	// Withheld serves diagViewDigest as the empty string: the rows hold
 	// verdicts made while this agent was cut off, not to be read by peers.
 	Withheld bool
+	// SelfDoubt is diagSelfDoubt: the agent doubts its own tests.
+	SelfDoubt bool
 	// KeyRefused are the NodeIDs of the peers that refused every cluster
 	// key this agent holds when it last tested them.
 	KeyRefused []uint32

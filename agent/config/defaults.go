@@ -126,6 +126,7 @@ func Default() Config {
 			PingTimeout: p.PingTimeout,
 			PingCount:   p.PingCount,
 			Concurrency: p.Concurrency,
+			Vantage:     daemon.DefaultVantage,
 		},
 		Traps: Traps{
 			Kind:         kindName(t.Kind),

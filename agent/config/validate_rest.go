@@ -18,6 +18,7 @@ func (t Test) validate(m *mistakes, snmp SNMP) {
 	inRange(m, "test.retries", t.Retries, 0, 10)
 	inRange(m, "test.ping_count", t.PingCount, 1, 100)
 	inRange(m, "test.concurrency", t.Concurrency, 1, 1024)
+	inRange(m, "test.vantage", t.Vantage, 0, 8)
 	if _, ok := snmp.User(t.V3User); t.V3User != "" && !ok {
 		m.add("test.v3_user", "%q is not in snmp.users; add that user there, or leave it empty to test with the read community", t.V3User)
 	}

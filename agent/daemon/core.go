@@ -15,7 +15,7 @@ const isolation = 2
 // core returns the core's configuration the daemon runs on list l: its
 // size and its tested-only and removed ids.
 func (c Config) core(l nodelist.List) *hiadsd.Config {
-	cc := &hiadsd.Config{Algorithm: c.Algorithm, Recheck: true, Push: true, Isolation: isolation,
+	cc := &hiadsd.Config{Algorithm: c.Algorithm, Recheck: true, Push: true, Isolation: isolation, Vantage: c.Vantage,
 		Rotate: c.Rotate && c.Algorithm == hiadsd.VCube, N: len(l.Members)}
 	for k, m := range l.Members {
 		switch {

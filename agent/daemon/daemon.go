@@ -83,7 +83,15 @@ type Config struct {
 	Keys []keyring.Key
 	// Flapping holds the thresholds a node flaps between (agent/flap).
 	Flapping flap.Config
+	// Vantage is how many other agents are asked to test a node this
+	// agent's test finds newly faulty or partial (hiadsd.Config.Vantage,
+	// vantage.go); 0 believes every test. It needs a prober that can write
+	// to peers.
+	Vantage int
 }
+
+// DefaultVantage is Config.Vantage's default: SWIM's k of indirect probes.
+const DefaultVantage = 3
 
 // Default returns the daemon's defaults, the configuration file's: vCube
 // on the rotating plan every 2 s, a 30 s start-up grace, notifications of
@@ -100,6 +108,7 @@ func Default() Config {
 		PartialHold:  5 * time.Second,
 		StateDir:     DefaultStateDir,
 		Flapping:     flap.Default(),
+		Vantage:      DefaultVantage,
 	}
 }
 
@@ -177,6 +186,7 @@ type loop struct {
 	prober    Prober
 	rng       *rand.Rand
 	push      pushing                 // pushes received, waiting for the loop, and sent
+	vantage   vantage                 // questions asked of peers and asked by them (vantage.go)
 	pushes    bool                    // pushes are sent (the prober can write)
 	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
 	refusing  map[int]bool            // peers that refused every cluster key at this agent's last test of them
@@ -201,6 +211,9 @@ func New(o Options) (*Daemon, error) {
 		o.Log = logrus.NewEntry(l)
 	}
 	c := o.Config
+	if _, ok := o.Prober.(seconding); !ok || !o.Prober.CanPush() {
+		c.Vantage = 0 // no other agent can be asked: every test is believed
+	}
 	if c.Self < 0 || c.Self >= len(c.Nodes) {
 		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", c.Self, len(c.Nodes), hiadsd.ErrBadConfig)
 	}
@@ -250,6 +263,7 @@ func New(o Options) (*Daemon, error) {
 			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, keysFileName), len(r.Keys))
 	}
 	d.push.in = make(chan board.Push, pushQueue)
+	d.vantage = vantage{waiting: map[vantageKey]*question{}, asks: make(chan board.Vantage, questions)}
 	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
@@ -282,6 +296,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wd := make(chan struct{})
 	go d.watchdog(ctx, wd)
 	defer func() { <-wd }()
+	answered := make(chan struct{})
+	go func() { defer close(answered); d.answerQuestions(ctx) }()
+	defer func() { <-answered }()
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
@@ -411,6 +428,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.explain(probes)
 	d.refuse(rep, "fetch")
 	d.selfSuspicion(ctx, rep, began)
+	d.noteDoubt(rep.Doubt)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)
 	d.sendPushes(ctx, rep.Pushes) // before record, which waits for the disk

@@ -55,6 +55,8 @@ type loopMetrics struct {
 	lost      *metrics.CounterVec
 	causes    *metrics.CounterVec
 	sweeps    *metrics.CounterVec
+	seconds   *metrics.CounterVec
+	doubt     metrics.Gauge
 }
 
 // newMetrics makes the interval metrics, every label value at 0.
@@ -85,9 +87,16 @@ func newMetrics() loopMetrics {
 			Help: "Groups of nodes this agent notified as one cause (diagCauseChange), by kind: lost (lost together), back-down (back, had been down), back-cut (back, had been cut off), back (back, not seen going)."}, []string{"kind"}),
 		sweeps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_cause_sweeps_total",
 			Help: "Sweeps this agent made as the owner of faults collecting in the group window (one test of every node held up), by result: answered (every node did: a node alone, told at once), silent (some did not: the faults wait for them)."}, []string{"result"}),
+		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
+			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed)."}, []string{"result"}),
+		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
+			Help: "1 while this agent doubts its own tests (diagSelfDoubt): other agents refute its failures, or its requests to live nodes go unanswered; its link is the likely fault."}),
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
+	}
+	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard} {
+		m.seconds.WithLabelValues(s.String())
 	}
 	for _, c := range []string{"started", "stopped"} {
 		m.flaps.WithLabelValues(c)
@@ -128,6 +137,16 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 	m.unused.Add(float64(rep.Wasted))
 	m.took.Observe(took.Seconds())
 	m.unsaved.Set(float64(unsaved))
+	for _, t := range rep.Tests {
+		if t.Second != hiadsd.SecondNone {
+			m.seconds.WithLabelValues(t.Second.String()).Inc()
+		}
+	}
+	doubt := 0.0
+	if rep.Doubt.Doubting {
+		doubt = 1
+	}
+	m.doubt.Set(doubt)
 }
 
 // Describe sends the descriptions of the daemon's metrics (metrics.Collector).
@@ -135,7 +154,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 	for _, desc := range []*metrics.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps} {
+	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps, d.met.seconds, d.met.doubt} {
 		c.Describe(ch)
 	}
 }
@@ -143,7 +162,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (metrics.Collector).
 func (d *Daemon) Collect(ch chan<- metrics.Metric) {
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps} {
+	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps, d.met.seconds, d.met.doubt} {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

@@ -55,10 +55,11 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}
-				res[k].Status, res[k].Digest, res[k].Withheld = r.Status, r.Digest, r.Withheld
+				res[k] = hiadsd.Result{Status: r.Status, Digest: r.Digest, Withheld: r.Withheld,
+					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: r.Sent, Unanswered: r.Unanswered}
 				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 					d.log.WithFields(logrus.Fields{"node": op.Target + 1, "status": r.Status.String(), "took": d.now().Sub(began).String(),
-						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated}).WithError(r.SNMPErr).Debug("tested")
+						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated, "seen": r.Seen}).WithError(r.SNMPErr).Debug("tested")
 				}
 				mu.Lock()
 				probes[op.Target] = r

@@ -26,6 +26,7 @@ type journal struct {
 	lastDone  time.Time // when the loop last finished an interval, for hiADSDisUP and hellos
 	lastBegan time.Time // when it last began one, for hiADSDisUP
 	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
+	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
 
 	// how, changed, held and left are owned by the loop goroutine.
 	how     []mib.Source
@@ -315,7 +316,7 @@ func (d *Daemon) publishLocked() {
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
 		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
 		Causes: d.causeGroups()}
-	s.Digest, s.Withheld = s.FetchDigest(), d.withheld
+	s.Digest, s.Withheld, s.SelfDoubt = s.FetchDigest(), d.withheld, d.doubting
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return

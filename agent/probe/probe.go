@@ -79,6 +79,15 @@ type Result struct {
 	// cut short because a peer's own direct test (pushed to this agent)
 	// reached the same verdict meanwhile: the result is the first test's.
 	Corroborated bool
+	// Seen is what other vantage points found of a new faulty or partial
+	// verdict while it was re-tested (View.Second), and the corroborating
+	// verdict; NoneAsked says every agent asked refused the question (an
+	// older agent), so none could be asked (hiadsd.Result).
+	Seen      []hiadsd.Status
+	NoneAsked bool
+	// Sent and Unanswered count the SNMP requests of the test (first and
+	// re-test) and those no reply came to.
+	Sent, Unanswered int
 	// Duration is the whole probe, waiting for a concurrency slot included.
 	Duration time.Duration
 }
@@ -113,6 +122,8 @@ type Prober struct {
 	asks   chan struct{} // the sweeps', askSlots
 	book   peerBook
 	met    probeMetrics
+	// stretched doubles the tests' waits (Stretch).
+	stretched atomic.Bool
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo
@@ -210,6 +221,14 @@ type View struct {
 	// already, so such a verdict ends the re-test at once and the first
 	// test's verdict stands (Result.Corroborated). Any other changes nothing.
 	Peer <-chan hiadsd.Status
+	// Second, when set, is called as the re-test of a new faulty or
+	// partial verdict starts: it asks other agents to test the peer, and
+	// returns the channel on which their verdicts come, closed once every
+	// agent asked has answered, refused the question, or could not be
+	// reached; a lone Unknown says every one of them refused it. The re-test collects
+	// them into Result.Seen until it ends, and waits up to test.timeout
+	// more for the first one.
+	Second func(ctx context.Context) <-chan hiadsd.Status
 }
 
 // ProbeInView is Probe for an agent that holds v about t.
@@ -243,13 +262,28 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	}
 	if suspect(res.Status, held) {
 		first := res
+		var others *vantages
+		if v.Second != nil {
+			others = collect(v.Second(ctx))
+		}
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		res = p.test(rctx, t, p.retry())
+		res.Sent, res.Unanswered = res.Sent+first.Sent, res.Unanswered+first.Unanswered
 		if corroborated := cut(); res.Status == hiadsd.Unknown && corroborated && ctx.Err() == nil {
+			sent, unanswered := res.Sent, res.Unanswered
 			res = first
-			res.Corroborated = true
+			res.Corroborated, res.Sent, res.Unanswered = true, sent, unanswered
+			res.Seen = append(res.Seen, first.Status)
 		} else {
 			res.Retested, res.Suspected = true, first.Status
+		}
+		if others != nil {
+			wait := time.Duration(0)
+			if res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial {
+				wait = p.cfg.Timeout
+			}
+			seen, noneAsked := others.end(ctx, wait)
+			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
 	}
 	if res.Status != hiadsd.Unknown {
@@ -308,8 +342,20 @@ type attempt struct {
 // a silent peer so costs a few round-trip timeouts, not seconds; its
 // verdict, if new, is then re-tested with the full waits.
 func (p *Prober) firstTry(r rtt) attempt {
-	wait := r.timeout(p.cfg.TimeoutMin, p.cfg.Timeout)
+	wait := r.timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
 	return attempt{wait: wait, retries: p.cfg.Retries, pingBound: wait}
+}
+
+// Stretch doubles every wait of the tests while on: the agent doubts its
+// own link (hiadsd.Doubt), so a late reply is likelier its fault.
+func (p *Prober) Stretch(on bool) { p.stretched.Store(on) }
+
+// stretch is the factor Stretch sets.
+func (p *Prober) stretch() time.Duration {
+	if p.stretched.Load() {
+		return 2
+	}
+	return 1
 }
 
 // retry is the re-test of a new faulty or partial verdict, the suspicion
@@ -319,7 +365,7 @@ func (p *Prober) firstTry(r rtt) attempt {
 // when it runs again), so it outwaits a stall of up to twice test.timeout,
 // and a frozen or cut-off peer costs max(2·test.timeout, ping_timeout).
 func (p *Prober) retry() attempt {
-	return attempt{wait: p.cfg.Timeout, retries: 1, pingNow: true}
+	return attempt{wait: p.cfg.Timeout * p.stretch(), retries: 1, pingNow: true}
 }
 
 // suspect reports whether a verdict must be re-tested before it is
@@ -331,7 +377,7 @@ func suspect(now, last hiadsd.Status) bool {
 // test is one test: SNMP as a says, and the ICMP echo check started
 // beside the SNMP retries (or at once), so a silent peer costs the longer
 // of the two, not the sum.
-func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
+func (p *Prober) test(ctx context.Context, t Target, a attempt) (res Result) {
 	pctx, stop := context.WithCancel(ctx)
 	ping := &sidePing{done: make(chan struct{})}
 	defer ping.cancel(stop)
@@ -340,6 +386,12 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 		step()
 	}
 	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, a, step)
+	defer func() { // the requests, for the tester's own health
+		res.Sent, res.Unanswered = 1+resent, resent
+		if rtt == 0 {
+			res.Unanswered++
+		}
+	}()
 	switch {
 	case rtt > 0 && resent == 0: // a reply came, whatever it said
 		p.book.sampled(t, rtt)
@@ -354,7 +406,7 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) Result {
 	case ctx.Err() != nil:
 		return Result{Status: hiadsd.Unknown, SNMPErr: err, Wait: a.wait}
 	}
-	res := Result{Status: hiadsd.Partial, SNMPErr: err, Wait: a.wait}
+	res = Result{Status: hiadsd.Partial, SNMPErr: err, Wait: a.wait}
 	step() // a refused request ends SNMP before any retry
 	res.RTT, res.PingErr = ping.waitWithin(a.pingBound, stop)
 	switch {

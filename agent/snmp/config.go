@@ -63,6 +63,10 @@ type Config struct {
 	// OnPush is called with each push a peer writes to diagPush; nil makes
 	// diagPush read-only. Its error makes the SET commitFailed.
 	OnPush func(board.Push) error
+	// OnVantage is called with each question or answer a peer writes to
+	// diagVantage; nil makes diagVantage read-only. Its error makes the
+	// SET commitFailed.
+	OnVantage func(board.Vantage) error
 	// OnRowChange is called with a manager's change of the node list (a
 	// diagTree row created or destroyed); ErrRowNoCreation and
 	// ErrRowInconsistent choose the SET's error, any other error is

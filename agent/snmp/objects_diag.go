@@ -34,6 +34,10 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnPush != nil {
 		push.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkPush, commit: r.commitPush}
 	}
+	vantage := newScalar(mustOID(mib.DiagVantage), func(*view) value { return octets(nil) })
+	if r.cfg.OnVantage != nil {
+		vantage.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkVantage, commit: r.commitVantage}
+	}
 	keys := newScalar(mustOID(mib.DiagKeyChange), func(*view) value { return octets(nil) })
 	if r.cfg.OnKeyChange != nil {
 		keys.write = &writer{typ: gosnmp.OctetString, mayFail: true, agents: true, check: checkKeyChange, commit: r.commitKeyChange}
@@ -59,6 +63,8 @@ func diagNodes(r *Responder) []node {
 		newScalar(mustOID(mib.NMSIDCounter), func(v *view) value { return gauge(v.snap.Station.Counter) }),
 		inject,
 		skew,
+		vantage,
+		newScalar(mustOID(mib.DiagSelfDoubt), func(v *view) value { return integer(truth(v.snap.SelfDoubt)) }),
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
 		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),
@@ -225,6 +231,27 @@ func (r *Responder) commitPush(_ *view, val value) error {
 		return err
 	}
 	return r.cfg.OnPush(p)
+}
+
+// checkVantage accepts a value ParseVantage decodes: wrongLength for a length
+// no value has, wrongValue for a bad field.
+func checkVantage(_ *view, val value) gosnmp.SNMPError {
+	if len(val.raw) != board.VantageLen {
+		return gosnmp.WrongLength
+	}
+	if _, err := board.ParseVantage(val.raw); err != nil {
+		return gosnmp.WrongValue
+	}
+	return gosnmp.NoError
+}
+
+// commitVantage hands the question or answer to the daemon.
+func (r *Responder) commitVantage(_ *view, val value) error {
+	v, err := board.ParseVantage(val.raw)
+	if err != nil {
+		return err
+	}
+	return r.cfg.OnVantage(v)
 }
 
 // checkHello accepts the NodeID of a node of the snapshot.

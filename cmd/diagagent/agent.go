@@ -95,6 +95,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	}
 	rc := responderConfig(cfg, id, ring, st.EngineID, boots, a.board, log)
 	rc.OnSetNMS, rc.OnRowChange, rc.OnPush, rc.OnHello = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive, a.daemon.Hello
+	rc.OnVantage = a.daemon.OnVantage
 	rc.OnClockSkew = a.daemon.SetClockSkew
 	rc.OnMaintenance, rc.OnRowCheck = a.daemon.SetMaintenance, rowChecker(a.daemon)
 	if ring != nil {

@@ -92,7 +92,7 @@ func daemonConfig(cfg config.Config, id int, p probe.Config, ring *keyring.Ring)
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
 	d.StartupGrace, d.Notify = cfg.Traps.StartupGrace, config.ScopeOf(cfg.Traps.Scope)
 	d.RecoveryHold, d.PartialHold = cfg.Traps.RecoveryHold, cfg.Traps.PartialHold
-	d.GroupWindow = cfg.Traps.GroupWindow
+	d.GroupWindow, d.Vantage = cfg.Traps.GroupWindow, cfg.Test.Vantage
 	if d.GroupWindow < 0 {
 		d.GroupWindow = d.Interval + d.TestBudget
 	}

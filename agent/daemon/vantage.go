@@ -1,0 +1,238 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// seconding is a Prober that can ask other agents about a peer and answer
+// their questions (probe.Prober): a second vantage point (hiadsd/vantage.go).
+type seconding interface {
+	Glance(ctx context.Context, t probe.Target) probe.Result
+	Vantage(ctx context.Context, t probe.Target, value []byte) error
+	Stretch(on bool)
+}
+
+// ErrVantageBusy is OnVantage's error when more questions wait than it
+// answers at once: the asker counts the question refused.
+var ErrVantageBusy = errors.New("daemon: too many questions waiting")
+
+// questions is how many peers' questions wait to be answered, and
+// answering how many are answered at once.
+const (
+	questions = 32
+	answering = 4
+)
+
+// vantage is the daemon's side of second vantage points: the questions
+// this agent asked that wait for an answer, and the questions peers asked
+// it, waiting for the answering loop.
+type vantage struct {
+	mu      sync.Mutex
+	waiting map[vantageKey]*question
+	asks    chan board.Vantage
+	doubt   hiadsd.Doubt // the core's last, the loop's
+}
+
+// vantageKey names one question: the agent asked, the node, the nonce.
+type vantageKey struct {
+	to, node int
+	nonce    uint32
+}
+
+// question is the questions one test asked.
+type question struct {
+	out           chan hiadsd.Status
+	left, refused int
+	asked         int
+	until         time.Time
+}
+
+// resolve ends question k with st (an answer), or as refused, or as
+// unreachable (neither); the last one closes the test's channel. Called
+// with v.mu held.
+func (v *vantage) resolve(k vantageKey, st hiadsd.Status, refused bool) {
+	a, ok := v.waiting[k]
+	if !ok {
+		return
+	}
+	delete(v.waiting, k)
+	switch {
+	case refused:
+		a.refused++
+	case st != hiadsd.Unknown:
+		a.out <- st // buffered for every question
+	}
+	if a.left--; a.left == 0 {
+		if a.refused == a.asked {
+			a.out <- hiadsd.Unknown
+		}
+		close(a.out)
+	}
+}
+
+// second returns the probe.View.Second of a test of target that asks via,
+// nil when no other agent can be asked.
+func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiadsd.Status {
+	sp, ok := d.prober.(seconding)
+	if len(via) == 0 || !ok || !d.pushes {
+		return nil
+	}
+	via = slices.Clone(via)
+	members := d.list.Members
+	return func(ctx context.Context) <-chan hiadsd.Status {
+		a := &question{out: make(chan hiadsd.Status, len(via)+1), left: len(via), asked: len(via),
+			until: d.now().Add(4 * d.cfg.TestBudget)}
+		type sent struct {
+			k vantageKey
+			b []byte
+		}
+		var qs []sent
+		d.vantage.mu.Lock()
+		d.purgeLocked()
+		for _, h := range via {
+			k := vantageKey{to: h, node: target, nonce: rand.Uint32()}
+			b, err := board.MarshalVantage(board.Vantage{Kind: board.Ask, From: uint32(d.id + 1), Node: uint32(target + 1), Nonce: k.nonce})
+			if err != nil || h >= len(members) {
+				a.left--
+				continue
+			}
+			d.vantage.waiting[k] = a
+			qs = append(qs, sent{k, b})
+		}
+		if a.left == 0 {
+			close(a.out)
+		}
+		d.vantage.mu.Unlock()
+		for _, q := range qs {
+			d.push.sends.Go(func() {
+				err := sp.Vantage(ctx, members[q.k.to], q.b)
+				if err == nil {
+					return
+				}
+				var se *probe.SetError
+				refused := errors.As(err, &se)
+				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Debug("question not taken")
+				d.vantage.mu.Lock()
+				d.vantage.resolve(q.k, hiadsd.Unknown, refused)
+				d.vantage.mu.Unlock()
+			})
+		}
+		return a.out
+	}
+}
+
+// purgeLocked forgets the questions whose answer can no longer matter.
+func (d *Daemon) purgeLocked() {
+	now := d.now()
+	for k, a := range d.vantage.waiting {
+		if now.After(a.until) {
+			d.vantage.resolve(k, hiadsd.Unknown, false)
+		}
+	}
+}
+
+// OnVantage takes a question or an answer a peer wrote to diagVantage.
+// A question from a member about a member is queued for the answering
+// loop; an answer is handed to the test that asked, if it still waits.
+// Safe from any goroutine (the responder's).
+func (d *Daemon) OnVantage(v board.Vantage) error {
+	from, node := int(v.From)-1, int(v.Node)-1
+	d.mu.Lock()
+	members := d.list.Members
+	d.mu.Unlock()
+	if from >= len(members) || node >= len(members) || from == d.id || node == d.id ||
+		members[from].Removed || members[from].TestedOnly || members[node].Removed {
+		return nil // not a question a member of this list asks: ignored
+	}
+	if v.Kind == board.Answer {
+		d.vantage.mu.Lock()
+		d.vantage.resolve(vantageKey{to: from, node: node, nonce: v.Nonce}, v.Status, false)
+		d.vantage.mu.Unlock()
+		return nil
+	}
+	select {
+	case d.vantage.asks <- v:
+		return nil
+	default:
+		return ErrVantageBusy
+	}
+}
+
+// answerQuestions tests, at most answering at once, each node a peer asked
+// about, and writes what it found back to the asker, until ctx ends.
+func (d *Daemon) answerQuestions(ctx context.Context) {
+	sp, ok := d.prober.(seconding)
+	if !ok {
+		return
+	}
+	slots := make(chan struct{}, answering)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case q := <-d.vantage.asks:
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			d.mu.Lock()
+			members := d.list.Members
+			d.mu.Unlock()
+			if int(q.Node) > len(members) || int(q.From) > len(members) {
+				<-slots
+				continue
+			}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				r := sp.Glance(ctx, members[q.Node-1])
+				if r.Status == hiadsd.Unknown {
+					return
+				}
+				b, err := board.MarshalVantage(board.Vantage{Kind: board.Answer, From: uint32(d.id + 1), Node: q.Node, Nonce: q.Nonce, Status: r.Status})
+				if err != nil {
+					return
+				}
+				if err := sp.Vantage(ctx, members[q.From-1], b); err != nil {
+					d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node}).WithError(err).Debug("answer not taken")
+				}
+			})
+		}
+	}
+}
+
+// noteDoubt tells the operator when the agent starts or stops doubting its
+// own tests (hiadsd.Doubt), and stretches the prober's waits meanwhile.
+func (d *Daemon) noteDoubt(doubt hiadsd.Doubt) {
+	was := d.vantage.doubt.Doubting
+	d.vantage.doubt = doubt
+	if doubt.Doubting == was {
+		return
+	}
+	d.mu.Lock()
+	d.doubting = doubt.Doubting
+	d.mu.Unlock()
+	if sp, ok := d.prober.(seconding); ok {
+		sp.Stretch(doubt.Doubting)
+	}
+	f := d.log.WithFields(logrus.Fields{"refuted": doubt.Refuted, "sent": doubt.Sent, "unanswered": doubt.Unanswered})
+	if doubt.Doubting {
+		f.Warn("this agent doubts its own tests: other agents reach nodes its tests found down, or its requests go unanswered; " +
+			"its link (NIC, cable, switch port) is the likely fault. Its verdicts need another agent's confirmation, and it waits twice as long")
+	} else {
+		f.Info("this agent trusts its own tests again")
+	}
+}

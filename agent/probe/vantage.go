@@ -1,0 +1,105 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
+)
+
+// vantages gathers the verdicts other agents send about a peer while the
+// re-test of a new fault runs (View.Second).
+type vantages struct {
+	mu       sync.Mutex
+	seen     []hiadsd.Status
+	answered int // answers and refusals
+	closed   bool
+	first    chan struct{} // closed at the first verdict, or when in closes
+	once     sync.Once
+	done     chan struct{}
+	stop     chan struct{}
+}
+
+// collect gathers from in until end.
+func collect(in <-chan hiadsd.Status) *vantages {
+	v := &vantages{first: make(chan struct{}), done: make(chan struct{}), stop: make(chan struct{})}
+	go func() {
+		defer close(v.done)
+		for {
+			select {
+			case st, ok := <-in:
+				v.mu.Lock()
+				if !ok {
+					v.closed = true
+				} else {
+					v.answered++
+					if st != hiadsd.Unknown {
+						v.seen = append(v.seen, st)
+					}
+				}
+				got := !ok || st != hiadsd.Unknown
+				v.mu.Unlock()
+				if got {
+					v.once.Do(func() { close(v.first) })
+				}
+				if !ok {
+					return
+				}
+			case <-v.stop:
+				return
+			}
+		}
+	}()
+	return v
+}
+
+// end waits up to wait for a first verdict if none came yet, then stops
+// gathering and returns the verdicts, and whether every agent asked
+// refused the question.
+func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.Status, noneAsked bool) {
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-v.first:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	close(v.stop)
+	<-v.done
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.seen, v.closed && len(v.seen) == 0 && v.answered > 0
+}
+
+// Glance tests t once, as the first try of a test (Probe) and without its
+// re-test: another agent's question (diagVantage) is answered with it, in
+// the time its asker's own re-test takes. It leaves the verdict Probe
+// compares with as it was.
+func (p *Prober) Glance(ctx context.Context, t Target) Result {
+	if err := check(t); err != nil {
+		return Result{Status: hiadsd.Unknown, SNMPErr: err}
+	}
+	if err := acquire(ctx, p.slots); err != nil {
+		return Result{Status: hiadsd.Unknown, SNMPErr: err}
+	}
+	defer release(p.slots)
+	return p.test(ctx, t, p.firstTry(p.book.estimate(t)))
+}
+
+// Vantage writes value (a board.MarshalVantage) to diagVantage.0 of the
+// agent at t, as Push writes a push.
+func (p *Prober) Vantage(ctx context.Context, t Target, value []byte) error {
+	err := p.set(ctx, p.sends, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
+		gosnmp.SnmpPDU{Name: mib.DiagVantage0, Type: gosnmp.OctetString, Value: value})
+	if err != nil {
+		return fmt.Errorf("diagVantage of %s: %w", t.Addr, err)
+	}
+	return nil
+}
