@@ -9,8 +9,7 @@ import "slices"
 // probes, Rapid with alerts from several observers. Here, with
 // Config.Vantage = k, a test that finds a node faulty or partial where the
 // view holds it fault-free (or unknown) names, in Op.Via, up to k other
-// agents: the node's first fault-free testers in its other clusters, which
-// test it anyway in their turn. The caller asks them to test it while its
+// agents, from the node's largest clusters down (vantages). The caller asks them to test it while its
 // own re-test runs, and hands back what they found (Result.Seen). The
 // verdict (TestResult.Second) is then:
 //
@@ -55,9 +54,12 @@ func (s Second) String() string {
 
 // vantages appends to *buf, and returns, the agents a test of j asks should
 // it find a new failure: up to Config.Vantage agents this node holds
-// fault-free, other than itself and j, taken one per cluster of j in order
-// (its testers there, first: they test j anyway in their turn), then a
-// second per cluster, and so on. None without Config.Vantage.
+// fault-free, other than itself and j, one per cluster of j from the
+// largest down (the farthest from j in the hypercube, so the least likely
+// to share its switch port or subnet), each at a place in its cluster
+// drawn from this node's and j's ids, so that j's testers ask different
+// agents; then a second per cluster, and so on. None without
+// Config.Vantage.
 func (n *Node) vantages(j int, buf *[]int) []int {
 	k := n.Config.Vantage
 	if k == 0 {
@@ -67,14 +69,15 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 	l := Levels(n.Config.N)
 	for from := 0; len(*buf)-lo < k; from++ {
 		took := false
-		for s := 1; s <= l && len(*buf)-lo < k; s++ {
-			if from >= 1<<(s-1) {
+		for s := l; s >= 1 && len(*buf)-lo < k; s-- {
+			size := 1 << (s - 1)
+			if from >= size {
 				continue
 			}
-			// the from-th helper of c(j,s): its members in order, past those taken
+			start := int(mix(uint64(n.ID)<<32|uint64(j)) % uint64(size))
 			seen := 0
-			for m := 0; m < 1<<(s-1); m++ {
-				t := j ^ 1<<(s-1) ^ m
+			for m := range size {
+				t := j ^ size ^ (start+m)%size
 				if t >= n.Config.N || t == n.ID || !n.isTester(t) {
 					continue
 				}
@@ -91,6 +94,15 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 		}
 	}
 	return (*buf)[lo:len(*buf):len(*buf)]
+}
+
+// mix is SplitMix64's finalizer: a fixed, well-spread hash of x.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // second judges a real test answer a about j (see the comment above).

@@ -39,20 +39,28 @@ func (w *lossyWorld) step(t *testing.T, n *Node) Report {
 	return m.Report()
 }
 
-// TestVantagesAreTheTargetsOtherTesters: node 0 of 16 asks, of node 8 (its
-// cluster-4 target), the first tester it holds fault-free in each of node
-// 8's other clusters: 9 (c(8,1)), 10 (c(8,2)), 12 (c(8,3)); with node 10
-// held faulty, 11 stands in; never itself, the target, or a printer.
-func TestVantagesAreTheTargetsOtherTesters(t *testing.T) {
+// TestVantagesSpreadOverTheLargestClusters: node 0 of 16 asks, of node 8,
+// one agent in each of node 8's three largest clusters (c(8,4) = 0..7,
+// c(8,3) = 12..15, c(8,2) = 10, 11), never itself, the target, a printer
+// or a node it holds faulty; another tester of node 8 asks others.
+func TestVantagesSpreadOverTheLargestClusters(t *testing.T) {
 	cfg := &Config{N: 16, Algorithm: VCube, Vantage: 3, TestedOnly: []int{12}}
 	n := newTestNode(t, cfg, 0)
+	n.View.Set(13, Entry{Status: Faulty, Counter: 1})
 	var buf []int
-	if got := n.vantages(8, &buf); !slices.Equal(got, []int{9, 10, 13}) {
-		t.Fatalf("vantages of 8 = %v, want [9 10 13] (12 is a printer)", got)
+	got := n.vantages(8, &buf)
+	inCluster := func(id, s int) bool { return id>>(s-1) == (8^1<<(s-1))>>(s-1) }
+	if len(got) != 3 || !inCluster(got[0], 4) || !inCluster(got[1], 3) || !inCluster(got[2], 2) {
+		t.Fatalf("vantages of 8 = %v, want one in c(8,4), c(8,3) and c(8,2), in that order", got)
 	}
-	n.View.Set(10, Entry{Status: Faulty, Counter: 1})
-	if got := n.vantages(8, &buf); !slices.Equal(got, []int{9, 11, 13}) {
-		t.Fatalf("vantages of 8 with 10 faulty = %v, want [9 11 13]", got)
+	for _, h := range got {
+		if h == 0 || h == 8 || h == 12 || h == 13 {
+			t.Fatalf("vantages of 8 = %v: holds itself, the target, the printer or a faulty node", got)
+		}
+	}
+	other := newTestNode(t, cfg, 9)
+	if o := other.vantages(8, &buf); slices.Equal(o, got) {
+		t.Errorf("testers 0 and 9 of node 8 ask the same agents %v", o)
 	}
 	if got := n.vantages(1, &buf); slices.Contains(got, 0) || slices.Contains(got, 1) || len(got) != 3 {
 		t.Fatalf("vantages of 1 = %v: three, neither 0 nor 1", got)

@@ -49,6 +49,9 @@ type Network struct {
 	digests bool               // tests bring the tested node's digest (SetDigests)
 	cut     []bool             // nodes cut off the network (Cut): alive, but reaching no one
 	cuts    int                // how many are cut off now
+	lossy   map[int]int        // nodes whose link loses packets (Lossy): percent lost each way
+	blocked map[[2]int]bool    // one-way reachability faults (Block): tests from [0] to [1] fail
+	loss    *rand.Rand         // the lossy links' draws
 	touched uint32             // what touch read, kept so that the reads are made
 }
 
@@ -153,7 +156,10 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 		var r hiadsd.Result
 		switch op.Kind {
 		case hiadsd.OpTest:
-			r.Status = nw.test(self, op.Target)
+			r.Status = nw.testOnce(self, op.Target)
+			if r.Status != hiadsd.FaultFree && len(op.Via) > 0 {
+				r.Seen = nw.second(self, op.Target, op.Via)
+			}
 			if r.Status == hiadsd.FaultFree {
 				r.Digest = nw.digestOf(op.Target)
 				r.Withheld = nw.cfg.Isolation > 0 && nw.withholds(op.Target) // none withholds without self-suspicion
@@ -266,6 +272,70 @@ func (nw *Network) test(self, j int) hiadsd.Status {
 		return hiadsd.Faulty
 	}
 	return nw.state[j]
+}
+
+// testOnce is test with the lossy links' and one-way faults: a test
+// fails when its request or its reply is lost on a lossy link, and finds
+// the node partial then (its echo gets through a retry), or when the way
+// from self to j is blocked.
+func (nw *Network) testOnce(self, j int) hiadsd.Status {
+	st := nw.test(self, j)
+	switch {
+	case st != hiadsd.FaultFree:
+	case nw.blocked[[2]int{self, j}]:
+		st = hiadsd.Faulty
+	case nw.lost(self, j) || nw.lost(j, self):
+		st = hiadsd.Partial
+	}
+	return st
+}
+
+// lost draws whether a datagram from a to b is lost on a lossy link: each
+// of the two links it crosses loses its percent.
+func (nw *Network) lost(a, b int) bool {
+	for _, id := range []int{a, b} {
+		if pct := nw.lossy[id]; pct > 0 && nw.loss.IntN(100) < pct {
+			return true
+		}
+	}
+	return false
+}
+
+// second answers the questions node self asks of via about j: each asked
+// agent's own test of j, Unknown where the question or its answer is lost.
+func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
+	out := make([]hiadsd.Status, len(via))
+	for k, h := range via {
+		if !nw.Testing(h) || nw.apart(self, h) || nw.lost(self, h) || nw.lost(h, self) {
+			continue
+		}
+		out[k] = nw.testOnce(h, j)
+	}
+	return out
+}
+
+// Lossy makes node id's link lose pct percent of the datagrams it sends
+// and of those it receives (0 repairs it), with draws from seed: its tests
+// and the tests of it fail now and then, as do its questions.
+func (nw *Network) Lossy(id, pct int, seed uint64) {
+	if nw.lossy == nil {
+		nw.lossy = map[int]int{}
+	}
+	nw.lossy[id] = pct
+	nw.loss = rand.New(rand.NewPCG(seed, 3))
+}
+
+// Block makes the tests from node a to node b fail (on) or pass again: a
+// host firewall or a switch ACL that lets some agents reach b and not a.
+func (nw *Network) Block(a, b int, on bool) {
+	if nw.blocked == nil {
+		nw.blocked = map[[2]int]bool{}
+	}
+	if on {
+		nw.blocked[[2]int{a, b}] = true
+	} else {
+		delete(nw.blocked, [2]int{a, b})
+	}
 }
 
 // Finds returns what a test by node self of node j would find now,

@@ -33,12 +33,21 @@ func lossyFor(t *testing.T) time.Duration {
 	return 60 * time.Second
 }
 
+// The log lines an agent writes as it starts and stops doubting its own
+// tests (agent/daemon/vantage.go).
+const (
+	doubtLine = "this agent doubts its own tests"
+	trustLine = "this agent trusts its own tests again"
+)
+
 // TestLossyMemberLAN: 16 vCube agents with the cluster key and the shipped
 // test settings. One agent's link loses 10%, 30%, 50% and 80% of its packets
 // both ways, then 50% of those it sends only, then 50% of those it receives
-// only, each for a minute, with a calm interval between steps. At every
-// step no agent, the lossy one included, holds any other node anything but
-// fault-free: a failure no second vantage point confirms does not spread.
+// only, each for a minute (LAN_LOSSY_STEP). At every step no agent, the
+// lossy one included, holds any other node anything but fault-free: a
+// failure no second vantage point confirms does not spread. From 30% on the
+// lossy agent doubts its own tests (diagSelfDoubt, its log) and no other
+// agent does; at 10% nothing changes at all.
 func TestLossyMemberLAN(t *testing.T) {
 	t.Parallel()
 	s := ciSpec(t, "lm", "vcube", 16, false)
@@ -53,9 +62,20 @@ func TestLossyMemberLAN(t *testing.T) {
 	}
 	for _, st := range steps {
 		settled(t, c, "before "+st.String())
+		if _, err := c.Poll(20*s.Interval, func() bool { return c.LogLines(doubtLine) == c.LogLines(trustLine) }); err != nil {
+			t.Fatalf("before %v: an agent still doubts its own tests: %v", st, err)
+		}
+		doubts := c.LogLines(doubtLine)
 		mark := c.Mark()
+		began := time.Now()
 		must(t, c.Net.SetLinkLoss(lossy, st.in, st.out))
-		time.Sleep(step)
+		var named time.Duration
+		for time.Since(began) < step {
+			if named == 0 && c.LogLines(doubtLine) > doubts {
+				named = time.Since(began)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		must(t, c.Net.SetLinkLoss(lossy, 0, 0))
 		false_, about := 0, 0
 		for _, e := range c.Events(mark) {
@@ -73,7 +93,16 @@ func TestLossyMemberLAN(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%v for %v: %d false verdicts about other nodes; %d status changes about the lossy agent %d",
-			st, step, false_, about, lossy+1)
+		doubted := c.LogLines(doubtLine) - doubts
+		t.Logf("%v for %v: %d false verdicts about other nodes; %d status changes about the lossy agent %d; "+
+			"it doubted its own tests after %v (%d agents' doubt lines)", st, step, false_, about, lossy+1, named.Round(100*time.Millisecond), doubted)
+		switch {
+		case st.in == 10 && (about > 0 || doubted > 0):
+			t.Errorf("%v: %d status changes about the lossy agent, %d doubt lines; want nothing at all", st, about, doubted)
+		case st.in != 10 && named == 0:
+			t.Errorf("%v: the lossy agent never doubted its own tests", st)
+		case doubted > 1:
+			t.Errorf("%v: %d doubt lines; want the lossy agent's alone, once", st, doubted)
+		}
 	}
 }
