@@ -56,7 +56,7 @@ func (iv *interval) test(j int) Status {
 	second := SecondNone
 	if real {
 		second = iv.second(j, a)
-		iv.evidence(a, second)
+		iv.evidence(j, a, second)
 	}
 	iv.record(j, a.status, second)
 	return a.status

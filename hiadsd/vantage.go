@@ -20,8 +20,8 @@ import "slices"
 //     too: believed, as before;
 //   - Unheard when none answered: not believed either, since a fault-free
 //     agent that does not answer its tester is the tester's fault far more
-//     often than a crash of every one of them; it counts against the
-//     tester's health too;
+//     often than a crash of every one of them (the node's other testers,
+//     asking others, find a real crash);
 //   - Alone when there is no other agent to ask (none held fault-free, or
 //     every one asked refused the question: an older agent), or
 //     the tester is cut off past Config.Isolation's hold (isolation.go):
@@ -135,31 +135,43 @@ func (iv *interval) second(j int, a testAnswer) Second {
 }
 
 // A tester's own health (Lifeguard's local health, seen from the tester).
-// A node whose failures other vantage points refute or leave unheard, or
-// whose requests go unanswered by nodes that prove alive, doubts itself:
-// over the last healthWindow intervals, two such failures, or at least
-// doubtRequests requests of which doubtLoss percent or more went
-// unanswered. While it doubts, its word is never taken alone (Second
-// Alone is not given), and the caller stretches its waits and says so.
-// It stops doubting once the window holds no refuted failure and less
-// than trustLoss percent of its requests lost. Tests of a node that stays
-// down (a confirmed failure, or one held already) are no evidence either
-// way: a tester of a dead node is not at fault.
+// A node whose failures other vantage points refute, or whose requests go
+// unanswered by nodes that prove alive, doubts itself.
+// Over the last healthWindow intervals: two such failures, or, of at least
+// doubtRequests requests, doubtLoss percent or more unanswered, on the
+// tests of two nodes or more (a tester of one lossy node is not at fault;
+// a lossy tester loses requests to whichever node it tests). One test an
+// interval is too few samples to tell a 10% link from a 30% one in a few
+// intervals, so while the window holds any such loss the caller adds
+// measureRequests requests to each test of a live node (Doubt.Measure):
+// none at steady state. While it doubts, its word is never taken alone
+// (Second Alone is not given), and the caller stretches its waits and
+// says so. It stops doubting once the window holds no refuted failure and
+// less than trustLoss percent of its requests lost. Tests of a node that
+// stays down (a confirmed failure, or one held already) are no evidence
+// either way: a tester of a dead node is not at fault.
 const (
 	healthWindow  = 8
 	doubtRefuted  = 2
-	doubtRequests = 12
-	doubtLoss     = 45
+	doubtRequests = 24
+	doubtLoss     = 40
+	doubtTargets  = 2
 	trustLoss     = 20
+	// MeasureRequests is how many requests the caller adds to a test of
+	// a live node while Doubt.Measure is set.
+	MeasureRequests = 8
 )
 
 // Doubt is a node's own health over its last intervals.
 type Doubt struct {
 	// Doubting says the node doubts its own tests.
 	Doubting bool
-	// Refuted counts its failures other vantage points refuted or left
-	// unheard; Sent and Unanswered its requests to nodes that proved alive.
-	Refuted, Sent, Unanswered int
+	// Measure asks the caller to add MeasureRequests requests to each
+	// test of a live node: the window holds some loss, or the node doubts.
+	Measure bool
+	// Refuted counts its failures other vantage points refuted; Sent and Unanswered its requests to nodes that proved
+	// alive; Targets the nodes whose tests lost requests.
+	Refuted, Sent, Unanswered, Targets int
 }
 
 // health is the window Doubt is computed over.
@@ -167,44 +179,71 @@ type health struct {
 	ring     [healthWindow]evidence
 	at       int
 	doubting bool
+	measure  bool
 }
 
-// evidence is one interval's.
-type evidence struct{ refuted, sent, unanswered int }
+// evidence is one interval's; lossy lists (as id+1, 0 for none) up to two
+// nodes whose tests lost requests.
+type evidence struct {
+	refuted, sent, unanswered int
+	lossy                     [2]int
+}
 
 // add takes an interval's evidence and returns the health that follows.
 func (h *health) add(e evidence) Doubt {
 	h.ring[h.at] = e
 	h.at = (h.at + 1) % healthWindow
 	var d Doubt
+	var targets []int
 	for _, e := range h.ring {
 		d.Refuted, d.Sent, d.Unanswered = d.Refuted+e.refuted, d.Sent+e.sent, d.Unanswered+e.unanswered
+		for _, id := range e.lossy {
+			if id != 0 && !slices.Contains(targets, id) {
+				targets = append(targets, id)
+			}
+		}
 	}
-	lossy := func(pct, atLeast int) bool { return d.Sent >= atLeast && 100*d.Unanswered >= pct*d.Sent }
+	d.Targets = len(targets)
+	lost := func(pct int) bool { return 100*d.Unanswered >= pct*d.Sent }
 	if h.doubting {
-		h.doubting = d.Refuted > 0 || lossy(trustLoss, 1)
+		h.doubting = d.Refuted > 0 || d.Sent == 0 || lost(trustLoss)
 	} else {
-		h.doubting = d.Refuted >= doubtRefuted || lossy(doubtLoss, doubtRequests)
+		h.doubting = d.Refuted >= doubtRefuted || d.Sent >= doubtRequests && lost(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
+	d.Measure = h.doubting || d.Refuted > 0 || d.Unanswered > 0
+	h.measure = d.Measure
 	return d
 }
 
 // Doubting reports whether the node doubts its own tests.
 func (n *Node) Doubting() bool { return n.health.doubting }
 
-// evidence notes what a real test answer a, judged second, says of this
-// node's own link.
-func (iv *interval) evidence(a testAnswer, second Second) {
+// Measuring reports whether the caller adds MeasureRequests requests to
+// each test of a live node (Doubt.Measure).
+func (n *Node) Measuring() bool { return n.health.measure }
+
+// evidence notes what a real test answer a of j, judged second, says of
+// this node's own link.
+func (iv *interval) evidence(j int, a testAnswer, second Second) {
 	switch {
 	case a.status == FaultFree:
-	case second == Refuted || second == Unheard:
+	case second == Refuted:
 		iv.health.refuted++
 	default:
-		return
+		return // down, or unheard: in a partition a tester's questions go unanswered through no fault of its own
 	}
-	iv.health.sent += a.sent
-	iv.health.unanswered += a.unanswered
+	e := &iv.health
+	e.sent += a.sent
+	e.unanswered += a.unanswered
+	if a.unanswered > 0 {
+		for k := range e.lossy {
+			if e.lossy[k] == 0 || e.lossy[k] == j+1 {
+				e.lossy[k] = j + 1
+				break
+			}
+		}
+	}
 }
 
 // isDoubted reports whether j's failure, tested now, was not believed.

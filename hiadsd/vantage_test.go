@@ -134,39 +134,46 @@ func TestAloneWhenNoneElse(t *testing.T) {
 
 // TestDoubtFromRefutedFailuresAndLostRequests: two refuted failures within
 // the window make a node doubt itself, and it stops once the window is
-// clean; so does a tester losing 45% of its requests to nodes that answer,
-// and one losing 19% (a link with 10% loss each way) never does.
+// clean; so does a tester losing 40% of its requests to the nodes it
+// tests, but not one that loses them to one node only (the lossy one is
+// that node), nor one losing 19% (a link with 10% loss each way). Any
+// loss in the window asks for measurements (Doubt.Measure).
 func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	var h health
-	if d := h.add(evidence{refuted: 1}); d.Doubting {
-		t.Fatal("one refuted failure: doubting")
+	if d := h.add(evidence{sent: 1}); d.Doubting || d.Measure {
+		t.Fatalf("a clean interval: %+v", d)
+	}
+	if d := h.add(evidence{refuted: 1}); d.Doubting || !d.Measure {
+		t.Fatalf("one refuted failure: %+v, want measuring only", d)
 	}
 	if d := h.add(evidence{refuted: 1}); !d.Doubting || d.Refuted != 2 {
 		t.Fatalf("two refuted failures: %+v", d)
 	}
 	for k := 0; k < healthWindow-1; k++ {
-		if d := h.add(evidence{sent: 2}); !d.Doubting {
+		if d := h.add(evidence{sent: 9}); !d.Doubting {
 			t.Fatalf("stopped doubting %d intervals after, with a refuted failure in the window", k+1)
 		}
 	}
-	if d := h.add(evidence{sent: 2}); d.Doubting {
+	if d := h.add(evidence{sent: 9}); d.Doubting {
 		t.Fatalf("still doubting with a clean window: %+v", d)
 	}
-	var lossy health
-	for k := 0; k < healthWindow; k++ {
-		lossy.add(evidence{sent: 4, unanswered: 2})
+	lossyLink := func(targets int) health {
+		var h health
+		for k := range healthWindow {
+			h.add(evidence{sent: 9, unanswered: 5, lossy: [2]int{1 + k%targets}})
+		}
+		return h
 	}
-	if !lossy.doubting {
-		t.Fatal("half the requests unanswered: not doubting")
+	if h := lossyLink(4); !h.doubting {
+		t.Fatal("over half the requests to four nodes unanswered: not doubting")
+	}
+	if h := lossyLink(1); h.doubting {
+		t.Fatal("the requests to one node unanswered: doubting (that node is lossy, not this one)")
 	}
 	var fine health
 	for k := 0; k < 10*healthWindow; k++ {
-		// 19 of 100 requests lost, spread evenly: never 45% of a window.
-		u := 0
-		if k%5 < 2 {
-			u = 1
-		}
-		if d := fine.add(evidence{sent: 2, unanswered: u}); d.Doubting {
+		// 19 of 100 requests lost to four nodes: never 40% of a window.
+		if d := fine.add(evidence{sent: 9, unanswered: 1 + k%3, lossy: [2]int{1 + k%4}}); d.Doubting {
 			t.Fatalf("interval %d: doubting at 20%% loss: %+v", k, d)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // seconding is a Prober that can ask other agents about a peer and answer
 // their questions (probe.Prober): a second vantage point (hiadsd/vantage.go).
 type seconding interface {
-	Glance(ctx context.Context, t probe.Target) probe.Result
+	ProbeInView(ctx context.Context, t probe.Target, v probe.View) probe.Result
 	Vantage(ctx context.Context, t probe.Target, value []byte) error
 	Stretch(on bool)
 }
@@ -170,7 +170,9 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 }
 
 // answerQuestions tests, at most answering at once, each node a peer asked
-// about, and writes what it found back to the asker, until ctx ends.
+// about, and writes what it found back to the asker, until ctx ends. The
+// test is a whole one (a new fault is re-tested), so that one spurious
+// failure of a helper does not confirm the asker's.
 func (d *Daemon) answerQuestions(ctx context.Context) {
 	sp, ok := d.prober.(seconding)
 	if !ok {
@@ -198,7 +200,13 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 			}
 			wg.Go(func() {
 				defer func() { <-slots }()
-				r := sp.Glance(ctx, members[q.Node-1])
+				held := hiadsd.Unknown
+				if snap := d.Snapshot(); snap != nil {
+					if k := slices.IndexFunc(snap.Nodes, func(r board.Row) bool { return r.ID == q.Node }); k >= 0 {
+						held = snap.Nodes[k].Status
+					}
+				}
+				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held})
 				if r.Status == hiadsd.Unknown {
 					return
 				}
@@ -235,4 +243,13 @@ func (d *Daemon) noteDoubt(doubt hiadsd.Doubt) {
 	} else {
 		f.Info("this agent trusts its own tests again")
 	}
+}
+
+// measure is probe.View.Measure for this interval's tests: the requests
+// the core asks added while it has seen loss (hiadsd.Doubt.Measure).
+func (d *Daemon) measure() int {
+	if d.node.Measuring() {
+		return hiadsd.MeasureRequests
+	}
+	return 0
 }

@@ -229,6 +229,10 @@ type View struct {
 	// them into Result.Seen until it ends, and waits up to test.timeout
 	// more for the first one.
 	Second func(ctx context.Context) <-chan hiadsd.Status
+	// Measure is how many requests to add, one at a time, to a test that
+	// finds the peer fault-free: the agent measures its own link while it
+	// has seen loss (hiadsd.Doubt.Measure), into Result.Sent and Unanswered.
+	Measure int
 }
 
 // ProbeInView is Probe for an agent that holds v about t.
@@ -288,6 +292,10 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	}
 	if res.Status != hiadsd.Unknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })
+	}
+	if res.Status == hiadsd.FaultFree && v.Measure > 0 {
+		sent, unanswered := p.measure(ctx, t, v.Measure)
+		res.Sent, res.Unanswered = res.Sent+sent, res.Unanswered+unanswered
 	}
 	return res
 }

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -78,21 +79,6 @@ func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.S
 	return v.seen, v.closed && len(v.seen) == 0 && v.answered > 0
 }
 
-// Glance tests t once, as the first try of a test (Probe) and without its
-// re-test: another agent's question (diagVantage) is answered with it, in
-// the time its asker's own re-test takes. It leaves the verdict Probe
-// compares with as it was.
-func (p *Prober) Glance(ctx context.Context, t Target) Result {
-	if err := check(t); err != nil {
-		return Result{Status: hiadsd.Unknown, SNMPErr: err}
-	}
-	if err := acquire(ctx, p.slots); err != nil {
-		return Result{Status: hiadsd.Unknown, SNMPErr: err}
-	}
-	defer release(p.slots)
-	return p.test(ctx, t, p.firstTry(p.book.estimate(t)))
-}
-
 // Vantage writes value (a board.MarshalVantage) to diagVantage.0 of the
 // agent at t, as Push writes a push.
 func (p *Prober) Vantage(ctx context.Context, t Target, value []byte) error {
@@ -102,4 +88,31 @@ func (p *Prober) Vantage(ctx context.Context, t Target, value []byte) error {
 		return fmt.Errorf("diagVantage of %s: %w", t.Addr, err)
 	}
 	return nil
+}
+
+// measure sends n requests to t one after the other, each awaited for
+// t's round-trip timeout and never resent, and counts those unanswered.
+func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered int) {
+	oids := []string{mib.HiADSDisUP0}
+	if t.TestedOnly {
+		oids[0] = cmp.Or(t.OID, DefaultOID)
+	}
+	wait := p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
+	for range n {
+		if ctx.Err() != nil {
+			break
+		}
+		sent++
+		g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
+			g.Timeout, g.Retries = wait, 0
+			_, err := g.Get(oids)
+			return err
+		})
+		if err != nil {
+			unanswered++
+			continue
+		}
+		p.close(g, t)
+	}
+	return sent, unanswered
 }
