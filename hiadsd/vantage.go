@@ -23,9 +23,11 @@ import "slices"
 //     often than a crash of every one of them (the node's other testers,
 //     asking others, find a real crash);
 //   - Alone when there is no other agent to ask (none held fault-free, or
-//     every one asked refused the question: an older agent), or
-//     the tester is cut off past Config.Isolation's hold (isolation.go):
-//     its word stands, as the papers have it.
+//     every one asked refused the question: an older agent), or the tester
+//     is cut off past Config.Isolation's hold (isolation.go) with no loss
+//     seen on its tests of live nodes lately (a lossy link is cut off now
+//     and then, a node that outlived the others for good): its word
+//     stands, as the papers have it.
 //
 // A real crash is found by the other vantage points as by the tester, in
 // the time the tester's own re-test of a new verdict takes already, so the
@@ -126,8 +128,8 @@ func (iv *interval) second(j int, a testAnswer) Second {
 	switch {
 	case confirmed:
 		return Confirmed
-	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation:
-		return Alone
+	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation && !n.health.measure:
+		return Alone // cut off past the hold, with no sign of a lossy link: the last one standing
 	case !n.health.doubting && (a.noneAsked || len(n.vantages(j, &iv.m.via)) == 0):
 		return Alone
 	}
@@ -143,7 +145,7 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // a lossy tester loses requests to whichever node it tests). One test an
 // interval is too few samples to tell a 10% link from a 30% one in a few
 // intervals, so while the window holds any such loss the caller adds
-// measureRequests requests to each test of a live node (Doubt.Measure):
+// MeasureRequests requests to each test of a live node (Doubt.Measure):
 // none at steady state. While it doubts, its word is never taken alone
 // (Second Alone is not given), and the caller stretches its waits and
 // says so. It stops doubting once the window holds no refuted failure and
@@ -159,7 +161,7 @@ const (
 	trustLoss     = 20
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.
-	MeasureRequests = 8
+	MeasureRequests = 12
 )
 
 // Doubt is a node's own health over its last intervals.
