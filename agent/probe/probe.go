@@ -226,8 +226,8 @@ type View struct {
 	// returns the channel on which their verdicts come, closed once every
 	// agent asked has answered, refused the question, or could not be
 	// reached; a lone Unknown says every one of them refused it. The re-test collects
-	// them into Result.Seen until it ends, and waits up to test.timeout
-	// more for the first one.
+	// them into Result.Seen until it ends, and waits up to as long as the
+	// re-test more for the first one.
 	Second func(ctx context.Context) <-chan hiadsd.Status
 	// Measure is how many requests to add, one at a time, to a test that
 	// finds the peer fault-free: the agent measures its own link while it
@@ -282,9 +282,12 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			res.Retested, res.Suspected = true, first.Status
 		}
 		if others != nil {
+			// An agent asked makes a whole test (its own re-test of a new
+			// fault included), begun a little after this re-test: wait as long
+			// again for its first answer.
 			wait := time.Duration(0)
 			if res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial {
-				wait = p.cfg.Timeout
+				wait = p.retry().wait * 2
 			}
 			seen, noneAsked := others.end(ctx, wait)
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0

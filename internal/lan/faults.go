@@ -5,6 +5,7 @@ package lan
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"os/exec"
 	"strings"
 )
@@ -131,4 +132,27 @@ func nft(ns, script string) error {
 		return fmt.Errorf("lan: nft in %s: %w: %s", ns, err, strings.TrimSpace(out.String()))
 	}
 	return nil
+}
+
+// blockTable is the nftables table Unreachable installs inside a host's namespace.
+const blockTable = "diaglan_block"
+
+// Unreachable makes host k unable to reach the address to, and to hear
+// from it (on), or lifts that (off): a host firewall, or a switch ACL on
+// k's port, that the rest of the LAN does not have.
+func (nw *Net) Unreachable(k int, to netip.Addr, on bool) error {
+	ns := nw.Hosts[k]
+	_ = nft(ns, "delete table inet "+blockTable) // none yet is no error
+	if !on {
+		return nil
+	}
+	family := "ip"
+	if to.Is6() {
+		family = "ip6"
+	}
+	return nft(ns, fmt.Sprintf("add table inet %[1]s\n"+
+		"add chain inet %[1]s output { type filter hook output priority 0; policy accept; }\n"+
+		"add chain inet %[1]s input { type filter hook input priority 0; policy accept; }\n"+
+		"add rule inet %[1]s output %[2]s daddr %[3]s drop\n"+
+		"add rule inet %[1]s input %[2]s saddr %[3]s drop\n", blockTable, family, to))
 }
