@@ -59,8 +59,8 @@ func (s Second) String() string {
 // fault-free, other than itself and j, one per cluster of j from the
 // largest down (the farthest from j in the hypercube, so the least likely
 // to share its switch port or subnet), each at a place in its cluster
-// drawn from this node's and j's ids, so that j's testers ask different
-// agents; then a second per cluster, and so on. None without
+// drawn from this node's and j's ids and the cluster, so that j's testers
+// ask different agents and no place is tied to another cluster's; then a second per cluster, and so on. None without
 // Config.Vantage.
 func (n *Node) vantages(j int, buf *[]int) []int {
 	k := n.Config.Vantage
@@ -76,7 +76,7 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 			if from >= size {
 				continue
 			}
-			start := int(mix(uint64(n.ID)<<32|uint64(j)) % uint64(size))
+			start := int(mix(uint64(n.ID)<<40|uint64(j)<<8|uint64(s)) % uint64(size)) // drawn apart for each cluster
 			seen := 0
 			for m := range size {
 				t := j ^ size ^ (start+m)%size
@@ -141,8 +141,9 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // unanswered by nodes that prove alive, doubts itself.
 // Over the last healthWindow intervals: two such failures, or, of at least
 // doubtRequests requests, doubtLoss percent or more unanswered, on the
-// tests of two nodes or more (a tester of one lossy node is not at fault;
-// a lossy tester loses requests to whichever node it tests). One test an
+// tests of three nodes or more (a tester of one lossy node is not at
+// fault, nor one that lost a reply or two to a busy peer; a lossy tester
+// loses requests to whichever node it tests). One test an
 // interval is too few samples to tell a 10% link from a 30% one in a few
 // intervals, so while the window holds any such loss the caller adds
 // MeasureRequests requests to each test of a live node (Doubt.Measure):
@@ -157,7 +158,7 @@ const (
 	doubtRefuted  = 2
 	doubtRequests = 24
 	doubtLoss     = 40
-	doubtTargets  = 2
+	doubtTargets  = 3
 	trustLoss     = 20
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.

@@ -253,3 +253,29 @@ func (d *Daemon) measure() int {
 	}
 	return 0
 }
+
+// noteSeconds logs each failure of this interval's tests that another
+// vantage point did not bear out, or that stood alone, with what the
+// agents asked found.
+func (d *Daemon) noteSeconds(rep hiadsd.Report, probes map[int]probe.Result) {
+	for _, t := range rep.Tests {
+		switch t.Second {
+		case hiadsd.Refuted, hiadsd.Unheard, hiadsd.Alone:
+		default:
+			continue
+		}
+		seen := make([]string, 0, len(probes[t.Target].Seen))
+		for _, st := range probes[t.Target].Seen {
+			seen = append(seen, st.String())
+		}
+		d.log.WithFields(logrus.Fields{"node": t.Target + 1, "found": t.Status.String(), "second": t.Second.String(),
+			"others": seen}).Info(secondWhy[t.Second])
+	}
+}
+
+// secondWhy says what each outcome of a second vantage point means.
+var secondWhy = map[hiadsd.Second]string{
+	hiadsd.Refuted: "a test found the node down, another agent reached it: not believed",
+	hiadsd.Unheard: "a test found the node down, no agent asked answered: not believed",
+	hiadsd.Alone:   "a test found the node down, no other agent could be asked: believed",
+}

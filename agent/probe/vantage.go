@@ -91,13 +91,14 @@ func (p *Prober) Vantage(ctx context.Context, t Target, value []byte) error {
 }
 
 // measure sends n requests to t one after the other, each awaited for
-// t's round-trip timeout and never resent, and counts those unanswered.
+// twice t's round-trip timeout (a reply late on a busy host is no loss)
+// and never resent, and counts those unanswered.
 func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered int) {
 	oids := []string{mib.HiADSDisUP0}
 	if t.TestedOnly {
 		oids[0] = cmp.Or(t.OID, DefaultOID)
 	}
-	wait := p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
+	wait := 2 * p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
 	for range n {
 		if ctx.Err() != nil {
 			break
