@@ -99,14 +99,14 @@ func (iv *interval) set(id int, e Entry, from int) {
 }
 
 // takeOwnCounter takes, from source j's entry e about this node, the counter
-// its testers gave it, when e holds it fault-free and is newer: the status
-// stays fault-free and no change is reported. Without it a node that some
+// its testers gave it, when e holds it up (fault-free, or degraded as it
+// said it was) and is newer. Without it a node that some
 // tester first saw down (a late start, a restart) would keep a counter about
 // itself older than everyone's, so its digest would never equal a peer's
 // and every test between it and a peer would read a view for good. A newer
 // entry holding it faulty is not taken; its testers will say otherwise.
 func (iv *interval) takeOwnCounter(e Entry, j int) {
-	if e.Status != FaultFree {
+	if !e.Status.Up() {
 		return
 	}
 	iv.learn(iv.node.ID, iv.node.View.Get(iv.node.ID), e, j)

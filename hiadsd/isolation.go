@@ -133,7 +133,7 @@ const returningIntervals = 3
 // noteReturn notes that id came back, when the view's entry went from
 // old to e.
 func (n *Node) noteReturn(id int, old, e Entry) {
-	if n.Config.Isolation == 0 || e.Status != FaultFree || (old.Status != Faulty && old.Status != Partial) {
+	if n.Config.Isolation == 0 || !e.Status.Up() || (old.Status != Faulty && old.Status != Partial) {
 		return
 	}
 	if n.returning == nil {
@@ -160,7 +160,7 @@ func (n *Node) ageReturning() {
 // (at N = 64 they made agents of the side that stayed up take its nodes
 // faulty at the heal, and pass them on as their own news).
 func (n *Node) stale(j int, mine, e Entry) bool {
-	if mine.Status != FaultFree || (e.Status != Faulty && e.Status != Partial) {
+	if !mine.Status.Up() || (e.Status != Faulty && e.Status != Partial) {
 		return false
 	}
 	if n.returning[j] > 0 {

@@ -96,10 +96,10 @@ func (m *Interval) Repairs() (Report, error) {
 	var entries []IDEntry
 	for k, j := range m.tests.keys {
 		old := n.View.Get(j)
-		if m.tests.vals[k].status != FaultFree || old.Status != Faulty && old.Status != Partial || n.Config.IsRemoved(j) {
+		if !m.tests.vals[k].status.Up() || old.Status != Faulty && old.Status != Partial || n.Config.IsRemoved(j) {
 			continue
 		}
-		e := observe(old, FaultFree)
+		e := observe(old, m.tests.vals[k].status)
 		n.View.Set(j, e)
 		rep.Updates = append(rep.Updates, Update{ID: j, Old: old, New: e, From: Direct})
 		entries = append(entries, IDEntry{ID: j, Entry: e})

@@ -194,7 +194,7 @@ func (n *Node) sift(from int, p Push, v ListVersion) (pass []IDEntry, refused []
 	}
 	for _, ie := range p.Entries {
 		id := ie.ID
-		if id < 0 || id >= n.Config.N || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown || id == n.ID && ie.Entry.Status != FaultFree {
+		if id < 0 || id >= n.Config.N || n.Config.IsRemoved(id) || ie.Entry.Status == Unknown || id == n.ID && !ie.Entry.Status.Up() {
 			continue
 		}
 		held := n.View.Get(id)

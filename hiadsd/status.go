@@ -9,10 +9,18 @@ const (
 	FaultFree               // answered the diagnosis test
 	Faulty                  // answered neither the test nor ping
 	Partial                 // answered ping but not the diagnosis test
+	// Degraded answered the diagnosis test, and said it doubts its own
+	// tests: its link loses packets (vantage.go). It is up, but neither a
+	// tester nor a source of the others' plans.
+	Degraded
 )
 
-// Valid reports whether s is one of the four statuses.
-func (s Status) Valid() bool { return s <= Partial }
+// Valid reports whether s is one of the five statuses.
+func (s Status) Valid() bool { return s <= Degraded }
+
+// Up reports whether a node of status s answers its tests: fault-free or
+// degraded.
+func (s Status) Up() bool { return s == FaultFree || s == Degraded }
 
 // String names the status as the JSON output and logs spell it.
 func (s Status) String() string {
@@ -23,6 +31,8 @@ func (s Status) String() string {
 		return "faulty"
 	case Partial:
 		return "partial"
+	case Degraded:
+		return "degraded"
 	default:
 		return "unknown"
 	}
@@ -33,10 +43,12 @@ func (s Status) severity() int {
 	switch s {
 	case FaultFree:
 		return 1
-	case Partial:
+	case Degraded:
 		return 2
-	case Faulty:
+	case Partial:
 		return 3
+	case Faulty:
+		return 4
 	default:
 		return 0
 	}

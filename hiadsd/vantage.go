@@ -8,7 +8,7 @@ import "slices"
 // tests would become the cluster's truth. SWIM answers with indirect
 // probes, Rapid with alerts from several observers. Here, with
 // Config.Vantage = k, a test that finds a node faulty or partial where the
-// view holds it fault-free (or unknown) names, in Op.Via, up to k other
+// view holds it up (or unknown) names, in Op.Via, up to k other
 // agents, from the node's largest clusters down (vantages). The caller asks them to test it while its
 // own re-test runs, and hands back what they found (Result.Seen). The
 // verdict (TestResult.Second) is then:
@@ -113,13 +113,13 @@ func (iv *interval) second(j int, a testAnswer) Second {
 	if n.Config.Vantage == 0 || (a.status != Faulty && a.status != Partial) {
 		return SecondNone
 	}
-	if held := n.View.Get(j).Status; held != FaultFree && held != Unknown {
+	if held := n.View.Get(j).Status; !held.Up() && held != Unknown {
 		return SecondNone
 	}
 	confirmed := false
 	for _, st := range a.seen {
 		switch st {
-		case FaultFree:
+		case FaultFree, Degraded:
 			return Refuted
 		case Faulty, Partial:
 			confirmed = true
@@ -230,7 +230,7 @@ func (n *Node) Measuring() bool { return n.health.measure }
 // this node's own link.
 func (iv *interval) evidence(j int, a testAnswer, second Second) {
 	switch {
-	case a.status == FaultFree:
+	case a.status.Up():
 	case second == Refuted:
 		iv.health.refuted++
 	default:

@@ -199,3 +199,30 @@ func TestConfirmedFailuresAreNoEvidence(t *testing.T) {
 		t.Fatal("a tester refuted twice does not doubt itself")
 	}
 }
+
+// TestDegradedIsUpAndNamed: a test that finds a node degraded (it answered,
+// and doubts its own tests) records and pushes it as an event; the node is
+// then neither a tester nor a source of the plan, a failure of it still
+// needs a second vantage point, and one that reaches it keeps it degraded.
+func TestDegradedIsUpAndNamed(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}
+	n := newTestNode(t, cfg, 0)
+	rep := (&lossyWorld{fail: Degraded}).step(t, n)
+	j := rep.Tests[0].Target
+	if got := n.View.Get(j); got.Status != Degraded || got.Counter != 1 || len(rep.Updates) != len(rep.Tests) || len(rep.Pushes) == 0 {
+		t.Fatalf("node %d tested degraded: held %v, %d updates of %d tests, %d pushes", j, got, len(rep.Updates), len(rep.Tests), len(rep.Pushes))
+	}
+	if n.isTester(j) || !Degraded.Up() || Degraded.severity() <= FaultFree.severity() || Degraded.severity() >= Partial.severity() {
+		t.Fatalf("degraded: tester %v, up %v", n.isTester(j), Degraded.Up())
+	}
+	var m Interval
+	if err := m.Begin(n); err != nil {
+		t.Fatal(err)
+	}
+	var a testAnswer
+	a.status, a.seen = Partial, []Status{Degraded}
+	iv := &interval{node: n, m: &m}
+	if got := iv.second(j, a); got != Refuted {
+		t.Fatalf("a failure of a degraded node that another agent reached: %v, want refuted", got)
+	}
+}

@@ -87,7 +87,7 @@ func TestEveryMIBNodeHasConstant(t *testing.T) {
 
 func TestEnumerationsMatchGo(t *testing.T) {
 	var status []string
-	for v := range 4 {
+	for v := range 5 {
 		s, err := StatusOf(v)
 		if err != nil || DiagStatus(s) != v {
 			t.Fatalf("StatusOf(%d) = %v, %v; DiagStatus gives it back as %d", v, s, err, DiagStatus(s))

@@ -123,7 +123,7 @@ func TestEmbeddedTextIsTheFile(t *testing.T) {
 
 // TestDiagStatus checks the MIB's numbering of the core's statuses both ways.
 func TestDiagStatus(t *testing.T) {
-	want := map[hiadsd.Status]int{hiadsd.FaultFree: 0, hiadsd.Faulty: 1, hiadsd.Partial: 2, hiadsd.Unknown: 3}
+	want := map[hiadsd.Status]int{hiadsd.FaultFree: 0, hiadsd.Faulty: 1, hiadsd.Partial: 2, hiadsd.Unknown: 3, hiadsd.Degraded: 4}
 	for st, v := range want {
 		if got := DiagStatus(st); got != v {
 			t.Errorf("DiagStatus(%v) = %d, want %d", st, got, v)
@@ -132,8 +132,8 @@ func TestDiagStatus(t *testing.T) {
 			t.Errorf("StatusOf(%d) = %v, %v; want %v", v, back, err, st)
 		}
 	}
-	if _, err := StatusOf(4); !errors.Is(err, hiadsd.ErrBadStatus) {
-		t.Errorf("StatusOf(4) error = %v, want ErrBadStatus", err)
+	if _, err := StatusOf(5); !errors.Is(err, hiadsd.ErrBadStatus) {
+		t.Errorf("StatusOf(5) error = %v, want ErrBadStatus", err)
 	}
 	if DiagStatusLabel(hiadsd.Unknown) != "unknown" || DiagStatusLabel(hiadsd.FaultFree) != "faultFree" {
 		t.Errorf("labels: %s %s", DiagStatusLabel(hiadsd.Unknown), DiagStatusLabel(hiadsd.FaultFree))

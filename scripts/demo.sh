@@ -45,7 +45,7 @@ wait_all() {
 	done
 }
 show() {
-	echo "  agent        node: 1 2 3 4 5 6 7 8   (0 fault-free, 1 faulty, 2 partial, 3 unknown)"
+	echo "  agent        node: 1 2 3 4 5 6 7 8   (0 fault-free, 1 faulty, 2 partial, 3 unknown, 4 degraded)"
 	for k in 1 2 3 4 5 6 7 8; do
 		s=$(statuses "$k" | sed 's/./& /g'); printf '  127.0.0.%s:1161      %s\n' "$k" "${s:-(not answering)}"
 	done

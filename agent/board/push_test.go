@@ -34,7 +34,7 @@ func TestPushRoundTrip(t *testing.T) {
 		"format 2":      {append([]byte{2}, b[1:]...), ErrPushValue},
 		"sender 0":      {append([]byte{1, 0, 0}, b[3:]...), ErrPushValue},
 		"cluster 0":     {append(append([]byte(nil), b[:3]...), append([]byte{0}, b[4:]...)...), ErrPushValue},
-		"status 4":      {append(append([]byte(nil), b[:18]...), append([]byte{4}, b[19:]...)...), ErrPushValue},
+		"status 5":      {append(append([]byte(nil), b[:18]...), append([]byte{5}, b[19:]...)...), ErrPushValue},
 	}
 	for name, c := range bad {
 		if _, err := ParsePush(c.b); !errors.Is(err, c.err) {

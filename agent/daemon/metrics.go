@@ -14,7 +14,7 @@ import (
 // The view's metrics, read from the snapshot last published at scrape time.
 var (
 	descNodeStatus = metrics.NewDesc("diagagent_node_status",
-		"Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown.",
+		"Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown, 4 degraded.",
 		[]string{"node", "address", "name"}, nil)
 	descNodes = metrics.NewDesc("diagagent_nodes",
 		"Nodes this agent holds in each status.", []string{"status"}, nil)
@@ -217,7 +217,7 @@ func (d *Daemon) causeMetrics(ch chan<- metrics.Metric, snap *board.Snapshot, no
 	var down []board.Row
 	var at []time.Duration
 	for _, r := range snap.Nodes {
-		if r.Status != hiadsd.FaultFree && r.Status != hiadsd.Unknown && !r.Maint.Active(now) {
+		if !r.Status.Up() && r.Status != hiadsd.Unknown && !r.Maint.Active(now) {
 			down = append(down, r)
 			at = append(at, time.Duration(r.LastChange)*10*time.Millisecond)
 		}

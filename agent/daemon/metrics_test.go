@@ -21,7 +21,7 @@ func TestMetrics(t *testing.T) {
 	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
 	d.interval(context.Background())
 	want := `
-# HELP diagagent_node_status Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown.
+# HELP diagagent_node_status Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown, 4 degraded.
 # TYPE diagagent_node_status gauge
 diagagent_node_status{address="127.0.0.1",name="alpha",node="1"} 0
 diagagent_node_status{address="127.0.0.2",name="",node="2"} 0
@@ -29,6 +29,7 @@ diagagent_node_status{address="127.0.0.3",name="",node="3"} 2
 diagagent_node_status{address="127.0.0.4",name="",node="4"} 0
 # HELP diagagent_nodes Nodes this agent holds in each status.
 # TYPE diagagent_nodes gauge
+diagagent_nodes{status="degraded"} 0
 diagagent_nodes{status="fault-free"} 3
 diagagent_nodes{status="faulty"} 0
 diagagent_nodes{status="partial"} 1

@@ -121,7 +121,7 @@ func (d *Daemon) takeRepairs(ctx context.Context) {
 func (d *Daemon) corroborate(p hiadsd.Push, peers map[int]chan hiadsd.Status) {
 	for _, ie := range p.Entries {
 		ch, ok := peers[ie.ID]
-		if !ok || ie.Entry.Status == hiadsd.FaultFree || !ie.Entry.Newer(d.node.View.Get(ie.ID)) {
+		if !ok || ie.Entry.Status.Up() || !ie.Entry.Newer(d.node.View.Get(ie.ID)) {
 			continue
 		}
 		select {

@@ -264,7 +264,8 @@ func (d *Daemon) announce(e unsavedEvent) {
 // agent sends is one "status change notified" line, which the chaos run
 // matches against what the station received.
 func (d *Daemon) sendStatus(ev board.Event, late string) {
-	if d.grouping() {
+	degradedOnly := ev.Status == hiadsd.Degraded || ev.Prev == hiadsd.Degraded && ev.Status == hiadsd.FaultFree
+	if d.grouping() && !degradedOnly { // a node that turns degraded, or back, is up all along: no cause of faults
 		d.group(ev, late)
 		return
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
-	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -110,7 +109,7 @@ func (d *Daemon) sweepTargets(in []int) (silent []int, ask []board.Row, owner bo
 			continue
 		}
 		switch {
-		case r.Status == hiadsd.FaultFree:
+		case r.Status.Up():
 			ask = append(ask, r)
 		case !d.recoveries.outstanding(id):
 			silent = append(silent, id)
@@ -148,7 +147,7 @@ func (d *Daemon) askAll(ctx context.Context, rows []board.Row) []int {
 		silent []int
 		wg     sync.WaitGroup
 	)
-	ask := func(r board.Row) bool { return d.prober.Probe(ctx, r.Member).Status == hiadsd.FaultFree }
+	ask := func(r board.Row) bool { return d.prober.Probe(ctx, r.Member).Status.Up() }
 	if a, ok := d.prober.(asking); ok {
 		ask = func(r board.Row) bool { return a.Ask(ctx, r.Member) }
 	}

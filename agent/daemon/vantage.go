@@ -254,14 +254,11 @@ func (d *Daemon) measure() int {
 	return 0
 }
 
-// noteSeconds logs each failure of this interval's tests that another
-// vantage point did not bear out, or that stood alone, with what the
-// agents asked found.
+// noteSeconds logs each new failure this interval's tests found, with
+// what the agents asked found of it and whether it is believed.
 func (d *Daemon) noteSeconds(rep hiadsd.Report, probes map[int]probe.Result) {
 	for _, t := range rep.Tests {
-		switch t.Second {
-		case hiadsd.Refuted, hiadsd.Unheard, hiadsd.Alone:
-		default:
+		if t.Second == hiadsd.SecondNone {
 			continue
 		}
 		seen := make([]string, 0, len(probes[t.Target].Seen))
@@ -275,7 +272,8 @@ func (d *Daemon) noteSeconds(rep hiadsd.Report, probes map[int]probe.Result) {
 
 // secondWhy says what each outcome of a second vantage point means.
 var secondWhy = map[hiadsd.Second]string{
-	hiadsd.Refuted: "a test found the node down, another agent reached it: not believed",
-	hiadsd.Unheard: "a test found the node down, no agent asked answered: not believed",
-	hiadsd.Alone:   "a test found the node down, no other agent could be asked: believed",
+	hiadsd.Confirmed: "a test found the node down, another agent found it down too: believed",
+	hiadsd.Refuted:   "a test found the node down, another agent reached it: not believed",
+	hiadsd.Unheard:   "a test found the node down, no agent asked answered: not believed",
+	hiadsd.Alone:     "a test found the node down, no other agent could be asked: believed",
 }

@@ -39,7 +39,7 @@ func FuzzProbeReplyDecoding(f *testing.F) {
 		})
 		if vb, err := firstValue(pkt, []string{mib.HiADSDisUP0, mib.DiagViewDigest0}); err == nil {
 			_ = upValue(vb)
-			_, _ = digestValue(pkt.Variables[1])
+			_ = digestValue(pkt.Variables[1])
 		}
 		for _, vb := range pkt.Variables {
 			_, _ = ipValue(vb)

@@ -3,7 +3,6 @@ package probe
 import (
 	"github.com/diagagent/diagagent/agent/metrics"
 
-	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -65,7 +64,7 @@ func (m probeMetrics) observe(r Result) {
 	case r.Corroborated:
 		m.retests.WithLabelValues("corroborated").Inc()
 	case !r.Retested:
-	case r.Status == hiadsd.FaultFree:
+	case r.Status.Up():
 		m.retests.WithLabelValues("refuted").Inc()
 	default:
 		m.retests.WithLabelValues("confirmed").Inc()

@@ -180,7 +180,7 @@ func (p *Prober) Ask(ctx context.Context, t Target) bool {
 	}
 	defer release(p.asks)
 	a := p.firstTry(p.book.estimate(t))
-	rtt, resent, _, _, err := p.snmpStep(ctx, t, a, func() {})
+	rtt, resent, _, err := p.snmpStep(ctx, t, a, func() {})
 	if rtt > 0 && resent == 0 {
 		p.book.sampled(t, rtt)
 	}
@@ -296,7 +296,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if res.Status != hiadsd.Unknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })
 	}
-	if res.Status == hiadsd.FaultFree && v.Measure > 0 {
+	if res.Status.Up() && v.Measure > 0 {
 		sent, unanswered := p.measure(ctx, t, v.Measure)
 		res.Sent, res.Unanswered = res.Sent+sent, res.Unanswered+unanswered
 	}
@@ -396,7 +396,7 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) (res Result) {
 	if a.pingNow {
 		step()
 	}
-	rtt, resent, digest, withheld, err := p.snmpStep(ctx, t, a, step)
+	rtt, resent, view, err := p.snmpStep(ctx, t, a, step)
 	defer func() { // the requests, for the tester's own health
 		res.Sent, res.Unanswered = 1+resent, resent
 		if rtt == 0 {
@@ -411,7 +411,11 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) (res Result) {
 	}
 	switch {
 	case err == nil:
-		return Result{Status: hiadsd.FaultFree, RTT: rtt, Digest: digest, Withheld: withheld, Wait: a.wait}
+		st := hiadsd.FaultFree
+		if view.doubts {
+			st = hiadsd.Degraded
+		}
+		return Result{Status: st, RTT: rtt, Digest: view.digest, Withheld: view.withheld, Wait: a.wait}
 	case errors.Is(err, ErrLoopStalled):
 		return Result{Status: hiadsd.Partial, RTT: rtt, SNMPErr: err, Wait: a.wait}
 	case ctx.Err() != nil:
@@ -472,10 +476,10 @@ func (s *sidePing) cancel(stop context.CancelFunc) {
 
 // snmpStep GETs hiADSDisUP.0 and diagViewDigest.0 (or a tested-only node's
 // object), waiting a.wait for each reply, resending a.retries times and
-// calling retry before each retransmission. It returns the round trip, how many requests were resent,
-// the digest served (0 if none), whether the peer withholds its view (an
-// empty digest) and a nil error only for a reply that makes it fault-free.
-func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()) (time.Duration, int, uint64, bool, error) {
+// calling retry before each retransmission. It returns the round trip, how
+// many requests were resent, what the digest says (served) and a nil error
+// only for a reply that makes the peer fault-free (or degraded).
+func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()) (time.Duration, int, served, error) {
 	oids := []string{mib.HiADSDisUP0, mib.DiagViewDigest0}
 	if t.TestedOnly {
 		oids = []string{t.OID}
@@ -511,21 +515,20 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 		return err
 	})
 	if err != nil {
-		return 0, resent, 0, false, fmt.Errorf("get %s: %w", oids[0], err)
+		return 0, resent, served{}, fmt.Errorf("get %s: %w", oids[0], err)
 	}
 	defer p.close(g, t)
 	vb, err := firstValue(pkt, oids)
 	if err != nil {
-		return rtt, resent, 0, false, err
+		return rtt, resent, served{}, err
 	}
 	if t.TestedOnly {
-		return rtt, resent, 0, false, nil
+		return rtt, resent, served{}, nil
 	}
 	if err := upValue(vb); err != nil {
-		return rtt, resent, 0, false, err
+		return rtt, resent, served{}, err
 	}
-	d, withheld := digestValue(pkt.Variables[1])
-	return rtt, resent, d, withheld, nil
+	return rtt, resent, digestValue(pkt.Variables[1]), nil
 }
 
 // engineReport reports whether a GET ended in an SNMPv3 report that a
@@ -552,18 +555,29 @@ const (
 // digestValue reads diagViewDigest: 8 octets are a digest, the empty
 // string a view withheld; anything else (an older agent's noSuchObject) is
 // no digest.
-func digestValue(vb gosnmp.SnmpPDU) (digest uint64, withheld bool) {
+func digestValue(vb gosnmp.SnmpPDU) served {
 	b, ok := vb.Value.([]byte)
 	if vb.Type != gosnmp.OctetString || !sameOID(vb.Name, mib.DiagViewDigest0) {
-		return 0, false
+		return served{}
 	}
 	switch {
 	case ok && len(b) == 8:
-		return binary.BigEndian.Uint64(b), false
+		return served{digest: binary.BigEndian.Uint64(b)}
+	case ok && len(b) == 9 && b[8] == 1:
+		return served{digest: binary.BigEndian.Uint64(b), doubts: true}
 	case len(b) == 0: // gosnmp may decode an empty string as nil
-		return 0, true
+		return served{withheld: true}
 	}
-	return 0, false
+	return served{}
+}
+
+// served is what a peer's diagViewDigest says: the digest (0 for none),
+// whether it withholds its view (empty), and whether it doubts its own
+// tests (a ninth octet 1: diagSelfDoubt), so that its tester finds it
+// degraded at no extra request.
+type served struct {
+	digest           uint64
+	withheld, doubts bool
 }
 
 // firstValue returns the first varbind of a GET reply for oids, rejecting

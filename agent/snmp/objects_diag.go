@@ -73,7 +73,11 @@ func diagNodes(r *Responder) []node {
 			if v.snap.Withheld {
 				return octets([]byte{})
 			}
-			return octets(binary.BigEndian.AppendUint64(nil, v.snap.Digest))
+			b := binary.BigEndian.AppendUint64(make([]byte, 0, 9), v.snap.Digest)
+			if v.snap.SelfDoubt { // the ninth octet: this agent's testers find it degraded
+				b = append(b, 1)
+			}
+			return octets(b)
 		}),
 		push,
 		diagEventTable(),

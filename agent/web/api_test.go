@@ -43,7 +43,7 @@ func TestStatusAPI(t *testing.T) {
 	_, body := get(t, s.Handler(), "GET", "/api/v1/status")
 	var st Status
 	decode(t, body, &st)
-	counts := map[string]int{"fault-free": 3, "partial": 1, "faulty": 0, "unknown": 0}
+	counts := map[string]int{"fault-free": 3, "partial": 1, "faulty": 0, "unknown": 0, "degraded": 0}
 	if st.Self.ID != 2 || st.Algorithm != "vcube" || st.IntervalSeconds != 30 || !st.Up || st.Nodes != 4 ||
 		!reflect.DeepEqual(st.Counts, counts) || st.NMS != "192.0.2.9" || st.NMSCounter != 4 || st.LastEventSeq != 3 {
 		t.Errorf("status = %+v", st)

@@ -17,7 +17,7 @@ type Node struct {
 	ID      uint32 `json:"id"`
 	Name    string `json:"name,omitempty"`
 	Address string `json:"address"`
-	// Status is "fault-free", "faulty", "partial" or "unknown"; Code is its MIB value.
+	// Status is "fault-free", "faulty", "partial", "degraded" or "unknown"; Code is its MIB value.
 	Status string `json:"status"`
 	Code   int    `json:"code"`
 	// Role is "testing" or "tested-only".

@@ -22,15 +22,15 @@ func groupWindow(cfg config.Config) time.Duration {
 	return cfg.Interval + p.TestBudget()
 }
 
-// causesOf groups the nodes that are not fault-free (and not in a
-// maintenance window) as the agents' notifications do: nodes whose last
+// causesOf groups the nodes that are not up (neither fault-free nor
+// degraded, and not in a maintenance window) as the agents' notifications do: nodes whose last
 // change came within window of the one before (up to four windows from
 // the first) went together. Groups come in the order they began.
 func causesOf(rows []member, window time.Duration) [][]member {
 	var down []member
 	var at []time.Duration
 	for _, r := range rows {
-		if r.Status != hiadsd.FaultFree.String() && r.Maintenance == nil {
+		if r.Status != hiadsd.FaultFree.String() && r.Status != hiadsd.Degraded.String() && r.Maintenance == nil {
 			down = append(down, r)
 			at = append(at, time.Duration(r.Since.UnixNano()))
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -238,16 +239,16 @@ const (
 // checkCmd answers diagagent check, a monitoring plugin for Nagios,
 // Icinga and their kin: one line of output with performance data, exit 0
 // when every node (or -node) is fault-free, 1 (WARNING) when more than
-// -warning nodes are partial or faulty, 2 (CRITICAL) when more than
+// -warning nodes are degraded, partial or faulty, 2 (CRITICAL) when more than
 // -critical are faulty, 3 (UNKNOWN) when the agent cannot be read or a
 // node is unknown to it.
 func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cf := addClusterFlags(fs)
-	warn := fs.Int("warning", 0, "WARNING when more nodes than this are partial or faulty")
+	warn := fs.Int("warning", 0, "WARNING when more nodes than this are degraded, partial or faulty")
 	crit := fs.Int("critical", 0, "CRITICAL when more nodes than this are faulty")
-	node := fs.Int("node", 0, "check this NodeID alone: OK fault-free, WARNING partial, CRITICAL faulty, UNKNOWN unknown")
+	node := fs.Int("node", 0, "check this NodeID alone: OK fault-free, WARNING degraded or partial, CRITICAL faulty, UNKNOWN unknown")
 	timeout := fs.Duration("timeout", 10*time.Second, "give up (UNKNOWN) after this long")
 	if code, ok := parse(fs, args); !ok {
 		if code == 0 {
@@ -293,10 +294,15 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 	for _, g := range causesOf(checked, groupWindow(v.cfg)) { // one entry per cause
 		down = append(down, describeCause(g))
 	}
+	for _, r := range checked {
+		if r.Status == hiadsd.Degraded.String() && r.Maintenance == nil { // up, with a lossy link: no cause of faults
+			down = append(down, label(r)+" degraded")
+		}
+	}
 	down = append(down, maint...)
-	total := count["fault-free"] + count["partial"] + count["faulty"] + count["unknown"] + count["maintenance"]
-	perf := fmt.Sprintf("fault_free=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d maintenance=%d;;;0;%d",
-		count["fault-free"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total, count["maintenance"], total)
+	total := count["fault-free"] + count["degraded"] + count["partial"] + count["faulty"] + count["unknown"] + count["maintenance"]
+	perf := fmt.Sprintf("fault_free=%d;;;0;%d degraded=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d maintenance=%d;;;0;%d",
+		count["fault-free"], total, count["degraded"], total, count["partial"], total, count["faulty"], total, count["unknown"], total, count["flapping"], total, count["maintenance"], total)
 	state, word := pluginOK, "OK"
 	switch {
 	case total == 0:
@@ -305,7 +311,7 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 		state, word = pluginUnknown, "UNKNOWN"
 	case count["faulty"] > *crit:
 		state, word = pluginCritical, "CRITICAL"
-	case count["partial"]+count["faulty"] > *warn:
+	case count["degraded"]+count["partial"]+count["faulty"] > *warn:
 		state, word = pluginWarning, "WARNING"
 	}
 	summary := fmt.Sprintf("%d of %d nodes fault-free", count["fault-free"], total)

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // lossyStep is one condition of the lossy member's link: percent of the
@@ -48,8 +51,10 @@ const (
 // only, each for a minute (LAN_LOSSY_STEP). At every step no agent, the
 // lossy one included, holds any other node anything but fault-free: a
 // failure no second vantage point confirms does not spread. From 30% on the
-// lossy agent doubts its own tests (diagSelfDoubt, its log) and no other
-// agent does; at 10% nothing changes at all.
+// lossy agent doubts its own tests (diagSelfDoubt, its log), no other
+// agent does, and every other agent comes to hold it degraded; at 10%
+// nothing changes at all. How soon, and how many status changes and
+// notifications about it each step costs, is logged.
 func TestLossyMemberLAN(t *testing.T) {
 	t.Parallel()
 	s := ciSpec(t, "lm", "vcube", 16, false)
@@ -62,6 +67,7 @@ func TestLossyMemberLAN(t *testing.T) {
 	if os.Getenv("LAN_LOSSY_ONLY") == "50" {
 		steps = []lossyStep{{50, 50}}
 	}
+	others := without(ids(16), lossy)
 	for _, st := range steps {
 		settled(t, c, "before "+st.String())
 		if _, err := c.Poll(20*s.Interval, func() bool { return c.LogLines(doubtLine) == c.LogLines(trustLine) }); err != nil {
@@ -69,17 +75,22 @@ func TestLossyMemberLAN(t *testing.T) {
 		}
 		doubts := c.LogLines(doubtLine)
 		before := map[int]int{lossy: agentLines(t, c, lossy, doubtLine)}
+		told := len(c.Notified())
 		mark := c.Mark()
 		began := time.Now()
 		must(t, c.Net.SetLinkLoss(lossy, st.in, st.out))
-		var named time.Duration
+		var doubting, named time.Duration
 		for time.Since(began) < step {
-			if named == 0 && c.LogLines(doubtLine) > doubts {
+			if doubting == 0 && c.LogLines(doubtLine) > doubts {
+				doubting = time.Since(began)
+			}
+			if named == 0 && c.AllSee(others, []int{lossy + 1}, mib.DiagStatus(hiadsd.Degraded)) {
 				named = time.Since(began)
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
 		must(t, c.Net.SetLinkLoss(lossy, 0, 0))
+		settled(t, c, "after "+st.String())
 		false_, about := 0, 0
 		for _, e := range c.Events(mark) {
 			if !e.Change() {
@@ -96,16 +107,24 @@ func TestLossyMemberLAN(t *testing.T) {
 				}
 			}
 		}
+		notified := 0
+		for _, n := range c.Notified()[told:] {
+			if n.Node == lossy+1 {
+				notified++
+			}
+		}
 		doubted := c.LogLines(doubtLine) - doubts
 		own := agentLines(t, c, lossy, doubtLine) - before[lossy]
-		t.Logf("%v for %v: %d false verdicts about other nodes; %d status changes about the lossy agent %d; "+
-			"it doubted its own tests after %v (%d times; %d by other agents)", st, step, false_, about, lossy+1,
-			named.Round(100*time.Millisecond), own, doubted-own)
+		t.Logf("%v for %v: %d false verdicts about other nodes; the lossy agent %d doubted its own tests after %v (%d times; %d by other agents), "+
+			"every other agent held it degraded after %v (%.1f intervals); %d status changes about it at the agents, %d notifications about it, its repair included",
+			st, step, false_, lossy+1, doubting.Round(100*time.Millisecond), own, doubted-own, named.Round(100*time.Millisecond),
+			named.Seconds()/s.Interval.Seconds(), about, notified)
+		clean := st.in == 10 && st.out == 10
 		switch {
-		case st.in == 10 && st.out == 10 && (about > 0 || doubted > 0):
+		case clean && (about > 0 || doubted > 0):
 			t.Errorf("%v: %d status changes about the lossy agent, %d doubt lines; want nothing at all", st, about, doubted)
-		case !(st.in == 10 && st.out == 10) && named == 0:
-			t.Errorf("%v: the lossy agent never doubted its own tests", st)
+		case !clean && (doubting == 0 || named == 0):
+			t.Errorf("%v: the lossy agent doubted its own tests after %v, was held degraded everywhere after %v (0: never)", st, doubting, named)
 		case doubted > own:
 			t.Errorf("%v: %d other agents' doubt lines; want the lossy agent's alone", st, doubted-own)
 		case own > 1:

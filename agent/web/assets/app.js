@@ -6,7 +6,7 @@
   const CIRCLE_MAX = 128; // above this many nodes: a grid, edges of one node only
   const POLL_MS = 2000;
   const W = 640, H = 400;
-  const STATUSES = ["fault-free", "partial", "faulty", "unknown"];
+  const STATUSES = ["fault-free", "degraded", "partial", "faulty", "unknown"];
   const $ = (id) => document.getElementById(id);
   const ui = { n: -1, mode: "", rows: [], keys: [], gnodes: [], pos: [], radius: 0, selected: 0, state: null };
 
