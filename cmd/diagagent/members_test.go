@@ -59,7 +59,7 @@ func TestMembersAndCheck(t *testing.T) {
 	ic := startIcinga(t, documentedCheckCommand(t, binPath(t)), map[string]string{"diagagent_config": c.conf, "diagagent_agent": c.addr(0)})
 	r := ic.waitFor("OK", 30*time.Second)
 	// Icinga keeps the space before the perfdata's bar.
-	if strings.TrimSpace(r.output) != "DIAGAGENT OK - 4 of 4 nodes fault-free" || !strings.HasPrefix(r.perfdata, "fault_free=4;;;0;4 partial=0;;;0;4 ") {
+	if strings.TrimSpace(r.output) != "DIAGAGENT OK - 4 of 4 nodes fault-free" || !strings.HasPrefix(r.perfdata, "fault_free=4;;;0;4 degraded=0;;;0;4 partial=0;;;0;4 ") {
 		t.Errorf("Icinga 2 recorded OK with output %q and perfdata %q", r.output, r.perfdata)
 	}
 	c.stop(2, syscall.SIGTERM)
