@@ -139,7 +139,10 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // A tester's own health (Lifeguard's local health, seen from the tester).
 // A node whose failures other vantage points refute, or whose requests go
 // unanswered by nodes that prove alive, doubts itself.
-// Over the last healthWindow intervals: two such failures, or, of at least
+// Over the last healthWindow intervals: two such failures, of two nodes or
+// more, with some request lost to a node that did answer (a host behind a
+// firewall that blocks a few agents loses nothing to the others, and its
+// testers that the firewall blocks are refuted about it alone); or, of at least
 // doubtRequests requests, doubtLoss percent or more unanswered, on the
 // tests of three nodes or more (a tester of one lossy node is not at
 // fault, nor one that lost a reply or two to a busy peer; a lossy tester
@@ -172,8 +175,9 @@ type Doubt struct {
 	// Measure asks the caller to add MeasureRequests requests to each
 	// test of a live node: the window holds some loss, or the node doubts.
 	Measure bool
-	// Refuted counts its failures other vantage points refuted; Sent and Unanswered its requests to nodes that proved
-	// alive; Targets the nodes whose tests lost requests.
+	// Refuted counts its failures other vantage points refuted; Sent and
+	// Unanswered its requests to nodes that answered; Targets the nodes
+	// whose tests lost requests or were refuted.
 	Refuted, Sent, Unanswered, Targets int
 }
 
@@ -207,11 +211,12 @@ func (h *health) add(e evidence) Doubt {
 		}
 	}
 	d.Targets = len(targets)
-	lost := func(pct int) bool { return 100*d.Unanswered >= pct*d.Sent }
+	lossy := func(pct int) bool { return 100*d.Unanswered >= pct*d.Sent }
 	if h.doubting {
-		h.doubting = d.Refuted > 0 || d.Sent == 0 || lost(trustLoss)
+		h.doubting = d.Refuted > 0 || d.Sent == 0 || lossy(trustLoss)
 	} else {
-		h.doubting = d.Refuted >= doubtRefuted || d.Sent >= doubtRequests && lost(doubtLoss) && d.Targets >= doubtTargets
+		refuted := d.Refuted >= doubtRefuted && d.Targets >= 2 && d.Unanswered > 0
+		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
 	d.Measure = h.doubting || d.Refuted > 0 || d.Unanswered > 0
@@ -229,16 +234,16 @@ func (n *Node) Measuring() bool { return n.health.measure }
 // evidence notes what a real test answer a of j, judged second, says of
 // this node's own link.
 func (iv *interval) evidence(j int, a testAnswer, second Second) {
+	e := &iv.health
 	switch {
 	case a.status.Up():
-	case second == Refuted:
-		iv.health.refuted++
+		e.sent += a.sent
+		e.unanswered += a.unanswered
+	case second == Refuted: // its requests do not count: a firewall may block this node alone
+		e.refuted++
 	default:
 		return // down, or unheard: in a partition a tester's questions go unanswered through no fault of its own
 	}
-	e := &iv.health
-	e.sent += a.sent
-	e.unanswered += a.unanswered
 	if a.unanswered > 0 {
 		for k := range e.lossy {
 			if e.lossy[k] == 0 || e.lossy[k] == j+1 {

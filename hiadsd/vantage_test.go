@@ -142,11 +142,20 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if d := h.add(evidence{sent: 1}); d.Doubting || d.Measure {
 		t.Fatalf("a clean interval: %+v", d)
 	}
-	if d := h.add(evidence{refuted: 1}); d.Doubting || !d.Measure {
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}}); d.Doubting || !d.Measure {
 		t.Fatalf("one refuted failure: %+v, want measuring only", d)
 	}
-	if d := h.add(evidence{refuted: 1}); !d.Doubting || d.Refuted != 2 {
-		t.Fatalf("two refuted failures: %+v", d)
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, sent: 2, unanswered: 1}); d.Doubting {
+		t.Fatalf("two refuted failures about one node: %+v, want no doubt (the node is hard to reach, from here)", d)
+	}
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{5}}); !d.Doubting || d.Refuted != 3 {
+		t.Fatalf("refuted failures about two nodes, a request lost to a live one: %+v", d)
+	}
+	var walled health
+	for k := range healthWindow {
+		if d := walled.add(evidence{refuted: 1, sent: 5, lossy: [2]int{1 + k%4}}); d.Doubting {
+			t.Fatalf("refuted about four nodes, nothing lost to live ones (a firewall): %+v", d)
+		}
 	}
 	for k := 0; k < healthWindow-1; k++ {
 		if d := h.add(evidence{sent: 9}); !d.Doubting {
@@ -179,7 +188,9 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 }
 
 // TestConfirmedFailuresAreNoEvidence: a tester whose target is down (its
-// failure confirmed every interval) does not doubt itself.
+// failure confirmed every interval) does not doubt itself, nor does one
+// whose failures are refuted while nothing it sends to a node that answers
+// is lost.
 func TestConfirmedFailuresAreNoEvidence(t *testing.T) {
 	cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Vantage: 3}
 	n := newTestNode(t, cfg, 0)
@@ -192,11 +203,11 @@ func TestConfirmedFailuresAreNoEvidence(t *testing.T) {
 	}
 	w.seen = []Status{FaultFree}
 	n2 := newTestNode(t, cfg, 0)
-	for range 2 {
+	for range healthWindow {
 		w.step(t, n2)
 	}
-	if !n2.Doubting() {
-		t.Fatal("a tester refuted twice does not doubt itself")
+	if n2.Doubting() {
+		t.Fatal("a tester refuted about every node, with nothing lost to a node that answered, doubts itself (a firewall in front of it is no lossy link)")
 	}
 }
 

@@ -61,10 +61,17 @@ func (d *Daemon) notifies(u hiadsd.Update) bool {
 	if d.node.Withholds() {
 		return false
 	}
-	if d.grouping() {
+	if d.grouping() && !degradedOnly(u.Old.Status, u.New.Status) {
 		return true // the cause's owner is decided when it is due (causes.go)
 	}
 	return d.owner(u.ID) == d.id
+}
+
+// degradedOnly reports whether a change from prev to st is a node turning
+// degraded or back to fault-free: up all along, no cause of faults, so it
+// is notified at once by the node's owner, outside the grouping.
+func degradedOnly(prev, st hiadsd.Status) bool {
+	return st == hiadsd.Degraded || prev == hiadsd.Degraded && st == hiadsd.FaultFree
 }
 
 // unowned is the latest change of a node that this agent recorded and left

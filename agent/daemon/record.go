@@ -264,8 +264,7 @@ func (d *Daemon) announce(e unsavedEvent) {
 // agent sends is one "status change notified" line, which the chaos run
 // matches against what the station received.
 func (d *Daemon) sendStatus(ev board.Event, late string) {
-	degradedOnly := ev.Status == hiadsd.Degraded || ev.Prev == hiadsd.Degraded && ev.Status == hiadsd.FaultFree
-	if d.grouping() && !degradedOnly { // a node that turns degraded, or back, is up all along: no cause of faults
+	if d.grouping() && !degradedOnly(ev.Prev, ev.Status) {
 		d.group(ev, late)
 		return
 	}

@@ -122,7 +122,7 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 				}
 				var se *probe.SetError
 				refused := errors.As(err, &se)
-				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Debug("question not taken")
+				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Info("question to another agent not taken")
 				d.vantage.mu.Lock()
 				d.vantage.resolve(q.k, hiadsd.Unknown, refused)
 				d.vantage.mu.Unlock()
@@ -215,7 +215,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					return
 				}
 				if err := sp.Vantage(ctx, members[q.From-1], b); err != nil {
-					d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node}).WithError(err).Debug("answer not taken")
+					d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node}).WithError(err).Info("answer to another agent not taken")
 				}
 			})
 		}

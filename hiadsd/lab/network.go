@@ -156,7 +156,7 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 		var r hiadsd.Result
 		switch op.Kind {
 		case hiadsd.OpTest:
-			r.Status = nw.testOnce(self, op.Target)
+			r.Status, r.Sent, r.Unanswered = nw.testOnce(self, op.Target)
 			if r.Status != hiadsd.FaultFree && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
@@ -274,21 +274,32 @@ func (nw *Network) test(self, j int) hiadsd.Status {
 	return nw.state[j]
 }
 
-// testOnce is test with the lossy links' and one-way faults: a test
-// fails when its request or its reply is lost on a lossy link, and finds
-// the node partial then (its echo gets through a retry), or when the way
-// from self to j is blocked.
-func (nw *Network) testOnce(self, j int) hiadsd.Status {
-	st := nw.test(self, j)
+// testOnce is test with the lossy links' and one-way faults, and the
+// requests it sent and lost: a test sends up to testRequests requests,
+// each lost when it or its reply is lost on a lossy link, and finds the
+// node partial when all are (its echo gets through); a blocked way from
+// self to j makes it faulty.
+func (nw *Network) testOnce(self, j int) (st hiadsd.Status, sent, unanswered int) {
+	st = nw.test(self, j)
 	switch {
 	case st != hiadsd.FaultFree:
+		return st, 1, 1
 	case nw.blocked[[2]int{self, j}]:
-		st = hiadsd.Faulty
-	case nw.lost(self, j) || nw.lost(j, self):
-		st = hiadsd.Partial
+		return hiadsd.Faulty, testRequests, testRequests
 	}
-	return st
+	for sent < testRequests {
+		sent++
+		if !nw.lost(self, j) && !nw.lost(j, self) {
+			return hiadsd.FaultFree, sent, unanswered
+		}
+		unanswered++
+	}
+	return hiadsd.Partial, sent, unanswered
 }
+
+// testRequests is how many requests a lab test sends before it gives up,
+// as the daemon's first try with test.retries 3.
+const testRequests = 4
 
 // lost draws whether a datagram from a to b is lost on a lossy link: each
 // of the two links it crosses loses its percent.
@@ -309,7 +320,7 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 		if !nw.Testing(h) || nw.apart(self, h) || nw.lost(self, h) || nw.lost(h, self) {
 			continue
 		}
-		out[k] = nw.testOnce(h, j)
+		out[k], _, _ = nw.testOnce(h, j)
 	}
 	return out
 }
