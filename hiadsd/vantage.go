@@ -144,9 +144,9 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // firewall that blocks a few agents loses nothing to the others, and its
 // testers that the firewall blocks are refuted about it alone); or, of at least
 // doubtRequests requests, doubtLoss percent or more unanswered, on the
-// tests of three nodes or more (a tester of one lossy node is not at
-// fault, nor one that lost a reply or two to a busy peer; a lossy tester
-// loses requests to whichever node it tests). One test an
+// tests of two nodes or more (a tester of one lossy node is not at fault:
+// it loses requests to that node only, a small share of all it sends; a
+// lossy tester loses them to whichever node it tests). One test an
 // interval is too few samples to tell a 10% link from a 30% one in a few
 // intervals, so while the window holds any such loss the caller adds
 // MeasureRequests requests to each test of a live node (Doubt.Measure):
@@ -161,7 +161,7 @@ const (
 	doubtRefuted  = 2
 	doubtRequests = 24
 	doubtLoss     = 40
-	doubtTargets  = 3
+	doubtTargets  = 2
 	trustLoss     = 20
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.

@@ -135,7 +135,7 @@ func TestAloneWhenNoneElse(t *testing.T) {
 // TestDoubtFromRefutedFailuresAndLostRequests: two refuted failures within
 // the window make a node doubt itself, and it stops once the window is
 // clean; so does a tester losing 40% of its requests to the nodes it
-// tests, but not one that loses them to two nodes only (they are lossy), nor one losing 19% (a link with 10% loss each way). Any
+// tests, but not one that loses them to one node only (it is lossy), nor one losing 19% (a link with 10% loss each way). Any
 // loss in the window asks for measurements (Doubt.Measure).
 func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	var h health
@@ -175,8 +175,8 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if h := lossyLink(4); !h.doubting {
 		t.Fatal("over half the requests to four nodes unanswered: not doubting")
 	}
-	if h := lossyLink(2); h.doubting {
-		t.Fatal("the requests to two nodes unanswered: doubting (those nodes are lossy, not this one)")
+	if h := lossyLink(1); h.doubting {
+		t.Fatal("the requests to one node unanswered: doubting (that node is lossy, not this one)")
 	}
 	var fine health
 	for k := 0; k < 10*healthWindow; k++ {

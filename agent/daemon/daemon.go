@@ -428,7 +428,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.explain(probes)
 	d.refuse(rep, "fetch")
 	d.selfSuspicion(ctx, rep, began)
-	d.noteDoubt(rep.Doubt)
+	d.noteDoubt(ctx, rep.Doubt)
 	d.noteSeconds(rep, probes)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)

@@ -223,8 +223,10 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 }
 
 // noteDoubt tells the operator when the agent starts or stops doubting its
-// own tests (hiadsd.Doubt), and stretches the prober's waits meanwhile.
-func (d *Daemon) noteDoubt(doubt hiadsd.Doubt) {
+// own tests (hiadsd.Doubt), stretches the prober's waits meanwhile, and
+// asks its testers to test it now, so that they find it degraded, or
+// fault-free again, without waiting for their turn.
+func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 	was := d.vantage.doubt.Doubting
 	d.vantage.doubt = doubt
 	if doubt.Doubting == was {
@@ -237,6 +239,7 @@ func (d *Daemon) noteDoubt(doubt hiadsd.Doubt) {
 		sp.Stretch(doubt.Doubting)
 	}
 	f := d.log.WithFields(logrus.Fields{"refuted": doubt.Refuted, "sent": doubt.Sent, "unanswered": doubt.Unanswered})
+	d.sayHello(ctx, "doubt") // a tester reads the change at once: degraded, or fault-free again
 	if doubt.Doubting {
 		f.Warn("this agent doubts its own tests: other agents reach nodes its tests found down, or its requests go unanswered; " +
 			"its link (NIC, cable, switch port) is the likely fault. Its verdicts need another agent's confirmation, and it waits twice as long")
