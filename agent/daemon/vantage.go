@@ -214,9 +214,12 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 				if err != nil {
 					return
 				}
+				f := d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node, "found": r.Status.String()})
 				if err := sp.Vantage(ctx, members[q.From-1], b); err != nil {
-					d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node}).WithError(err).Info("answer to another agent not taken")
+					f.WithError(err).Info("answer to another agent not taken")
+					return
 				}
+				f.Info("answered another agent's question")
 			})
 		}
 	}

@@ -227,7 +227,7 @@ type View struct {
 	// agent asked has answered, refused the question, or could not be
 	// reached; a lone Unknown says every one of them refused it. The re-test collects
 	// them into Result.Seen until it ends, and waits up to as long as the
-	// re-test more for the first one.
+	// re-test more for the rest.
 	Second func(ctx context.Context) <-chan hiadsd.Status
 	// Measure is how many requests to add, one at a time, to a test that
 	// finds the peer fault-free: the agent measures its own link while it
@@ -284,7 +284,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		if others != nil {
 			// An agent asked makes a whole test (its own re-test of a new
 			// fault included), begun a little after this re-test: wait as long
-			// again for its first answer.
+			// again for every answer.
 			wait := time.Duration(0)
 			if res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial {
 				wait = p.retry().wait * 2

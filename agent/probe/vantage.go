@@ -18,17 +18,15 @@ import (
 type vantages struct {
 	mu       sync.Mutex
 	seen     []hiadsd.Status
-	answered int // answers and refusals
-	closed   bool
-	first    chan struct{} // closed at the first verdict, or when in closes
-	once     sync.Once
+	answered int  // answers and refusals
+	closed   bool // every agent asked answered, refused or could not be reached
 	done     chan struct{}
 	stop     chan struct{}
 }
 
-// collect gathers from in until end.
+// collect gathers from in until in closes or end.
 func collect(in <-chan hiadsd.Status) *vantages {
-	v := &vantages{first: make(chan struct{}), done: make(chan struct{}), stop: make(chan struct{})}
+	v := &vantages{done: make(chan struct{}), stop: make(chan struct{})}
 	go func() {
 		defer close(v.done)
 		for {
@@ -37,20 +35,14 @@ func collect(in <-chan hiadsd.Status) *vantages {
 				v.mu.Lock()
 				if !ok {
 					v.closed = true
-				} else {
-					v.answered++
-					if st != hiadsd.Unknown {
-						v.seen = append(v.seen, st)
-					}
-				}
-				got := !ok || st != hiadsd.Unknown
-				v.mu.Unlock()
-				if got {
-					v.once.Do(func() { close(v.first) })
-				}
-				if !ok {
+					v.mu.Unlock()
 					return
 				}
+				v.answered++
+				if st != hiadsd.Unknown {
+					v.seen = append(v.seen, st)
+				}
+				v.mu.Unlock()
 			case <-v.stop:
 				return
 			}
@@ -59,14 +51,16 @@ func collect(in <-chan hiadsd.Status) *vantages {
 	return v
 }
 
-// end waits up to wait for a first verdict if none came yet, then stops
+// end waits up to wait for every agent asked to be done (one that reached
+// the peer answers fast; one that did not answers once its own re-test
+// ends, and the first answer must not cut the others short), then stops
 // gathering and returns the verdicts, and whether every agent asked
 // refused the question.
 func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.Status, noneAsked bool) {
 	if wait > 0 {
 		t := time.NewTimer(wait)
 		select {
-		case <-v.first:
+		case <-v.done:
 		case <-t.C:
 		case <-ctx.Done():
 		}
