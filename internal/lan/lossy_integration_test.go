@@ -107,16 +107,25 @@ func TestLossyMemberLAN(t *testing.T) {
 				}
 			}
 		}
-		notified := 0
-		for _, n := range c.Notified()[told:] {
-			if n.Node == lossy+1 {
-				notified++
+		about6 := func() (out []Sent) {
+			for _, n := range c.Notified()[told:] {
+				if n.Node == lossy+1 {
+					out = append(out, n)
+				}
 			}
+			return out
+		}
+		if n := about6(); len(n) > 0 && n[len(n)-1].Status != "fault-free" { // its repair waits for traps.recovery_hold
+			_, _ = c.Poll(c.RepairHeld()+3*s.Interval, func() bool { n := about6(); return n[len(n)-1].Status == "fault-free" })
+		}
+		var notified []string
+		for _, n := range about6() {
+			notified = append(notified, fmt.Sprintf("%s by agent %d", n.Status, n.Self))
 		}
 		doubted := c.LogLines(doubtLine) - doubts
 		own := agentLines(t, c, lossy, doubtLine) - before[lossy]
 		t.Logf("%v for %v: %d false verdicts about other nodes; the lossy agent %d doubted its own tests after %v (%d times; %d by other agents), "+
-			"every other agent held it degraded after %v (%.1f intervals); %d status changes about it at the agents, %d notifications about it, its repair included",
+			"every other agent held it degraded after %v (%.1f intervals); %d status changes about it at the agents; notified about it, its repair included: %v",
 			st, step, false_, lossy+1, doubting.Round(100*time.Millisecond), own, doubted-own, named.Round(100*time.Millisecond),
 			named.Seconds()/s.Interval.Seconds(), about, notified)
 		clean := st.in == 10 && st.out == 10
@@ -129,6 +138,8 @@ func TestLossyMemberLAN(t *testing.T) {
 			t.Errorf("%v: %d other agents' doubt lines; want the lossy agent's alone", st, doubted-own)
 		case own > 1:
 			t.Errorf("%v: the lossy agent started doubting %d times: its doubt flaps", st, own)
+		case !clean && (named > 5*s.Interval || len(notified) > 2):
+			t.Errorf("%v: held degraded everywhere after %v, notified %v: want within 5 intervals, at most 2 notifications", st, named, notified)
 		}
 	}
 }
