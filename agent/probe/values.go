@@ -35,7 +35,7 @@ func rangedValue(vb gosnmp.SnmpPDU, lo, hi int) (int, error) {
 
 // statusValue reads a nodeStatus-like enumeration.
 func statusValue(vb gosnmp.SnmpPDU) (hiadsd.Status, error) {
-	v, err := rangedValue(vb, 0, 3)
+	v, err := rangedValue(vb, 0, 4)
 	if err != nil {
 		return hiadsd.Unknown, err
 	}
