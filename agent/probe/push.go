@@ -25,10 +25,16 @@ func (p *Prober) CanPush() bool { return p.cfg.V3 != nil || p.cfg.WriteCommunity
 // that has just failed gives up soon and the sender can try another; it
 // fails unless the peer took it.
 func (p *Prober) Push(ctx context.Context, t Target, value []byte) error {
+	return p.send(ctx, t, mib.DiagPush0, value, "push to")
+}
+
+// send writes value to the agent's octet-string object oid as Push does;
+// its error names what was sent (what, then the peer's address).
+func (p *Prober) send(ctx context.Context, t Target, oid string, value []byte, what string) error {
 	err := p.set(ctx, p.sends, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
-		gosnmp.SnmpPDU{Name: mib.DiagPush0, Type: gosnmp.OctetString, Value: value})
+		gosnmp.SnmpPDU{Name: oid, Type: gosnmp.OctetString, Value: value})
 	if err != nil {
-		return fmt.Errorf("push to %s: %w", t.Addr, err)
+		return fmt.Errorf("%s %s: %w", what, t.Addr, err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package probe
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -76,12 +75,7 @@ func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.S
 // Vantage writes value (a board.MarshalVantage) to diagVantage.0 of the
 // agent at t, as Push writes a push.
 func (p *Prober) Vantage(ctx context.Context, t Target, value []byte) error {
-	err := p.set(ctx, p.sends, t, p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout),
-		gosnmp.SnmpPDU{Name: mib.DiagVantage0, Type: gosnmp.OctetString, Value: value})
-	if err != nil {
-		return fmt.Errorf("diagVantage of %s: %w", t.Addr, err)
-	}
-	return nil
+	return p.send(ctx, t, mib.DiagVantage0, value, "diagVantage of")
 }
 
 // measure sends n requests to t one after the other, each awaited for

@@ -57,9 +57,7 @@ const (
 // notifications about it each step costs, is logged.
 func TestLossyMemberLAN(t *testing.T) {
 	t.Parallel()
-	s := ciSpec(t, "lm", "vcube", 16, false)
-	s.Keyring = true
-	s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount, s.RecoveryHold = 2*time.Second, time.Second, 3, 2*time.Second, 2, 0
+	s := shippedSpec(t, "lm")
 	c := startCluster(t, s)
 	const lossy = 5 // agent 6
 	step := lossyFor(t)
@@ -144,6 +142,15 @@ func TestLossyMemberLAN(t *testing.T) {
 	}
 }
 
+// shippedSpec is 16 vCube agents with the cluster key and the shipped
+// test settings (2 s interval, 1 s timeout, 3 retries, two echoes in 2 s).
+func shippedSpec(t *testing.T, tag string) Spec {
+	s := ciSpec(t, tag, "vcube", 16, false)
+	s.Keyring = true
+	s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount, s.RecoveryHold = 2*time.Second, time.Second, 3, 2*time.Second, 2, 0
+	return s
+}
+
 // agentLines counts the lines holding sub in agent k's log so far.
 func agentLines(t *testing.T, c *Cluster, k int, sub string) int {
 	b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
@@ -158,10 +165,7 @@ func agentLines(t *testing.T, c *Cluster, k int, sub string) int {
 // refuted by the agents they ask, as the testing plan rotates.
 func TestReachableFromSomeLAN(t *testing.T) {
 	t.Parallel()
-	s := ciSpec(t, "rs", "vcube", 16, false)
-	s.Keyring = true
-	s.Interval, s.Timeout, s.Retries, s.PingTimeout, s.PingCount, s.RecoveryHold = 2*time.Second, time.Second, 3, 2*time.Second, 2, 0
-	c := startCluster(t, s)
+	c := startCluster(t, shippedSpec(t, "rs"))
 	const host = 8 // agent 9
 	blocked := []int{0, 9, 10, 12}
 	hold := 2 * time.Minute
