@@ -165,7 +165,7 @@ const (
 	trustLoss     = 20
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.
-	MeasureRequests = 12
+	MeasureRequests = 24
 )
 
 // Doubt is a node's own health over its last intervals.
