@@ -286,8 +286,8 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			// fault included), begun a little after this re-test: wait as long
 			// again for every answer.
 			wait := time.Duration(0)
-			if res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial {
-				wait = p.retry().wait * 2
+			if (res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial) && !res.Corroborated {
+				wait = p.retry().wait * 2 // a corroborated verdict has its second vantage point already
 			}
 			seen, noneAsked := others.end(ctx, wait)
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
