@@ -148,9 +148,11 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // it loses requests to that node only, a small share of all it sends; a
 // lossy tester loses them to whichever node it tests). One test an
 // interval is too few samples to tell a 10% link from a 30% one in a few
-// intervals, so while the window holds any such loss the caller adds
+// intervals, so while the window holds a refuted failure, or loss of
+// measureLoss percent over two nodes or more, the caller adds
 // MeasureRequests requests to each test of a live node (Doubt.Measure):
-// none at steady state. While it doubts, its word is never taken alone
+// none at steady state, where a reply late now and then on a loaded host
+// is the only loss. While it doubts, its word is never taken alone
 // (Second Alone is not given), and the caller stretches its waits and
 // says so. It stops doubting once the window holds no refuted failure and
 // less than trustLoss percent of its requests lost. Tests of a node that
@@ -163,6 +165,7 @@ const (
 	doubtLoss     = 40
 	doubtTargets  = 2
 	trustLoss     = 20
+	measureLoss   = 20
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.
 	MeasureRequests = 24
@@ -173,7 +176,8 @@ type Doubt struct {
 	// Doubting says the node doubts its own tests.
 	Doubting bool
 	// Measure asks the caller to add MeasureRequests requests to each
-	// test of a live node: the window holds some loss, or the node doubts.
+	// test of a live node: the window holds a refuted failure or loss over
+	// two nodes, or the node doubts.
 	Measure bool
 	// Refuted counts its failures other vantage points refuted; Sent and
 	// Unanswered its requests to nodes that answered; Targets the nodes
@@ -219,7 +223,7 @@ func (h *health) add(e evidence) Doubt {
 		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
-	d.Measure = h.doubting || d.Refuted > 0 || d.Unanswered > 0
+	d.Measure = h.doubting || d.Refuted > 0 || d.Targets >= doubtTargets && lossy(measureLoss)
 	h.measure = d.Measure
 	return d
 }

@@ -145,6 +145,10 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}}); d.Doubting || !d.Measure {
 		t.Fatalf("one refuted failure: %+v, want measuring only", d)
 	}
+	var busy health
+	if d := busy.add(evidence{sent: 8, unanswered: 1, lossy: [2]int{2}}); d.Measure {
+		t.Fatalf("one late reply: %+v, want no measuring (steady state costs nothing)", d)
+	}
 	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, sent: 2, unanswered: 1}); d.Doubting {
 		t.Fatalf("two refuted failures about one node: %+v, want no doubt (the node is hard to reach, from here)", d)
 	}
