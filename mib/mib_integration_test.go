@@ -112,7 +112,7 @@ func TestEnumerationsMatchGo(t *testing.T) {
 }
 
 // TestTreeAccess checks the access of every object in the -Tp tree: only nmsID,
-// diagFaultInject, diagFaultClockSkew, diagPush, diagKeyChange and diagHello are writable, the
+// diagFaultInject, diagFaultClockSkew, diagPush, diagKeyChange, diagHello and diagVantage are writable, the
 // columns a manager creates a diagTree row with are read-create, the event,
 // key and list indexes are not readable, and what diagNodeListConflict
 // and diagCauseChange carry is accessible for notifications only.
@@ -123,7 +123,7 @@ func TestTreeAccess(t *testing.T) {
 	for _, m := range leaf.FindAllStringSubmatch(out, -1) {
 		got[m[2]] = m[1]
 	}
-	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagFaultClockSkew": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
+	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagFaultClockSkew": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagVantage": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--",
 		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--", "nodeName": "CR--", "nodeHost": "CR--", "nodeCommunity": "CR--",
 		"diagListChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
