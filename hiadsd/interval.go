@@ -66,10 +66,6 @@ func (iv *interval) test(j int) Status {
 // unless no second vantage point bears it out (Second.Believed).
 func (iv *interval) record(j int, got Status, second Second) {
 	iv.report.Tests = append(iv.report.Tests, TestResult{Target: j, Status: got, Second: second})
-	if !second.Believed() {
-		iv.doubted = append(iv.doubted, j)
-		return
-	}
 	switch {
 	case iv.index != nil:
 		iv.index[j] = struct{}{}
@@ -78,6 +74,10 @@ func (iv *interval) record(j int, got Status, second Second) {
 		for _, t := range iv.report.Tests {
 			iv.index[t.Target] = struct{}{}
 		}
+	}
+	if !second.Believed() {
+		iv.doubted = append(iv.doubted, j)
+		return
 	}
 	iv.set(j, observe(iv.node.View.Get(j), got), Direct)
 }
