@@ -30,8 +30,8 @@ import "slices"
 //     stands, as the papers have it.
 //
 // A real crash is found by the other vantage points as by the tester, in
-// the time the tester's own re-test of a new verdict takes already, so the
-// latency of the diagnosis is unchanged (docs/design.md).
+// about the time the tester's own re-test of a new verdict takes already,
+// so the latency of the diagnosis stays within the interval (docs/design.md).
 
 // Second is what other vantage points said of a failure a test found.
 type Second uint8
