@@ -110,6 +110,8 @@ func (n *Node) Renumber(cfg *Config, v ListVersion, reset []int, self int) error
 	for _, id := range reset {
 		n.View.Set(id, Entry{})
 		delete(n.pushed, id)
+		delete(n.silent, id)
+		delete(n.unreached, id)
 		n.asked = slices.DeleteFunc(n.asked, func(a int) bool { return a == id })
 		n.released = slices.DeleteFunc(n.released, func(r released) bool { return r.id == id })
 	}
@@ -117,7 +119,7 @@ func (n *Node) Renumber(cfg *Config, v ListVersion, reset []int, self int) error
 		n.CatchUp = max(n.CatchUp, Levels(cfg.N))
 	}
 	if self != n.ID {
-		n.ID, n.Next, n.pushed, n.asked = self, 1, nil, nil
+		n.ID, n.Next, n.pushed, n.asked, n.silent, n.unreached = self, 1, nil, nil, nil, nil
 		e := n.View.Get(self)
 		e.Status = FaultFree
 		n.View.Set(self, e)

@@ -295,6 +295,7 @@ func (m *Interval) pass() {
 	iv.isolation()
 	iv.report.Doubt = n.health.add(iv.health)
 	n.asked = n.asked[:0] // asked and tested: a pass that is undone keeps them for the next one
+	n.afterTests(iv.report.Tests)
 	m.report, m.done = iv.report, true
 }
 

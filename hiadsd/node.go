@@ -55,6 +55,12 @@ type Node struct {
 	isolated int
 	released []released
 	health   health // the node's own health (vantage.go)
+	// silent counts, per node held Degraded, the intervals in a row its
+	// tests failed and it was held anyway (Holding, vantage.go).
+	silent map[int]int
+	// unreached counts, per node out of this node's reach alone, the
+	// intervals it stays so without news (Unreached, vantage.go).
+	unreached map[int]int
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

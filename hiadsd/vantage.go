@@ -22,6 +22,13 @@ import "slices"
 //     agent that does not answer its tester is the tester's fault far more
 //     often than a crash of every one of them (the node's other testers,
 //     asking others, find a real crash);
+//   - Holding when the node said it doubts its own link (the view holds
+//     it Degraded) and has not been silent to this tester for
+//     degradedHold intervals in a row: a member that loses most of its
+//     packets still answers now and then, and each answer would undo the
+//     failure (a flap between faulty and degraded at every tester). The
+//     tester tests it again in each interval of the hold (Node.Ask), so a
+//     degraded member that crashes is known after degradedHold intervals;
 //   - Alone when there is no other agent to ask (none held fault-free, or
 //     every one asked refused the question: an older agent), or the tester
 //     is cut off past Config.Isolation's hold (isolation.go) with no loss
@@ -44,14 +51,15 @@ const (
 	Alone
 	Refuted
 	Unheard
+	Holding
 )
 
 // Believed reports whether the verdict is applied to the view.
-func (s Second) Believed() bool { return s != Refuted && s != Unheard }
+func (s Second) Believed() bool { return s != Refuted && s != Unheard && s != Holding }
 
 // String names the outcome for logs.
 func (s Second) String() string {
-	return [...]string{"", "confirmed", "alone", "refuted", "unheard"}[min(int(s), 4)]
+	return [...]string{"", "confirmed", "alone", "refuted", "unheard", "holding"}[min(int(s), 5)]
 }
 
 // vantages appends to *buf, and returns, the agents a test of j asks should
@@ -113,7 +121,8 @@ func (iv *interval) second(j int, a testAnswer) Second {
 	if n.Config.Vantage == 0 || (a.status != Faulty && a.status != Partial) {
 		return SecondNone
 	}
-	if held := n.View.Get(j).Status; !held.Up() && held != Unknown {
+	held := n.View.Get(j).Status
+	if !held.Up() && held != Unknown {
 		return SecondNone
 	}
 	confirmed := false
@@ -126,6 +135,8 @@ func (iv *interval) second(j int, a testAnswer) Second {
 		}
 	}
 	switch {
+	case held == Degraded && n.silent[j]+1 < degradedHold:
+		return Holding
 	case confirmed:
 		return Confirmed
 	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation && !n.health.measure:
@@ -169,6 +180,12 @@ const (
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.
 	MeasureRequests = 24
+	// degradedHold is how many intervals in a row a node held Degraded
+	// must be silent to a tester before its failure is believed (Holding).
+	// At 80% loss each way a member answers one test in five or so, with
+	// its vantage points about two in five: silent eight intervals running
+	// about once in a thousand.
+	degradedHold = healthWindow
 )
 
 // Doubt is a node's own health over its last intervals.
@@ -260,3 +277,56 @@ func (iv *interval) evidence(j int, a testAnswer, second Second) {
 
 // isDoubted reports whether j's failure, tested now, was not believed.
 func (iv *interval) isDoubted(j int) bool { return slices.Contains(iv.doubted, j) }
+
+// afterTests carries, once a pass is the interval, what its tests say
+// beyond the view: of a degraded node's silence (Holding), one more
+// interval for a failure held, and a new test the next interval, and an
+// end to it for any other outcome; of the nodes out of this node's reach
+// alone (Unreached).
+func (n *Node) afterTests(tests []TestResult) {
+	for id, left := range n.unreached {
+		if left <= 1 || n.health.doubting {
+			delete(n.unreached, id)
+		} else {
+			n.unreached[id] = left - 1
+		}
+	}
+	for _, t := range tests {
+		switch {
+		case t.Second == Refuted && !n.health.doubting:
+			if n.unreached == nil {
+				n.unreached = map[int]int{}
+			}
+			n.unreached[t.Target] = 2*Levels(n.Config.N) + 2
+		case t.Status.Up():
+			delete(n.unreached, t.Target)
+		}
+		if t.Second != Holding {
+			delete(n.silent, t.Target)
+			continue
+		}
+		if n.silent == nil {
+			n.silent = map[int]int{}
+		}
+		n.silent[t.Target]++
+		n.Ask(t.Target)
+	}
+}
+
+// Unreached returns, in order, the nodes this node cannot reach though
+// other agents do: reachable from some, not from others (a host firewall
+// that allows one subnet, an ACL on one switch port). A failure of such a
+// node that another agent refuted, at a node that does not doubt its own
+// link, puts it here; the view keeps it up, so its status does not change
+// as the rotating plan turns its testers. It stays until this node's own
+// test reaches it, or 2·log2 N + 2 intervals pass without another refuted
+// failure (the rotating plan tests a node from here once every log2 N
+// intervals), or this node doubts its own link.
+func (n *Node) Unreached() []int {
+	out := make([]int, 0, len(n.unreached))
+	for id := range n.unreached {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -241,3 +241,76 @@ func TestDegradedIsUpAndNamed(t *testing.T) {
 		t.Fatalf("a failure of a degraded node that another agent reached: %v, want refuted", got)
 	}
 }
+
+// TestDegradedHeldUntilSilent: a failure of a node held degraded is held
+// (not believed) while it has been silent fewer than degradedHold intervals
+// in a row, and the node is tested again each of them; an answer starts
+// the count anew; the degradedHold-th silent interval in a row believes it.
+func TestDegradedHeldUntilSilent(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}
+	n := newTestNode(t, cfg, 0)
+	const j = 1 // node 0's first test in cluster 1
+	n.View.Set(j, Entry{Status: Degraded, Counter: 1})
+	judged := func(rep Report) Second {
+		t.Helper()
+		for _, tr := range rep.Tests {
+			if tr.Target == j {
+				return tr.Second
+			}
+		}
+		t.Fatalf("interval of cluster %d did not test node %d: %+v", rep.Level, j, rep.Tests)
+		return SecondNone
+	}
+	silent := &lossyWorld{fail: Faulty, seen: []Status{Faulty}}
+	for k := 1; k < degradedHold; k++ {
+		if got := judged(silent.step(t, n)); got != Holding || n.View.Get(j).Status != Degraded {
+			t.Fatalf("silent interval %d: judged %v, held %v; want holding, degraded", k, got, n.View.Get(j).Status)
+		}
+	}
+	if got := judged((&lossyWorld{fail: Degraded}).step(t, n)); got != SecondNone || n.silent[j] != 0 {
+		t.Fatalf("an answer: judged %v, %d silent intervals left counted", got, n.silent[j])
+	}
+	for k := 1; k < degradedHold; k++ {
+		if got := judged(silent.step(t, n)); got != Holding {
+			t.Fatalf("silent interval %d after an answer: judged %v, want holding", k, got)
+		}
+	}
+	if got := judged(silent.step(t, n)); got != Confirmed || n.View.Get(j).Status != Faulty {
+		t.Fatalf("silent %d intervals in a row: judged %v, held %v; want confirmed, faulty", degradedHold, got, n.View.Get(j).Status)
+	}
+}
+
+// TestUnreachedFromHereAlone: a failure another agent refutes puts the
+// node in Unreached, with the view unchanged; a test of it that answers
+// takes it out at once, and so do 2·log2 N + 2 intervals without news.
+func TestUnreachedFromHereAlone(t *testing.T) {
+	cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}
+	n := newTestNode(t, cfg, 0)
+	rep := (&lossyWorld{fail: Faulty, seen: []Status{FaultFree}}).step(t, n)
+	var tested []int
+	for _, tr := range rep.Tests {
+		tested = append(tested, tr.Target)
+	}
+	slices.Sort(tested)
+	if got := n.Unreached(); !slices.Equal(got, tested) || n.View.Get(tested[0]).Status != FaultFree || len(rep.Updates) != 0 {
+		t.Fatalf("refuted failures of %v: unreached %v, %d updates; want them all, none", tested, got, len(rep.Updates))
+	}
+	for range Levels(cfg.N) { // every cluster in turn: each node is tested, and answers
+		(&lossyWorld{fail: FaultFree}).step(t, n)
+	}
+	if got := n.Unreached(); len(got) != 0 {
+		t.Fatalf("unreached %v after tests that answered, want none", got)
+	}
+	(&lossyWorld{fail: Faulty, seen: []Status{FaultFree}}).step(t, n)
+	hold := 2*Levels(cfg.N) + 2
+	for k := 1; k < hold; k++ {
+		n.afterTests(nil) // an interval with no news of them
+	}
+	if len(n.Unreached()) == 0 {
+		t.Fatalf("nothing unreached after %d intervals without news, want them there for %d", hold-1, hold)
+	}
+	n.afterTests(nil)
+	if got := n.Unreached(); len(got) != 0 {
+		t.Fatalf("unreached %v after %d intervals without news, want none", got, hold)
+	}
+}

@@ -69,7 +69,7 @@ func (d *Daemon) group(ev board.Event, late string) {
 		c.g.Window = d.cfg.GroupWindow
 	}
 	c.waiting[id] = waitingStatus{ev: ev, late: late}
-	if ev.Status == hiadsd.FaultFree {
+	if ev.Status.Up() { // fault-free, or degraded: back up either way
 		c.g.Back(d.since(now), id, e)
 	} else {
 		c.g.Lost(d.since(now), id, e)

@@ -57,6 +57,7 @@ type loopMetrics struct {
 	sweeps    *metrics.CounterVec
 	seconds   *metrics.CounterVec
 	doubt     metrics.Gauge
+	unreached metrics.Gauge
 }
 
 // newMetrics makes the interval metrics, every label value at 0.
@@ -88,14 +89,16 @@ func newMetrics() loopMetrics {
 		sweeps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_cause_sweeps_total",
 			Help: "Sweeps this agent made as the owner of faults collecting in the group window (one test of every node held up), by result: answered (every node did: a node alone, told at once), silent (some did not: the faults wait for them)."}, []string{"result"}),
 		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
-			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed)."}, []string{"result"}),
+			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a degraded node silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
 		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
 			Help: "1 while this agent doubts its own tests (diagSelfDoubt): other agents refute its failures, or its requests to live nodes go unanswered; its link is the likely fault."}),
+		unreached: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_unreached_nodes",
+			Help: "Nodes this agent cannot reach while other agents reach them (diagUnreached): a firewall or ACL between them; they stay fault-free."}),
 	}
 	for _, r := range []string{"ok", "error", "skipped"} {
 		m.fetches.WithLabelValues(r)
 	}
-	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard} {
+	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard, hiadsd.Holding} {
 		m.seconds.WithLabelValues(s.String())
 	}
 	for _, c := range []string{"started", "stopped"} {
@@ -149,12 +152,18 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 	m.doubt.Set(doubt)
 }
 
+// collectors are the daemon's own counters, gauges and histograms.
+func (m *loopMetrics) collectors() []metrics.Collector {
+	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.flaps, m.took, m.unsaved,
+		m.merges, m.lost, m.causes, m.sweeps, m.seconds, m.doubt, m.unreached}
+}
+
 // Describe sends the descriptions of the daemon's metrics (metrics.Collector).
 func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 	for _, desc := range []*metrics.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps, d.met.seconds, d.met.doubt} {
+	for _, c := range d.met.collectors() {
 		c.Describe(ch)
 	}
 }
@@ -162,7 +171,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (metrics.Collector).
 func (d *Daemon) Collect(ch chan<- metrics.Metric) {
-	for _, c := range []metrics.Collector{d.met.entries, d.met.fetches, d.met.intervals, d.met.unused, d.met.refused, d.met.flaps, d.met.took, d.met.unsaved, d.met.merges, d.met.lost, d.met.causes, d.met.sweeps, d.met.seconds, d.met.doubt} {
+	for _, c := range d.met.collectors() {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

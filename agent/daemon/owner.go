@@ -55,7 +55,7 @@ func (d *Daemon) notifies(u hiadsd.Update) bool {
 	case NotifyDetected:
 		return u.IsDirect()
 	}
-	if u.New.Status == hiadsd.FaultFree && d.recoveries.outstanding(u.ID) {
+	if u.New.Status.Up() && d.recoveries.outstanding(u.ID) {
 		return true
 	}
 	if d.node.Withholds() {
@@ -68,10 +68,13 @@ func (d *Daemon) notifies(u hiadsd.Update) bool {
 }
 
 // degradedOnly reports whether a change from prev to st is a node turning
-// degraded or back to fault-free: up all along, no cause of faults, so it
-// is notified at once by the node's owner, outside the grouping.
+// degraded from fault-free, or back: up all along, no cause of faults, so
+// it is notified at once by the node's owner, outside the grouping. A
+// faulty or partial node that turns degraded is back up: the return of a
+// cause, which the grouping tells (and every agent's record of what the
+// station was told follows).
 func degradedOnly(prev, st hiadsd.Status) bool {
-	return st == hiadsd.Degraded || prev == hiadsd.Degraded && st == hiadsd.FaultFree
+	return st == hiadsd.Degraded && prev.Up() || prev == hiadsd.Degraded && st == hiadsd.FaultFree
 }
 
 // unowned is the latest change of a node that this agent recorded and left

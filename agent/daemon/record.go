@@ -27,6 +27,7 @@ type journal struct {
 	lastBegan time.Time // when it last began one, for hiADSDisUP
 	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
+	unreached []uint32  // NodeIDs out of this agent's reach alone: diagUnreached
 
 	// how, changed, held and left are owned by the loop goroutine.
 	how     []mib.Source
@@ -316,7 +317,7 @@ func (d *Daemon) publishLocked() {
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
 		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
 		Causes: d.causeGroups()}
-	s.Digest, s.Withheld, s.SelfDoubt = s.FetchDigest(), d.withheld, d.doubting
+	s.Digest, s.Withheld, s.SelfDoubt, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.unreached
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return

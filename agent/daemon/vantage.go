@@ -42,6 +42,8 @@ type vantage struct {
 	waiting map[vantageKey]*question
 	asks    chan board.Vantage
 	doubt   hiadsd.Doubt // the core's last, the loop's
+	// unreached is the core's Unreached as last noted, the loop's.
+	unreached []int
 }
 
 // vantageKey names one question: the agent asked, the node, the nonce.
@@ -251,6 +253,39 @@ func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 	}
 }
 
+// noteUnreached tells the operator, once, each node this agent starts or
+// stops being unable to reach while other agents reach it (hiadsd's
+// Unreached), and serves the set (diagUnreached). It runs on the loop.
+func (d *Daemon) noteUnreached() {
+	now := d.node.Unreached()
+	was := d.vantage.unreached
+	if slices.Equal(now, was) {
+		return
+	}
+	for _, id := range now {
+		if !slices.Contains(was, id) {
+			d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String()}).
+				Warn("this agent cannot reach the node, which other agents reach: a firewall or ACL between them " +
+					"(the node stays fault-free; diagagent reachability lists every agent in this case)")
+		}
+	}
+	for _, id := range was {
+		if !slices.Contains(now, id) && id < len(d.list.Members) {
+			d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String()}).
+				Info("this agent reaches the node again, or has had no news of it for a while")
+		}
+	}
+	d.vantage.unreached = now
+	ids := make([]uint32, len(now))
+	for k, id := range now {
+		ids[k] = uint32(id + 1)
+	}
+	d.mu.Lock()
+	d.unreached = ids
+	d.mu.Unlock()
+	d.met.unreached.Set(float64(len(now)))
+}
+
 // measure is probe.View.Measure for this interval's tests: the requests
 // the core asks added while it has seen loss (hiadsd.Doubt.Measure).
 func (d *Daemon) measure() int {
@@ -282,4 +317,5 @@ var secondWhy = map[hiadsd.Second]string{
 	hiadsd.Refuted:   "a test found the node down, another agent reached it: not believed",
 	hiadsd.Unheard:   "a test found the node down, no agent asked answered: not believed",
 	hiadsd.Alone:     "a test found the node down, no other agent could be asked: believed",
+	hiadsd.Holding:   "a test found a degraded node down, silent for fewer intervals than the hold: not believed yet",
 }
