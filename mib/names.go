@@ -62,6 +62,7 @@ var Objects = map[string]string{
 	"diagPush":                 DiagPush,
 	"diagVantage":              DiagVantage,
 	"diagSelfDoubt":            DiagSelfDoubt,
+	"diagUnreached":            DiagUnreached,
 	"diagKeyChange":            DiagKeyChange,
 	"diagHello":                DiagHello,
 	"diagKeyTable":             DiagKeyTable,

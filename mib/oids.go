@@ -75,6 +75,9 @@ const (
 	DiagVantage = HiADSDGroup + ".22"
 	// DiagSelfDoubt says whether the agent doubts its own tests.
 	DiagSelfDoubt = HiADSDGroup + ".23"
+	// DiagUnreached lists the nodes the agent cannot reach while other
+	// agents do.
+	DiagUnreached = HiADSDGroup + ".24"
 	// DiagLastEventSeq is the sequence number of the newest event row.
 	DiagLastEventSeq = HiADSDGroup + ".7"
 	// DiagNodeListHash is the fingerprint of the node list the agent runs.
@@ -239,6 +242,8 @@ const (
 	DiagVantage0 = DiagVantage + ".0"
 	// DiagSelfDoubt0 is the instance of DiagSelfDoubt.
 	DiagSelfDoubt0 = DiagSelfDoubt + ".0"
+	// DiagUnreached0 is the instance of DiagUnreached.
+	DiagUnreached0 = DiagUnreached + ".0"
 	// DiagKeyChange0 is the instance of DiagKeyChange.
 	DiagKeyChange0 = DiagKeyChange + ".0"
 	// DiagHello0 is the instance of DiagHello.

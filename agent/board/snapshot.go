@@ -41,6 +41,9 @@ type Snapshot struct {
 	Withheld bool
 	// SelfDoubt is diagSelfDoubt: the agent doubts its own tests.
 	SelfDoubt bool
+	// Unreached is diagUnreached: the NodeIDs, ascending, this agent
+	// cannot reach while other agents do.
+	Unreached []uint32
 	// KeyRefused are the NodeIDs of the peers that refused every cluster
 	// key this agent holds when it last tested them.
 	KeyRefused []uint32

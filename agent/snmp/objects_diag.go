@@ -65,6 +65,7 @@ func diagNodes(r *Responder) []node {
 		skew,
 		vantage,
 		newScalar(mustOID(mib.DiagSelfDoubt), func(v *view) value { return integer(truth(v.snap.SelfDoubt)) }),
+		newScalar(mustOID(mib.DiagUnreached), func(v *view) value { return octets(mib.EncodeNodeIDs(v.snap.Unreached)) }),
 		newScalar(mustOID(mib.DiagLastEventSeq), func(v *view) value { return gauge(v.snap.LastSeq()) }),
 		newScalar(mustOID(mib.DiagNodeListHash), func(v *view) value { return octets(v.snap.NodeListHash) }),
 		newScalar(mustOID(mib.DiagNodeListVersion), func(v *view) value { return gauge(v.snap.ListVersion) }),

@@ -52,7 +52,8 @@ func TestTreeNextAcrossGapsAndTables(t *testing.T) {
 		{".1.3.6.1.4.1.200.1.17.0", ".1.3.6.1.4.1.200.1.21.0"}, // diagListTable (.18): empty in this snapshot
 		{".1.3.6.1.4.1.200.1.21.0", ".1.3.6.1.4.1.200.1.22.0"}, // diagFaultClockSkew, then diagVantage
 		{".1.3.6.1.4.1.200.1.22.0", ".1.3.6.1.4.1.200.1.23.0"}, // diagSelfDoubt
-		{".1.3.6.1.4.1.200.1.23.0", ".1.3.6.1.6.3.10.2.1.1.0"}, // then snmpEngineID
+		{".1.3.6.1.4.1.200.1.23.0", ".1.3.6.1.4.1.200.1.24.0"}, // diagUnreached
+		{".1.3.6.1.4.1.200.1.24.0", ".1.3.6.1.6.3.10.2.1.1.0"}, // then snmpEngineID
 		{".2", ""},
 	}
 	for _, c := range cases {

@@ -37,14 +37,15 @@ func main() {
 
 // subcommands are the commands beside the agent itself, by name.
 var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) int{
-	"keyring":     keyringCmd,     // Consul's verbs: rotate the cluster key
-	"stage":       stage,          // the packaged unit's copy of /etc/diagagent for its user
-	"members":     membersCmd,     // one row per node, from any agent
-	"check":       checkCmd,       // a monitoring plugin
-	"maintenance": maintenanceCmd, // open or end a node's maintenance window
-	"nodes":       nodesCmd,       // add or remove a node
-	"service":     serviceCmd,     // the Windows service
-	"traps":       trapsCmd,       // a station in a terminal
+	"keyring":      keyringCmd,      // Consul's verbs: rotate the cluster key
+	"stage":        stage,           // the packaged unit's copy of /etc/diagagent for its user
+	"members":      membersCmd,      // one row per node, from any agent
+	"reachability": reachabilityCmd, // the nodes some agents cannot reach, with those agents
+	"check":        checkCmd,        // a monitoring plugin
+	"maintenance":  maintenanceCmd,  // open or end a node's maintenance window
+	"nodes":        nodesCmd,        // add or remove a node
+	"service":      serviceCmd,      // the Windows service
+	"traps":        trapsCmd,        // a station in a terminal
 }
 
 // run is main with its inputs explicit; it returns the exit status.

@@ -5,6 +5,7 @@ package lan
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -23,6 +24,16 @@ func (c *Cluster) StartAgentWith(k int, conf string) error { return c.startAgent
 // StartAgentBin is StartAgent with another diagagent binary, such as an
 // older release's: one LAN of mixed versions.
 func (c *Cluster) StartAgentBin(k int, bin string) error { return c.startAgent(k, bin, c.conf) }
+
+// CLI runs a diagagent command (members, nodes, reachability...) from the
+// last host, the stations' and printers', against agent at, with the
+// cluster's configuration file; it returns what it printed.
+func (c *Cluster) CLI(at int, args ...string) (string, error) {
+	full := append([]string{"netns", "exec", c.Net.Hosts[len(c.Net.Hosts)-1], c.Bin}, args...)
+	full = append(full, "-config", c.conf, "-agent", fmt.Sprintf("%s:%d", c.Net.Addrs[at], c.port()))
+	out, err := exec.Command("ip", full...).CombinedOutput()
+	return string(out), err
+}
 
 // StateDir is agent k's state directory (the file's state_dir).
 func (c *Cluster) StateDir(k int) string { return filepath.Join(c.Dir, "state"+strconv.Itoa(k)) }

@@ -39,8 +39,16 @@ func binPath(t testing.TB) string {
 // ciSpec is the CI-sized LAN: a 1 s interval, and a retry and timeouts long
 // enough that one lost datagram or a busy shared machine does not make a
 // node faulty (a round lasts at most 1.1 s + 2 x 500 ms + 1 s = 3.1 s).
+// LAN_KEEP=dir keeps the agents' logs and state in dir/<tag> after the test.
 func ciSpec(t *testing.T, tag, algo string, agents int, printer bool) Spec {
-	return Spec{Tag: tag, Bin: binPath(t), Dir: t.TempDir(), Algorithm: algo, Agents: agents, Printer: printer,
+	dir := t.TempDir()
+	if keep := os.Getenv("LAN_KEEP"); keep != "" {
+		dir = filepath.Join(keep, tag)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Spec{Tag: tag, Bin: binPath(t), Dir: dir, Algorithm: algo, Agents: agents, Printer: printer,
 		Interval: time.Second, Timeout: 500 * time.Millisecond, Retries: 1,
 		PingTimeout: time.Second, PingCount: 1, RecoveryHold: 2 * time.Second}
 }

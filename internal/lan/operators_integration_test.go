@@ -5,7 +5,6 @@ package lan
 import (
 	"encoding/hex"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,12 +63,7 @@ func (o *operators) window(ch *change) {
 }
 
 // cli runs diagagent with args from the station's host, against agent at.
-func (o *operators) cli(at int, args ...string) (string, error) {
-	full := append([]string{"netns", "exec", o.c.Net.Hosts[len(o.c.Net.Hosts)-1], o.c.Bin}, args...)
-	full = append(full, "-config", o.c.conf, "-agent", fmt.Sprintf("%s:%d", o.c.Net.Addrs[at], o.c.port()))
-	out, err := exec.Command("ip", full...).CombinedOutput()
-	return string(out), err
-}
+func (o *operators) cli(at int, args ...string) (string, error) { return o.c.CLI(at, args...) }
 
 // device adds (remove false) or removes the printer's device at port.
 func (o *operators) device(ch *change, remove bool, wait string) {
