@@ -3,18 +3,22 @@ PKGS    ?= ./...
 BIN     := bin
 
 # The version every build carries (diagagent -version, sysDescr, the
-# packages), from the newest release tag vX.Y.Z (Semantic Versioning 2.0):
-# X.Y.Z on the tagged commit, X.Y.Z+git<commits since>.<commit> after it,
-# .dirty when the tree has changes; 0.0.0+git... where there is no tag.
-GIT_TAG   := $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null)
-GIT_BASE  := $(patsubst v%,%,$(or $(GIT_TAG),v0.0.0))
-GIT_COUNT := $(shell git rev-list --count $(if $(GIT_TAG),$(GIT_TAG)..)HEAD 2>/dev/null || echo 0)
-GIT_SHA   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-GIT_DIRTY := $(shell git diff --quiet HEAD 2>/dev/null || echo .dirty)
+# packages) is the tree's own, internal/version/release.go (Semantic
+# Versioning 2.0; RELEASE.md): X.Y.Z on a release, with the commit as build
+# metadata (+<commit>) between releases (X.Y.Z-dev) or on a modified tree
+# (.dirty). The revision is linked in too, since VCS stamping may be off.
+RELEASE   := $(shell sed -n 's/^const Release = "\(.*\)"$$/\1/p' internal/version/release.go)
+GIT_SHA   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+GIT_REV   := $(shell git rev-parse HEAD 2>/dev/null)
+GIT_DIRTY := $(if $(GIT_SHA),$(shell git diff --quiet HEAD 2>/dev/null || echo .dirty))
 GIT_DATE  := $(shell git log -1 --format=%cd --date=format:%Y-%m-%d 2>/dev/null)
-VERSION   ?= $(GIT_BASE)$(if $(and $(filter 0,$(GIT_COUNT)),$(if $(GIT_DIRTY),,released)),,+git$(GIT_COUNT).$(GIT_SHA)$(GIT_DIRTY))
+VERSION   ?= $(RELEASE)$(if $(GIT_SHA),$(if $(or $(findstring -,$(RELEASE)),$(GIT_DIRTY)),+$(GIT_SHA)$(GIT_DIRTY)))
+# Packages sort a prerelease before its release with a tilde (1.1.0~dev
+# before 1.1.0), in dpkg and rpm alike.
+PKG_VERSION = $(subst -,~,$(VERSION))
 LDFLAGS   := -s -w -X github.com/diagagent/diagagent/internal/version.Version=$(VERSION) \
-	-X github.com/diagagent/diagagent/internal/version.Date=$(GIT_DATE)
+	-X github.com/diagagent/diagagent/internal/version.Date=$(GIT_DATE) \
+	$(if $(GIT_REV),-X github.com/diagagent/diagagent/internal/version.Revision=$(GIT_REV)$(if $(GIT_DIRTY),-dirty))
 # nfpm builds the Debian package; run at a pinned release, it stays out of go.mod.
 NFPM      ?= $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.44.0
 DEB_DIR   ?= $(BIN)
@@ -44,7 +48,7 @@ pkg:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(PKG_BUILD)/host/diagagent ./cmd/diagagent
 	sed 's|/usr/local/bin/diagagent|/usr/bin/diagagent|g' configs/diagagent.service >$(PKG_BUILD)/diagagent.service
 	$(PKG_BUILD)/host/diagagent -man | gzip -9n >$(PKG_BUILD)/diagagent.8.gz
-	sed -e 's|$${DEB_VERSION}|$(VERSION)|' -e 's|$${DEB_BUILD}|$(abspath $(PKG_BUILD))|' -e 's|$${PKG_ARCH}|$(PKG_ARCH)|' \
+	sed -e 's|$${DEB_VERSION}|$(PKG_VERSION)|' -e 's|$${DEB_BUILD}|$(abspath $(PKG_BUILD))|' -e 's|$${PKG_ARCH}|$(PKG_ARCH)|' \
 		configs/deb/nfpm.yaml >$(PKG_BUILD)/nfpm.yaml
 	$(NFPM) package -f $(PKG_BUILD)/nfpm.yaml -p $(PKG_FORMAT) -t $(PKG_DIR)/
 

@@ -34,8 +34,9 @@ func TestRelease(t *testing.T) {
 	if !strings.HasPrefix(line, "diagagent "+v+" (") || !strings.HasSuffix(line, ", "+date+")") {
 		t.Errorf("-version of %s printed %q, want version %s and date %s", hosts[0], line, v, date)
 	}
-	want := []string{"SHA256SUMS", "diagagent-" + v + "-1.aarch64.rpm", "diagagent-" + v + "-1.x86_64.rpm",
-		"diagagent_" + v + "_amd64.deb", "diagagent_" + v + "_arm64.deb", "diagagent_" + v + "_darwin_amd64",
+	pv := strings.ReplaceAll(v, "-", "~") // a prerelease sorts before its release in dpkg and rpm
+	want := []string{"SHA256SUMS", "diagagent-" + pv + "-1.aarch64.rpm", "diagagent-" + pv + "-1.x86_64.rpm",
+		"diagagent_" + pv + "_amd64.deb", "diagagent_" + pv + "_arm64.deb", "diagagent_" + v + "_darwin_amd64",
 		"diagagent_" + v + "_darwin_arm64", "diagagent_" + v + "_linux_amd64", "diagagent_" + v + "_linux_arm64",
 		"diagagent_" + v + "_windows_amd64.exe"}
 	entries, _ := os.ReadDir(dir)
@@ -68,7 +69,7 @@ func TestRelease(t *testing.T) {
 	if out := strings.TrimSpace(sh(t, "qemu-aarch64", arm, "-version")); out != line {
 		t.Errorf("qemu-aarch64 %s -version printed %q, want %q", arm, out, line)
 	}
-	deb := filepath.Join(dir, "diagagent_"+v+"_arm64.deb")
+	deb := filepath.Join(dir, "diagagent_"+pv+"_arm64.deb")
 	if a := strings.TrimSpace(sh(t, "dpkg-deb", "-f", deb, "Architecture")); a != "arm64" {
 		t.Errorf("%s: Architecture %q", deb, a)
 	}
@@ -77,8 +78,11 @@ func TestRelease(t *testing.T) {
 	if out := strings.TrimSpace(sh(t, "qemu-aarch64", filepath.Join(root, "usr/bin/diagagent"), "-version")); out != line {
 		t.Errorf("the arm64 package's binary under qemu-aarch64 printed %q, want %q", out, line)
 	}
-	for arch, file := range map[string]string{"x86_64": "diagagent-" + v + "-1.x86_64.rpm", "aarch64": "diagagent-" + v + "-1.aarch64.rpm"} {
-		checkRPM(t, filepath.Join(dir, file), arch, v)
+	if got := strings.TrimSpace(sh(t, "dpkg-deb", "-f", deb, "Version")); got != pv {
+		t.Errorf("%s: Version %q, want %q", deb, got, pv)
+	}
+	for arch, file := range map[string]string{"x86_64": "diagagent-" + pv + "-1.x86_64.rpm", "aarch64": "diagagent-" + pv + "-1.aarch64.rpm"} {
+		checkRPM(t, filepath.Join(dir, file), arch, pv)
 	}
 
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:9"})
