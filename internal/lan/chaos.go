@@ -474,6 +474,15 @@ var statusCode = func() map[string]string {
 	return m
 }()
 
+// nodeIDs0 turns 0-based agents into NodeIDs, for a log line.
+func nodeIDs0(ks []int) []int {
+	out := make([]int, len(ks))
+	for i, k := range ks {
+		out[i] = k + 1
+	}
+	return out
+}
+
 // ids returns 0..n-1; nodeIDs returns 1..n.
 func ids(n int) []int {
 	out := make([]int, n)

@@ -303,15 +303,6 @@ func cmpOr(err error, what string) any {
 	return what
 }
 
-// nodeIDs0 turns 0-based agents into NodeIDs, for a log line.
-func nodeIDs0(ks []int) []int {
-	out := make([]int, len(ks))
-	for i, k := range ks {
-		out[i] = k + 1
-	}
-	return out
-}
-
 // check compares what agent 1 runs with every change acknowledged.
 func (n *nemesis) check(next keyring.Key, mark int) {
 	t, c := n.t, n.c

@@ -87,8 +87,8 @@ type VersusSpec struct {
 	Steady           time.Duration // the window cost is measured over
 	Freeze           time.Duration // how long the frozen member stays stopped
 	Cap              time.Duration // longest wait for knowledge everywhere, per event
-	Soak             time.Duration // how long each loss lasts
-	Losses           []int         // percent
+	Soak             time.Duration // how long each loss, and the reach kind's rules, last
+	Losses           []int         // percent: on every host (soak), on one member's link each way (lossy)
 	Busy             time.Duration // how long each duty cycle lasts
 	Duties           []Duty
 	Kinds            []string // of versusKinds; empty: all
@@ -291,7 +291,7 @@ func mergeVersus(rs []VersusResult, failed []string) VersusResult {
 }
 
 // versusKinds are the parts of a run; the steady window always runs.
-var versusKinds = []string{"steady", "crash", "freeze", "soak", "busy", "link", "switch"}
+var versusKinds = []string{"steady", "crash", "freeze", "soak", "lossy", "reach", "busy", "link", "switch"}
 
 // switchSize is how many members share the switch the "switch" kind cuts
 // off: the last ones before the stations' host.
@@ -479,7 +479,8 @@ func (v *versus) victims() map[string]int {
 	if v.wants("switch") {
 		n -= switchSize
 	}
-	return map[string]int{"crash": n / 2, "freeze": n/4 + 1, "link": 3 * n / 4, "busy": n/2 + 1}
+	return map[string]int{"crash": n / 2, "freeze": n/4 + 1, "link": 3 * n / 4, "busy": n/2 + 1,
+		"lossy": max(n/4-1, 0), "reach": min(3*n/4+1, n-1)}
 }
 
 // run measures the steady state, then plays the events in order.
@@ -508,6 +509,32 @@ func (v *versus) run(r *VersusResult) error {
 				func() error { return v.nw.SetLossAll(pct) }, func() error { return v.nw.SetLossAll(0) }); err != nil {
 				return err
 			}
+		}
+	}
+	if v.wants("lossy") {
+		k := victims["lossy"]
+		for _, pct := range v.spec.Losses {
+			if err := v.noise(r, fmt.Sprintf("member %d lost %d%% each way for %v", k+1, pct, v.spec.Soak), k, v.spec.Soak,
+				func() error { return v.nw.SetLinkLoss(k, pct, pct) }, func() error { return v.nw.SetLinkLoss(k, 0, 0) }); err != nil {
+				return err
+			}
+		}
+	}
+	if v.wants("reach") {
+		k := victims["reach"]
+		from := reachBlocked(k, v.spec.N)
+		block := func(on bool) func() error {
+			return func() error {
+				var errs []error
+				for _, b := range from {
+					errs = append(errs, v.nw.Unreachable(b, v.nw.Addrs[k], on))
+				}
+				return errors.Join(errs...)
+			}
+		}
+		if err := v.noise(r, fmt.Sprintf("member %d unreachable from members %v for %v", k+1, nodeIDs0(from), v.spec.Soak), k, v.spec.Soak,
+			block(true), block(false)); err != nil {
+			return err
 		}
 	}
 	if v.wants("busy") {
@@ -600,6 +627,19 @@ func (v *versus) switchCut(r *VersusResult) error {
 	}
 	r.Causes = append(r.Causes, row)
 	return nil
+}
+
+// reachBlocked are the hosts the reach kind cuts off from host k: its
+// neighbours along each dimension of the hypercube, up to four, which are
+// its testers in vCube's plans: the most its status could suffer.
+func reachBlocked(k, n int) []int {
+	var out []int
+	for d := 1; d < n && len(out) < 4; d <<= 1 {
+		if b := k ^ d; b < n {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // eachProc returns a func that applies f to every system's member on host k.
