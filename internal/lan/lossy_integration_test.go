@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,25 +193,47 @@ func TestReachableFromSomeLAN(t *testing.T) {
 	for _, k := range blocked {
 		must(t, c.Net.Unreachable(k, c.Net.Addrs[host], true))
 	}
-	// diagagent reachability, from the stations' host, names the node and
-	// the four agents, and only them (a row: "9  -  198.18.0.9:161  1, 10, 11, 13").
-	want := fmt.Sprintf("%s:%d", c.Net.Addrs[host], s.port())
-	wantFrom := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(nodeIDs0(blocked))), ", "), "[]")
+	// diagagent reachability, from the stations' host, names the node with
+	// the four agents (a row "9  -  198.18.0.9:161  1, 10, 11, 13"); the
+	// rules cut both ways, so a row may name one of the four as out of
+	// agent 9's reach too, and no other row may be there.
+	from := func(ks ...int) string {
+		return strings.Trim(strings.Join(strings.Fields(fmt.Sprint(nodeIDs0(ks))), ", "), "[]")
+	}
 	reported := time.Duration(0)
 	var last string
 	for reported == 0 && time.Since(began) < hold {
 		out, err := c.CLI(1, "reachability")
 		last = out
+		named, other := false, false
 		for _, l := range strings.Split(out, "\n") {
-			if f := strings.Fields(l); err == nil && len(f) >= 4 && f[0] == strconv.Itoa(host+1) && f[2] == want &&
-				strings.Join(f[3:], " ") == wantFrom && strings.Count(out, ":161") == 1 {
-				reported = time.Since(began)
+			f := strings.Fields(l)
+			if len(f) < 4 || !strings.HasSuffix(f[2], fmt.Sprintf(":%d", s.port())) {
+				continue
 			}
+			id, _ := strconv.Atoi(f[0])
+			row := strings.Join(f[3:], " ")
+			if id != host+1 {
+				other = other || !slices.Contains(blocked, id-1) || row != from(host)
+				continue
+			}
+			named = row == from(blocked...)
+			for _, a := range strings.Split(row, ", ") { // some of the four, while the others' turns come
+				k, _ := strconv.Atoi(a)
+				other = other || !slices.Contains(blocked, k-1)
+			}
+		}
+		if err == nil && named && !other {
+			reported = time.Since(began)
+		}
+		if other {
+			t.Errorf("diagagent reachability printed a row it should not:\n%s", out)
+			break
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
 	if reported == 0 {
-		t.Errorf("diagagent reachability never named node %d unreachable from %s alone; last printed:\n%s", host+1, wantFrom, last)
+		t.Errorf("diagagent reachability never named node %d unreachable from %s; last printed:\n%s", host+1, from(blocked...), last)
 	}
 	time.Sleep(hold - time.Since(began))
 	out, err := c.CLI(1, "reachability")
