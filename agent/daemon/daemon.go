@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -187,6 +188,7 @@ type loop struct {
 	rng       *rand.Rand
 	push      pushing                 // pushes received, waiting for the loop, and sent
 	vantage   vantage                 // questions asked of peers and asked by them (vantage.go)
+	learning  atomic.Bool             // a pass of learnEngines runs (engines.go)
 	pushes    bool                    // pushes are sent (the prober can write)
 	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
 	refusing  map[int]bool            // peers that refused every cluster key at this agent's last test of them
@@ -430,6 +432,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.selfSuspicion(ctx, rep, began)
 	d.noteDoubt(ctx, rep.Doubt)
 	d.noteUnreached()
+	d.learnEngines(ctx)
 	d.noteSeconds(rep, probes)
 	d.backAgain(ctx, rep, began)
 	d.learnStation(rep.Station)

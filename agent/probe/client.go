@@ -13,6 +13,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/usm"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // client opens one connected UDP socket to t for one probe or fetch, as
@@ -174,4 +175,22 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target, u *usm.User) {
 // sameOID compares two dotted OIDs, ignoring a leading dot.
 func sameOID(a, b string) bool {
 	return strings.TrimPrefix(a, ".") == strings.TrimPrefix(b, ".")
+}
+
+// KnowsEngine reports whether t is spoken to without a discovery round
+// trip: its SNMPv3 engine is known, or it is spoken to in v2c.
+func (p *Prober) KnowsEngine(t Target) bool {
+	return len(p.usersFor(t)) == 0 || p.book.get(key(t)).engine.id != ""
+}
+
+// LearnEngine discovers t's SNMPv3 engine ahead of need, with one GET of
+// sysUpTime.0 (the discovery's round trip, then the request), unless it
+// is known already: a question (diagVantage) or a push to a peer this
+// agent never tested then costs one request, as a test does.
+func (p *Prober) LearnEngine(ctx context.Context, t Target) error {
+	if p.KnowsEngine(t) {
+		return nil
+	}
+	_, err := p.Get(ctx, t, mib.SysUpTime0)
+	return err
 }

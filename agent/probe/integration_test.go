@@ -178,6 +178,26 @@ func TestProbeV3KeepsTheEngine(t *testing.T) {
 	}
 }
 
+// TestLearnEngineAheadOfNeed: LearnEngine discovers a peer's engine once
+// (two requests: the discovery, then sysUpTime.0); a question written to
+// the peer afterwards, as a second vantage point's, is one request, and a
+// second LearnEngine sends nothing.
+func TestLearnEngineAheadOfNeed(t *testing.T) {
+	p, target, relay := v3PeerThroughRelay(t)
+	if p.KnowsEngine(target) {
+		t.Fatal("an engine known before any exchange")
+	}
+	if err := p.LearnEngine(probeContext(t), target); err != nil || !p.KnowsEngine(target) || len(relay.Sent()) != 2 {
+		t.Fatalf("LearnEngine: %v, known %v, %d datagrams sent; want nil, true, 2", err, p.KnowsEngine(target), len(relay.Sent()))
+	}
+	if err := p.LearnEngine(probeContext(t), target); err != nil || len(relay.Sent()) != 2 {
+		t.Fatalf("LearnEngine again: %v, %d datagrams sent in all; want nil, still 2", err, len(relay.Sent()))
+	}
+	if _, err := p.Get(probeContext(t), target, mib.SysUpTime0); err != nil || len(relay.Sent()) != 3 {
+		t.Fatalf("a GET once the engine is learned: %v, %d datagrams sent in all; want nil, 3", err, len(relay.Sent()))
+	}
+}
+
 // TestProbeV3RestartedPeer: the prober holds a peer's engine at an older
 // boots count than the peer's, as after the peer restarted. The peer
 // answers the test's GET with a notInTimeWindow report, delivered twice:
