@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,14 +120,20 @@ type Cost struct {
 // in false alarms: episodes of a live member held suspect, dead, faulty or
 // partial by another, from the alarm until that member saw it up again.
 type Noise struct {
-	Episodes  int           // (observer, node) alarms
-	AboutBusy int           // of them about the busy member
-	Nodes     int           // distinct nodes alarmed about
-	Verdicts  int           // episodes that reached a verdict (dead, faulty, partial)
-	Median    time.Duration // episode length
-	Max       time.Duration
-	Open      int // episodes still open when the settling wait ended
-	Raised    int // memberlist: suspicions its probers raised
+	Episodes  int // (observer, node) alarms
+	AboutBusy int // of them about the busy member
+	Nodes     int // distinct nodes alarmed about
+	Verdicts  int // episodes that reached a verdict (dead, faulty, partial)
+	// OtherVerdicts are the verdicts about members other than the busy
+	// one: false verdicts about healthy members.
+	OtherVerdicts int
+	// Named is, for diagagent, how long after the disturbance began every
+	// other member held the busy one degraded; 0 if they never all did.
+	Named  time.Duration
+	Median time.Duration // episode length
+	Max    time.Duration
+	Open   int // episodes still open when the settling wait ended
+	Raised int // memberlist: suspicions its probers raised
 	// Station is set for a system with a station (diagagent): Notified
 	// counts the diagNodeStatusChange notifications it got about the busy
 	// member, NotifiedOther its diagNodeFlapping and the like.
@@ -875,6 +882,19 @@ func (v *versus) settle() time.Duration {
 	return time.Since(t0)
 }
 
+// upEverywhere reports whether every member of every system holds node
+// (a NodeID) up: alive, or fault-free.
+func (v *versus) upEverywhere(node int) bool {
+	for _, g := range v.groups {
+		for key, st := range g.Latest() {
+			if key[1] == node && key[0] != node && !g.Up(st) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // allUp reports whether no member of any system holds another in alarm.
 func (v *versus) allUp() bool {
 	for _, g := range v.groups {
@@ -897,6 +917,7 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 			stations[i] = dg.Station.Mark()
 		}
 	}
+	t0 := time.Now()
 	if err := apply(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -905,12 +926,18 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	settled := v.settle()
+	if busy >= 0 { // and the busy member up again everywhere (not degraded), so the next stretch starts clean
+		for time.Since(t0) < d+v.spec.Cap && !v.upEverywhere(busy+1) {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	row := NoiseRow{What: what}
 	for i, g := range v.groups {
 		held := latest(g.Events(0)[:marks[i]])
 		nz := alarms(g.Events(marks[i]), held, g, busy+1, time.Now())
 		nz.Settled = settled
 		if dg, ok := g.(diagGroup); ok && busy >= 0 {
+			nz.Named = namedAt(g.Events(marks[i]), held, v.spec.N, busy+1, "degraded", t0)
 			nz.Station = true
 			nz.Notified, nz.NotifiedOther = NotificationsAbout(dg.Station.Notifications(stations[i]), busy+1)
 		}
@@ -919,6 +946,40 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 	}
 	r.Noise = append(r.Noise, row)
 	return nil
+}
+
+// countVerdict counts an episode's verdict, if it reached one.
+func (nz *Noise) countVerdict(reached, other bool) {
+	if reached {
+		nz.Verdicts++
+		if other {
+			nz.OtherVerdicts++
+		}
+	}
+}
+
+// namedAt returns when, after t0, every member but busy (a NodeID) first
+// held busy at status, as evs tell; 0 if they never all did at once.
+func namedAt(evs []Event, held map[[2]int]string, n, busy int, status string, t0 time.Time) time.Duration {
+	now := maps.Clone(held)
+	all := func() bool {
+		for self := 1; self <= n; self++ {
+			if self != busy && now[[2]int{self, busy}] != status {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range evs {
+		if e.Node != busy || !e.Change() {
+			continue
+		}
+		now[[2]int{e.Self, e.Node}] = e.New
+		if all() {
+			return e.At.Sub(t0)
+		}
+	}
+	return 0
 }
 
 // alarms turns events into alarm episodes: one starts when an observer goes
@@ -962,9 +1023,7 @@ func alarms(evs []Event, held map[[2]int]string, g group, busy int, end time.Tim
 		case alarmed:
 			if !at.IsZero() {
 				lens = append(lens, e.At.Sub(at))
-				if verdict[key] {
-					nz.Verdicts++
-				}
+				nz.countVerdict(verdict[key], key[1] != busy)
 			}
 			delete(start, key)
 		}
@@ -973,9 +1032,7 @@ func alarms(evs []Event, held map[[2]int]string, g group, busy int, end time.Tim
 		if !at.IsZero() {
 			nz.Open++
 			lens = append(lens, end.Sub(at))
-			if verdict[key] {
-				nz.Verdicts++
-			}
+			nz.countVerdict(verdict[key], key[1] != busy)
 		}
 	}
 	nz.Nodes = len(nodes)

@@ -38,8 +38,8 @@ func VersusTables(r VersusResult) string {
 		}
 	}
 	b.WriteString("\nFalse alarms (every member is alive throughout): episodes of a member holding a live one suspect, dead, faulty or partial:\n\n")
-	b.WriteString("| stretch | system | episodes | about the busy member | nodes | reached a verdict | median length | longest | still open | raised / refuted | station: status / flapping notifications about the busy member | settled after |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| stretch | system | episodes | about the busy member | nodes | reached a verdict (about others) | median length | longest | still open | raised / refuted | station: status / flapping notifications about the busy member | busy member named degraded everywhere after | settled after |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, n := range r.Noise {
 		for i, z := range n.Per {
 			rr := "—"
@@ -50,9 +50,9 @@ func VersusTables(r VersusResult) string {
 			if z.Station {
 				notes = fmt.Sprintf("%d / %d", z.Notified, z.NotifiedOther)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %s | %d | %s | %s | %s |\n", n.What, r.Systems[i], z.Episodes,
-				z.AboutBusy, z.Nodes, z.Verdicts, secs(z.Median, z.Episodes > 0), secs(z.Max, z.Episodes > 0), z.Open, rr,
-				notes, z.Settled.Round(100*time.Millisecond))
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d (%d) | %s | %s | %d | %s | %s | %s | %s |\n", n.What, r.Systems[i], z.Episodes,
+				z.AboutBusy, z.Nodes, z.Verdicts, z.OtherVerdicts, secs(z.Median, z.Episodes > 0), secs(z.Max, z.Episodes > 0), z.Open, rr,
+				notes, secs(z.Named, z.Named > 0), z.Settled.Round(100*time.Millisecond))
 		}
 	}
 	if len(r.Causes) > 0 {
