@@ -71,43 +71,35 @@ func reachabilityCmd(args, env []string, stdout, stderr io.Writer) int {
 
 // reachability asks every agent, all at once, for its diagUnreached.
 func (v clusterView) reachability(ctx context.Context) (reachReport, error) {
-	nodes, err := v.prober.FetchNodes(ctx, v.target)
-	if err != nil {
-		return reachReport{}, err
-	}
 	var r reachReport
 	from := map[uint32][]uint32{}
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, a := range nodes {
-		if a.TestedOnly {
-			continue
-		}
+	nodes, err := askAgents(ctx, v, func(a probe.ListMember) {
+		pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.DiagUnreached0)
+		mu.Lock()
+		defer mu.Unlock()
 		r.Asked++
-		wg.Go(func() {
-			pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.DiagUnreached0)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err != nil:
-				r.Silent = append(r.Silent, a.ID)
-				return
-			case pdus[0].Type == gosnmp.NoSuchObject || pdus[0].Type == gosnmp.NoSuchInstance:
-				r.Older = append(r.Older, a.ID)
-				return
-			}
-			b, _ := pdus[0].Value.([]byte)
-			ids, err := mib.ParseNodeIDs(b)
-			if err != nil {
-				r.Silent = append(r.Silent, a.ID)
-				return
-			}
-			for _, id := range ids {
-				from[id] = append(from[id], a.ID)
-			}
-		})
+		switch {
+		case err != nil:
+			r.Silent = append(r.Silent, a.ID)
+			return
+		case pdus[0].Type == gosnmp.NoSuchObject || pdus[0].Type == gosnmp.NoSuchInstance:
+			r.Older = append(r.Older, a.ID)
+			return
+		}
+		b, _ := pdus[0].Value.([]byte)
+		ids, err := mib.ParseNodeIDs(b)
+		if err != nil {
+			r.Silent = append(r.Silent, a.ID)
+			return
+		}
+		for _, id := range ids {
+			from[id] = append(from[id], a.ID)
+		}
+	})
+	if err != nil {
+		return reachReport{}, err
 	}
-	wg.Wait()
 	for _, n := range nodes {
 		if agents, ok := from[n.ID]; ok {
 			slices.Sort(agents)

@@ -68,33 +68,40 @@ func awaitSpread(cmd, what string, wait time.Duration, stdout, stderr io.Writer,
 // aside), all at once, whether it holds a change: holds answers for one
 // agent, an error counting it silent.
 func surveyAgents(ctx context.Context, v clusterView, holds func(context.Context, probe.Target) (bool, error)) (spread, error) {
-	agents, err := v.prober.FetchNodes(ctx, v.target)
-	if err != nil {
-		return spread{}, err
-	}
 	var s spread
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, a := range agents {
-		if a.TestedOnly {
-			continue
-		}
+	_, err := askAgents(ctx, v, func(a probe.ListMember) {
+		ok, err := holds(ctx, probe.Target{Addr: a.Addr, Port: a.Port})
+		mu.Lock()
+		defer mu.Unlock()
 		s.surveyed++
-		wg.Go(func() {
-			ok, err := holds(ctx, probe.Target{Addr: a.Addr, Port: a.Port})
-			mu.Lock()
-			defer mu.Unlock()
-			name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
-			switch {
-			case err != nil:
-				s.silent = append(s.silent, name)
-			case ok:
-				s.held++
-			default:
-				s.lag = append(s.lag, name)
-			}
-		})
+		name := fmt.Sprintf("node %d (%s)", a.ID, netip.AddrPortFrom(a.Addr, a.Port))
+		switch {
+		case err != nil:
+			s.silent = append(s.silent, name)
+		case ok:
+			s.held++
+		default:
+			s.lag = append(s.lag, name)
+		}
+	})
+	return s, err
+}
+
+// askAgents calls ask for every agent the agent v asks lists (tested-only
+// devices aside), all at once, and returns the list once every call is
+// done.
+func askAgents(ctx context.Context, v clusterView, ask func(a probe.ListMember)) ([]probe.ListMember, error) {
+	nodes, err := v.prober.FetchNodes(ctx, v.target)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, a := range nodes {
+		if !a.TestedOnly {
+			wg.Go(func() { ask(a) })
+		}
 	}
 	wg.Wait()
-	return s, nil
+	return nodes, nil
 }
