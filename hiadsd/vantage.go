@@ -160,8 +160,10 @@ func (iv *interval) second(j int, a testAnswer) Second {
 // lossy tester loses them to whichever node it tests). One test an
 // interval is too few samples to tell a 10% link from a 30% one in a few
 // intervals, so while the window holds a refuted failure, or loss of
-// measureLoss percent over two nodes or more, the caller adds
-// MeasureRequests requests to each test of a live node (Doubt.Measure):
+// measureLoss percent over two nodes or more, or two requests lost or more
+// and half of all it sent (a link losing half its packets shows that in
+// one test, a reply late now and then on a loaded host does not), the
+// caller adds MeasureRequests requests to each test of a live node (Doubt.Measure):
 // none at steady state, where a reply late now and then on a loaded host
 // is the only loss. While it doubts, its word is never taken alone
 // (Second Alone is not given), and the caller stretches its waits and
@@ -177,6 +179,7 @@ const (
 	doubtTargets  = 2
 	trustLoss     = 20
 	measureLoss   = 20
+	measureHalf   = 50
 	// MeasureRequests is how many requests the caller adds to a test of
 	// a live node while Doubt.Measure is set.
 	MeasureRequests = 24
@@ -240,7 +243,8 @@ func (h *health) add(e evidence) Doubt {
 		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
-	d.Measure = h.doubting || d.Refuted > 0 || d.Targets >= doubtTargets && lossy(measureLoss)
+	d.Measure = h.doubting || d.Refuted > 0 || d.Targets >= doubtTargets && lossy(measureLoss) ||
+		d.Unanswered >= 2 && lossy(measureHalf)
 	h.measure = d.Measure
 	return d
 }

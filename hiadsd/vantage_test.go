@@ -149,6 +149,13 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if d := busy.add(evidence{sent: 8, unanswered: 1, lossy: [2]int{2}}); d.Measure {
 		t.Fatalf("one late reply: %+v, want no measuring (steady state costs nothing)", d)
 	}
+	var half health
+	if d := half.add(evidence{sent: 3, unanswered: 2, lossy: [2]int{2}}); !d.Measure || d.Doubting {
+		t.Fatalf("two of three requests lost in one test: %+v, want measuring only", d)
+	}
+	if d := busy.add(evidence{sent: 8, unanswered: 1, lossy: [2]int{3}}); d.Measure {
+		t.Fatalf("two late replies in two intervals, a quarter of all sent: %+v, want no measuring", d)
+	}
 	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, sent: 2, unanswered: 1}); d.Doubting {
 		t.Fatalf("two refuted failures about one node: %+v, want no doubt (the node is hard to reach, from here)", d)
 	}
