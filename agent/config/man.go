@@ -119,7 +119,7 @@ type Command struct {
 var Commands = []Command{
 	{"keygen", "keygen", "Print a new random cluster key, for the keyring file."},
 	{"keyring", "keyring -install|-use|-remove KEY | -list", "Rotate the cluster key on every agent, from any one, with no restart."},
-	{"members", "members [-format table|json] [-watch D]", "One row per node, as an agent sees the cluster."},
+	{"members", "members [-format table|json] [-watch D] [-versions]", "One row per node, as an agent sees the cluster; -versions asks every agent its version too."},
 	{"reachability", "reachability [-format table|json]", "Ask every agent which nodes it cannot reach while other agents do: one row per such node, with those agents (a firewall or ACL between them)."},
 	{"check", "check [-warning N] [-critical N] [-node ID]", "A monitoring plugin: one line with performance data, exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."},
 	{"maintenance", "maintenance -node ID -for D | -until TIME | -end", "Open, move or end a node's maintenance window, and wait until every agent that answers holds it: the node is still tested, and not notified until the window ends."},

@@ -10,7 +10,9 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -91,6 +93,9 @@ type member struct {
 	Flapping bool      `json:"flapping"`
 	// Maintenance is the end of the node's open maintenance window.
 	Maintenance *time.Time `json:"maintenanceUntil,omitempty"`
+	// Build is the agent's version as its sysDescr.0 says, with -versions:
+	// "?" for an agent that did not answer; empty for a device.
+	Build string `json:"version,omitempty"`
 }
 
 // read asks the agent for every node, with names from the configuration.
@@ -145,6 +150,7 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	cf := addClusterFlags(fs)
 	format := fs.String("format", "table", "table or json")
 	watch := fs.Duration("watch", 0, "print the table again at this period until interrupted (0: once)")
+	versions := fs.Bool("versions", false, "also ask every agent its version (sysDescr.0), as during a rolling upgrade: a VERSION column")
 	byCause := fs.Bool("causes", false, "print one line per cause of the nodes down instead of the table (nodes down within the grouping window of each other together)")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -163,6 +169,9 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	for {
 		rctx, cancel := context.WithTimeout(ctx, keyringTimeout)
 		rows, err := v.read(rctx, time.Now())
+		if err == nil && *versions {
+			err = v.builds(rctx, rows)
+		}
 		cancel()
 		if err != nil {
 			fmt.Fprintln(stderr, "members:", say(err))
@@ -185,15 +194,53 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// printMembers writes rows as a table or as JSON.
+// builds sets each agent's row's Build from its sysDescr.0, asking every
+// agent at once.
+func (v clusterView) builds(ctx context.Context, rows []member) error {
+	var mu sync.Mutex
+	got := map[uint32]string{}
+	_, err := askAgents(ctx, v, func(a probe.ListMember) {
+		b := "?"
+		if pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.SysDescr0); err == nil {
+			d, _ := pdus[0].Value.([]byte)
+			b = buildOf(string(d))
+		}
+		mu.Lock()
+		got[a.ID] = b
+		mu.Unlock()
+	})
+	for k := range rows {
+		rows[k].Build = got[rows[k].ID]
+	}
+	return err
+}
+
+// buildOf reads the version out of an agent's sysDescr ("diagagent 1.1.0:
+// distributed ..."); "?" for a description of another form.
+func buildOf(descr string) string {
+	rest, ok := strings.CutPrefix(descr, "diagagent ")
+	v, _, found := strings.Cut(rest, ":")
+	if !ok || !found || v == "" {
+		return "?"
+	}
+	return v
+}
+
+// printMembers writes rows as a table or as JSON; a VERSION column when
+// any row has its agent's version (-versions).
 func printMembers(w io.Writer, rows []member, format string) {
 	if format == "json" {
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		fmt.Fprintln(w, string(b))
 		return
 	}
+	builds := slices.ContainsFunc(rows, func(r member) bool { return r.Build != "" })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tADDRESS\tSTATUS\tFLAPPING\tMAINTENANCE\tSINCE\tLEARNED\tLIST")
+	head := "ID\tNAME\tADDRESS\tSTATUS\tFLAPPING\tMAINTENANCE\tSINCE\tLEARNED\tLIST"
+	if builds {
+		head += "\tVERSION"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
 		name := r.Name
 		if name == "" {
@@ -210,8 +257,12 @@ func printMembers(w io.Writer, rows []member, format string) {
 		if r.Maintenance != nil {
 			maint = "until " + r.Maintenance.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.ID, name, r.Address, r.Status, map[bool]string{true: "yes", false: "no"}[r.Flapping],
+		line := fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d", r.ID, name, r.Address, r.Status, map[bool]string{true: "yes", false: "no"}[r.Flapping],
 			maint, since, r.Learned, r.Version)
+		if builds {
+			line += "\t" + dash(r.Build)
+		}
+		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
 }

@@ -14,7 +14,8 @@ import (
 
 // TestMembersAndCheck runs four agents with a cluster key and asks agent 1
 // with the binary, as an operator's shell and a monitoring system would:
-// diagagent members prints one row per node (the table, and JSON), and
+// diagagent members prints one row per node (the table, and JSON, with each
+// agent's version under -versions), and
 // diagagent check exits 0 with every node fault-free, 1 (WARNING) once
 // agent 3 is stopped (partial), 0 again with -warning 1, 0 for -node 2 and
 // 1 for -node 3, and 3 (UNKNOWN) against an agent that does not answer;
@@ -42,10 +43,15 @@ func TestMembersAndCheck(t *testing.T) {
 	if out, _ := cli("members", "-causes"); out != "every node fault-free\n" {
 		t.Errorf("members -causes with every node fault-free: %q", out)
 	}
-	out, _ = cli("members", "-format", "json")
+	out, _ = cli("members", "-versions", "-format", "json")
 	var rows []member
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 4 || rows[2].Address != c.addr(2) {
-		t.Fatalf("members -format json: %v\n%s", err, out)
+		t.Fatalf("members -versions -format json: %v\n%s", err, out)
+	}
+	for _, r := range rows { // every agent is this build: its version, as -version prints it
+		if ver, _ := exec.Command(binPath(t), "-version").Output(); r.Build == "" || !strings.HasPrefix(string(ver), "diagagent "+r.Build+" (") {
+			t.Errorf("members -versions: node %d at version %q; the binary says %q", r.ID, r.Build, ver)
+		}
 	}
 	check := func(want int, wantLine string, args ...string) {
 		t.Helper()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,38 @@ func TestPrintReach(t *testing.T) {
 	var back reachReport
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || len(back.Rows) != 1 || back.Rows[0].From[3] != 13 || back.Asked != 16 {
 		t.Errorf("json %s read back as %+v, %v", b.String(), back, err)
+	}
+}
+
+// TestBuildOf: the version read out of an agent's sysDescr.0, "?" for
+// anything else.
+func TestBuildOf(t *testing.T) {
+	for descr, want := range map[string]string{
+		"diagagent 1.1.0-dev+3475f8b99f18: distributed fault-management agent, vCube diagnosis": "1.1.0-dev+3475f8b99f18",
+		"diagagent 1.0.0: distributed fault-management agent, vCube diagnosis":                  "1.0.0",
+		"Linux printer 5.10":    "?",
+		"diagagent: no version": "?",
+		"":                      "?",
+	} {
+		if got := buildOf(descr); got != want {
+			t.Errorf("buildOf(%q) = %q, want %q", descr, got, want)
+		}
+	}
+}
+
+// TestMembersVersionColumn: the VERSION column is there only when a row
+// carries its agent's version.
+func TestMembersVersionColumn(t *testing.T) {
+	rows := []member{{ID: 1, Address: "192.0.2.1:161", Status: "fault-free", Learned: "tested here", Version: 4}}
+	var b bytes.Buffer
+	printMembers(&b, rows, "table")
+	if strings.Contains(b.String(), "VERSION") {
+		t.Errorf("no version asked, printed:\n%s", b.String())
+	}
+	rows[0].Build = "1.1.0"
+	b.Reset()
+	printMembers(&b, rows, "table")
+	if lines := strings.Split(b.String(), "\n"); !strings.HasSuffix(strings.TrimSpace(lines[0]), "VERSION") || !strings.HasSuffix(strings.TrimSpace(lines[1]), "1.1.0") {
+		t.Errorf("with versions, printed:\n%s", b.String())
 	}
 }
