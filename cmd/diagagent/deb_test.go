@@ -68,7 +68,7 @@ func TestDebianPackage(t *testing.T) {
 	if fi, err := os.Stat("/etc/diagagent/diagagent.yaml"); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the installed configuration: %v, mode %v; want 0600 (it holds pass phrases)", err, fi.Mode())
 	}
-	if v := sh(t, "/usr/bin/diagagent", "-version"); !regexp.MustCompile(`^diagagent \d+\.\d+\.\d+(\+git\d+\.[0-9a-f]+(\.dirty)?)? \(`).MatchString(v) {
+	if v := sh(t, "/usr/bin/diagagent", "-version"); !regexp.MustCompile(`^diagagent \d+\.\d+\.\d+(-[0-9A-Za-z.]+)?(\+[0-9a-f]+(\.dirty)?)? \(`).MatchString(v) {
 		t.Errorf("the installed binary says %q", v)
 	}
 	// The shipped configuration is an example LAN this machine is not in:
