@@ -13,17 +13,19 @@ import "slices"
 // own re-test runs, and hands back what they found (Result.Seen). The
 // verdict (TestResult.Second) is then:
 //
-//   - Refuted when one of them reached the node: the view keeps what it
-//     held, nothing is reported or pushed, and the test counts against
-//     the tester's own health;
+//   - Refuted when one of them reached the node fault-free: the view keeps
+//     what it held, nothing is reported or pushed, and the test counts
+//     against the tester's own health;
 //   - Confirmed when none reached it and one found it faulty or partial
 //     too: believed, as before;
 //   - Unheard when none answered: not believed either, since a fault-free
 //     agent that does not answer its tester is the tester's fault far more
 //     often than a crash of every one of them (the node's other testers,
 //     asking others, find a real crash);
-//   - Holding when the node said it doubts its own link (the view holds
-//     it Degraded) and has not been silent to this tester for
+//   - Holding when one of them found the node degraded, or holds it so
+//     (the node said it doubts its own link: its loss explains the
+//     failure, and the tester's health is not at stake); or when the view
+//     holds it Degraded and it has not been silent to this tester for
 //     degradedHold intervals in a row: a member that loses most of its
 //     packets still answers now and then, and each answer would undo the
 //     failure (a flap between faulty and degraded at every tester). The
@@ -64,7 +66,8 @@ func (s Second) String() string {
 
 // vantages appends to *buf, and returns, the agents a test of j asks should
 // it find a new failure: up to Config.Vantage agents this node holds
-// fault-free, other than itself and j, one per cluster of j from the
+// fault-free, other than itself and j: the nearest one to this node
+// (nearVantage), then one per cluster of j from the
 // largest down (the farthest from j in the hypercube, so the least likely
 // to share its switch port or subnet), each at a place in its cluster
 // drawn from this node's and j's ids and the cluster, so that j's testers
@@ -77,6 +80,9 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 	}
 	lo := len(*buf)
 	l := Levels(n.Config.N)
+	if near := n.nearVantage(j); near >= 0 {
+		*buf = append(*buf, near)
+	}
 	for from := 0; len(*buf)-lo < k; from++ {
 		took := false
 		for s := l; s >= 1 && len(*buf)-lo < k; s-- {
@@ -88,7 +94,7 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 			seen := 0
 			for m := range size {
 				t := j ^ size ^ (start+m)%size
-				if t >= n.Config.N || t == n.ID || !n.isTester(t) {
+				if t >= n.Config.N || t == n.ID || !n.isTester(t) || slices.Contains((*buf)[lo:], t) {
 					continue
 				}
 				if seen == from {
@@ -104,6 +110,25 @@ func (n *Node) vantages(j int, buf *[]int) []int {
 		}
 	}
 	return (*buf)[lo:len(*buf):len(*buf)]
+}
+
+// nearVantage returns the first agent this node holds fault-free in its
+// own smallest cluster that has one, other than j; -1 if none. It is the
+// one vantage point asked from the tester's side rather than the
+// target's: when a switch cuts the target off with its neighbours, the
+// agents nearest the target cannot be reached to answer either, and a
+// failure only agents beyond the cut could confirm would go unheard.
+func (n *Node) nearVantage(j int) int {
+	for s := 1; s <= Levels(n.Config.N); s++ {
+		size := 1 << (s - 1)
+		base := (n.ID ^ size) &^ (size - 1)
+		for t := base; t < base+size && t < n.Config.N; t++ {
+			if t != j && t != n.ID && n.isTester(t) {
+				return t
+			}
+		}
+	}
+	return -1
 }
 
 // mix is SplitMix64's finalizer: a fixed, well-spread hash of x.
@@ -125,19 +150,21 @@ func (iv *interval) second(j int, a testAnswer) Second {
 	if !held.Up() && held != Unknown {
 		return SecondNone
 	}
-	confirmed := false
+	confirmed, lossy := false, false
 	for _, st := range a.seen {
 		switch st {
-		case FaultFree, Degraded:
+		case FaultFree:
 			return Refuted
+		case Degraded:
+			lossy = true
 		case Faulty, Partial:
 			confirmed = true
 		}
 	}
 	switch {
-	case held == Degraded && n.silent[j]+1 < degradedHold:
-		return Holding
-	case confirmed:
+	case (lossy || held == Degraded) && n.silent[j]+1 < degradedHold:
+		return Holding // its own link explains the failure, not this tester's
+	case confirmed || lossy: // silent to this tester degradedHold intervals running: down
 		return Confirmed
 	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation && !n.health.measure:
 		return Alone // cut off past the hold, with no sign of a lossy link: the last one standing

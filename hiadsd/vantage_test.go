@@ -40,9 +40,10 @@ func (w *lossyWorld) step(t *testing.T, n *Node) Report {
 }
 
 // TestVantagesSpreadOverTheLargestClusters: node 0 of 16 asks, of node 8,
-// one agent in each of node 8's three largest clusters (c(8,4) = 0..7,
-// c(8,3) = 12..15, c(8,2) = 10, 11), never itself, the target, a printer
-// or a node it holds faulty; another tester of node 8 asks others.
+// its own nearest agent (node 1), then one agent in each of node 8's two
+// largest clusters (c(8,4) = 0..7, c(8,3) = 12..15), never itself, the
+// target, a printer or a node it holds faulty; another tester of node 8
+// asks others.
 func TestVantagesSpreadOverTheLargestClusters(t *testing.T) {
 	cfg := &Config{N: 16, Algorithm: VCube, Vantage: 3, TestedOnly: []int{12}}
 	n := newTestNode(t, cfg, 0)
@@ -50,8 +51,8 @@ func TestVantagesSpreadOverTheLargestClusters(t *testing.T) {
 	var buf []int
 	got := n.vantages(8, &buf)
 	inCluster := func(id, s int) bool { return id>>(s-1) == (8^1<<(s-1))>>(s-1) }
-	if len(got) != 3 || !inCluster(got[0], 4) || !inCluster(got[1], 3) || !inCluster(got[2], 2) {
-		t.Fatalf("vantages of 8 = %v, want one in c(8,4), c(8,3) and c(8,2), in that order", got)
+	if len(got) != 3 || got[0] != 1 || !inCluster(got[1], 4) || !inCluster(got[2], 3) {
+		t.Fatalf("vantages of 8 = %v, want node 1 (the tester's nearest), then one in c(8,4) and c(8,3), in that order", got)
 	}
 	for _, h := range got {
 		if h == 0 || h == 8 || h == 12 || h == 13 {
@@ -244,8 +245,12 @@ func TestDegradedIsUpAndNamed(t *testing.T) {
 	var a testAnswer
 	a.status, a.seen = Partial, []Status{Degraded}
 	iv := &interval{node: n, m: &m}
-	if got := iv.second(j, a); got != Refuted {
-		t.Fatalf("a failure of a degraded node that another agent reached: %v, want refuted", got)
+	if got := iv.second(j, a); got != Holding {
+		t.Fatalf("a failure of a degraded node that another agent found or holds degraded: %v, want holding", got)
+	}
+	n.View.Set(j, Entry{Status: FaultFree, Counter: 1})
+	if got := iv.second(j, a); got != Holding {
+		t.Fatalf("a failure of a node held fault-free that another agent holds degraded: %v, want holding (not refuted: the tester is not at fault)", got)
 	}
 }
 
@@ -284,6 +289,18 @@ func TestDegradedHeldUntilSilent(t *testing.T) {
 	}
 	if got := judged(silent.step(t, n)); got != Confirmed || n.View.Get(j).Status != Faulty {
 		t.Fatalf("silent %d intervals in a row: judged %v, held %v; want confirmed, faulty", degradedHold, got, n.View.Get(j).Status)
+	}
+	// The agents asked hold it degraded too (their answer: degraded), and
+	// this tester does not know it yet: held the same way, then believed.
+	m := newTestNode(t, cfg, 0)
+	told := &lossyWorld{fail: Faulty, seen: []Status{Degraded, Degraded}}
+	for k := 1; k < degradedHold; k++ {
+		if got := judged(told.step(t, m)); got != Holding || m.View.Get(j).Status != FaultFree {
+			t.Fatalf("silent interval %d, the others holding it degraded: judged %v, held %v; want holding, fault-free", k, got, m.View.Get(j).Status)
+		}
+	}
+	if got := judged(told.step(t, m)); got != Confirmed || m.View.Get(j).Status != Faulty {
+		t.Fatalf("silent %d intervals in a row, the others holding it degraded: judged %v, held %v; want confirmed, faulty (a degraded member that crashed)", degradedHold, got, m.View.Get(j).Status)
 	}
 }
 

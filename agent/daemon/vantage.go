@@ -212,6 +212,12 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 				if r.Status == hiadsd.Unknown {
 					return
 				}
+				if held == hiadsd.Degraded && !r.Status.Up() {
+					// It said it loses packets: a failed test is what it gives now
+					// and then. The asker may not know it yet; told so, it does
+					// not take the failure from a test of its own.
+					r.Status = hiadsd.Degraded
+				}
 				b, err := board.MarshalVantage(board.Vantage{Kind: board.Answer, From: uint32(d.id + 1), Node: q.Node, Nonce: q.Nonce, Status: r.Status})
 				if err != nil {
 					return
