@@ -37,9 +37,9 @@ func serialAfter(a, b uint32) bool {
 
 // Newer reports whether e supersedes old when merging views. The later
 // counter wins (serialAfter); on equal counters the more severe status wins
-// (faulty over partial over fault-free over unknown), so two direct testers
-// that disagree settle on the worse verdict and the rule is the same at
-// every node.
+// (degraded over faulty over partial over fault-free over unknown, see
+// severity), so two direct testers that disagree settle on one verdict and
+// the rule is the same at every node.
 func (e Entry) Newer(old Entry) bool {
 	if e.Counter != old.Counter {
 		return serialAfter(e.Counter, old.Counter)

@@ -38,16 +38,22 @@ func (s Status) String() string {
 	}
 }
 
-// severity orders statuses for the tie rule of Newer: a worse verdict wins.
+// severity orders statuses for the tie rule of Newer: a worse verdict
+// wins, and degraded wins over every verdict. A degraded entry comes from a
+// test that reached the node and read its own doubt; a failure at the same
+// counter comes from a tester that had not learned it yet (its entry was
+// older), and at 80% loss each way it would undo the naming at every agent.
+// A degraded node that crashed is found by a tester that holds it degraded,
+// whose verdict takes a counter above it.
 func (s Status) severity() int {
 	switch s {
 	case FaultFree:
 		return 1
-	case Degraded:
-		return 2
 	case Partial:
-		return 3
+		return 2
 	case Faulty:
+		return 3
+	case Degraded:
 		return 4
 	default:
 		return 0

@@ -241,10 +241,11 @@ type health struct {
 }
 
 // evidence is one interval's; lossy lists (as id+1, 0 for none) up to two
-// nodes whose tests lost requests.
+// nodes whose tests lost requests, refutedOn up to two whose failures
+// were refuted.
 type evidence struct {
 	refuted, sent, unanswered int
-	lossy                     [2]int
+	lossy, refutedOn          [2]int
 }
 
 // add takes an interval's evidence and returns the health that follows.
@@ -252,21 +253,25 @@ func (h *health) add(e evidence) Doubt {
 	h.ring[h.at] = e
 	h.at = (h.at + 1) % healthWindow
 	var d Doubt
-	var targets []int
-	for _, e := range h.ring {
-		d.Refuted, d.Sent, d.Unanswered = d.Refuted+e.refuted, d.Sent+e.sent, d.Unanswered+e.unanswered
-		for _, id := range e.lossy {
-			if id != 0 && !slices.Contains(targets, id) {
-				targets = append(targets, id)
+	var targets, refutedOn []int
+	distinct := func(to *[]int, ids [2]int) {
+		for _, id := range ids {
+			if id != 0 && !slices.Contains(*to, id) {
+				*to = append(*to, id)
 			}
 		}
+	}
+	for _, e := range h.ring {
+		d.Refuted, d.Sent, d.Unanswered = d.Refuted+e.refuted, d.Sent+e.sent, d.Unanswered+e.unanswered
+		distinct(&targets, e.lossy)
+		distinct(&refutedOn, e.refutedOn)
 	}
 	d.Targets = len(targets)
 	lossy := func(pct int) bool { return 100*d.Unanswered >= pct*d.Sent }
 	if h.doubting {
 		h.doubting = d.Refuted > 0 || d.Sent == 0 || lossy(trustLoss)
 	} else {
-		refuted := d.Refuted >= doubtRefuted && d.Targets >= 2 && d.Unanswered > 0
+		refuted := d.Refuted >= doubtRefuted && len(refutedOn) >= 2 && d.Unanswered > 0
 		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
@@ -293,15 +298,21 @@ func (iv *interval) evidence(j int, a testAnswer, second Second) {
 		e.unanswered += a.unanswered
 	case second == Refuted: // its requests do not count: a firewall may block this node alone
 		e.refuted++
+		note(&e.refutedOn, j)
 	default:
 		return // down, or unheard: in a partition a tester's questions go unanswered through no fault of its own
 	}
 	if a.unanswered > 0 {
-		for k := range e.lossy {
-			if e.lossy[k] == 0 || e.lossy[k] == j+1 {
-				e.lossy[k] = j + 1
-				break
-			}
+		note(&e.lossy, j)
+	}
+}
+
+// note keeps j (as j+1) in ids, if there is room and it is not there yet.
+func note(ids *[2]int, j int) {
+	for k := range ids {
+		if ids[k] == 0 || ids[k] == j+1 {
+			ids[k] = j + 1
+			return
 		}
 	}
 }

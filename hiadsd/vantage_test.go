@@ -143,7 +143,7 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if d := h.add(evidence{sent: 1}); d.Doubting || d.Measure {
 		t.Fatalf("a clean interval: %+v", d)
 	}
-	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}}); d.Doubting || !d.Measure {
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, refutedOn: [2]int{4}}); d.Doubting || !d.Measure {
 		t.Fatalf("one refuted failure: %+v, want measuring only", d)
 	}
 	var busy health
@@ -157,15 +157,28 @@ func TestDoubtFromRefutedFailuresAndLostRequests(t *testing.T) {
 	if d := busy.add(evidence{sent: 8, unanswered: 1, lossy: [2]int{3}}); d.Measure {
 		t.Fatalf("two late replies in two intervals, a quarter of all sent: %+v, want no measuring", d)
 	}
-	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, sent: 2, unanswered: 1}); d.Doubting {
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{4}, refutedOn: [2]int{4}, sent: 2, unanswered: 1}); d.Doubting {
 		t.Fatalf("two refuted failures about one node: %+v, want no doubt (the node is hard to reach, from here)", d)
 	}
-	if d := h.add(evidence{refuted: 1, lossy: [2]int{5}}); !d.Doubting || d.Refuted != 3 {
+	if d := h.add(evidence{refuted: 1, lossy: [2]int{5}, refutedOn: [2]int{5}}); !d.Doubting || d.Refuted != 3 {
 		t.Fatalf("refuted failures about two nodes, a request lost to a live one: %+v", d)
+	}
+	var blocked health // a firewall between this node and node 9 alone, and a late reply from another
+	for k := range healthWindow {
+		e := evidence{sent: 9, lossy: [2]int{3 + k%2}}
+		if k%4 == 0 {
+			e = evidence{refuted: 1, lossy: [2]int{9}, refutedOn: [2]int{9}}
+		}
+		if k == 3 {
+			e.unanswered = 1
+		}
+		if d := blocked.add(e); d.Doubting {
+			t.Fatalf("interval %d: refuted about one node only, a reply late from another: %+v, want no doubt", k, d)
+		}
 	}
 	var walled health
 	for k := range healthWindow {
-		if d := walled.add(evidence{refuted: 1, sent: 5, lossy: [2]int{1 + k%4}}); d.Doubting {
+		if d := walled.add(evidence{refuted: 1, sent: 5, lossy: [2]int{1 + k%4}, refutedOn: [2]int{1 + k%4}}); d.Doubting {
 			t.Fatalf("refuted about four nodes, nothing lost to live ones (a firewall): %+v", d)
 		}
 	}
@@ -235,7 +248,7 @@ func TestDegradedIsUpAndNamed(t *testing.T) {
 	if got := n.View.Get(j); got.Status != Degraded || got.Counter != 1 || len(rep.Updates) != len(rep.Tests) || len(rep.Pushes) == 0 {
 		t.Fatalf("node %d tested degraded: held %v, %d updates of %d tests, %d pushes", j, got, len(rep.Updates), len(rep.Tests), len(rep.Pushes))
 	}
-	if n.isTester(j) || !Degraded.Up() || Degraded.severity() <= FaultFree.severity() || Degraded.severity() >= Partial.severity() {
+	if n.isTester(j) || !Degraded.Up() || !(Entry{Status: Degraded, Counter: 3}).Newer(Entry{Status: Faulty, Counter: 3}) {
 		t.Fatalf("degraded: tester %v, up %v", n.isTester(j), Degraded.Up())
 	}
 	var m Interval
