@@ -89,7 +89,7 @@ func newMetrics() loopMetrics {
 		sweeps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_cause_sweeps_total",
 			Help: "Sweeps this agent made as the owner of faults collecting in the group window (one test of every node held up), by result: answered (every node did: a node alone, told at once), silent (some did not: the faults wait for them)."}, []string{"result"}),
 		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
-			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a degraded node silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
+			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a node held degraded, here or by an agent asked, silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
 		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
 			Help: "1 while this agent doubts its own tests (diagSelfDoubt): other agents refute its failures, or its requests to live nodes go unanswered; its link is the likely fault."}),
 		unreached: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_unreached_nodes",

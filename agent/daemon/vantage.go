@@ -323,5 +323,5 @@ var secondWhy = map[hiadsd.Second]string{
 	hiadsd.Refuted:   "a test found the node down, another agent reached it: not believed",
 	hiadsd.Unheard:   "a test found the node down, no agent asked answered: not believed",
 	hiadsd.Alone:     "a test found the node down, no other agent could be asked: believed",
-	hiadsd.Holding:   "a test found a degraded node down, silent for fewer intervals than the hold: not believed yet",
+	hiadsd.Holding:   "a test found a degraded node down (held so here or by an agent asked), silent for fewer intervals than the hold: not believed yet",
 }

@@ -242,10 +242,7 @@ func printMembers(w io.Writer, rows []member, format string) {
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range rows {
-		name := r.Name
-		if name == "" {
-			name = "-"
-		}
+		name := dash(r.Name)
 		if r.Tested {
 			name += " (tested only)"
 		}
