@@ -280,7 +280,7 @@ func (d *Daemon) CheckNode(id int, m *nodelist.Member) error {
 func (d *Daemon) NextID() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.latest().Members)
+	return d.latest().NextID()
 }
 
 // Reload applies the edits made to the configuration file since it was
@@ -394,7 +394,7 @@ func (d *Daemon) unskew() {
 
 // nextID is diagNodeNextID: the NodeID the next add takes, on the latest
 // list (under mu).
-func (m *membership) nextID() uint32 { return uint32(len(m.latest().Members) + 1) }
+func (m *membership) nextID() uint32 { return uint32(m.latest().NextID() + 1) }
 
 // publishNextLocked serves at once the diagNodeNextID of the latest list,
 // so that a manager adding nodes one after another between two intervals

@@ -21,26 +21,29 @@ func (l List) clone() List {
 }
 
 // Add returns the list with m added as id, stamped at: id must be the next
-// id (len(Members); an id given already is ErrTaken), and m's address and
-// port not a member already. Its
-// Name, Community and OID become its Labels, which every agent learns.
+// id (NextID: the lowest id a collection freed, else len(Members); an id
+// given already is ErrTaken), and m's address and port not a member
+// already. Its Name, Community and OID become its Labels, which every
+// agent learns.
 func (l List) Add(id int, m Member, at Stamp) (List, error) {
+	next := l.NextID()
 	switch {
-	case id >= 0 && id < len(l.Members):
-		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrTaken, len(l.Members)+1)
-	case id != len(l.Members):
-		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrBadIndex, len(l.Members)+1)
+	case id == next:
+	case id >= 0 && id < len(l.Members) && !l.Members[id].Hole:
+		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrTaken, next+1)
+	default:
+		return l, fmt.Errorf("row %d: %w (%d)", id+1, ErrBadIndex, next+1)
 	}
 	if k := l.IndexOf(m); k >= 0 {
 		return l, fmt.Errorf("%s port %d is node %d: %w", m.ident(), m.Port, k+1, ErrExists)
 	}
 	m.Labels = Labels{Name: m.Name, Community: m.Community, OID: m.OID}
 	m.Added, m.Want = at, id
-	m.Deleted, m.DeletedAt, m.Window, m.Hole = false, Stamp{}, nil, false
-	next := l.clone()
-	next.Members = append(next.Members, m)
-	next.Seal()
-	return next, nil
+	m.Deleted, m.DeletedAt, m.Window, m.Hole, m.At = false, Stamp{}, nil, false, 0
+	out := l.clone()
+	out.Members = append(out.Members, m) // settled into its id by Seal
+	out.Seal()
+	return out, nil
 }
 
 // Remove returns the list with member id removed, stamped at. The
@@ -213,7 +216,7 @@ func (l List) WithKey(verb int, index uint32, at Stamp) (List, error) {
 	case verb == KeyUse && held && index == l.Keys[0]:
 		return l, nil
 	case (verb == KeyInstall && !held || verb == KeyUse && held) && len(l.KeySlots) >= maxKeySlots:
-		return l, fmt.Errorf("%w: the list holds %d key installations, the most its encoding carries (removed keys are not collected yet)", ErrKeyChange, len(l.KeySlots))
+		return l, fmt.Errorf("%w: the list holds %d key installations, the most its encoding carries (removed keys are collected once every agent runs one list)", ErrKeyChange, len(l.KeySlots))
 	case verb == KeyInstall && !held, verb == KeyUse && held:
 		next := l.clone()
 		next.KeySlots = append(next.KeySlots, KeySlot{Index: index, Added: at})
@@ -293,7 +296,7 @@ func (l List) Edit(old, file []Member, next func() Stamp) (List, bool) {
 		if k >= 0 {
 			out, _ = out.Remove(k, next())
 		}
-		out, _ = out.Add(len(out.Members), want, next())
+		out, _ = out.Add(out.NextID(), want, next())
 		changed = true
 	}
 	for _, gone := range old {
@@ -359,7 +362,7 @@ func (l List) Apply(file []Member, next func() Stamp) (List, bool) {
 		if k >= 0 {
 			out, _ = out.Remove(k, next())
 		}
-		out, _ = out.Add(len(out.Members), want, next())
+		out, _ = out.Add(out.NextID(), want, next())
 		changed = true
 	}
 	for k, m := range out.Members {

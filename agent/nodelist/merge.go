@@ -47,8 +47,8 @@ func (l *List) settle() {
 		}
 	}
 	sortSlots(slots)
-	ids := placeSlots(slots)
-	n := 0
+	ids := placeSlots(slots, l.Span)
+	n := l.Span
 	for _, id := range ids {
 		n = max(n, id+1)
 	}
@@ -92,13 +92,24 @@ func (l *List) settle() {
 	l.settleKeys()
 }
 
-// placeSlots gives each entry, taken in stamp order, its id: the one it
-// was added at if free, else the id after every id held before it.
-func placeSlots(slots []Member) []int {
+// placeSlots gives each entry its id: an entry pinned by a collection
+// (At) keeps the id it had then; the others, taken in stamp order, the
+// one they were added at if free, else the id after every id held before
+// (and every id the list had when collected, span).
+func placeSlots(slots []Member, span int) []int {
 	ids := make([]int, len(slots))
 	taken := map[int]bool{}
-	hi := -1
+	hi := span - 1
 	for i, s := range slots {
+		if s.At > 0 {
+			ids[i], taken[s.At-1] = s.At-1, true
+			hi = max(hi, s.At-1)
+		}
+	}
+	for i, s := range slots {
+		if s.At > 0 {
+			continue
+		}
 		id := s.Want
 		if id < 0 || taken[id] {
 			id = hi + 1 // s.Want is taken, so hi is at least s.Want
@@ -154,38 +165,17 @@ func (l List) Merge(o List) (List, error) {
 	if !SameBase(l, o) {
 		return l, ErrOtherBase
 	}
-	out := List{Base: l.Base, Primary: l.Primary}
-	at := map[slotID]int{}
-	for _, src := range [][]Member{l.Members, o.Members} {
-		for _, m := range src {
-			if m.Hole {
-				continue
-			}
-			k, seen := at[m.slot()]
-			if !seen {
-				at[m.slot()] = len(out.Members)
-				out.Members = append(out.Members, m)
-				continue
-			}
-			merged, err := mergeSlot(out.Members[k], m)
-			if err != nil {
-				return l, err
-			}
-			out.Members[k] = merged
-		}
+	out := List{Base: l.Base, Primary: l.Primary, Span: max(l.Span, o.Span)}
+	switch c := l.Stable.Compare(o.Stable); {
+	case c > 0:
+		out.Stable, out.Collected = l.Stable, l.Collected
+	case c < 0:
+		out.Stable, out.Collected = o.Stable, o.Collected
+	default:
+		out.Stable, out.Collected = l.Stable, max(l.Collected, o.Collected)
 	}
-	keyAt := map[[2]any]int{}
-	for _, src := range [][]KeySlot{l.KeySlots, o.KeySlots} {
-		for _, s := range src {
-			id := [2]any{s.Index, s.Added}
-			k, seen := keyAt[id]
-			if !seen {
-				keyAt[id] = len(out.KeySlots)
-				out.KeySlots = append(out.KeySlots, s)
-				continue
-			}
-			out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt = mergeDeletion(out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt, s.Deleted, s.DeletedAt)
-		}
+	if err := out.mergeFacts(l, o); err != nil {
+		return l, err
 	}
 	if len(out.KeySlots) > maxKeySlots {
 		return l, fmt.Errorf("%w: %d key installations together, more than the encoding carries (%d)", ErrBadList, len(out.KeySlots), maxKeySlots)
@@ -197,13 +187,79 @@ func (l List) Merge(o List) (List, error) {
 	return out, nil
 }
 
+// mergeFacts puts into out every fact of lists l and o, merged entry by
+// entry and key installation by key installation, but those one of them
+// collected (stamped by its Stable, and absent from it): those are
+// removed entries every agent had seen removed, and must not come back.
+func (out *List) mergeFacts(l, o List) error {
+	slotsOf := func(x List) map[slotID]bool {
+		in := map[slotID]bool{}
+		for _, m := range x.Members {
+			if !m.Hole {
+				in[m.slot()] = true
+			}
+		}
+		return in
+	}
+	keysOf := func(x List) map[KeySlot]bool {
+		in := map[KeySlot]bool{}
+		for _, s := range x.KeySlots {
+			in[KeySlot{Index: s.Index, Added: s.Added}] = true
+		}
+		return in
+	}
+	sides := [2]List{l, o}
+	slots := [2]map[slotID]bool{slotsOf(l), slotsOf(o)}
+	keys := [2]map[KeySlot]bool{keysOf(l), keysOf(o)}
+	at := map[slotID]int{}
+	for side, src := range sides {
+		other := 1 - side
+		for _, m := range src.Members {
+			if m.Hole || (!slots[other][m.slot()] && collected(m.Added, sides[other].Stable)) {
+				continue
+			}
+			k, seen := at[m.slot()]
+			if !seen {
+				at[m.slot()] = len(out.Members)
+				out.Members = append(out.Members, m)
+				continue
+			}
+			merged, err := mergeSlot(out.Members[k], m)
+			if err != nil {
+				return err
+			}
+			out.Members[k] = merged
+		}
+	}
+	keyAt := map[KeySlot]int{}
+	for side, src := range sides {
+		other := 1 - side
+		for _, s := range src.KeySlots {
+			id := KeySlot{Index: s.Index, Added: s.Added}
+			if !keys[other][id] && collected(s.Added, sides[other].Stable) {
+				continue
+			}
+			k, seen := keyAt[id]
+			if !seen {
+				keyAt[id] = len(out.KeySlots)
+				out.KeySlots = append(out.KeySlots, s)
+				continue
+			}
+			out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt = mergeDeletion(out.KeySlots[k].Deleted, out.KeySlots[k].DeletedAt, s.Deleted, s.DeletedAt)
+		}
+	}
+	return nil
+}
+
 // mergeSlot merges two copies of one entry: the same node, removed if
 // either says so, with the window stamped last. The address of a node
 // given by host name is a's.
 func mergeSlot(a, b Member) (Member, error) {
-	if a.Host != b.Host || a.Port != b.Port || a.TestedOnly != b.TestedOnly || a.Labels != b.Labels || (a.Host == "" && a.Addr != b.Addr) {
+	if a.Host != b.Host || a.Port != b.Port || a.TestedOnly != b.TestedOnly || a.Labels != b.Labels || (a.Host == "" && a.Addr != b.Addr) ||
+		(a.At > 0 && b.At > 0 && a.At != b.At) {
 		return a, fmt.Errorf("%w: entry %d stamped %s names %s and %s", ErrBadList, a.Want+1, a.Added, a.ident(), b.ident())
 	}
+	a.At = max(a.At, b.At)
 	a.Deleted, a.DeletedAt = mergeDeletion(a.Deleted, a.DeletedAt, b.Deleted, b.DeletedAt)
 	if b.Window != nil && (a.Window == nil || laterWindow(*b.Window, *a.Window)) {
 		a.Window = b.Window
@@ -290,7 +346,7 @@ func (l List) Rebase(onto List, next func() Stamp) (List, bool) {
 		switch {
 		case !m.Removed && k < 0:
 			m.Name, m.Community, m.OID = m.Labels.Name, m.Labels.Community, m.Labels.OID
-			if added, err := out.Add(len(out.Members), m, next()); err == nil {
+			if added, err := out.Add(out.NextID(), m, next()); err == nil {
 				out, changed = added, true
 				k = out.IndexOf(m)
 			}

@@ -44,8 +44,13 @@ type Member struct {
 	// Window is the last maintenance window set on this entry.
 	Window *Window `json:"maint,omitempty"`
 	// Hole marks an id no entry holds: the place of an id that an entry
-	// added at once with another was moved away from.
+	// added at once with another was moved away from, or of an entry
+	// collected (Collect).
 	Hole bool `json:"hole,omitempty"`
+	// At pins the entry to id At-1, which it held when the list was
+	// collected (Collect), so that no id moves when the entries that
+	// placed it are gone; 0 when it is placed by Want.
+	At int `json:"at,omitempty"`
 
 	// Removed reports that the id is no member: the node was removed, the
 	// entry is the same node added again at once at another agent (Of), or
@@ -126,6 +131,16 @@ type List struct {
 	KeySlots []KeySlot `json:"key_slots,omitempty"`
 	// Primary is the key agents send with, as last set.
 	Primary Primary `json:"primary,omitzero"`
+	// Stable is the stamp the list was last collected at (Collect): every
+	// agent had seen every fact stamped by it, and what it dropped then is
+	// dropped from any list merged in. Zero for a list never collected.
+	Stable Stamp `json:"stable,omitzero"`
+	// Collected counts the stamped facts collected: Version still counts
+	// them, so that it only grows.
+	Collected uint32 `json:"collected,omitempty"`
+	// Span is how many ids the list had when it was last collected: it
+	// keeps them (an id collected is a hole, given to the next add).
+	Span int `json:"span,omitempty"`
 
 	base [8]byte // the fingerprint of the unstamped facts (Seal): lists of two bases do not merge
 }
@@ -226,13 +241,22 @@ func (l *List) Seal() {
 			fmt.Fprintf(h, "maint|%d|%d|%d\n", id+1, m.Maint.Until.Unix(), m.Maint.Status)
 		}
 	}
+	if l.collectedAny() {
+		fmt.Fprintf(h, "stable|%s|%d|%d\n", l.Stable, l.Collected, l.Span)
+	}
 	stamped := uint32(l.facts(h, false))
 	copy(l.Hash[:], h.Sum(nil))
 	b := sha256.New()
 	fmt.Fprintf(b, "base|%d\n", l.Base)
 	l.facts(b, true)
 	copy(l.base[:], b.Sum(nil))
-	l.Version = l.Base + stamped
+	l.Version = l.Base + l.Collected + stamped
+}
+
+// collectedAny reports whether the list was ever collected: its encoding
+// is then the format agents of 1.0 do not read.
+func (l List) collectedAny() bool {
+	return !l.Stable.IsZero() || l.Collected > 0 || l.Span > 0
 }
 
 // facts writes to h the list's stamped facts and returns how many it
@@ -253,6 +277,9 @@ func (l *List) facts(h hash.Hash, unstamped bool) int {
 		}
 		put(m.Added, "entry|%d|%d|%s|%s|%d|%t|%q|%q|%q\n", id+1, m.Want, m.Added, m.ident(), m.Port, m.TestedOnly,
 			m.Labels.Name, m.Labels.Community, m.Labels.OID)
+		if m.At > 0 && !unstamped { // where the entry stays: no fact of its own
+			fmt.Fprintf(h, "at|%d|%s\n", m.At, m.Added)
+		}
 		if m.Deleted {
 			put(m.DeletedAt, "removed|%d|%s\n", id+1, m.DeletedAt)
 		}
@@ -272,8 +299,8 @@ func (l *List) facts(h hash.Hash, unstamped bool) int {
 	return n
 }
 
-// Changes returns how many stamped facts the list holds: 0 for a file's
-// list, or one an agent of an older format ran.
+// Changes returns how many stamped facts the list was made of, held or
+// collected: 0 for a file's list, or one an agent of an older format ran.
 func (l List) Changes() uint32 { return l.Version - l.Base }
 
 // NodesOnly returns the list's members alone, sealed, without its keys

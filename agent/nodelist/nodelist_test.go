@@ -389,6 +389,10 @@ func FuzzUnmarshal(f *testing.F) {
 	l, _ = l.WithMaintenance(1, t0.Add(time.Hour), t0, hiadsd.Partial, a())
 	f.Add(l.Marshal())
 	f.Add(New(nodes(1)).Marshal())
+	l, _ = l.Remove(2, a())
+	l, _ = l.Add(3, node(4), a())
+	c, _ := l.Collect(l.Newest())
+	f.Add(c.Marshal())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, err := Unmarshal(b)
 		if err != nil {

@@ -2,6 +2,7 @@ package nodelist
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -82,6 +83,14 @@ func (r *replica) stamp(now time.Time) Stamp {
 // delivers every list to every agent until none changes, and returns the
 // agents' lists and the changes they acknowledged.
 func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
+	return runCollecting(seed, steps, merge, false)
+}
+
+// runCollecting is run, and with collect, whenever the four agents hold
+// one list, one of them now and then collects it at its newest stamp, as
+// the daemon does once every agent runs one list (Collect): the collection
+// is one more op, which the model replays.
+func runCollecting(seed uint64, steps int, merge mergeRule, collect bool) ([]*replica, []op) {
 	rng := rand.New(rand.NewPCG(seed, 41))
 	file := nodes(1, 2, 3, 4, 5, 6)
 	file[5].TestedOnly = true
@@ -98,6 +107,19 @@ func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
 	for range steps {
 		now = now.Add(time.Duration(rng.IntN(40)) * time.Millisecond)
 		a := agents[rng.IntN(len(agents))]
+		if collect && rng.IntN(15) == 0 { // a quiet spell: the lists spread to every agent, and one collects
+			settle(agents, merge)
+			for _, b := range agents {
+				b.history = append(b.history, b.list)
+			}
+			t := a.list.Newest()
+			if next, ok := a.list.Collect(t); ok {
+				ops = append(ops, op{kind: "collect", stamp: t})
+				a.list = next
+				a.history = append(a.history, next)
+			}
+			continue
+		}
 		if rng.IntN(3) == 0 { // a delivery: any list another agent ever held
 			from := agents[rng.IntN(len(agents))]
 			got := from.history[len(from.history)-1-rng.IntN(min(len(from.history), 6))]
@@ -112,17 +134,23 @@ func run(seed uint64, steps int, merge mergeRule) ([]*replica, []op) {
 			a.history = append(a.history, next)
 		}
 	}
+	settle(agents, merge)
+	return agents, ops
+}
+
+// settle delivers every agent's list to every agent until none changes.
+func settle(agents []*replica, merge mergeRule) {
 	for changed := true; changed; {
 		changed = false
 		for _, a := range agents {
 			for _, b := range agents {
 				was := a.list.Hash
+				a.clock.Observe(b.list.MaxStamp())
 				a.take(b.list, merge)
 				changed = changed || a.list.Hash != was
 			}
 		}
 	}
-	return agents, ops
 }
 
 // change makes one random change at agent a, as an operator would there;
@@ -148,8 +176,8 @@ func change(rng *rand.Rand, a *replica, now time.Time) (op, List, bool) {
 	switch rng.IntN(9) {
 	case 0, 1:
 		m := node(20 + rng.IntN(8))
-		next, err = l.Add(len(l.Members), m, at)
-		o = op{kind: "add", member: m, entry: slotID{at, len(l.Members)}}
+		next, err = l.Add(l.NextID(), m, at)
+		o = op{kind: "add", member: m, entry: slotID{at, l.NextID()}}
 	case 2:
 		k := live()
 		if k < 0 {
@@ -209,8 +237,10 @@ type model struct {
 	node    map[slotID]*mnode // entry -> the node it is
 	byAddr  map[string]*mnode // address -> its member node
 	hi      int
+	span    int // the ids the list had at the last collection
 	keys    map[Stamp]KeySlot
 	primary Primary
+	gone    map[slotID]bool // entries collected
 }
 
 type mnode struct {
@@ -221,7 +251,7 @@ type mnode struct {
 
 func modelList(base List, ops []op) *model {
 	m := &model{ids: map[slotID]int{}, node: map[slotID]*mnode{}, byAddr: map[string]*mnode{}, hi: -1, keys: map[Stamp]KeySlot{},
-		primary: base.Primary}
+		primary: base.Primary, gone: map[slotID]bool{}}
 	for k, b := range base.Members {
 		m.add(b, slotID{Stamp{}, k})
 	}
@@ -229,14 +259,19 @@ func modelList(base List, ops []op) *model {
 		m.keys[s.Added] = s
 	}
 	ops = slices.Clone(ops)
-	slices.SortFunc(ops, func(a, b op) int { return a.stamp.Compare(b.stamp) })
+	slices.SortStableFunc(ops, func(a, b op) int { // a collection at t after the fact stamped t
+		if c := a.stamp.Compare(b.stamp); c != 0 {
+			return c
+		}
+		return cmp.Compare(collectLast(a), collectLast(b))
+	})
 	for _, o := range ops {
 		switch o.kind {
 		case "add":
 			m.add(o.member, o.entry)
 		case "remove":
 			for _, e := range append([]slotID{o.entry}, o.also...) {
-				if n := m.node[e]; !n.removed {
+				if n := m.node[e]; n != nil && !n.removed { // nil: collected, as an entry naming the node
 					n.removed = true
 					delete(m.byAddr, n.key)
 				}
@@ -255,9 +290,52 @@ func modelList(base List, ops []op) *model {
 					m.keys[s] = k
 				}
 			}
+		case "collect":
+			m.collect()
 		}
 	}
 	return m
+}
+
+func collectLast(o op) int {
+	if o.kind == "collect" {
+		return 1
+	}
+	return 0
+}
+
+// collect drops, as Collect does at a stamp every fact so far is by, the
+// entries of removed nodes and the entries that name a live node added
+// before them, and the key installations removed or installed again
+// since: their ids are free again, and the next add that finds its id
+// taken goes after every id the list had.
+func (m *model) collect() {
+	for e, id := range m.ids {
+		m.span = max(m.span, id+1)
+		n := m.node[e]
+		if !e.Added.IsZero() && (n.removed || m.firstOf(n) != e) {
+			m.gone[e] = true
+		}
+	}
+	for e := range m.gone {
+		delete(m.ids, e)
+		delete(m.node, e)
+	}
+	m.hi = m.span - 1
+	for _, id := range m.ids {
+		m.hi = max(m.hi, id)
+	}
+	latest := map[uint32]Stamp{}
+	for _, k := range m.keys {
+		if !k.Deleted && k.Added.Compare(latest[k.Index]) > 0 {
+			latest[k.Index] = k.Added
+		}
+	}
+	for at, k := range m.keys {
+		if !at.IsZero() && (k.Deleted || at.Compare(latest[k.Index]) < 0) {
+			delete(m.keys, at)
+		}
+	}
 }
 
 func (m *model) add(b Member, e slotID) {
@@ -357,7 +435,29 @@ func sameWindowFact(a, b *Window) bool {
 
 // property returns why a run of seed breaks the property under merge.
 func property(seed uint64, merge mergeRule) error {
-	agents, ops := run(seed, 300, merge)
+	_, err := propertyCollecting(seed, merge, false)
+	return err
+}
+
+// propertyCollecting is property, with collections when collect is set;
+// it returns how many were made.
+func propertyCollecting(seed uint64, merge mergeRule, collect bool) (int, error) {
+	agents, ops := runCollecting(seed, 300, merge, collect)
+	return count(ops, "collect"), checkRun(seed, agents, ops)
+}
+
+func count(ops []op, kind string) int {
+	n := 0
+	for _, o := range ops {
+		if o.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// checkRun returns why the lists agents ended with break the property.
+func checkRun(seed uint64, agents []*replica, ops []op) error {
 	for _, a := range agents[1:] {
 		if a.list.Hash != agents[0].list.Hash {
 			return fmt.Errorf("seed %d: agents end with two lists (%x and %x)", seed, agents[0].list.Hash, a.list.Hash)
@@ -395,6 +495,9 @@ func everyLossTold(agents []*replica, ops []op) error {
 			}
 		}
 	}
+	held := func(e slotID) bool {
+		return slices.ContainsFunc(final.Members, func(m Member) bool { return !m.Hole && m.slot() == e })
+	}
 	nodeOf := func(e slotID) int {
 		k := slices.IndexFunc(final.Members, func(m Member) bool { return !m.Hole && m.slot() == e })
 		if of := final.Members[k].Of; of > 0 {
@@ -403,6 +506,9 @@ func everyLossTold(agents []*replica, ops []op) error {
 		return k
 	}
 	for _, o := range ops {
+		if (o.kind == "window" || o.kind == "remove") && !held(o.entry) {
+			continue // collected: every agent had merged it, and told what it lost then
+		}
 		switch {
 		case o.kind == "window":
 			windows[nodeOf(o.entry)] = append(windows[nodeOf(o.entry)], o)
@@ -413,7 +519,7 @@ func everyLossTold(agents []*replica, ops []op) error {
 	}
 	var errs []error
 	for _, o := range ops {
-		if _, told := agents[o.stamp.Origin-1].told[o.stamp]; told {
+		if _, told := agents[o.stamp.Origin-1].told[o.stamp]; told || ((o.kind == "add" || o.kind == "window") && !held(o.entry)) {
 			continue
 		}
 		switch o.kind {
@@ -475,6 +581,23 @@ func TestMergeProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestMergePropertyCollecting: the property holds with collections made
+// whenever the agents hold one list, and collections do happen.
+func TestMergePropertyCollecting(t *testing.T) {
+	collections := 0
+	for seed := range uint64(200) {
+		n, err := propertyCollecting(seed, factMerge, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		collections += n
+	}
+	if collections < 200 {
+		t.Fatalf("%d collections in 200 runs: the property did not meet them", collections)
+	}
+	t.Logf("%d collections in 200 runs", collections)
 }
 
 // TestPropertyCatchesNewestWins: the property fails on the rule the agents

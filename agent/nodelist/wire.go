@@ -22,10 +22,18 @@ import (
 //	keys (1), then each: index (4), added (12), removed (1), removed at (12)
 //	  when removed; then, with any key, the primary: index (4), set (12), prev (12)
 //
-// A stamp is its time (8) and origin (4).
+// A stamp is its time (8) and origin (4). A list that was collected
+// (Collect) is format 2, which agents of 1.0 do not read: after the base,
+// the stamp it was collected at (12), the facts collected (4) and its
+// span of ids (2); an entry pinned to its id carries flagAt and, last,
+// the id (2).
 
-// wireFormat is the encoding's format octet.
-const wireFormat = 1
+// The encoding's format octets: a list never collected is encoded as 1.0
+// encodes it, so agents of both releases read each other's.
+const (
+	wireFormat          = 1
+	wireFormatCollected = 2
+)
 
 // An entry's flags.
 const (
@@ -35,6 +43,7 @@ const (
 	flagHost
 	flagLabels
 	flagIPv6
+	flagAt
 )
 
 // MaxEntries bounds the entries a list may hold: node ids are 16 bits.
@@ -48,10 +57,19 @@ var ErrWire = errors.New("node list: bad encoding")
 
 // Marshal encodes the list's facts (see above).
 func (l List) Marshal() []byte {
-	b := []byte{wireFormat}
+	format := byte(wireFormat)
+	if l.collectedAny() {
+		format = wireFormatCollected
+	}
+	b := []byte{format}
 	b = binary.BigEndian.AppendUint32(b, l.Version)
 	b = append(b, l.Hash[:]...)
 	b = binary.BigEndian.AppendUint32(b, l.Base)
+	if format == wireFormatCollected {
+		b = appendStamp(b, l.Stable)
+		b = binary.BigEndian.AppendUint32(b, l.Collected)
+		b = binary.BigEndian.AppendUint16(b, uint16(l.Span))
+	}
 	var slots []Member
 	for _, m := range l.Members {
 		if !m.Hole {
@@ -89,7 +107,7 @@ func appendSlot(b []byte, m Member) []byte {
 		on   bool
 		flag byte
 	}{{m.TestedOnly, flagTested}, {m.Deleted, flagDeleted}, {m.Window != nil, flagWindow}, {m.Host != "", flagHost},
-		{m.Labels != (Labels{}), flagLabels}, {addr.Is6(), flagIPv6}} {
+		{m.Labels != (Labels{}), flagLabels}, {addr.Is6(), flagIPv6}, {m.At > 0, flagAt}} {
 		if f.on {
 			flags |= f.flag
 		}
@@ -112,6 +130,9 @@ func appendSlot(b []byte, m Member) []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(w.Until.Unix()))
 		b = append(b, byte(mib.DiagStatus(w.Status)))
 		b = appendStamp(appendStamp(b, w.Set), w.Prev)
+	}
+	if m.At > 0 {
+		b = binary.BigEndian.AppendUint16(b, uint16(m.At-1))
 	}
 	return b
 }
@@ -156,19 +177,23 @@ func (r *reader) stamp() Stamp { return Stamp{Time: r.u64(), Origin: r.u32()} }
 // while it changed, or forged) is refused. The result shares nothing with b.
 func Unmarshal(b []byte) (List, error) {
 	r := &reader{b: b}
-	if f := r.u8(); r.err == nil && f != wireFormat {
-		return List{}, fmt.Errorf("%w: format %d", ErrWire, f)
+	format := r.u8()
+	if r.err == nil && format != wireFormat && format != wireFormatCollected {
+		return List{}, fmt.Errorf("%w: format %d", ErrWire, format)
 	}
 	var want List
 	want.Version = r.u32()
 	copy(want.Hash[:], r.take(8))
 	l := List{Base: r.u32()}
+	if format == wireFormatCollected {
+		l.Stable, l.Collected, l.Span = r.stamp(), r.u32(), int(r.u16())
+	}
 	n := int(r.u16())
 	for range n {
 		if r.err != nil {
 			break
 		}
-		m, err := readSlot(r)
+		m, err := readSlot(r, format == wireFormatCollected)
 		if err != nil {
 			return List{}, err
 		}
@@ -204,7 +229,7 @@ func Unmarshal(b []byte) (List, error) {
 	return l, nil
 }
 
-func readSlot(r *reader) (Member, error) {
+func readSlot(r *reader, collected bool) (Member, error) {
 	flags := r.u8()
 	m := Member{Want: int(r.u16()), Added: r.stamp(), Port: r.u16(), TestedOnly: flags&flagTested != 0}
 	size := 4
@@ -232,8 +257,15 @@ func readSlot(r *reader) (Member, error) {
 		}
 		m.Window = &Window{Until: time.Unix(until, 0).UTC(), Status: st, Set: r.stamp(), Prev: r.stamp()}
 	}
-	if flags >= flagIPv6<<1 && r.err == nil {
+	last := byte(flagIPv6)
+	if collected {
+		last = flagAt
+	}
+	if flags >= last<<1 && r.err == nil {
 		return m, fmt.Errorf("%w: entry %d: flags %#x", ErrWire, m.Want+1, flags)
+	}
+	if flags&flagAt != 0 {
+		m.At = int(r.u16()) + 1
 	}
 	return m, nil
 }
@@ -243,13 +275,16 @@ func readSlot(r *reader) (Member, error) {
 // counts within bounds, no entry twice. Settling may then allocate no more
 // than twice the entries' ids.
 func (l List) shape() error {
-	if len(l.Members) > MaxEntries || len(l.KeySlots) > maxKeySlots {
-		return fmt.Errorf("%w: %d entries, %d key slots", ErrBadList, len(l.Members), len(l.KeySlots))
+	if len(l.Members) > MaxEntries || len(l.KeySlots) > maxKeySlots || l.Span > MaxEntries {
+		return fmt.Errorf("%w: %d entries, %d key slots, %d ids", ErrBadList, len(l.Members), len(l.KeySlots), l.Span)
 	}
 	seen := map[slotID]bool{}
+	pinned := map[int]bool{}
 	for _, m := range l.Members {
 		switch {
-		case m.Want < 0 || m.Want > 2*len(l.Members):
+		case m.At > 0 && (m.At > max(l.Span, len(l.Members)) || pinned[m.At] || m.Added.IsZero()):
+			return fmt.Errorf("%w: entry %d pinned to id %d among %d ids, or twice", ErrBadList, m.Want+1, m.At, max(l.Span, len(l.Members)))
+		case m.Want < 0 || (m.At == 0 && m.Want > 2*len(l.Members)) || m.Want > MaxEntries:
 			return fmt.Errorf("%w: entry added at id %d among %d entries", ErrBadList, m.Want+1, len(l.Members))
 		case !m.Deleted && (m.Port == 0 || (m.Host == "" && !m.Addr.IsValid())):
 			return fmt.Errorf("%w: entry %d has no address", ErrBadList, m.Want+1)
@@ -258,7 +293,7 @@ func (l List) shape() error {
 		case seen[m.slot()]:
 			return fmt.Errorf("%w: entry %d stamped %s twice", ErrBadList, m.Want+1, m.Added)
 		}
-		seen[m.slot()] = true
+		seen[m.slot()], pinned[m.At] = true, m.At > 0
 	}
 	return nil
 }
@@ -301,7 +336,7 @@ func (l List) Check(now time.Time) error {
 			errs = append(errs, check(fmt.Sprintf("key %08x's removal", k.Index), k.DeletedAt, k.Added))
 		}
 	}
-	errs = append(errs, check("the key in use", l.Primary.Set, l.Primary.Prev))
+	errs = append(errs, check("the key in use", l.Primary.Set, l.Primary.Prev), check("the collection", l.Stable, Stamp{}))
 	return errors.Join(errs...)
 }
 
@@ -318,6 +353,7 @@ func (l List) MaxStampWithin(now time.Time) uint64 {
 		}
 	}
 	keep(l.Primary.Set)
+	keep(l.Stable)
 	for _, m := range l.Members {
 		keep(m.Added)
 		keep(m.DeletedAt)
