@@ -28,10 +28,13 @@ import (
 //     and the list keeps as many ids as it had (Span), so no id moves and
 //     an id is given to another node only once every agent has seen its
 //     node removed.
-//   - Counts: Version counts every stamped fact ever made (Collected of
-//     them are no longer held), so it only grows and collection does not
-//     change it; the fingerprint does change, and the lists agents run
-//     converge on it as on any change.
+//   - Counts: Version counts the stamped facts held and those collected
+//     (Collected), so collection does not change it; the fingerprint does
+//     change, and the lists agents run converge on it as on any change.
+//     One case moves a version back by the facts it counted: a change
+//     made at once with a collection, which also marks an entry the
+//     collection dropped (a removal of a key installed twice), counts
+//     that mark until it meets the collection.
 //
 // The file's entries (unstamped) are never collected: they are the list's
 // base, which two lists must share to merge, and the file bounds them.

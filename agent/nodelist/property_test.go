@@ -56,19 +56,43 @@ type op struct {
 
 // replica is one agent of the run.
 type replica struct {
-	origin  uint32
-	self    int
-	skew    time.Duration
-	clock   Clock
-	list    List
-	history []List
-	told    map[Stamp]string // the changes made here that a merge told lost (Lost), by stamp
+	origin   uint32
+	self     int
+	skew     time.Duration
+	clock    Clock
+	list     List
+	history  []List
+	told     map[Stamp]string // the changes made here that a merge told lost (Lost), by stamp
+	viaDelta bool             // each delivery is also made as a delta, which must give the same list
+	deltas   int              // deliveries made as deltas
 }
 
 // take merges got into the replica's list, as takeList does, and keeps
-// what it tells lost.
+// what it tells lost. Under the agents' rule, the same delivery as a
+// delta (Summary, Delta, ApplyDelta) must give the same list.
 func (r *replica) take(got List, merge mergeRule) {
 	next := merge(r.list, got)
+	if sum := r.list.Summary(); sum != nil && r.viaDelta {
+		b, err := got.Delta(sum)
+		if err != nil {
+			panic(err)
+		}
+		viaDelta := r.list
+		if IsDelta(b) {
+			viaDelta, err = r.list.ApplyDelta(b, t0.Add(time.Hour))
+		} else {
+			var whole List
+			if whole, err = Unmarshal(b); err == nil {
+				viaDelta, err = r.list.Merge(whole)
+			}
+		}
+		if err != nil || viaDelta.Hash != next.Hash {
+			panic(fmt.Sprintf("a delivery as a delta gives %x (%v), the whole list %x", viaDelta.Hash, err, next.Hash))
+		}
+		if IsDelta(b) {
+			r.deltas++
+		}
+	}
 	for _, c := range Lost(r.list, next, r.origin) {
 		r.told[c.Change] = c.Kind
 	}
@@ -101,7 +125,7 @@ func runCollecting(seed uint64, steps int, merge mergeRule, collect bool) ([]*re
 	agents := make([]*replica, 4)
 	for i := range agents {
 		agents[i] = &replica{origin: uint32(i + 1), self: i, skew: time.Duration(rng.IntN(401)-200) * time.Millisecond, list: base,
-			history: []List{base}, told: map[Stamp]string{}}
+			history: []List{base}, told: map[Stamp]string{}, viaDelta: collect}
 	}
 	var ops []op
 	for range steps {
@@ -443,6 +467,9 @@ func property(seed uint64, merge mergeRule) error {
 // it returns how many were made.
 func propertyCollecting(seed uint64, merge mergeRule, collect bool) (int, error) {
 	agents, ops := runCollecting(seed, 300, merge, collect)
+	if collect && agents[0].deltas+agents[1].deltas == 0 {
+		return 0, fmt.Errorf("seed %d: no delivery was a delta", seed)
+	}
 	return count(ops, "collect"), checkRun(seed, agents, ops)
 }
 
@@ -584,7 +611,9 @@ func TestMergeProperty(t *testing.T) {
 }
 
 // TestMergePropertyCollecting: the property holds with collections made
-// whenever the agents hold one list, and collections do happen.
+// whenever the agents hold one list, and collections do happen; every
+// delivery made as a delta (Summary, Delta, ApplyDelta) gives the list
+// the whole list gives.
 func TestMergePropertyCollecting(t *testing.T) {
 	collections := 0
 	for seed := range uint64(200) {

@@ -274,17 +274,26 @@ func readSlot(r *reader, collected bool) (Member, error) {
 // each entry a node (an address, or a host name, and a port), ids and
 // counts within bounds, no entry twice. Settling may then allocate no more
 // than twice the entries' ids.
-func (l List) shape() error {
+func (l List) shape() error { return l.shapeOf(false) }
+
+// shapeOf is shape, for a delta's entries too: a few entries of a long
+// list, whose ids the entries' count does not bound.
+func (l List) shapeOf(delta bool) error {
 	if len(l.Members) > MaxEntries || len(l.KeySlots) > maxKeySlots || l.Span > MaxEntries {
 		return fmt.Errorf("%w: %d entries, %d key slots, %d ids", ErrBadList, len(l.Members), len(l.KeySlots), l.Span)
+	}
+	ids := max(l.Span, len(l.Members))
+	wants := 2 * len(l.Members)
+	if delta {
+		ids, wants = MaxEntries, MaxEntries
 	}
 	seen := map[slotID]bool{}
 	pinned := map[int]bool{}
 	for _, m := range l.Members {
 		switch {
-		case m.At > 0 && (m.At > max(l.Span, len(l.Members)) || pinned[m.At] || m.Added.IsZero()):
-			return fmt.Errorf("%w: entry %d pinned to id %d among %d ids, or twice", ErrBadList, m.Want+1, m.At, max(l.Span, len(l.Members)))
-		case m.Want < 0 || (m.At == 0 && m.Want > 2*len(l.Members)) || m.Want > MaxEntries:
+		case m.At > 0 && (m.At > ids || pinned[m.At] || m.Added.IsZero()):
+			return fmt.Errorf("%w: entry %d pinned to id %d among %d ids, or twice", ErrBadList, m.Want+1, m.At, ids)
+		case m.Want < 0 || (m.At == 0 && m.Want > wants) || m.Want > MaxEntries:
 			return fmt.Errorf("%w: entry added at id %d among %d entries", ErrBadList, m.Want+1, len(l.Members))
 		case !m.Deleted && (m.Port == 0 || (m.Host == "" && !m.Addr.IsValid())):
 			return fmt.Errorf("%w: entry %d has no address", ErrBadList, m.Want+1)
