@@ -114,7 +114,7 @@ func TestEnumerationsMatchGo(t *testing.T) {
 // TestTreeAccess checks the access of every object in the -Tp tree: only nmsID,
 // diagFaultInject, diagFaultClockSkew, diagPush, diagKeyChange, diagHello and diagVantage are writable, the
 // columns a manager creates a diagTree row with are read-create, the event,
-// key and list indexes are not readable, and what diagNodeListConflict
+// key, list and delta indexes are not readable, and what diagNodeListConflict
 // and diagCauseChange carry is accessible for notifications only.
 func TestTreeAccess(t *testing.T) {
 	out := run(t, nil, "snmptranslate", append(NetSNMPArgs(dir(t)), "-Tp", DiagnosisMIB)...)
@@ -126,7 +126,7 @@ func TestTreeAccess(t *testing.T) {
 	want := map[string]string{"nmsID": "-RW-", "diagFaultInject": "-RW-", "diagFaultClockSkew": "-RW-", "diagPush": "-RW-", "diagKeyChange": "-RW-", "diagHello": "-RW-", "diagVantage": "-RW-", "diagEventSeq": "----", "diagKeyIndex": "----",
 		"nodeAddrType": "CR--", "nodeAddr": "CR--", "nodeTestedOnly": "CR--", "nodePort": "CR--", "nodeRowStatus": "CR--",
 		"nodeMaintenanceUntil": "CR--", "nodeMaintenanceFor": "CR--", "nodeName": "CR--", "nodeHost": "CR--", "nodeCommunity": "CR--",
-		"diagListChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
+		"diagListChunkIndex": "----", "diagListDeltaSince": "----", "diagListDeltaChunkIndex": "----", "diagConflictNode": "---N", "diagConflictWinner": "---N", "diagConflictReason": "---N"}
 	for name, oid := range Objects { // what diagCauseChange carries
 		if strings.HasPrefix(oid, DiagCause+".") {
 			want[name] = "---N"
@@ -136,7 +136,8 @@ func TestTreeAccess(t *testing.T) {
 	for name, oid := range Objects {
 		if !strings.HasPrefix(oid, HiADSDGroup+".") || name == "diagTree" || name == "diagTreeEntry" ||
 			name == "diagEventTable" || name == "diagEventEntry" || name == "diagKeyTable" || name == "diagKeyEntry" ||
-			name == "diagListTable" || name == "diagListEntry" || name == "diagConflict" || name == "diagCause" {
+			name == "diagListTable" || name == "diagListEntry" || name == "diagListDeltaTable" || name == "diagListDeltaEntry" ||
+			name == "diagConflict" || name == "diagCause" {
 			continue
 		}
 		columnsAndScalars++

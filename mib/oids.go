@@ -78,6 +78,19 @@ const (
 	// DiagUnreached lists the nodes the agent cannot reach while other
 	// agents do.
 	DiagUnreached = HiADSDGroup + ".24"
+	// DiagListStable is the stamp the node list was last collected at.
+	DiagListStable = HiADSDGroup + ".25"
+	// DiagListDeltaTable serves a reader the changes of the node list it
+	// lacks, for the summary of what it holds that indexes the row.
+	DiagListDeltaTable = HiADSDGroup + ".26"
+	// DiagListDeltaEntry is the row of DiagListDeltaTable.
+	DiagListDeltaEntry = DiagListDeltaTable + ".1"
+	// DiagListDeltaSince is the summary index column (not accessible).
+	DiagListDeltaSince = DiagListDeltaEntry + ".1"
+	// DiagListDeltaChunkIndex is the chunk index column (not accessible).
+	DiagListDeltaChunkIndex = DiagListDeltaEntry + ".2"
+	// DiagListDeltaChunk is one chunk of the encoded changes.
+	DiagListDeltaChunk = DiagListDeltaEntry + ".3"
 	// DiagLastEventSeq is the sequence number of the newest event row.
 	DiagLastEventSeq = HiADSDGroup + ".7"
 	// DiagNodeListHash is the fingerprint of the node list the agent runs.
@@ -244,6 +257,8 @@ const (
 	DiagSelfDoubt0 = DiagSelfDoubt + ".0"
 	// DiagUnreached0 is the instance of DiagUnreached.
 	DiagUnreached0 = DiagUnreached + ".0"
+	// DiagListStable0 is the instance of DiagListStable.
+	DiagListStable0 = DiagListStable + ".0"
 	// DiagKeyChange0 is the instance of DiagKeyChange.
 	DiagKeyChange0 = DiagKeyChange + ".0"
 	// DiagHello0 is the instance of DiagHello.

@@ -59,6 +59,13 @@ type Snapshot struct {
 	// added by a manager. Without cluster users, only a request that may
 	// SET reads it.
 	ListSecret bool
+	// ListStable is diagListStable: the stamp the list was last collected
+	// at, encoded; empty for a list never collected.
+	ListStable []byte
+	// ListDelta serves diagListDeltaTable: the chunks of what a reader of
+	// the given summary lacks of the list (nodelist.List.Delta); an error
+	// for a malformed summary. Nil while the agent serves no list.
+	ListDelta func(since []byte) ([][]byte, error)
 	// Causes is nodeCauseGroup: per NodeID of a node out with others lost
 	// together, their group's diagCauseGroup; nil when none is out.
 	Causes map[uint32]uint32

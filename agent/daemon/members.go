@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,26 +26,27 @@ import (
 // membership is the node list the agent runs, with what it waits to
 // change in it and the peers found running another.
 type membership struct {
-	list       nodelist.List              // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
-	listHash   []byte                     // its diagNodeListHash
-	file       []nodelist.Member          // the file's nodes
-	self       nodelist.Member            // this agent's own node, as the file gives it: its id in any list (IndexOf)
-	origin     uint32                     // this agent in the stamps of its changes (nodelist.OriginOf)
-	clock      nodelist.Clock             // stamps this agent's changes (under mu)
-	pending    *nodelist.List             // the list with changes made here or merged, for the next interval (under mu)
-	moved      map[int]netip.Addr         // nodes whose host name resolves elsewhere now, for the next interval (under mu)
-	lists      listCheck                  // peers last read with a list that does not merge with this agent's
-	read       map[int]hiadsd.ListVersion // per peer, the list last read from it: not read again (the loop's)
-	retry      map[int]time.Time          // per peer, a list refused for a stamp ahead: read again from then on (the loop's)
-	keys       map[uint32]keyring.Key     // the cluster keys held, by index: the list's, and one installed for the next (under mu)
-	refusedIDs []uint32                   // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
-	removed    bool                       // the list removed this agent's node: it no longer tests
-	lookup     nodelist.Lookup            // resolves the host name of a node added by name
-	chunks     [][]byte                   // diagListTable's rows for list, encoded once (under mu)
-	chunksOf   [8]byte                    // the fingerprint of the list chunks encodes
-	secret     bool                       // the list chunks encodes holds a device's community
-	skew       atomic.Int64               // nanoseconds the list's clock runs off the wall clock (diagFaultClockSkew)
-	toldMoved  map[nodelist.Stamp]bool    // nodes added here whose move was told (under mu)
+	list       nodelist.List                  // the list the core runs, with the file's names, communities and OIDs (WithFile); owned by the loop
+	listHash   []byte                         // its diagNodeListHash
+	file       []nodelist.Member              // the file's nodes
+	self       nodelist.Member                // this agent's own node, as the file gives it: its id in any list (IndexOf)
+	origin     uint32                         // this agent in the stamps of its changes (nodelist.OriginOf)
+	clock      nodelist.Clock                 // stamps this agent's changes (under mu)
+	pending    *nodelist.List                 // the list with changes made here or merged, for the next interval (under mu)
+	moved      map[int]netip.Addr             // nodes whose host name resolves elsewhere now, for the next interval (under mu)
+	lists      listCheck                      // peers last read with a list that does not merge with this agent's
+	read       map[int]hiadsd.ListVersion     // per peer, the list last read from it: not read again (the loop's)
+	retry      map[int]time.Time              // per peer, a list refused for a stamp ahead: read again from then on (the loop's)
+	keys       map[uint32]keyring.Key         // the cluster keys held, by index: the list's, and one installed for the next (under mu)
+	refusedIDs []uint32                       // NodeIDs of the peers in loop.refusing, for the snapshot (under mu)
+	removed    bool                           // the list removed this agent's node: it no longer tests
+	lookup     nodelist.Lookup                // resolves the host name of a node added by name
+	chunks     [][]byte                       // diagListTable's rows for list, encoded once (under mu)
+	chunksOf   [8]byte                        // the fingerprint of the list chunks encodes
+	deltas     func([]byte) ([][]byte, error) // diagListDeltaTable for the list chunks encodes (deltaServer)
+	secret     bool                           // the list chunks encodes holds a device's community
+	skew       atomic.Int64                   // nanoseconds the list's clock runs off the wall clock (diagFaultClockSkew)
+	toldMoved  map[nodelist.Stamp]bool        // nodes added here whose move was told (under mu)
 }
 
 // retryAhead is how long after refusing a peer's list for a stamp ahead
@@ -170,9 +172,38 @@ func (m *membership) listTable() ([][]byte, bool) {
 	if m.chunks == nil || m.chunksOf != m.list.Hash {
 		m.chunks, m.chunksOf = board.Chunks(m.list.Marshal()), m.list.Hash
 		m.secret = slices.ContainsFunc(m.list.Members, func(n nodelist.Member) bool { return n.Labels.Community != "" })
+		m.deltas = deltaServer(m.list)
 	}
 	return m.chunks, m.secret
 }
+
+// deltaServer serves diagListDeltaTable for list l: the chunks of what a
+// reader of each summary lacks (nodelist.List.Delta), encoded once per
+// summary, as readers of one change mostly hold the same list.
+func deltaServer(l nodelist.List) func(since []byte) ([][]byte, error) {
+	var mu sync.Mutex
+	cache := map[string][][]byte{}
+	return func(since []byte) ([][]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c, ok := cache[string(since)]; ok {
+			return c, nil
+		}
+		b, err := l.Delta(since)
+		if err != nil {
+			return nil, err
+		}
+		if len(cache) >= maxDeltas {
+			clear(cache)
+		}
+		c := board.Chunks(b)
+		cache[string(since)] = c
+		return c, nil
+	}
+}
+
+// maxDeltas bounds the deltas one list keeps encoded.
+const maxDeltas = 16
 
 // listNow is the list's clock at wall-clock time now: now, unless fault
 // injection moved it (SetClockSkew).
@@ -431,9 +462,21 @@ func (d *Daemon) mergeLists(ctx context.Context, seen []hiadsd.ListSeen) {
 	d.readList(ctx, seen[best].From, seen[best].List)
 }
 
-// readList reads peer from's list (running v) and takes it.
+// deltaReader is a Prober that reads what a peer's list holds beyond a
+// summary (probe.Prober.FetchDelta) and a peer's keys alone.
+type deltaReader interface {
+	FetchDelta(ctx context.Context, t probe.Target, since []byte) ([]byte, error)
+	FetchKeys(ctx context.Context, t probe.Target) ([]probe.Key, error)
+}
+
+// readList reads peer from's list (running v) and takes it: only the
+// changes this agent lacks (readDelta), unless it holds no change yet or
+// the peer serves no delta, then the whole list.
 func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 	f := d.log.WithFields(logrus.Fields{"from": from + 1, "address": d.list.Members[from].Addr.String(), "version": v.Counter})
+	if done := d.readDelta(ctx, from, v, f); done {
+		return
+	}
 	got, err := d.prober.FetchList(ctx, d.list.Members[from])
 	switch {
 	case errors.Is(err, probe.ErrNoListTable):
@@ -449,14 +492,77 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 		return
 	}
 	d.read[from] = v
+	d.met.listBytes.WithLabelValues("whole").Add(float64(len(got.Marshal())))
+	d.takeList(got.List, from, keysOf(got.KeyRows), f)
+}
+
+// keysOf turns a peer's diagKeyTable rows into keys, each whose value
+// gives its index.
+func keysOf(rows []probe.Key) map[uint32]keyring.Key {
 	keys := map[uint32]keyring.Key{}
-	for _, k := range got.KeyRows {
+	for _, k := range rows {
 		var key keyring.Key
 		if copy(key[:], k.Value) == keyring.Size && key.Index() == k.Index {
 			keys[k.Index] = key
 		}
 	}
-	d.takeList(got.List, from, keys, f)
+	return keys
+}
+
+// readDelta reads from peer from what its list holds beyond this agent's
+// latest list (its Summary) and merges it, as takeList merges a whole
+// list; it reports whether it is done, false when the whole list is to be
+// read instead: this agent holds no change yet (or changes from too many
+// agents to summarize), the peer serves no delta (a release before 1.1),
+// or what it served is the whole list (it collected past this agent's),
+// of another base, or not a delta this list can take.
+func (d *Daemon) readDelta(ctx context.Context, from int, v hiadsd.ListVersion, f *logrus.Entry) bool {
+	r, ok := d.prober.(deltaReader)
+	if !ok {
+		return false
+	}
+	d.mu.Lock()
+	since := d.latest().Summary()
+	d.mu.Unlock()
+	if since == nil {
+		return false
+	}
+	peer := d.list.Members[from]
+	b, err := r.FetchDelta(ctx, peer, since)
+	switch {
+	case errors.Is(err, probe.ErrNoListTable):
+		return false
+	case err != nil:
+		f.WithError(err).Warn("cannot read a peer's node list changes; trying again at the next interval")
+		return true
+	case !nodelist.IsDelta(b):
+		return false
+	}
+	now := d.now()
+	d.mu.Lock()
+	merged, err := d.latest().ApplyDelta(b, d.listNow(now))
+	var missing []uint32
+	if err == nil {
+		missing = d.missingKeys(merged, nil)
+	}
+	d.mu.Unlock()
+	if err != nil {
+		f.WithError(err).Debug("a peer's changes do not apply here; reading its whole list")
+		return false
+	}
+	keys := map[uint32]keyring.Key{}
+	if len(missing) > 0 { // a key installed there: its value comes from the key table
+		rows, err := r.FetchKeys(ctx, peer)
+		if err != nil {
+			f.WithError(err).Warn("cannot read a peer's keys; trying again at the next interval")
+			return true
+		}
+		keys = keysOf(rows)
+	}
+	d.read[from] = v
+	d.met.listBytes.WithLabelValues("delta").Add(float64(len(b)))
+	d.takeList(merged, from, keys, f, func(base nodelist.List) (nodelist.List, error) { return base.ApplyDelta(b, d.listNow(now)) })
+	return true
 }
 
 // takeList merges a list read from peer from into the latest one, and runs
@@ -468,9 +574,12 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 // of the older format holding changes the peer's lacks, those changes are
 // made again on the peer's list (nodelist.Rebase). A change made here that
 // the merge undid is told to the station (diagNodeListConflict).
-func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry) {
+func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry, delta ...func(nodelist.List) (nodelist.List, error)) {
 	now := d.now()
-	if err := got.Check(d.listNow(now)); err != nil {
+	merge := func(base nodelist.List) (nodelist.List, error) { return base.Merge(got) }
+	if len(delta) > 0 { // got is a delta merged already: merged again on the latest list, it is checked there
+		merge = delta[0]
+	} else if err := got.Check(d.listNow(now)); err != nil {
 		d.refuseList(f, err)
 		if errors.Is(err, nodelist.ErrAhead) { // a clock is off: read again later, and say so
 			delete(d.read, from)
@@ -488,12 +597,12 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	defer d.changing.Unlock()
 	d.mu.Lock()
 	base := d.latest()
-	merged, err := base.Merge(got)
+	merged, err := merge(base)
 	switch {
-	case errors.Is(err, nodelist.ErrOtherBase) && base.Adopts(got) && got.IndexOf(d.self) >= 0:
+	case errors.Is(err, nodelist.ErrOtherBase) && len(delta) == 0 && base.Adopts(got) && got.IndexOf(d.self) >= 0:
 		merged = got
 		f.WithField("version", got.Version).Info("this agent runs a file's node list (or one of the older format) and the peer one changed since, of another base: taking the peer's whole")
-	case errors.Is(err, nodelist.ErrOtherBase) && base.Rebases(got):
+	case errors.Is(err, nodelist.ErrOtherBase) && len(delta) == 0 && base.Rebases(got):
 		merged, _ = base.Rebase(got, func() nodelist.Stamp { return d.stamp(now) })
 		f.WithField("version", merged.Version).Warn("this agent runs a list of the older format with changes made there that the peer's lacks: they are made again here, on the peer's list")
 	case errors.Is(err, nodelist.ErrOtherBase):

@@ -52,6 +52,8 @@ type loopMetrics struct {
 	took      metrics.Histogram
 	unsaved   metrics.Gauge
 	merges    *metrics.CounterVec
+	listBytes *metrics.CounterVec // octets of peers' lists read, by form
+	collected metrics.Counter     // facts collected here
 	lost      *metrics.CounterVec
 	causes    *metrics.CounterVec
 	sweeps    *metrics.CounterVec
@@ -82,6 +84,10 @@ func newMetrics() loopMetrics {
 			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
 		merges: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_reads_total",
 			Help: "Peers' node lists read, by what came of them: merged (it brought changes), held (nothing new), refused (no correct agent could have made it), other_base (another file's), older_format (an agent not upgraded)."}, []string{"result"}),
+		listBytes: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_read_octets_total",
+			Help: "Octets of peers' node lists this agent read, by form: delta (only the changes it lacked, diagListDeltaTable), whole (diagListTable: it held no change yet, the peer collected past it, or runs a release before 1.1)."}, []string{"form"}),
+		collected: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_node_list_collected_total",
+			Help: "Facts of the node list this agent collected once every agent ran one list (diagListStable): removed nodes' entries, and key installations removed or made again."}),
 		lost: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_changes_lost_total",
 			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
 		causes: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_causes_notified_total",
@@ -106,6 +112,9 @@ func newMetrics() loopMetrics {
 	}
 	for _, r := range []string{"merged", "held", "refused", "other_base", "older_format"} {
 		m.merges.WithLabelValues(r)
+	}
+	for _, f := range []string{"delta", "whole"} {
+		m.listBytes.WithLabelValues(f)
 	}
 	for _, k := range []string{"window", "key in use", "key removal", "id"} {
 		m.lost.WithLabelValues(k)
@@ -155,7 +164,7 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 // collectors are the daemon's own counters, gauges and histograms.
 func (m *loopMetrics) collectors() []metrics.Collector {
 	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.flaps, m.took, m.unsaved,
-		m.merges, m.lost, m.causes, m.sweeps, m.seconds, m.doubt, m.unreached}
+		m.merges, m.listBytes, m.collected, m.lost, m.causes, m.sweeps, m.seconds, m.doubt, m.unreached}
 }
 
 // Describe sends the descriptions of the daemon's metrics (metrics.Collector).

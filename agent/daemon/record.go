@@ -316,7 +316,7 @@ func (d *Daemon) publishLocked() {
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
 		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
-		Causes: d.causeGroups()}
+		ListStable: d.list.Stable.Bytes(), ListDelta: d.deltas, Causes: d.causeGroups()}
 	s.Digest, s.Withheld, s.SelfDoubt, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.unreached
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")

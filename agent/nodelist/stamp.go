@@ -34,6 +34,15 @@ func (s Stamp) Compare(o Stamp) int {
 	return cmp.Compare(s.Origin, o.Origin)
 }
 
+// Bytes encodes s as diagListStable serves it: time (8) and origin (4),
+// network byte order; none for the zero Stamp.
+func (s Stamp) Bytes() []byte {
+	if s.IsZero() {
+		return []byte{}
+	}
+	return appendStamp(nil, s)
+}
+
 // Wall returns the wall-clock time of s, to the millisecond.
 func (s Stamp) Wall() time.Time { return time.UnixMilli(int64(s.Time >> 16)) }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -63,17 +64,49 @@ func (p *Prober) FetchList(ctx context.Context, t Target) (List, error) {
 	return l, nil
 }
 
+// FetchDelta reads what a peer's node list holds that a list of summary
+// since (nodelist.List.Summary) lacks: the chunks of its
+// diagListDeltaTable row for since, as one octet string (a delta, or its
+// whole list when it collected past the summary; nodelist.IsDelta tells
+// which). A peer that serves no such row (a release before 1.1) is
+// ErrNoListTable. Under SNMPv2c, it reads again with the write community
+// as FetchList does.
+func (p *Prober) FetchDelta(ctx context.Context, t Target, since []byte) ([]byte, error) {
+	col := mib.DiagListDeltaChunk + "." + strconv.Itoa(len(since))
+	for _, b := range since {
+		col += "." + strconv.Itoa(int(b))
+	}
+	b, err := p.chunks(ctx, t, col, 2)
+	if errors.Is(err, ErrNoListTable) && !t.TestedOnly && t.Community == "" && p.cfg.V3 == nil && p.cfg.WriteCommunity != "" {
+		w := t
+		w.Community = p.cfg.WriteCommunity
+		b, err = p.chunks(ctx, w, col, 2)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the node list changes of %s: %w", t.Addr, err)
+	}
+	return b, nil
+}
+
 // listOctets reads the chunks of t's diagListTable, in order; none is
 // ErrNoListTable.
 func (p *Prober) listOctets(ctx context.Context, t Target) ([]byte, error) {
+	return p.chunks(ctx, t, mib.DiagListChunk, 1)
+}
+
+// chunks reads the chunks of column col (diagListChunk, or a
+// diagListDeltaChunk row), indexed 1, 2, ..., in order, reps to a
+// GETBULK (a delta of one chunk and the end of its row come in one
+// reply with 2); none is ErrNoListTable.
+func (p *Prober) chunks(ctx context.Context, t Target, col string, reps int) ([]byte, error) {
 	var b []byte
 	var chunks uint32
-	err := p.walk(ctx, t, []string{mib.DiagListChunk}, 0, func(int) int { return 1 },
+	err := p.walk(ctx, t, []string{col}, 0, func(int) int { return reps },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 			v, ok := vbs[0].Value.([]byte)
 			chunks++
 			if !ok || len(v) == 0 || len(v) > mib.ListChunkSize || idx != chunks || len(b)+len(v) > maxListOctets {
-				return true, fmt.Errorf("%w: diagListChunk.%d (%d octets after %d)", ErrMalformedReply, idx, len(v), len(b))
+				return true, fmt.Errorf("%w: chunk %d (%d octets after %d)", ErrMalformedReply, idx, len(v), len(b))
 			}
 			b = append(b, v...)
 			return false, nil

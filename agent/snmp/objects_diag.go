@@ -46,9 +46,9 @@ func diagNodes(r *Responder) []node {
 	if r.cfg.OnHello != nil {
 		hello.write = &writer{typ: gosnmp.Gauge32, mayFail: true, agents: true, check: checkHello, commit: r.commitHello}
 	}
-	var list node = writersOnlyWithSecrets(diagListTable())
+	var list, delta node = writersOnlyWithSecrets(diagListTable()), writersOnlyWithSecrets(deltaTable{})
 	if r.clusterUsers { // it holds the communities of tested-only nodes
-		list = agentsOnly(diagListTable())
+		list, delta = agentsOnly(diagListTable()), agentsOnly(deltaTable{})
 	}
 	return []node{
 		diagTreeTable(r),
@@ -57,6 +57,8 @@ func diagNodes(r *Responder) []node {
 		agentsOnly(diagKeyTable()),
 		newScalar(mustOID(mib.DiagNodeNextID), func(v *view) value { return gauge(max(v.snap.NextID, 1)) }),
 		list,
+		delta,
+		newScalar(mustOID(mib.DiagListStable), func(v *view) value { return octets(v.snap.ListStable) }),
 		newScalar(mustOID(mib.IsTestedOnly), func(v *view) value { return str(displayFlag(v.snap.TestedOnly)) }),
 		nms,
 		newScalar(mustOID(mib.HiADSDisUP), func(v *view) value { return str(displayFlag(v.snap.Up)) }),

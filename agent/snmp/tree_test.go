@@ -53,7 +53,10 @@ func TestTreeNextAcrossGapsAndTables(t *testing.T) {
 		{".1.3.6.1.4.1.200.1.21.0", ".1.3.6.1.4.1.200.1.22.0"}, // diagFaultClockSkew, then diagVantage
 		{".1.3.6.1.4.1.200.1.22.0", ".1.3.6.1.4.1.200.1.23.0"}, // diagSelfDoubt
 		{".1.3.6.1.4.1.200.1.23.0", ".1.3.6.1.4.1.200.1.24.0"}, // diagUnreached
-		{".1.3.6.1.4.1.200.1.24.0", ".1.3.6.1.6.3.10.2.1.1.0"}, // then snmpEngineID
+		{".1.3.6.1.4.1.200.1.24.0", ".1.3.6.1.4.1.200.1.25.0"}, // diagListStable
+		{".1.3.6.1.4.1.200.1.25.0", ".1.3.6.1.6.3.10.2.1.1.0"}, // diagListDeltaTable (.26) has no row until read: then snmpEngineID
+		{".1.3.6.1.4.1.200.1.26.1.3", ".1.3.6.1.6.3.10.2.1.1.0"},
+		{".1.3.6.1.4.1.200.1.26.1.3.2.1.2", ".1.3.6.1.6.3.10.2.1.1.0"}, // a summary too short is none
 		{".2", ""},
 	}
 	for _, c := range cases {
