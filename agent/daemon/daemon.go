@@ -189,6 +189,8 @@ type loop struct {
 	push      pushing                 // pushes received, waiting for the loop, and sent
 	vantage   vantage                 // questions asked of peers and asked by them (vantage.go)
 	learning  atomic.Bool             // a pass of learnEngines runs (engines.go)
+	collect   collection              // surveys for a collection of the list (collect.go)
+	listSince time.Time               // when the list run last changed
 	pushes    bool                    // pushes are sent (the prober can write)
 	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
 	refusing  map[int]bool            // peers that refused every cluster key at this agent's last test of them
@@ -442,6 +444,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.watchMaintenance()
 	d.mergeHeld(ctx)
 	d.mergeLists(ctx, rep.Lists)
+	d.maybeCollect(ctx)
 	d.mu.Lock()
 	unsaved := len(d.unsaved)
 	d.mu.Unlock()

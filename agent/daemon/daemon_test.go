@@ -175,7 +175,10 @@ func (s *sink) NMSChange(c hiadsd.Station) error {
 	return nil
 }
 
-func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, 0, byte(k + 1)}) }
+func addr(k int) netip.Addr { return netip.AddrFrom4([4]byte{127, 0, byte((k + 1) >> 8), byte(k + 1)}) }
+
+// hostOf is the host addr(k) names: k.
+func hostOf(a netip.Addr) int { b := a.As4(); return int(b[2])<<8 | int(b[3]) - 1 }
 
 // testConfig is a brute-force LAN of n nodes (every node tested each interval,
 // so the tests know exactly what a single interval sees).

@@ -772,6 +772,7 @@ func (d *Daemon) switchList(l nodelist.List) {
 	d.mu.Lock()
 	d.list, d.listHash, d.id = l, l.Hash[:], self
 	d.mu.Unlock()
+	d.listSince = d.now()
 	d.switchKeys(old, l)
 	d.mu.Lock()
 	d.st.Nodes, d.st.List = len(l.Members), &l

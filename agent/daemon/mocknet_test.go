@@ -31,19 +31,20 @@ import (
 // off from one another, and one fake clock drives them all. Rounds step every
 // running daemon's interval in id order, so nothing waits on the wall clock.
 type mockNet struct {
-	t      testing.TB
-	cfg    Config
-	clock  *mockClock
-	mu     sync.Mutex
-	boards []*board.Board
-	agents []*Daemon // nil while a host's agent is down
-	sinks  []*sink
-	state  []hiadsd.Status // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
-	cut    map[[2]int]bool // pairs of hosts that cannot reach each other
-	probes map[[2]int]int  // tests made, by (tester, target)
-	reads  int             // fetches of a peer's diagnosis made
-	pushes int             // pushes written to a running agent
-	noPush bool            // pushes are not delivered (the round is pull alone)
+	t          testing.TB
+	cfg        Config
+	clock      *mockClock
+	mu         sync.Mutex
+	boards     []*board.Board
+	agents     []*Daemon // nil while a host's agent is down
+	sinks      []*sink
+	state      []hiadsd.Status // the truth of each host: fault-free, faulty (down) or partial (agent stopped)
+	cut        map[[2]int]bool // pairs of hosts that cannot reach each other
+	probes     map[[2]int]int  // tests made, by (tester, target)
+	reads      int             // fetches of a peer's diagnosis made
+	pushes     int             // pushes written to a running agent
+	noPush     bool            // pushes are not delivered (the round is pull alone)
+	listOctets int             // octets of node lists read, whole or as deltas
 }
 
 // mockClock is a settable clock shared by every daemon.
@@ -212,7 +213,7 @@ var errMockNoAnswer = errors.New("mock: no SNMP answer")
 
 // answering returns the board of the agent behind t, nil if none answers SNMP.
 func (p mockProber) answering(t probe.Target) (int, *board.Board) {
-	id := int(t.Addr.As4()[3]) - 1
+	id := hostOf(t.Addr)
 	p.m.mu.Lock()
 	defer p.m.mu.Unlock()
 	if !p.m.reach(p.self, id) || p.m.agents[id] == nil {
@@ -255,7 +256,11 @@ func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, er
 		return probe.List{}, errMockNoAnswer
 	}
 	s := b.Load()
-	l, err := nodelist.Unmarshal(bytes.Join(s.List, nil)) // the octets diagListTable serves
+	whole := bytes.Join(s.List, nil) // the octets diagListTable serves
+	p.m.mu.Lock()
+	p.m.listOctets += len(whole)
+	p.m.mu.Unlock()
+	l, err := nodelist.Unmarshal(whole)
 	if err != nil {
 		return probe.List{}, err
 	}
@@ -264,6 +269,51 @@ func (p mockProber) FetchList(_ context.Context, t probe.Target) (probe.List, er
 		out.KeyRows = append(out.KeyRows, probe.Key{Index: k.Index, Primary: k.Primary, Value: k.Value})
 	}
 	return out, nil
+}
+
+// FetchDelta reads what the agent behind t serves in diagListDeltaTable
+// for since.
+func (p mockProber) FetchDelta(_ context.Context, t probe.Target, since []byte) ([]byte, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return nil, errMockNoAnswer
+	}
+	s := b.Load()
+	if s.ListDelta == nil {
+		return nil, probe.ErrNoListTable
+	}
+	c, err := s.ListDelta(since)
+	if err != nil {
+		return nil, err
+	}
+	out := bytes.Join(c, nil)
+	p.m.mu.Lock()
+	p.m.listOctets += len(out)
+	p.m.mu.Unlock()
+	return out, nil
+}
+
+// FetchKeys reads the keys of the agent behind t.
+func (p mockProber) FetchKeys(_ context.Context, t probe.Target) ([]probe.Key, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return nil, errMockNoAnswer
+	}
+	var out []probe.Key
+	for _, k := range b.Load().Keys {
+		out = append(out, probe.Key{Index: k.Index, Primary: k.Primary, Value: k.Value})
+	}
+	return out, nil
+}
+
+// ListState reads what list the agent behind t runs.
+func (p mockProber) ListState(_ context.Context, t probe.Target) (probe.ListState, error) {
+	_, b := p.answering(t)
+	if b == nil {
+		return probe.ListState{}, errMockNoAnswer
+	}
+	s := b.Load()
+	return probe.ListState{Version: s.ListVersion, Hash: s.NodeListHash, Stable: s.ListStable, Collects: true}, nil
 }
 
 func (p mockProber) CanPush() bool { return true }

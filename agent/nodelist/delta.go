@@ -30,13 +30,13 @@ import (
 //
 // and the delta its rows serve, in chunks:
 //
-//	format (1) = 3, version (4), fingerprint (8), base (4), base
-//	fingerprint (8), collected at (12), collected (4), span (2), entries
+//	format (1) = 3, base (4), base fingerprint (8), span (2), entries
 //	(2) and keys (1) as Marshal encodes them, the key in use (1 + 28 when
 //	it changed), then the first 8 octets of SHA-256 over all before
 //
 // A peer that collected past the summary's stamp serves its whole list
-// (format 1 or 2) instead.
+// (format 1 or 2) instead; so a delta's list was collected at a stamp
+// the reader's was collected at or after, and carries no collection.
 
 // wireDelta is a delta's format octet.
 const wireDelta = 3
@@ -147,12 +147,8 @@ func (l List) Delta(sum []byte) ([]byte, error) {
 		return l.Marshal(), nil
 	}
 	b := []byte{wireDelta}
-	b = binary.BigEndian.AppendUint32(b, l.Version)
-	b = append(b, l.Hash[:]...)
 	b = binary.BigEndian.AppendUint32(b, l.Base)
 	b = append(b, l.base[:]...)
-	b = appendStamp(b, l.Stable)
-	b = binary.BigEndian.AppendUint32(b, l.Collected)
 	b = binary.BigEndian.AppendUint16(b, uint16(l.Span))
 	var slots []Member
 	for _, m := range l.Members {
@@ -215,13 +211,11 @@ func (l List) ApplyDelta(b []byte, now time.Time) (List, error) {
 		return l, fmt.Errorf("%w: the delta's checksum does not match (read while the list changed)", ErrWire)
 	}
 	r := &reader{b: body[1:]}
-	version := r.u32()
 	var baseHash [8]byte
-	r.take(8) // the peer's fingerprint: the result holds its facts, and may hold more
 	base := r.u32()
 	copy(baseHash[:], r.take(8))
 	d := List{Base: base}
-	stable, collected, span := r.stamp(), r.u32(), int(r.u16())
+	span := int(r.u16())
 	for range int(r.u16()) {
 		if r.err != nil {
 			break
@@ -257,10 +251,8 @@ func (l List) ApplyDelta(b []byte, now time.Time) (List, error) {
 		return l, fmt.Errorf("%w: %d octets left over", ErrWire, len(r.b))
 	case base != l.Base || baseHash != l.base:
 		return l, ErrOtherBase
-	case stable.Compare(l.Stable) > 0:
-		return l, fmt.Errorf("%w: a delta collected past this list (%s, this list %s)", ErrBadList, stable, l.Stable)
-	case len(d.Members) > MaxEntries || span > MaxEntries || collected > version:
-		return l, fmt.Errorf("%w: %d entries, %d ids, %d collected", ErrBadList, len(d.Members), span, collected)
+	case len(d.Members) > MaxEntries || span > MaxEntries:
+		return l, fmt.Errorf("%w: %d entries, %d ids", ErrBadList, len(d.Members), span)
 	}
 	if err := d.shapeOf(true); err != nil {
 		return l, err

@@ -97,6 +97,10 @@ func (l List) Marshal() []byte {
 	return b
 }
 
+// EncodedSize returns how many octets the entry takes in an encoded list:
+// what its add costs to carry.
+func (m Member) EncodedSize() int { return len(appendSlot(nil, m)) }
+
 func appendSlot(b []byte, m Member) []byte {
 	flags := byte(0)
 	addr := m.Addr.Unmap()

@@ -140,3 +140,35 @@ func (p *Prober) FetchKeys(ctx context.Context, t Target) ([]Key, error) {
 // maxKeys bounds the keys a peer's table may list: a keyring is a few
 // keys during a rotation, never hundreds.
 const maxKeys = 64
+
+// ListState is what a peer says of the node list it runs: its version,
+// fingerprint and the stamp it was last collected at.
+type ListState struct {
+	Version uint32
+	Hash    []byte
+	// Stable is diagListStable; Collects is false for a peer that serves
+	// none (a release before 1.1, which does not take a collected list).
+	Stable   []byte
+	Collects bool
+}
+
+// ListState reads diagNodeListVersion, diagNodeListHash and
+// diagListStable of a peer, in one GET.
+func (p *Prober) ListState(ctx context.Context, t Target) (ListState, error) {
+	vbs, err := p.Get(ctx, t, mib.DiagNodeListVersion0, mib.DiagNodeListHash0, mib.DiagListStable0)
+	if err != nil {
+		return ListState{}, err
+	}
+	if len(vbs) != 3 {
+		return ListState{}, fmt.Errorf("%w: %d varbinds for 3", ErrMalformedReply, len(vbs))
+	}
+	var s ListState
+	v, ok := vbs[0].Value.(uint)
+	h, ok2 := vbs[1].Value.([]byte)
+	if !ok || !ok2 {
+		return ListState{}, fmt.Errorf("%w: diagNodeListVersion %v, diagNodeListHash %v", ErrMalformedReply, vbs[0].Value, vbs[1].Value)
+	}
+	s.Version, s.Hash = uint32(v), h
+	s.Stable, s.Collects = vbs[2].Value.([]byte)
+	return s, nil
+}

@@ -1,0 +1,123 @@
+package daemon
+
+import (
+	"testing"
+
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/hiadsd"
+)
+
+// TestMockNetCollectsOnceEveryAgentRunsTheList: printers added and removed
+// at one agent stay in every list, as removed entries, while one agent is
+// down; once it is back and runs the list too, the list is collected
+// everywhere (one list, a stamp of collection), the removed printers'
+// ids are free, and the next add takes the first of them at every agent.
+func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
+	const n = 6
+	m := newMockNet(t, n, hiadsd.VCube, NotifyDetected)
+	m.settled(n)
+	bound := hiadsd.MembershipBound(hiadsd.VCube, n+4)
+	var printers []nodelist.Member
+	for range 4 {
+		p := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
+		if err := m.agents[0].AddNode(m.agents[0].NextID(), p); err != nil {
+			t.Fatal(err)
+		}
+		printers = append(printers, p)
+	}
+	m.until(bound, "every agent lists the printers", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.Count() == n+4 })
+	})
+	m.stop(4, true)
+	for _, p := range printers[:3] {
+		if err := m.agents[1].RemoveNode(m.agents[1].list.IndexOf(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.until(bound, "every running agent has the printers removed", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.Count() == n+1 })
+	})
+	for range 3 * collectEvery {
+		m.round()
+	}
+	for id, d := range m.agents {
+		if d != nil && !d.list.Stable.IsZero() {
+			t.Fatalf("agent %d collected its list while agent 5, down, had not seen the removals", id+1)
+		}
+	}
+	m.start(4)
+	m.until(4*collectEvery+bound, "every agent runs one collected list", func() bool {
+		return m.agree(func(d *Daemon) bool { return !d.list.Stable.IsZero() && d.list.Hash == m.agents[0].list.Hash })
+	})
+	l := m.agents[0].list
+	if l.Count() != n+1 || l.NextID() != n || l.IndexOf(printers[3]) != n+3 {
+		t.Fatalf("collected list: %d members, next id %d, the printer that stays at id %d", l.Count(), l.NextID()+1, l.IndexOf(printers[3])+1)
+	}
+	again := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
+	if err := m.agents[2].AddNode(n, again); err != nil {
+		t.Fatalf("an add at the first freed id: %v", err)
+	}
+	m.until(bound, "every agent lists the new printer at the freed id", func() bool {
+		return m.agree(func(d *Daemon) bool {
+			return d.list.IndexOf(again) == n && d.Snapshot().Nodes[n].Member.Addr == again.Addr
+		})
+	})
+}
+
+// TestMockNetChangesTravelAsChanges: once every agent holds a change, one
+// more add costs each agent about the add itself, not the list: at 64
+// agents, the octets of lists read to spread it stay within 4 x its
+// encoding x N (BenchmarkSpreadOneAdd measures 1,024).
+func TestMockNetChangesTravelAsChanges(t *testing.T) {
+	spreadOneAdd(t, 64)
+}
+
+// BenchmarkSpreadOneAdd measures, at 1,024 agents on the mock network,
+// the octets of lists read to spread one add to every agent, against the
+// bound 4 x its encoding x N: go test -run '^$' -bench SpreadOneAdd
+// ./agent/daemon.
+func BenchmarkSpreadOneAdd(b *testing.B) {
+	for b.Loop() {
+		spent, size := spreadOneAdd(b, 1024)
+		b.ReportMetric(float64(spent)/1024, "octets/agent")
+		b.ReportMetric(float64(size), "octets/add")
+	}
+}
+
+// spreadOneAdd runs n agents until each holds a first add, then spreads a
+// second and returns the octets of lists read for it and the add's
+// encoding; past 4 x its encoding x n it fails tb.
+func spreadOneAdd(tb testing.TB, n int) (int, int) {
+	m := newMockNet(tb, n, hiadsd.VCube, NotifyDetected)
+	m.settled(n)
+	bound := hiadsd.MembershipBound(hiadsd.VCube, n+2)
+	first := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true, Name: "printer 1"}
+	if err := m.agents[0].AddNode(n, first); err != nil {
+		tb.Fatal(err)
+	}
+	m.until(bound, "every agent lists the first printer", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.IndexOf(first) >= 0 })
+	})
+	m.mu.Lock()
+	whole := m.listOctets
+	m.listOctets = 0
+	m.mu.Unlock()
+	second := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true, Name: "printer 2"}
+	if err := m.agents[5].AddNode(n+1, second); err != nil {
+		tb.Fatal(err)
+	}
+	m.until(bound, "every agent lists the second printer", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.IndexOf(second) >= 0 })
+	})
+	l := m.agents[0].list
+	size := l.Members[l.IndexOf(second)].EncodedSize()
+	m.mu.Lock()
+	spent := m.listOctets
+	m.mu.Unlock()
+	tb.Logf("N = %d: the first add (each agent holding no change yet, whole lists): %d octets read; the second: %d octets, %.1f per agent, the add's encoding %d octets, the list's %d",
+		n, whole, spent, float64(spent)/float64(n), size, len(l.Marshal()))
+	if spent > 4*size*n {
+		tb.Fatalf("%d octets read to spread an add of %d octets to %d agents: more than 4 x its encoding x N (%d)", spent, size, n, 4*size*n)
+	}
+	return spent, size
+}
