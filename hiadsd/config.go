@@ -60,8 +60,9 @@ type Config struct {
 	TestedOnly []int
 	// Removed lists, in increasing order, the ids taken out of the node list
 	// (Node.SetList): never tested, never a tester or a source, their entries
-	// kept as they were and never changed. An id is never given to another
-	// node, so ids keep their meaning from one list to the next.
+	// kept as they were and never changed. An id is given to another node
+	// only once every node has seen it removed (the list's collection), and
+	// then as a reset id (Node.Renumber): what was known of it is dropped.
 	Removed []int
 	// Recheck makes Hi-ADSD test again, once its cluster's source has answered,
 	// every node of that cluster it holds faulty or partial. The papers assume a

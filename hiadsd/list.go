@@ -72,8 +72,9 @@ func (iv *interval) otherList(j int, v ListVersion) bool {
 }
 
 // SetList moves the node, between two intervals, to the node list cfg at
-// version v. Ids keep their meaning from one list to the next (a list only
-// grows, and a removed id stays removed, see Config.Removed), so what the
+// version v. Ids keep their meaning from one list to the next (a list never
+// shrinks, and a removed id stays removed until given again as a reset id,
+// see Config.Removed), so what the
 // node knows of the nodes that stay is kept as it is; a new id starts
 // Unknown, and the node catches up (Node.CatchUp) so that what it reports
 // of the new nodes is not older news. It returns ErrRemoved, changing
