@@ -77,10 +77,18 @@ func (d *Daemon) maybeCollect(ctx context.Context) {
 }
 
 // asksForCollection reports whether this agent is the one to ask: no
-// agent of a lower id is held fault-free.
+// agent of a lower id is held fault-free, and every other agent is held
+// up (one held down would not answer: the survey waits, and sends
+// nothing, until it is back or removed).
 func (d *Daemon) asksForCollection() bool {
-	for k, m := range d.list.Members[:d.id] {
-		if !m.Removed && !m.TestedOnly && d.view[k].Status == hiadsd.FaultFree {
+	for k, m := range d.list.Members {
+		if m.Removed || m.TestedOnly || k == d.id {
+			continue
+		}
+		switch st := d.view[k].Status; {
+		case k < d.id && st == hiadsd.FaultFree:
+			return false
+		case !st.Up():
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ package lan
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -109,6 +110,63 @@ func TestOperatorsNemesisLAN(t *testing.T) {
 
 	n.oneList(ids(c.Agents), 4*c.Bound())
 	n.check(next, mark)
+	n.collected(ids(c.Agents))
+}
+
+// collected removes one device the operators left, waits until every
+// agent serves one list collected since (diagListStable, one
+// fingerprint), and checks that the collection changed nothing an
+// operator sees (the same members at the same ids, with the same windows)
+// and freed the device's id: diagNodeNextID is at most that id.
+func (n *nemesis) collected(all []int) {
+	t, c := n.t, n.c
+	before := n.walk()
+	printer := c.Net.Addrs[c.Agents].String()
+	var gone string
+	var id int
+	for p := nemesisPort; p < nemesisPort+40 && gone == ""; p++ {
+		if r, ok := before[fmt.Sprintf("%s:%d", printer, p)]; ok {
+			gone, id = fmt.Sprintf("%s:%d", printer, p), r.id
+			if out, err := n.cli(0, "nodes", "-remove", fmt.Sprintf("dev-%d", p), "-wait", "2m"); err != nil {
+				t.Fatalf("nodes -remove dev-%d: %v\n%s", p, err, out)
+			}
+		}
+	}
+	if gone == "" {
+		t.Fatal("the operators left no device to remove")
+	}
+	delete(before, gone)
+	stable := func(k int) string {
+		out, _ := c.snmp("snmpget", "public", c.AgentAddr(k), "-Oqvx", mib.DiagListStable0)
+		return strings.TrimSpace(out)
+	}
+	was := stable(0)
+	took, err := c.Poll(8*c.RoundTime()+4*c.Bound(), func() bool {
+		first := stable(all[0])
+		if first == "" || first == was || first == `""` {
+			return false
+		}
+		for _, k := range all[1:] {
+			if stable(k) != first {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatalf("the list was not collected at every agent after device %s was removed (diagListStable at agent 1: %s): %v", gone, stable(0), err)
+	}
+	n.oneList(all, c.Bound())
+	if after := n.walk(); !maps.Equal(before, after) {
+		t.Errorf("the collection changed what an operator sees:\nbefore %v\nafter  %v", before, after)
+	}
+	out, err := c.snmp("snmpget", "public", c.AgentAddr(0), "-Oqv", mib.DiagNodeNextID0)
+	next, _ := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || next > id {
+		t.Errorf("diagNodeNextID is %s after the collection, want at most %d (the removed device's id, freed): %v", strings.TrimSpace(out), id, err)
+	}
+	t.Logf("device %s (node %d) removed; every agent runs the list collected at %s, %v later; %d members as before; the next id %d",
+		gone, id, stable(0), took.Round(time.Millisecond), len(before), next)
 }
 
 // operator makes random changes at agent a until end: adds and removals
