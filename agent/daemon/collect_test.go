@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -120,4 +122,40 @@ func spreadOneAdd(tb testing.TB, n int) (int, int) {
 		tb.Fatalf("%d octets read to spread an add of %d octets to %d agents: more than 4 x its encoding x N (%d)", spent, size, n, 4*size*n)
 	}
 	return spent, size
+}
+
+// TestMockNet500KeyRotations: four agents with the cluster key rotate it
+// 500 times, one agent after another (install, use, remove the old one,
+// as diagagent keyring does); after each, once every agent runs the list,
+// it is collected. Every agent's list decodes all along (1.0 refused the
+// 128th rotation) and keeps one size.
+func TestMockNet500KeyRotations(t *testing.T) {
+	first, _ := keyring.Generate()
+	m := newMockNetWith(t, 4, func(c *Config) { c.Keys = []keyring.Key{first} })
+	m.settled(4)
+	bound := hiadsd.MembershipBound(hiadsd.VCube, 4)
+	cur, size := first, 0
+	for r := range 500 {
+		next, err := keyring.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rotateKeys(t, m.agents[r%4], cur, next)
+		cur = next
+		m.until(4*collectEvery+3*bound, fmt.Sprintf("rotation %d: every agent runs one collected list sending with the new key", r+1), func() bool {
+			return m.agree(func(d *Daemon) bool { return d.list.Keys[0] == next.Index() && d.list.Collectable() == 0 })
+		})
+		for id, d := range m.agents {
+			got, err := nodelist.Unmarshal(d.list.Marshal())
+			if err != nil || got.Hash != d.list.Hash {
+				t.Fatalf("rotation %d: agent %d's list does not decode: %v", r+1, id+1, err)
+			}
+		}
+		if n := len(m.agents[0].list.Marshal()); r == 0 {
+			size = n
+		} else if n != size {
+			t.Fatalf("rotation %d: the list is %d octets, %d after the first", r+1, n, size)
+		}
+	}
+	t.Logf("500 rotations: every agent's list %d octets, %d key slots", size, len(m.agents[0].list.KeySlots))
 }

@@ -59,7 +59,20 @@ func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d)
 
 // newMockNet starts n daemons running algo, every one fault-free.
 func newMockNet(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) *mockNet {
-	cfg := testConfig(t, n, algo, scope)
+	return newMockNetConfig(t, testConfig(t, n, algo, scope))
+}
+
+// newMockNetWith starts n vCube daemons (NotifyDetected) with the
+// configuration edit makes.
+func newMockNetWith(t testing.TB, n int, edit func(*Config)) *mockNet {
+	cfg := testConfig(t, n, hiadsd.VCube, NotifyDetected)
+	edit(&cfg)
+	return newMockNetConfig(t, cfg)
+}
+
+// newMockNetConfig starts a daemon per node of cfg, every one fault-free.
+func newMockNetConfig(t testing.TB, cfg Config) *mockNet {
+	n := len(cfg.Nodes)
 	// Every agent's interval of a round runs at one instant of the clock:
 	// half an interval into the round, past every agent's stagger, so
 	// they all test the round's cluster (rounds.go).
