@@ -107,7 +107,7 @@ scenario:
 
 # nemesis: TestOperatorsNemesisLAN once per seed in NEMESIS_SEEDS, operators
 # changing the list for NEMESIS_FOR each while agents are killed and cut off
-# (make test runs seed 1 for 90 s); each seed's result line, and the log of
+# (make test runs seed 1); each seed's result line, and the log of
 # a failing one, under bin/nemesis. Root.
 NEMESIS_SEEDS ?= 1 2 3 4 5 6 7 8 9 10
 NEMESIS_FOR   ?= 3m
