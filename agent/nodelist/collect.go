@@ -154,22 +154,10 @@ func (l List) Collectable() int {
 // the stamp it was collected at.
 func (l List) Newest() Stamp {
 	t := l.Stable
-	keep := func(s Stamp) {
+	l.eachStamp(func(s Stamp) {
 		if s.Compare(t) > 0 {
 			t = s
 		}
-	}
-	keep(l.Primary.Set)
-	for _, m := range l.Members {
-		keep(m.Added)
-		keep(m.DeletedAt)
-		if m.Window != nil {
-			keep(m.Window.Set)
-		}
-	}
-	for _, k := range l.KeySlots {
-		keep(k.Added)
-		keep(k.DeletedAt)
-	}
+	})
 	return t
 }

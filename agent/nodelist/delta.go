@@ -78,29 +78,6 @@ func (l List) newestBy() map[uint32]uint64 {
 	return out
 }
 
-// eachStamp calls f with the stamp of every fact the list holds.
-func (l List) eachStamp(f func(Stamp)) {
-	f(l.Primary.Set)
-	for _, m := range l.Members {
-		if m.Hole {
-			continue
-		}
-		f(m.Added)
-		if m.Deleted {
-			f(m.DeletedAt)
-		}
-		if m.Window != nil {
-			f(m.Window.Set)
-		}
-	}
-	for _, k := range l.KeySlots {
-		f(k.Added)
-		if k.Deleted {
-			f(k.DeletedAt)
-		}
-	}
-}
-
 // summary is a decoded Summary.
 type summary struct {
 	stable Stamp
@@ -159,26 +136,13 @@ func (l List) Delta(sum []byte) ([]byte, error) {
 			slots = append(slots, m)
 		}
 	}
-	b = binary.BigEndian.AppendUint16(b, uint16(len(slots)))
-	for _, m := range slots {
-		b = appendSlot(b, m)
-	}
 	var keys []KeySlot
 	for _, k := range l.KeySlots {
 		if s.lacks(k.Added) || (k.Deleted && s.lacks(k.DeletedAt)) {
 			keys = append(keys, k)
 		}
 	}
-	b = append(b, byte(len(keys)))
-	for _, k := range keys {
-		b = binary.BigEndian.AppendUint32(b, k.Index)
-		b = appendStamp(b, k.Added)
-		if k.Deleted {
-			b = appendStamp(append(b, 1), k.DeletedAt)
-		} else {
-			b = append(b, 0)
-		}
-	}
+	b = appendFacts(b, slots, keys)
 	if s.lacks(l.Primary.Set) {
 		b = binary.BigEndian.AppendUint32(append(b, 1), l.Primary.Index)
 		b = appendStamp(appendStamp(b, l.Primary.Set), l.Primary.Prev)
@@ -216,26 +180,9 @@ func (l List) ApplyDelta(b []byte, now time.Time) (List, error) {
 	copy(baseHash[:], r.take(8))
 	d := List{Base: base}
 	span := int(r.u16())
-	for range int(r.u16()) {
-		if r.err != nil {
-			break
-		}
-		m, err := readSlot(r, true)
-		if err != nil {
-			return l, err
-		}
-		d.Members = append(d.Members, m)
-	}
-	for range int(r.u8()) {
-		k := KeySlot{Index: r.u32(), Added: r.stamp()}
-		switch r.u8() {
-		case 0:
-		case 1:
-			k.Deleted, k.DeletedAt = true, r.stamp()
-		default:
-			return l, fmt.Errorf("%w: key %08x: bad removal flag", ErrWire, k.Index)
-		}
-		d.KeySlots = append(d.KeySlots, k)
+	var err error
+	if d.Members, d.KeySlots, err = readFacts(r, true); err != nil {
+		return l, err
 	}
 	switch r.u8() {
 	case 0:
@@ -261,15 +208,8 @@ func (l List) ApplyDelta(b []byte, now time.Time) (List, error) {
 		return l, err
 	}
 	out := List{Base: l.Base, Primary: l.Primary, Stable: l.Stable, Collected: l.Collected, Span: max(l.Span, span)}
-	if err := out.mergeFacts(l, d); err != nil { // d's Stable is zero: what it lacks it did not collect
+	if err := out.mergeAll(l, d); err != nil { // d's Stable is zero: what it lacks it did not collect
 		return l, err
 	}
-	if len(out.KeySlots) > maxKeySlots {
-		return l, fmt.Errorf("%w: %d key installations together, more than the encoding carries (%d)", ErrBadList, len(out.KeySlots), maxKeySlots)
-	}
-	if c := d.Primary.Set.Compare(out.Primary.Set); c > 0 || (c == 0 && d.Primary.Index > out.Primary.Index) {
-		out.Primary = d.Primary
-	}
-	out.Seal()
 	return out, nil
 }

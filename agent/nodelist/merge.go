@@ -174,17 +174,27 @@ func (l List) Merge(o List) (List, error) {
 	default:
 		out.Stable, out.Collected = l.Stable, max(l.Collected, o.Collected)
 	}
-	if err := out.mergeFacts(l, o); err != nil {
+	if err := out.mergeAll(l, o); err != nil {
 		return l, err
 	}
+	return out, nil
+}
+
+// mergeAll puts into out, which holds the key in use of l, the facts of l
+// and o (mergeFacts), within the encoding's bound of key installations,
+// and the key in use set last, then settles and seals it.
+func (out *List) mergeAll(l, o List) error {
+	if err := out.mergeFacts(l, o); err != nil {
+		return err
+	}
 	if len(out.KeySlots) > maxKeySlots {
-		return l, fmt.Errorf("%w: %d key installations together, more than the encoding carries (%d)", ErrBadList, len(out.KeySlots), maxKeySlots)
+		return fmt.Errorf("%w: %d key installations together, more than the encoding carries (%d)", ErrBadList, len(out.KeySlots), maxKeySlots)
 	}
 	if c := o.Primary.Set.Compare(out.Primary.Set); c > 0 || (c == 0 && o.Primary.Index > out.Primary.Index) {
 		out.Primary = o.Primary
 	}
 	out.Seal()
-	return out, nil
+	return nil
 }
 
 // mergeFacts puts into out every fact of lists l and o, merged entry by

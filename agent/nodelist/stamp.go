@@ -130,3 +130,26 @@ var ErrAhead = errors.New("a change stamped ahead of this agent's clock")
 func ahead(t uint64, now time.Time) bool {
 	return int64(t>>16) > now.Add(MaxSkew).UnixMilli()
 }
+
+// eachStamp calls f with the stamp of every fact the list holds.
+func (l List) eachStamp(f func(Stamp)) {
+	f(l.Primary.Set)
+	for _, m := range l.Members {
+		if m.Hole {
+			continue
+		}
+		f(m.Added)
+		if m.Deleted {
+			f(m.DeletedAt)
+		}
+		if m.Window != nil {
+			f(m.Window.Set)
+		}
+	}
+	for _, k := range l.KeySlots {
+		f(k.Added)
+		if k.Deleted {
+			f(k.DeletedAt)
+		}
+	}
+}

@@ -76,12 +76,23 @@ func (l List) Marshal() []byte {
 			slots = append(slots, m)
 		}
 	}
+	b = appendFacts(b, slots, l.KeySlots)
+	if len(l.KeySlots) > 0 {
+		b = binary.BigEndian.AppendUint32(b, l.Primary.Index)
+		b = appendStamp(appendStamp(b, l.Primary.Set), l.Primary.Prev)
+	}
+	return b
+}
+
+// appendFacts appends entries (a count of 2 octets, then each) and key
+// installations (a count of 1 octet, then each), as readFacts takes them.
+func appendFacts(b []byte, slots []Member, keys []KeySlot) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(slots)))
 	for _, m := range slots {
 		b = appendSlot(b, m)
 	}
-	b = append(b, byte(len(l.KeySlots)))
-	for _, k := range l.KeySlots {
+	b = append(b, byte(len(keys)))
+	for _, k := range keys {
 		b = binary.BigEndian.AppendUint32(b, k.Index)
 		b = appendStamp(b, k.Added)
 		if k.Deleted {
@@ -89,10 +100,6 @@ func (l List) Marshal() []byte {
 		} else {
 			b = append(b, 0)
 		}
-	}
-	if len(l.KeySlots) > 0 {
-		b = binary.BigEndian.AppendUint32(b, l.Primary.Index)
-		b = appendStamp(appendStamp(b, l.Primary.Set), l.Primary.Prev)
 	}
 	return b
 }
@@ -192,27 +199,9 @@ func Unmarshal(b []byte) (List, error) {
 	if format == wireFormatCollected {
 		l.Stable, l.Collected, l.Span = r.stamp(), r.u32(), int(r.u16())
 	}
-	n := int(r.u16())
-	for range n {
-		if r.err != nil {
-			break
-		}
-		m, err := readSlot(r, format == wireFormatCollected)
-		if err != nil {
-			return List{}, err
-		}
-		l.Members = append(l.Members, m)
-	}
-	for range int(r.u8()) {
-		k := KeySlot{Index: r.u32(), Added: r.stamp()}
-		switch r.u8() {
-		case 0:
-		case 1:
-			k.Deleted, k.DeletedAt = true, r.stamp()
-		default:
-			return List{}, fmt.Errorf("%w: key %08x: bad removal flag", ErrWire, k.Index)
-		}
-		l.KeySlots = append(l.KeySlots, k)
+	var err error
+	if l.Members, l.KeySlots, err = readFacts(r, format == wireFormatCollected); err != nil {
+		return List{}, err
 	}
 	if len(l.KeySlots) > 0 {
 		l.Primary = Primary{Index: r.u32(), Set: r.stamp(), Prev: r.stamp()}
@@ -231,6 +220,36 @@ func Unmarshal(b []byte) (List, error) {
 		return List{}, fmt.Errorf("%w: its facts give version %d, fingerprint %x; it was sent as %d, %x", ErrBadList, l.Version, l.Hash, want.Version, want.Hash)
 	}
 	return l, nil
+}
+
+// readFacts takes the entries (a count of 2 octets, then each) and the
+// key installations (a count of 1 octet, then each) off r; collected
+// allows pinned entries (format 2 and deltas).
+func readFacts(r *reader, collected bool) ([]Member, []KeySlot, error) {
+	var ms []Member
+	var ks []KeySlot
+	for range int(r.u16()) {
+		if r.err != nil {
+			break
+		}
+		m, err := readSlot(r, collected)
+		if err != nil {
+			return nil, nil, err
+		}
+		ms = append(ms, m)
+	}
+	for range int(r.u8()) {
+		k := KeySlot{Index: r.u32(), Added: r.stamp()}
+		switch r.u8() {
+		case 0:
+		case 1:
+			k.Deleted, k.DeletedAt = true, r.stamp()
+		default:
+			return nil, nil, fmt.Errorf("%w: key %08x: bad removal flag", ErrWire, k.Index)
+		}
+		ks = append(ks, k)
+	}
+	return ms, ks, nil
 }
 
 func readSlot(r *reader, collected bool) (Member, error) {
@@ -365,18 +384,7 @@ func (l List) MaxStampWithin(now time.Time) uint64 {
 			t = max(t, s.Time)
 		}
 	}
-	keep(l.Primary.Set)
 	keep(l.Stable)
-	for _, m := range l.Members {
-		keep(m.Added)
-		keep(m.DeletedAt)
-		if m.Window != nil {
-			keep(m.Window.Set)
-		}
-	}
-	for _, k := range l.KeySlots {
-		keep(k.Added)
-		keep(k.DeletedAt)
-	}
+	l.eachStamp(keep)
 	return t
 }
