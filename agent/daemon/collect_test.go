@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/keyring"
@@ -158,4 +159,68 @@ func TestMockNet500KeyRotations(t *testing.T) {
 		}
 	}
 	t.Logf("500 rotations: every agent's list %d octets, %d key slots", size, len(m.agents[0].list.KeySlots))
+}
+
+// TestMockNetFreedIDLeavesItsGroup: two agents added to a running LAN
+// are lost together, one group out; once both are removed and the list
+// collected, no agent holds their ids out in a group any more, and a node
+// added at one of them is no part of it (nodeCauseGroup).
+func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
+	const n = 8
+	m := newMockNetWith(t, n, func(c *Config) { c.GroupWindow, c.Notify = c.Interval+c.TestBudget, NotifyOwner })
+	m.settled(n)
+	bound := hiadsd.MembershipBound(hiadsd.VCube, n+2)
+	var added []nodelist.Member
+	cfg := m.cfg
+	for range 2 {
+		k := m.addHost()
+		a := nodelist.Member{Addr: addr(k), Port: 161}
+		cfg.Nodes = append(slices.Clone(cfg.Nodes), a)
+		added = append(added, a)
+	}
+	for k, a := range added {
+		m.startWith(n+k, cfg)
+		if err := m.agents[0].AddNode(n+k, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.settled(n + 2)
+	m.stop(n, true)
+	m.stop(n+1, true)
+	window := hiadsd.PullBound(hiadsd.VCube, n+2, true) + 2
+	m.until(3*window, "agent 1 holds the two added agents out in one group", func() bool {
+		c := m.agents[0].Snapshot().Causes
+		return c[n+1] != 0 && c[n+1] == c[n+2]
+	})
+	for _, a := range added {
+		if err := m.agents[0].RemoveNode(m.agents[0].list.IndexOf(a)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.until(4*collectEvery+3*bound, "every agent runs one list collected without them", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.NextID() == n })
+	})
+	for id, d := range m.agents {
+		if d == nil {
+			continue
+		}
+		if c := d.causeGroups(); c[n+1] != 0 || c[n+2] != 0 {
+			t.Fatalf("agent %d holds ids %d and %d, removed and collected, out in groups %d and %d", id+1, n+1, n+2, c[n+1], c[n+2])
+		}
+	}
+	printer := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
+	if err := m.agents[0].AddNode(n, printer); err != nil {
+		t.Fatal(err)
+	}
+	m.until(bound, "every agent lists the printer at the first freed id", func() bool {
+		return m.agree(func(d *Daemon) bool { return d.list.IndexOf(printer) == n })
+	})
+	for id, d := range m.agents {
+		if d == nil {
+			continue
+		}
+		if g := d.Snapshot().Causes[n+1]; g != 0 {
+			t.Fatalf("agent %d holds the printer at NodeID %d out in group %d, the removed agent's", id+1, n+1, g)
+		}
+	}
 }

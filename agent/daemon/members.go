@@ -861,6 +861,10 @@ func (d *Daemon) forget(reset []int) {
 		d.grace.mu.Lock()
 		delete(d.grace.held, id)
 		d.grace.mu.Unlock()
+		d.causes.mu.Lock() // a group it was out with is another node's, and so is its return
+		d.causes.g.Forget(id)
+		delete(d.causes.waiting, id)
+		d.causes.mu.Unlock()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
