@@ -40,6 +40,7 @@ const collectAsking = 8
 type collection struct {
 	running atomic.Bool // a survey runs in the background
 	next    time.Time   // no survey before
+	nothing [8]byte     // the fingerprint of the last list found to hold nothing to collect
 }
 
 // maybeCollect starts, on the loop after an interval, a survey of every
@@ -56,7 +57,14 @@ func (d *Daemon) maybeCollect(ctx context.Context) {
 	queued := d.pending != nil
 	d.mu.Unlock()
 	l := d.list
-	if queued || !d.asksForCollection() || l.Collectable() == 0 || !d.collect.running.CompareAndSwap(false, true) {
+	if queued || l.Hash == d.collect.nothing || !d.asksForCollection() {
+		return
+	}
+	if l.Collectable() == 0 {
+		d.collect.nothing = l.Hash // not asked again until the list changes
+		return
+	}
+	if !d.collect.running.CompareAndSwap(false, true) {
 		return
 	}
 	d.collect.next = now.Add(collectEvery * d.cfg.Interval)
