@@ -493,7 +493,7 @@ func (d *Daemon) readList(ctx context.Context, from int, v hiadsd.ListVersion) {
 	}
 	d.read[from] = v
 	d.met.listBytes.WithLabelValues("whole").Add(float64(len(got.Marshal())))
-	d.takeList(got.List, from, keysOf(got.KeyRows), f)
+	d.takeList(got.List, from, keysOf(got.KeyRows), f, nil)
 }
 
 // keysOf turns a peer's diagKeyTable rows into keys, each whose value
@@ -573,12 +573,15 @@ func (d *Daemon) readDelta(ctx context.Context, from int, v hiadsd.ListVersion, 
 // agent joining; an agent upgraded from the older format), or, for a list
 // of the older format holding changes the peer's lacks, those changes are
 // made again on the peer's list (nodelist.Rebase). A change made here that
-// the merge undid is told to the station (diagNodeListConflict).
-func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry, delta ...func(nodelist.List) (nodelist.List, error)) {
+// the merge undid is told to the station (diagNodeListConflict). With
+// delta, got is a peer's delta already applied (readDelta): delta applies
+// it again to the latest list, and a list of another base is no case for
+// taking it whole.
+func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.Key, f *logrus.Entry, delta func(nodelist.List) (nodelist.List, error)) {
 	now := d.now()
 	merge := func(base nodelist.List) (nodelist.List, error) { return base.Merge(got) }
-	if len(delta) > 0 { // got is a delta merged already: merged again on the latest list, it is checked there
-		merge = delta[0]
+	if delta != nil { // got is a delta merged already: merged again on the latest list, it is checked there
+		merge = delta
 	} else if err := got.Check(d.listNow(now)); err != nil {
 		d.refuseList(f, err)
 		if errors.Is(err, nodelist.ErrAhead) { // a clock is off: read again later, and say so
@@ -599,10 +602,10 @@ func (d *Daemon) takeList(got nodelist.List, from int, keys map[uint32]keyring.K
 	base := d.latest()
 	merged, err := merge(base)
 	switch {
-	case errors.Is(err, nodelist.ErrOtherBase) && len(delta) == 0 && base.Adopts(got) && got.IndexOf(d.self) >= 0:
+	case errors.Is(err, nodelist.ErrOtherBase) && delta == nil && base.Adopts(got) && got.IndexOf(d.self) >= 0:
 		merged = got
 		f.WithField("version", got.Version).Info("this agent runs a file's node list (or one of the older format) and the peer one changed since, of another base: taking the peer's whole")
-	case errors.Is(err, nodelist.ErrOtherBase) && len(delta) == 0 && base.Rebases(got):
+	case errors.Is(err, nodelist.ErrOtherBase) && delta == nil && base.Rebases(got):
 		merged, _ = base.Rebase(got, func() nodelist.Stamp { return d.stamp(now) })
 		f.WithField("version", merged.Version).Warn("this agent runs a list of the older format with changes made there that the peer's lacks: they are made again here, on the peer's list")
 	case errors.Is(err, nodelist.ErrOtherBase):
