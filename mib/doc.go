@@ -8,10 +8,12 @@
 // every constant with net-snmp's snmptranslate and lint the module with smilint,
 // so the Go side and the MIB file cannot drift apart.
 //
-// The values an agent serves are not here: the snapshot, its rows and
-// events are package agent/board's, an SNMPv3 user is package agent/usm's,
-// and the statuses' names are package hiadsd's; DiagStatus and StatusOf
-// number them as nodeStatus does.
+// Event is the one type of a diagEventTable row, which the agent serves
+// and package traps sends: the row every package shares. The other values
+// an agent serves are not here: the snapshot and its rows are package
+// agent/board's, an SNMPv3 user is package agent/usm's, and the statuses'
+// names are package hiadsd's; DiagStatus and StatusOf number them as
+// nodeStatus does.
 //
 // Debian's net-snmp and smitools come without the IETF base modules; ietf/ holds
 // minimal stand-ins (SNMPv2-SMI, SNMPv2-TC, SNMPv2-CONF, SNMPv2-MIB) written from

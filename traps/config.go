@@ -6,9 +6,8 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/gosnmp/gosnmp"
 	"github.com/sirupsen/logrus"
-
-	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // ErrInvalidConfig is wrapped by every error Config.Validate returns.
@@ -70,8 +69,10 @@ type Config struct {
 	Kind Kind
 	// Community is the community string for v1 and v2c.
 	Community string
-	// User holds the SNMPv3 credentials, used only with InformV3.
-	User usm.User
+	// USM holds the SNMPv3 user informs are sent as (usm.User.USM gives it),
+	// used only with InformV3; authPriv when it has a privacy protocol,
+	// else authNoPriv.
+	USM *gosnmp.UsmSecurityParameters
 	// Stations returns the candidate stations in order of preference (the
 	// station set through nmsID first, then the fall-backs); it is called
 	// before every attempt and must be safe for concurrent use.

@@ -20,4 +20,8 @@
 // Informs are retried with a timeout that doubles per attempt until they are
 // acknowledged; a full queue drops its oldest notification, in flight or not.
 // Stats exposes the counters, and Close drains the queue within a deadline.
+//
+// The package stands below the agent: it takes the event row as mib.Event,
+// an SNMPv3 user as gosnmp's security parameters, and the stations as a
+// function, and imports no part of agent/.
 package traps

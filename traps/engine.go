@@ -24,7 +24,7 @@ type engine struct {
 // the station's engine filled in when it is known. Only the delivering
 // goroutine calls it and learn, so engines needs no lock.
 func (n *Notifier) usm(t target) *gosnmp.UsmSecurityParameters {
-	sp := n.cfg.User.USM()
+	sp := n.cfg.USM.Copy().(*gosnmp.UsmSecurityParameters)
 	if e, ok := n.engines[t]; ok {
 		sp.AuthoritativeEngineID, sp.AuthoritativeEngineBoots = e.id, e.boots
 		sp.AuthoritativeEngineTime = e.time + uint32(time.Since(e.heard)/time.Second)

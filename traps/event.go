@@ -10,7 +10,7 @@ import (
 )
 
 // ErrInvalidEvent is wrapped by the errors for notifications that cannot be
-// encoded; an event's own errors wrap board.ErrInvalidEvent too.
+// encoded; an event's own errors wrap mib.ErrInvalidEvent too.
 var ErrInvalidEvent = errors.New("invalid notification")
 
 // ListMismatch reports a peer that runs another node list.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -87,7 +86,7 @@ func New(cfg Config) (*Notifier, error) {
 }
 
 // NodeStatusChange queues a diagNodeStatusChange notification for the event.
-func (n *Notifier) NodeStatusChange(e board.Event) error {
+func (n *Notifier) NodeStatusChange(e mib.Event) error {
 	if err := e.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}

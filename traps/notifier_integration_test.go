@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
+	"github.com/gosnmp/gosnmp"
 )
 
 func TestTrapV2cDelivered(t *testing.T) {
@@ -63,19 +63,18 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 	cases := []struct {
 		name     string
 		trapdArg string
-		auth     string
-		priv     string
+		auth     gosnmp.SnmpV3AuthProtocol
+		priv     gosnmp.SnmpV3PrivProtocol
 	}{
-		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", "sha256", "aes"},
-		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", "sha512", "aes256"},
-		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", "sha", "aes"},
+		{"SHA-256/AES-128", "SHA-256 authpass-256 AES privpass-128", gosnmp.SHA256, gosnmp.AES},
+		{"SHA-512/AES-256", "SHA-512 authpass-256 AES256 privpass-128", gosnmp.SHA512, gosnmp.AES256},
+		{"SHA-1/AES-128", "SHA authpass-256 AES privpass-128", gosnmp.SHA, gosnmp.AES},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := startTrapd(t, openTrapd, "createUser diaguser "+c.trapdArg)
 			cfg := testConfig(InformV3, Destination{Addr: d.addr, Usable: true})
-			cfg.User = usm.User{Name: "diaguser", AuthProtocol: c.auth, AuthPassphrase: "authpass-256",
-				PrivProtocol: c.priv, PrivPassphrase: "privpass-128"}
+			cfg.USM = user("diaguser", c.auth, "authpass-256", c.priv, "privpass-128")
 			n := newNotifier(t, cfg)
 			if err := n.NodeStatusChange(testEvent(21)); err != nil {
 				t.Fatal(err)
@@ -91,8 +90,7 @@ func TestInformV3AuthPrivDelivered(t *testing.T) {
 func TestInformV3WrongKeyIsNotAcknowledged(t *testing.T) {
 	d := startTrapd(t, openTrapd, "createUser diaguser SHA-256 authpass-256 AES privpass-128")
 	cfg := testConfig(InformV3, Destination{Addr: d.addr, Usable: true})
-	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "not-the-passphrase",
-		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
+	cfg.USM = user("diaguser", gosnmp.SHA256, "not-the-passphrase", gosnmp.AES, "privpass-128")
 	cfg.Timeout, cfg.MaxTimeout, cfg.MaxAttempts = 100*time.Millisecond, 100*time.Millisecond, 2
 	n := newNotifier(t, cfg)
 	if err := n.NodeStatusChange(testEvent(22)); err != nil {
@@ -152,12 +150,11 @@ func TestFallbackAfterPrimaryTurnsFaulty(t *testing.T) {
 // engine ID) its report makes the notifier take the new values and the next
 // inform is acknowledged.
 func TestInformV3KeepsTheStationEngine(t *testing.T) {
-	user := "createUser diaguser SHA-256 authpass-256 AES privpass-128"
-	d := startTrapd(t, openTrapd, user)
+	create := "createUser diaguser SHA-256 authpass-256 AES privpass-128"
+	d := startTrapd(t, openTrapd, create)
 	relay := netsnmptest.StartRelay(t, "127.0.0.1", d.addr)
 	cfg := testConfig(InformV3, Destination{Addr: relay.Addr(), Usable: true})
-	cfg.User = usm.User{Name: "diaguser", AuthProtocol: "sha256", AuthPassphrase: "authpass-256",
-		PrivProtocol: "aes", PrivPassphrase: "privpass-128"}
+	cfg.USM = user("diaguser", gosnmp.SHA256, "authpass-256", gosnmp.AES, "privpass-128")
 	n := newNotifier(t, cfg)
 	for node := 41; node <= 43; node++ {
 		if err := n.NodeStatusChange(testEvent(uint32(node))); err != nil {
@@ -171,7 +168,7 @@ func TestInformV3KeepsTheStationEngine(t *testing.T) {
 	}
 
 	d.Stop()
-	d = startTrapdAt(t, d.addr, openTrapd, user)
+	d = startTrapdAt(t, d.addr, openTrapd, create)
 	if err := n.NodeStatusChange(testEvent(44)); err != nil {
 		t.Fatal(err)
 	}

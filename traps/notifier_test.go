@@ -10,7 +10,6 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -19,8 +18,8 @@ import (
 const openTrapd = "disableAuthorization yes"
 
 // testEvent is a status change of node 4 (NodeID) seen directly, detected by node 3.
-func testEvent(seq uint32) board.Event {
-	return board.Event{
+func testEvent(seq uint32) mib.Event {
+	return mib.Event{
 		Seq:      seq,
 		NodeID:   4,
 		Addr:     netip.MustParseAddr("10.1.2.4"),

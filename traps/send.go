@@ -186,7 +186,10 @@ func (n *Notifier) client(t target, timeout time.Duration) *gosnmp.GoSNMP {
 	case InformV3:
 		g.Version = gosnmp.Version3
 		g.SecurityModel = gosnmp.UserSecurityModel
-		g.MsgFlags = n.cfg.User.MsgFlags()
+		g.MsgFlags = gosnmp.AuthPriv
+		if n.cfg.USM.PrivacyProtocol == gosnmp.NoPriv {
+			g.MsgFlags = gosnmp.AuthNoPriv
+		}
 		g.SecurityParameters = n.usm(t)
 	}
 	if dst, err := netip.ParseAddr(t.host); err == nil && n.cfg.Source.IsValid() && n.cfg.Source.Unmap().Is4() == dst.Unmap().Is4() {

@@ -6,9 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
-
-	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // ErrNoStation means no station the caller listed is usable.
@@ -64,23 +61,16 @@ func candidates(stations []Destination) ([]target, []error) {
 	return out, skipped
 }
 
-// Stations lists where notifications may go according to snapshot s, in
-// order: the station of nmsID (on port), then fallbacks (host:port, a host
-// name or an address). A station that is a node s holds faulty is unusable,
-// so the notifier moves on to the next one; a fall-back given by name is
-// resolved at each send, so only one given by address is matched against
-// the rows.
-func Stations(s *board.Snapshot, port uint16, fallbacks []string) []Destination {
+// Stations lists where notifications may go, in order: nms, the station
+// of nmsID (on port), then fallbacks (host:port, a host name or an
+// address). A station at an address the diagnosis holds faulty is
+// unusable, so the notifier moves on to the next one; a fall-back given by
+// name is resolved at each send, so only one given by address is asked
+// about.
+func Stations(nms netip.Addr, port uint16, fallbacks []string, faulty func(netip.Addr) bool) []Destination {
 	var out []Destination
-	usable := func(a netip.Addr) bool {
-		for _, r := range s.Nodes {
-			if r.Addr == a && r.Status == hiadsd.Faulty {
-				return false
-			}
-		}
-		return true
-	}
-	if nms := s.Station.Addr; nms.IsValid() && !nms.IsUnspecified() {
+	usable := func(a netip.Addr) bool { return !faulty(a) }
+	if nms.IsValid() && !nms.IsUnspecified() {
 		out = append(out, Destination{Addr: netip.AddrPortFrom(nms, port).String(), Usable: usable(nms)})
 	}
 	for _, f := range fallbacks {

@@ -29,8 +29,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: DrainTimeout must not be negative, got %v", ErrInvalidConfig, c.DrainTimeout)
 	}
 	if c.Kind == InformV3 {
-		if c.User.Name == "" {
-			return fmt.Errorf("%w: User.Name must be set for inform-v3", ErrInvalidConfig)
+		if c.USM == nil || c.USM.UserName == "" {
+			return fmt.Errorf("%w: USM.UserName must be set for inform-v3", ErrInvalidConfig)
 		}
 		return nil
 	}

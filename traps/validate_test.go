@@ -8,16 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
+	"github.com/gosnmp/gosnmp"
 )
 
 func TestConfigValidate(t *testing.T) {
 	good := testConfig(InformV2c, Destination{Addr: "127.0.0.1:162", Usable: true})
 	v3 := good
 	v3.Kind = InformV3
-	v3.User = usm.User{Name: "u", AuthProtocol: "sha256", AuthPassphrase: "12345678", PrivProtocol: "aes", PrivPassphrase: "12345678"}
+	v3.USM = user("u", gosnmp.SHA256, "12345678", gosnmp.AES, "12345678")
 	cases := []struct {
 		field string // empty: the configuration is valid
 		edit  func(*Config)
@@ -34,7 +34,8 @@ func TestConfigValidate(t *testing.T) {
 		{"DrainTimeout", func(c *Config) { c.DrainTimeout = -time.Second }},
 		{"Community", func(c *Config) { c.Community = "" }},
 		{"AgentAddress", func(c *Config) { c.Kind, c.AgentAddress = TrapV1, "::1" }},
-		{"User.Name", func(c *Config) { *c = v3; c.User.Name = "" }},
+		{"USM.UserName", func(c *Config) { *c = v3; c.USM = user("", gosnmp.SHA256, "12345678", gosnmp.NoPriv, "") }},
+		{"USM.UserName", func(c *Config) { *c = v3; c.USM = nil }},
 	}
 	for _, c := range cases {
 		cfg := good
@@ -158,4 +159,10 @@ func TestStatusChangeOfAnIPv6Node(t *testing.T) {
 		!bytes.Equal(got[mib.TreeCell(mib.ColNodeAddr, 4)].([]byte), want16[:]) {
 		t.Errorf("varbinds %v", got)
 	}
+}
+
+// user is an SNMPv3 user's security parameters, as usm.User.USM makes them.
+func user(name string, auth gosnmp.SnmpV3AuthProtocol, authPass string, priv gosnmp.SnmpV3PrivProtocol, privPass string) *gosnmp.UsmSecurityParameters {
+	return &gosnmp.UsmSecurityParameters{UserName: name, AuthenticationProtocol: auth, AuthenticationPassphrase: authPass,
+		PrivacyProtocol: priv, PrivacyPassphrase: privPass}
 }

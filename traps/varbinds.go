@@ -9,7 +9,6 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -51,7 +50,7 @@ type notification struct {
 }
 
 // statusChange builds the diagNodeStatusChange notification of an event.
-func statusChange(e board.Event) notification {
+func statusChange(e mib.Event) notification {
 	cell := func(col int) string { return mib.EventCell(col, e.Seq) }
 	return notification{
 		oid:      mib.DiagNodeStatusChange,

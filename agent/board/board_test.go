@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // TestBoardWakesEveryWaiter checks that Publish closes the channel every
@@ -39,11 +41,11 @@ func TestBoardWakesEveryWaiter(t *testing.T) {
 // the old one kept.
 func TestBoardRefusesRowsOutOfOrder(t *testing.T) {
 	var b Board
-	good := &Snapshot{Events: []Event{{Seq: 1}, {Seq: 2}}}
+	good := &Snapshot{Events: []mib.Event{{Seq: 1}, {Seq: 2}}}
 	if err := b.Publish(good); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []*Snapshot{nil, {Nodes: []Row{{ID: 2}, {ID: 2}}}, {Nodes: []Row{{ID: 0}}}, {Events: []Event{{Seq: 3}, {Seq: 1}}}} {
+	for _, bad := range []*Snapshot{nil, {Nodes: []Row{{ID: 2}, {ID: 2}}}, {Nodes: []Row{{ID: 0}}}, {Events: []mib.Event{{Seq: 3}, {Seq: 1}}}} {
 		if err := b.Publish(bad); !errors.Is(err, ErrSnapshot) {
 			t.Errorf("Publish(%+v) = %v, want ErrSnapshot", bad, err)
 		}

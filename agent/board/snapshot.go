@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"net/netip"
-	"time"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -17,7 +16,7 @@ type Snapshot struct {
 	// Nodes are the diagTree rows in ascending NodeID order.
 	Nodes []Row
 	// Events are the diagEventTable rows in ascending Seq order (oldest first).
-	Events []Event
+	Events []mib.Event
 	// Self is this agent's NodeID; TestedOnly is its isTestedOnly value.
 	Self       uint32
 	TestedOnly bool
@@ -132,29 +131,15 @@ type Row struct {
 	Flapping bool
 }
 
-// Event is one diagEventTable row: a status change this agent recorded.
-type Event struct {
-	// Seq is diagEventSeq, strictly increasing, starting at 1.
-	Seq uint32
-	// NodeID is diagEventNodeID.
-	NodeID uint32
-	// Addr is nodeAD of that node, which the notification carries beside the row.
-	Addr netip.Addr
-	// Status is diagEventStatus, the new status.
-	Status hiadsd.Status
-	// Prev is diagEventPrevStatus, the status before.
-	Prev hiadsd.Status
-	// Counter is diagEventCounter, the node's event counter after the change.
-	Counter uint32
-	// Time is diagEventTime, the wall-clock time the agent recorded the change.
-	Time time.Time
-	// How is diagEventHowLearned (direct or learned).
-	How mib.Source
-	// Detector is diagEventDetector, the NodeID of the direct tester or 0.
-	Detector uint32
-	// Source is diagEventSource, the NodeID of the agent a learned event
-	// was read from, 0 for a tested one.
-	Source uint32 `json:",omitempty"`
+// HoldsFaulty reports whether a node at address a is a row held faulty: a
+// station there cannot take notifications.
+func (s *Snapshot) HoldsFaulty(a netip.Addr) bool {
+	for _, r := range s.Nodes {
+		if r.Addr == a && r.Status == hiadsd.Faulty {
+			return true
+		}
+	}
+	return false
 }
 
 // LastSeq returns diagLastEventSeq: the newest event's sequence number, or 0.

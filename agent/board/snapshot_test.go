@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -43,7 +44,7 @@ func TestFetchDigest(t *testing.T) {
 	same := map[string]func(*Snapshot){
 		"how learned": func(s *Snapshot) { s.Nodes[1].How = mib.SourceDirect },
 		"last change": func(s *Snapshot) { s.Nodes[1].LastChange = 99 },
-		"an event":    func(s *Snapshot) { s.Events = append(s.Events, Event{Seq: 1}) },
+		"an event":    func(s *Snapshot) { s.Events = append(s.Events, mib.Event{Seq: 1}) },
 		"up":          func(s *Snapshot) { s.Up = false },
 	}
 	for name, change := range same {
@@ -51,6 +52,20 @@ func TestFetchDigest(t *testing.T) {
 		change(s)
 		if s.FetchDigest() != want {
 			t.Errorf("%s changed the digest; a fetch does not read it", name)
+		}
+	}
+}
+
+// TestHoldsFaulty: only a row held faulty at that address makes a station
+// there unusable.
+func TestHoldsFaulty(t *testing.T) {
+	row := func(a string, st hiadsd.Status) Row {
+		return Row{ID: 1, Member: nodelist.Member{Addr: netip.MustParseAddr(a)}, Status: st}
+	}
+	s := &Snapshot{Nodes: []Row{row("127.0.0.4", hiadsd.Faulty), row("127.0.0.5", hiadsd.Partial), row("127.0.0.6", hiadsd.FaultFree)}}
+	for a, want := range map[string]bool{"127.0.0.4": true, "127.0.0.5": false, "127.0.0.6": false, "127.0.0.7": false} {
+		if got := s.HoldsFaulty(netip.MustParseAddr(a)); got != want {
+			t.Errorf("HoldsFaulty(%s) = %v, want %v", a, got, want)
 		}
 	}
 }

@@ -47,7 +47,7 @@ type causes struct {
 // waitingStatus is a node's event waiting for its cause, and why it went
 // out late if it did.
 type waitingStatus struct {
-	ev   board.Event
+	ev   mib.Event
 	late string
 }
 
@@ -58,7 +58,7 @@ func (d *Daemon) grouping() bool { return d.cfg.GroupWindow > 0 && d.notify != n
 func (d *Daemon) since(t time.Time) time.Duration { return t.Sub(d.start) }
 
 // group hands the notification of event ev to the grouper.
-func (d *Daemon) group(ev board.Event, late string) {
+func (d *Daemon) group(ev mib.Event, late string) {
 	c := &d.causes
 	now := d.now()
 	id := int(ev.NodeID) - 1

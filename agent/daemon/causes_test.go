@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/diagagent/diagagent/agent/metrics"
-	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/metrics"
+	"github.com/diagagent/diagagent/agent/metrics/metricstest"
+
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -257,7 +257,7 @@ func TestStopSendsWaitingCauses(t *testing.T) {
 	d := m.agents[0]
 	d.cfg.GroupWindow = time.Hour
 	for _, id := range []uint32{3, 4} {
-		d.group(board.Event{Seq: id, NodeID: id, Status: hiadsd.Faulty, Counter: 1, Addr: addr(int(id) - 1)}, "")
+		d.group(mib.Event{Seq: id, NodeID: id, Status: hiadsd.Faulty, Counter: 1, Addr: addr(int(id) - 1)}, "")
 	}
 	d.sendCauses()
 	if got := m.heard([][2]int{{len(m.sinks[0].events), 0}, {}, {}, {}}); len(got.causes) != 0 {

@@ -29,7 +29,7 @@ const maxEvents = 1024
 
 // Notifier is what the daemon needs from traps.Notifier.
 type Notifier interface {
-	NodeStatusChange(board.Event) error
+	NodeStatusChange(mib.Event) error
 	NMSChange(hiadsd.Station) error
 	NodeListMismatch(traps.ListMismatch) error
 	NodeListChange(traps.ListChange) error

@@ -98,7 +98,7 @@ func (f *fakeLAN) Push(context.Context, probe.Target, []byte) error { return pro
 type sink struct {
 	mu     sync.Mutex
 	b      board.Board
-	events []board.Event
+	events []mib.Event
 	nms    []hiadsd.Station
 	lists  []traps.ListMismatch
 	change []traps.ListChange
@@ -154,7 +154,7 @@ func (s *sink) NodeListChange(c traps.ListChange) error {
 // board is where the daemon publishes.
 func (s *sink) board() *board.Board { return &s.b }
 
-func (s *sink) NodeStatusChange(e board.Event) error {
+func (s *sink) NodeStatusChange(e mib.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events = append(s.events, e)
@@ -262,7 +262,7 @@ func TestLearnedEventsNotifiedByScope(t *testing.T) {
 				t.Fatalf("node 4 row: %+v", got)
 			}
 			// The event names the agent it was read from (diagEventSource), not a tester.
-			var ev *board.Event
+			var ev *mib.Event
 			for _, e := range d.Snapshot().Events {
 				if e.NodeID == 4 {
 					ev = &e

@@ -66,7 +66,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			continue
 		}
 		d.st.LastSeq++
-		ev := board.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.list.Members[u.ID].Addr,
+		ev := mib.Event{Seq: d.st.LastSeq, NodeID: uint32(u.ID + 1), Addr: d.list.Members[u.ID].Addr,
 			Status: u.New.Status, Prev: u.Old.Status, Counter: u.New.Counter,
 			Time: now.UTC(), How: source(u)}
 		if u.IsDirect() {
@@ -80,7 +80,7 @@ func (d *Daemon) record(rep hiadsd.Report) {
 		d.leave(e, now)
 	}
 	if n := len(d.st.Events); n > maxEvents {
-		d.st.Events = append([]board.Event(nil), d.st.Events[n-maxEvents:]...)
+		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
 	if n := len(d.unsaved); n > maxEvents { // the table no longer holds the oldest: they cannot be served
 		d.unsaved = append([]unsavedEvent(nil), d.unsaved[n-maxEvents:]...)
@@ -144,7 +144,7 @@ func (d *Daemon) saveState() error {
 // whether this agent's scope notifies it (notify) and, if it is held back
 // anyway, why (mute).
 type unsavedEvent struct {
-	ev     board.Event
+	ev     mib.Event
 	u      hiadsd.Update
 	mute   string
 	notify bool
@@ -264,7 +264,7 @@ func (d *Daemon) announce(e unsavedEvent) {
 // a verdict held through the start-up grace): every status notification an
 // agent sends is one "status change notified" line, which the chaos run
 // matches against what the station received.
-func (d *Daemon) sendStatus(ev board.Event, late string) {
+func (d *Daemon) sendStatus(ev mib.Event, late string) {
 	if d.grouping() && !degradedOnly(ev.Prev, ev.Status) {
 		d.group(ev, late)
 		return
@@ -273,7 +273,7 @@ func (d *Daemon) sendStatus(ev board.Event, late string) {
 }
 
 // sendNow queues the notification of event ev at once (sendStatus).
-func (d *Daemon) sendNow(ev board.Event, late string) {
+func (d *Daemon) sendNow(ev mib.Event, late string) {
 	f := d.log.WithFields(logrus.Fields{"node": ev.NodeID, "seq": ev.Seq, "new": ev.Status.String()})
 	if late != "" {
 		f = f.WithField("late", late)
@@ -365,7 +365,7 @@ type grace struct {
 // the grace, a first verdict about a node never seen up, or any later change
 // of a node whose verdict is held (a retraction, or a held fault that
 // changed kind, which stays held).
-func (g *grace) hold(ev board.Event, u hiadsd.Update, within bool) bool {
+func (g *grace) hold(ev mib.Event, u hiadsd.Update, within bool) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	up := u.New.Status == hiadsd.FaultFree

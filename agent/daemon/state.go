@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -30,11 +29,11 @@ var ErrStateVersion = errors.New("state file has an unsupported version")
 // change it observes after a restart is numbered above anything it said before), its event table,
 // the management station with its counter, and the SNMP engine boots.
 type State struct {
-	Version  int           `json:"version"`
-	Nodes    int           `json:"nodes"`
-	Counters []uint32      `json:"counters"`
-	Events   []board.Event `json:"-"`
-	LastSeq  uint32        `json:"last_seq"`
+	Version  int         `json:"version"`
+	Nodes    int         `json:"nodes"`
+	Counters []uint32    `json:"counters"`
+	Events   []mib.Event `json:"-"`
+	LastSeq  uint32      `json:"last_seq"`
 	// Station is the management station and its counter (nmsID, nmsIDCounter).
 	Station     hiadsd.Station `json:"-"`
 	EngineBoots uint32         `json:"engine_boots"`
@@ -79,9 +78,9 @@ type diskState struct {
 // stateFields are the fields of State the file holds as they are.
 type stateFields State
 
-// diskEvent is board.Event as the file holds it.
+// diskEvent is mib.Event as the file holds it.
 type diskEvent struct {
-	board.Event
+	mib.Event
 	Status int `json:"Status"`
 	Prev   int `json:"Prev"`
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -26,7 +25,7 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatalf("empty state = %+v", st)
 	}
 	st.Counters[2] = 7
-	st.Events = append(st.Events, board.Event{Seq: 1, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 7,
+	st.Events = append(st.Events, mib.Event{Seq: 1, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 7,
 		Time: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), How: mib.SourceDirect, Detector: 2})
 	st.LastSeq, st.Station, st.EngineBoots, st.EngineID = 1, hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: 3}, 5, []byte{0x80, 0, 0, 0xc8, 5, 1}
 	if err := SaveState(dir, st); err != nil {
@@ -49,7 +48,7 @@ func TestStateOtherSizeKeepsEvents(t *testing.T) {
 	dir := t.TempDir()
 	st, _ := LoadState(dir, 3)
 	st.Counters[1] = 9
-	st.Events = []board.Event{{Seq: 1, NodeID: 2}}
+	st.Events = []mib.Event{{Seq: 1, NodeID: 2}}
 	if err := SaveState(dir, st); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -24,8 +23,8 @@ func eventColumns() []string {
 // FetchEvents reads the peer's diagEventTable rows with a sequence number
 // above afterSeq, oldest first, at most 4096 per call (continue from the last
 // Seq). A row of the wrong shape is an error and nothing is returned.
-func (p *Prober) FetchEvents(ctx context.Context, t Target, afterSeq uint32) ([]board.Event, error) {
-	var events []board.Event
+func (p *Prober) FetchEvents(ctx context.Context, t Target, afterSeq uint32) ([]mib.Event, error) {
+	var events []mib.Event
 	cols := eventColumns()
 	per := func(limit int) int { return max(1, limit/len(cols)) }
 	err := p.walk(ctx, t, cols, afterSeq, per,
@@ -44,8 +43,8 @@ func (p *Prober) FetchEvents(ctx context.Context, t Target, afterSeq uint32) ([]
 }
 
 // decodeEvent reads the seven columns of one event row.
-func decodeEvent(seq uint32, vbs []gosnmp.SnmpPDU) (board.Event, error) {
-	ev := board.Event{Seq: seq}
+func decodeEvent(seq uint32, vbs []gosnmp.SnmpPDU) (mib.Event, error) {
+	ev := mib.Event{Seq: seq}
 	node, err := rangedValue(vbs[0], 1, mib.MaxNodeID)
 	if err != nil {
 		return ev, err

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -71,9 +70,9 @@ func TestFetchRowsRejectsBadInput(t *testing.T) {
 }
 
 func TestFetchEventsFromSNMPD(t *testing.T) {
-	e3 := board.Event{Seq: 3, NodeID: 4, Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: 7,
+	e3 := mib.Event{Seq: 3, NodeID: 4, Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: 7,
 		Time: time.Date(2026, 11, 21, 5, 10, 30, 0, time.UTC), How: mib.SourceDirect, Detector: 2}
-	e9 := board.Event{Seq: 9, NodeID: 60000, Status: hiadsd.Partial, Prev: hiadsd.Faulty, Counter: 8,
+	e9 := mib.Event{Seq: 9, NodeID: 60000, Status: hiadsd.Partial, Prev: hiadsd.Faulty, Counter: 8,
 		Time: time.Date(2026, 11, 21, 5, 11, 0, 500_000_000, time.UTC), How: mib.SourceLearned}
 	// e9 is written in local time 07:11:00.5 +02:00 and must come back in UTC.
 	lines := append(eventLines(3, e3, "0x07EA0B15050A1E00"), eventLines(9, e9, "0x07EA0B15070B00052B0200")...)
@@ -81,8 +80,8 @@ func TestFetchEventsFromSNMPD(t *testing.T) {
 	for _, c := range []struct {
 		after  uint32
 		maxRep int
-		want   []board.Event
-	}{{0, 64, []board.Event{e3, e9}}, {0, 7, []board.Event{e3, e9}}, {3, 64, []board.Event{e9}}, {9, 64, nil}} {
+		want   []mib.Event
+	}{{0, 64, []mib.Event{e3, e9}}, {0, 7, []mib.Event{e3, e9}}, {3, 64, []mib.Event{e9}}, {9, 64, nil}} {
 		p := newTestProber(t, func(cfg *Config) { cfg.MaxRepetitions = c.maxRep })
 		got, err := p.FetchEvents(probeContext(t), d.target(), c.after)
 		if err != nil {
@@ -95,18 +94,18 @@ func TestFetchEventsFromSNMPD(t *testing.T) {
 }
 
 func TestFetchEventsRejectsBadRows(t *testing.T) {
-	good := board.Event{NodeID: 1, Status: hiadsd.Faulty, Counter: 1, How: mib.SourceDirect}
-	bad := func(edit func(*board.Event)) board.Event { e := good; edit(&e); return e }
+	good := mib.Event{NodeID: 1, Status: hiadsd.Faulty, Counter: 1, How: mib.SourceDirect}
+	bad := func(edit func(*mib.Event)) mib.Event { e := good; edit(&e); return e }
 	cases := []struct {
 		name string
-		ev   board.Event
+		ev   mib.Event
 		when string
 	}{
 		{"short DateAndTime", good, "0x07EA0B1505"},
 		{"month 13", good, "0x07EA0D15050A1E00"},
-		{"NodeID 0", bad(func(e *board.Event) { e.NodeID = 0 }), "0x07EA0B15050A1E00"},
-		{"how learned none", bad(func(e *board.Event) { e.How = mib.SourceNone }), "0x07EA0B15050A1E00"},
-		{"status 9", bad(func(e *board.Event) { e.Status = 9 }), "0x07EA0B15050A1E00"},
+		{"NodeID 0", bad(func(e *mib.Event) { e.NodeID = 0 }), "0x07EA0B15050A1E00"},
+		{"how learned none", bad(func(e *mib.Event) { e.How = mib.SourceNone }), "0x07EA0B15050A1E00"},
+		{"status 9", bad(func(e *mib.Event) { e.Status = 9 }), "0x07EA0B15050A1E00"},
 	}
 	p := newTestProber(t, nil)
 	for _, c := range cases {

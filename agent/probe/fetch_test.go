@@ -10,7 +10,6 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -37,7 +36,7 @@ func treeProbeSNMPD(t *testing.T) *probeSNMPD {
 }
 
 // eventLines overrides every readable column of event row seq.
-func eventLines(seq int, ev board.Event, when string) []string {
+func eventLines(seq int, ev mib.Event, when string) []string {
 	cell := func(col int) string { return mib.EventCell(col, uint32(seq)) }
 	number := func(st hiadsd.Status) int { // a status the MIB cannot number is served as it is, as a bad reply
 		if !st.Valid() {

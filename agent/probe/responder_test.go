@@ -68,7 +68,7 @@ func probeSnapshot(n, events int) *board.Snapshot {
 	}
 	when := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	for k := 0; k < events; k++ {
-		s.Events = append(s.Events, board.Event{Seq: uint32(5 + k), NodeID: uint32(1 + k), Status: hiadsd.Faulty,
+		s.Events = append(s.Events, mib.Event{Seq: uint32(5 + k), NodeID: uint32(1 + k), Status: hiadsd.Faulty,
 			Prev: hiadsd.FaultFree, Counter: uint32(k + 1), Time: when.Add(time.Duration(k) * time.Second),
 			How: mib.SourceDirect, Detector: 2})
 	}
@@ -124,7 +124,7 @@ func TestFetchEventsAndNMSFromResponder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("FetchEvents(%d): %v", after, err)
 		}
-		var exp []board.Event
+		var exp []mib.Event
 		for _, e := range snap.Events {
 			if e.Seq > after {
 				exp = append(exp, e)

@@ -76,7 +76,7 @@ func TestPublishRefusesRowsOutOfOrder(t *testing.T) {
 		nil,
 		{Nodes: []board.Row{{ID: 2}, {ID: 1}}},
 		{Nodes: []board.Row{{ID: 0}}},
-		{Events: []board.Event{{Seq: 5}, {Seq: 5}}},
+		{Events: []mib.Event{{Seq: 5}, {Seq: 5}}},
 	}
 	for i, s := range bad {
 		if err := h.r.Publish(s); err == nil {

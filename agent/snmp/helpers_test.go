@@ -98,7 +98,7 @@ func testSnapshot() *board.Snapshot {
 			{ID: 2, Member: nodelist.Member{Addr: netip.MustParseAddr("127.0.0.2")}, Status: hiadsd.Faulty, Counter: 3, LastChange: 500, How: mib.SourceLearned},
 			{ID: 3, Member: nodelist.Member{Addr: netip.MustParseAddr("127.0.0.3"), TestedOnly: true}, Status: hiadsd.Partial, Counter: 1, How: mib.SourceDirect},
 		},
-		Events: []board.Event{
+		Events: []mib.Event{
 			{Seq: 7, NodeID: 2, Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: 3, Time: at, How: mib.SourceLearned, Detector: 3, Source: 2},
 			{Seq: 8, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 1, Time: at, How: mib.SourceDirect, Detector: 1},
 		},

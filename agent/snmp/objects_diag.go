@@ -165,7 +165,7 @@ func diagKeyTable() *table {
 
 // diagEventTable serves diagEventTable; its index column diagEventSeq is not accessible.
 func diagEventTable() *table {
-	ev := func(v *view, i int) *board.Event { return &v.snap.Events[i] }
+	ev := func(v *view, i int) *mib.Event { return &v.snap.Events[i] }
 	return &table{
 		entry: mustOID(mib.DiagEventEntry),
 		size:  func(s *board.Snapshot) int { return len(s.Events) },

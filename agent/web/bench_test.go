@@ -16,7 +16,7 @@ import (
 func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
 	rows := make([]board.Row, n)
 	graph := make([][]int, n)
-	events := make([]board.Event, 0, 1024)
+	events := make([]mib.Event, 0, 1024)
 	for k := range rows {
 		a := netip.AddrFrom4([4]byte{10, 0, byte(k >> 8), byte(k)})
 		rows[k] = board.Row{ID: uint32(k + 1), Member: nodelist.Member{Addr: a}, Status: hiadsd.FaultFree, Counter: 1, LastChange: 100, How: mib.SourceLearned}
@@ -24,7 +24,7 @@ func bigServer(b *testing.B, n int) (*Server, *fakeSource) {
 			graph[k] = append(graph[k], k^s%n)
 		}
 		if len(events) < cap(events) {
-			events = append(events, board.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: hiadsd.FaultFree, Time: time.Now()})
+			events = append(events, mib.Event{Seq: uint32(k + 1), NodeID: uint32(k + 1), Status: hiadsd.FaultFree, Time: time.Now()})
 		}
 	}
 	src := &fakeSource{snap: &board.Snapshot{Nodes: rows, Events: events, Up: true}, graph: graph, started: time.Now()}

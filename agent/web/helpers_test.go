@@ -63,7 +63,7 @@ func fourNodes() *fakeSource {
 	}
 	rows[0].Name, rows[3].TestedOnly = "alpha", true
 	rows[2].Status, rows[2].Counter, rows[2].LastChange, rows[2].How = hiadsd.Partial, 2, 250, mib.SourceDirect
-	evs := []board.Event{
+	evs := []mib.Event{
 		{Seq: 1, NodeID: 2, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceDirect, Detector: 1},
 		{Seq: 2, NodeID: 3, Status: hiadsd.FaultFree, Prev: hiadsd.Unknown, Counter: 1, Time: started.Add(time.Second), How: mib.SourceLearned},
 		{Seq: 3, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 2, Time: started.Add(2500 * time.Millisecond), How: mib.SourceDirect, Detector: 1},

@@ -177,7 +177,7 @@ func edges(g [][]int) Edges {
 
 // events returns the rows with Seq > after, oldest first, at most limit of
 // the newest ones when limit > 0.
-func events(rows []board.Event, after uint32, limit int) []Event {
+func events(rows []mib.Event, after uint32, limit int) []Event {
 	out := []Event{}
 	for _, r := range rows {
 		if r.Seq <= after {

@@ -108,7 +108,7 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		a.notifier.Close()
 		return nil, fmt.Errorf("snmp: %w", err)
 	}
-	a.metrics.MustRegister(a.daemon, prober, a.responder, a.notifier)
+	a.metrics.MustRegister(a.daemon, prober, a.responder, notifierMetrics(a.notifier.Stats))
 	if cfg.SNMP.Mode == config.ModeAgentX {
 		if a.subagent, err = newSubagent(cfg, a.responder, log); err != nil {
 			a.notifier.Close()

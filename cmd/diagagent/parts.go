@@ -154,7 +154,7 @@ func notifierConfig(cfg config.Config, id int, b *board.Board, start time.Time, 
 	t := traps.Default()
 	t.Kind = cfg.Traps.NotifierKind()
 	if t.Kind == traps.InformV3 {
-		t.User = cfg.Traps.V3.User()
+		t.USM = cfg.Traps.V3.User().USM()
 	}
 	t.Community = cfg.Traps.Community
 	t.QueueSize = cfg.Traps.Queue
@@ -181,7 +181,10 @@ func stations(cfg config.Config, b *board.Board) func() []traps.Destination {
 	for k, f := range cfg.Traps.Fallbacks {
 		fallbacks[k] = f.String()
 	}
-	return func() []traps.Destination { return traps.Stations(b.Load(), port, fallbacks) }
+	return func() []traps.Destination {
+		s := b.Load()
+		return traps.Stations(s.Station.Addr, port, fallbacks, s.HoldsFaulty)
+	}
 }
 
 // webConfig is what the page shows of this agent, the receivers of its

@@ -357,7 +357,7 @@ func (b *bigSource) setStatusAt(id int, s hiadsd.Status, lastChange uint32) {
 	next.Nodes = append([]board.Row(nil), next.Nodes...)
 	next.Nodes[id-1].Status, next.Nodes[id-1].Counter = s, next.Nodes[id-1].Counter+1
 	next.Nodes[id-1].LastChange = lastChange
-	next.Events = append(next.Events[:len(next.Events):len(next.Events)], board.Event{Seq: uint32(len(next.Events) + 1),
+	next.Events = append(next.Events[:len(next.Events):len(next.Events)], mib.Event{Seq: uint32(len(next.Events) + 1),
 		NodeID: uint32(id), Status: s, Prev: hiadsd.FaultFree, Counter: 2, Time: time.Now(), How: mib.SourceLearned})
 	b.snap = &next
 	if err := b.board.Publish(&next); err != nil {

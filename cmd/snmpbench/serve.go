@@ -82,7 +82,7 @@ func BenchSnapshot(n, events int, now time.Time) *board.Snapshot {
 			Status: st, Counter: uint32(i % 5), How: mib.SourceLearned})
 	}
 	for k := 1; k <= events; k++ {
-		s.Events = append(s.Events, board.Event{Seq: uint32(k), NodeID: uint32(1 + k%n),
+		s.Events = append(s.Events, mib.Event{Seq: uint32(k), NodeID: uint32(1 + k%n),
 			Status: hiadsd.Faulty, Prev: hiadsd.FaultFree, Counter: uint32(k),
 			Time: now.Add(time.Duration(k-events) * time.Second).UTC(), How: mib.SourceDirect, Detector: 1})
 	}

@@ -1,6 +1,9 @@
-package traps
+package main
 
-import "github.com/diagagent/diagagent/agent/metrics"
+import (
+	"github.com/diagagent/diagagent/agent/metrics"
+	"github.com/diagagent/diagagent/traps"
+)
 
 // The notifier's metrics, read from its counters at scrape time.
 var (
@@ -12,16 +15,20 @@ var (
 		"Notifications queued, one in flight included.", nil, nil)
 )
 
+// notifierMetrics is the notifier's collector: its counters (traps.Stats)
+// as metrics, read at scrape time.
+type notifierMetrics func() traps.Stats
+
 // Describe sends the descriptions of the notifier's metrics
 // (metrics.Collector).
-func (n *Notifier) Describe(ch chan<- *metrics.Desc) {
+func (notifierMetrics) Describe(ch chan<- *metrics.Desc) {
 	ch <- descNotifications
 	ch <- descPending
 }
 
 // Collect sends the notifier's counters (metrics.Collector).
-func (n *Notifier) Collect(ch chan<- metrics.Metric) {
-	t := n.Stats()
+func (stats notifierMetrics) Collect(ch chan<- metrics.Metric) {
+	t := stats()
 	for _, v := range []struct {
 		result string
 		n      uint64

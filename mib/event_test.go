@@ -1,4 +1,4 @@
-package board
+package mib
 
 import (
 	"errors"
@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/mib"
 )
 
 func TestEventValidate(t *testing.T) {
 	good := Event{Seq: 1, NodeID: 4, Addr: netip.MustParseAddr("10.1.2.4"), Status: hiadsd.Faulty,
-		Prev: hiadsd.FaultFree, Counter: 9, How: mib.SourceDirect, Detector: 3, Time: time.Date(2026, 11, 21, 6, 30, 15, 0, time.UTC)}
+		Prev: hiadsd.FaultFree, Counter: 9, How: SourceDirect, Detector: 3, Time: time.Date(2026, 11, 21, 6, 30, 15, 0, time.UTC)}
 	cases := []struct {
 		field string
 		edit  func(*Event)
@@ -21,14 +20,14 @@ func TestEventValidate(t *testing.T) {
 		{"", func(*Event) {}},
 		{"Seq", func(e *Event) { e.Seq = 0 }},
 		{"NodeID", func(e *Event) { e.NodeID = 0 }},
-		{"NodeID", func(e *Event) { e.NodeID = mib.MaxNodeID + 1 }},
+		{"NodeID", func(e *Event) { e.NodeID = MaxNodeID + 1 }},
 		{"", func(e *Event) { e.Addr = netip.MustParseAddr("2001:db8::1") }}, // IPv6 nodes have events too
 		{"Addr", func(e *Event) { e.Addr = netip.Addr{} }},
 		{"Status", func(e *Event) { e.Status = 7 }},
 		{"Prev", func(e *Event) { e.Prev = 200 }},
-		{"How", func(e *Event) { e.How = mib.SourceNone }},
-		{"Detector", func(e *Event) { e.Detector = mib.MaxNodeID + 1 }},
-		{"Source", func(e *Event) { e.Source = mib.MaxNodeID + 1 }},
+		{"How", func(e *Event) { e.How = SourceNone }},
+		{"Detector", func(e *Event) { e.Detector = MaxNodeID + 1 }},
+		{"Source", func(e *Event) { e.Source = MaxNodeID + 1 }},
 	}
 	for _, c := range cases {
 		e := good
