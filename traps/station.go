@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // ErrNoStation means no station the caller listed is usable.
@@ -13,7 +15,7 @@ var ErrNoStation = errors.New("no usable management station")
 
 // DefaultPort is the SNMP notification port (RFC 3417), where a station
 // given without one is sent to.
-const DefaultPort = 162
+const DefaultPort = mib.NotificationPort
 
 // target is a station resolved to a host and a port.
 type target struct {

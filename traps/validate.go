@@ -5,9 +5,6 @@ import (
 	"net/netip"
 )
 
-// minPassphrase is the USM minimum passphrase length (RFC 3414, section 11.2).
-const minPassphrase = 8
-
 // Validate checks every field and names the first one that is wrong.
 func (c Config) Validate() error {
 	switch {

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // BenchmarkParse measures loading the commented example file with one variable and one flag.
@@ -15,7 +17,7 @@ func BenchmarkParse(b *testing.B) {
 	env := []string{"DIAG_INTERVAL=10s", "HOME=/root"}
 	for b.Loop() {
 		fs, _ := parseFlags(b, "-algorithm", "hiadsd")
-		if _, err := Parse("diagagent.yaml", data, env, fs); err != nil {
+		if _, err := Parse(parts.Defaults(), "diagagent.yaml", data, env, fs); err != nil {
 			b.Fatal(err)
 		}
 	}

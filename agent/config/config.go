@@ -3,8 +3,6 @@ package config
 import (
 	"net/netip"
 	"time"
-
-	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // Config is the whole configuration of one diagagent daemon; every node of a LAN
@@ -79,8 +77,9 @@ type Allow struct {
 	Write []netip.Prefix `mapstructure:"write" doc:"networks (a.b.c.d/n or 2001:db8::/32) the write community is accepted from"`
 }
 
-// Credentials are one SNMPv3 (USM) user as the file gives it; User turns
-// them into usm.User, the one type of a user everywhere.
+// Credentials are one SNMPv3 (USM) user as the file gives it. Its fields
+// are usm.User's, so the program converts it (usm.User(c)) into the one
+// type of a user everywhere, without this package importing it.
 type Credentials struct {
 	// Name is the USM user name.
 	Name string `mapstructure:"name" doc:"USM user name"`
@@ -92,12 +91,6 @@ type Credentials struct {
 	PrivProtocol string `mapstructure:"priv_protocol" doc:"privacy protocol: none, aes, aes192, aes256 (Blumenthal keys), aes192c or aes256c (Reeder keys)"`
 	// PrivPassphrase is the privacy pass phrase (8 characters at least unless PrivProtocol is none).
 	PrivPassphrase string `mapstructure:"priv_passphrase" doc:"privacy pass phrase, 8 characters at least; empty when priv_protocol is none"`
-}
-
-// User returns the credentials as a usm.User.
-func (c Credentials) User() usm.User {
-	return usm.User{Name: c.Name, AuthProtocol: c.AuthProtocol, AuthPassphrase: c.AuthPassphrase,
-		PrivProtocol: c.PrivProtocol, PrivPassphrase: c.PrivPassphrase}
 }
 
 // User is an SNMPv3 user served by the responder, with its access.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // configsDir holds the example configurations and the systemd unit.
@@ -21,7 +23,7 @@ func TestExampleConfigs(t *testing.T) {
 		t.Fatalf("glob: %v, %v", files, err)
 	}
 	for _, f := range files {
-		if _, err := Load(f, nil, nil); err != nil {
+		if _, err := Load(parts.Defaults(), f, nil, nil); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
@@ -37,7 +39,7 @@ func TestExampleShowsEveryKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range Keys() {
+	for _, k := range Keys(parts.Defaults()) {
 		if !isSet(file, k.Name) {
 			t.Errorf("configs/diagagent.yaml does not show %s", k.Name)
 		}
@@ -52,7 +54,7 @@ func TestLocalCluster(t *testing.T) {
 		own := netip.MustParseAddrPort(fmt.Sprintf("127.0.0.%d:1161", id+1))
 		for _, args := range [][]string{{"-id", fmt.Sprint(id)}, {"-snmp.listen", own.String()}} {
 			fs, _ := parseFlags(t, args...)
-			c, err := Load(path, nil, fs)
+			c, err := Load(parts.Defaults(), path, nil, fs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,7 +88,7 @@ func TestUnitFlags(t *testing.T) {
 		t.Fatalf("ExecStart = %q", found["ExecStart"])
 	}
 	fs := flag.NewFlagSet("unit", flag.ContinueOnError)
-	if fl := RegisterFlags(fs); fs.Parse(args[1:]) != nil || !strings.HasSuffix(fl.Path, "diagagent.yaml") {
+	if fl := RegisterFlags(fs, parts.Defaults()); fs.Parse(args[1:]) != nil || !strings.HasSuffix(fl.Path, "diagagent.yaml") {
 		t.Errorf("ExecStart arguments %q do not parse", args[1:])
 	}
 	for _, cap := range []string{"CAP_NET_RAW", "CAP_NET_BIND_SERVICE"} {
@@ -94,8 +96,8 @@ func TestUnitFlags(t *testing.T) {
 			t.Errorf("AmbientCapabilities %q lacks %s", found["AmbientCapabilities"], cap)
 		}
 	}
-	if found["StateDirectory"] != "diagagent" || Default().StateDir != "/var/lib/diagagent" {
-		t.Errorf("StateDirectory %q does not give the default state_dir %s", found["StateDirectory"], Default().StateDir)
+	if found["StateDirectory"] != "diagagent" || Default(parts.Defaults()).StateDir != "/var/lib/diagagent" {
+		t.Errorf("StateDirectory %q does not give the default state_dir %s", found["StateDirectory"], Default(parts.Defaults()).StateDir)
 	}
 }
 

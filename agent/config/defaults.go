@@ -1,17 +1,15 @@
 package config
 
 import (
+	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/daemon"
-	"github.com/diagagent/diagagent/agent/nodelist"
-	"github.com/diagagent/diagagent/agent/probe"
-	"github.com/diagagent/diagagent/agent/snmp"
-	"github.com/diagagent/diagagent/traps"
+	"github.com/go-viper/mapstructure/v2"
+
+	"github.com/diagagent/diagagent/mib"
 )
 
 // AutoID as Config.ID means: find this node's id by matching a local address.
@@ -35,45 +33,21 @@ const (
 	PlanFull   = "full"
 )
 
-// The notification kinds Traps.Kind may name.
+// The notification kinds Traps.Kind may name (agent/parts.Kind gives the
+// notifier's).
 const (
 	KindTrap     = "trap"
 	KindInform   = "inform"
 	KindV3Inform = "v3inform"
 )
 
-// kinds are the notifier's kinds the names of Traps.Kind stand for.
-var kinds = map[string]traps.Kind{KindTrap: traps.TrapV2c, KindInform: traps.InformV2c, KindV3Inform: traps.InformV3}
-
-// NotifierKind returns the notifier's kind the name of Traps.Kind stands for.
-func (t Traps) NotifierKind() traps.Kind { return kinds[t.Kind] }
-
-// kindName returns the name of the notifier's kind k, "" if the file has none.
-func kindName(k traps.Kind) string {
-	for name, kind := range kinds {
-		if kind == k {
-			return name
-		}
-	}
-	return ""
-}
-
-// The notification scopes Traps.Scope may name, in the order of
-// daemon.Scope.
+// The notification scopes Traps.Scope may name (agent/parts.Scope gives
+// the daemon's).
 const (
 	ScopeOwner    = "owner"
 	ScopeDetected = "detected"
 	ScopeAll      = "all"
 )
-
-// scopes are the names of daemon.Scope's values, by value.
-var scopes = []string{daemon.NotifyOwner: ScopeOwner, daemon.NotifyDetected: ScopeDetected, daemon.NotifyAll: ScopeAll}
-
-// ScopeOf returns the daemon's scope that name names; the names are
-// checked by Load.
-func ScopeOf(name string) daemon.Scope {
-	return daemon.Scope(max(slices.Index(scopes, name), 0))
-}
 
 // The access rights User.Access may name.
 const (
@@ -87,65 +61,54 @@ const (
 	ModeAgentX     = "agentx"
 )
 
-// DefaultPort is the UDP port of a node whose entry gives none (the node list's).
-const DefaultPort = nodelist.DefaultPort
+// DefaultPort is the UDP port of a node whose entry gives none: SNMP's.
+const DefaultPort = mib.AgentPort
 
-// TrapPort is the UDP port of a station given without one (the notifier's, snmptrapd's).
-const TrapPort = traps.DefaultPort
+// TrapPort is the UDP port of a station given without one: SNMP's notification port.
+const TrapPort = mib.NotificationPort
 
-// SysUpTimeOID is the object a tested-only node is tested with unless its entry names another (the prober's).
-const SysUpTimeOID = probe.DefaultOID
+// SysUpTimeOID is the object a tested-only node is tested with unless its entry names another.
+const SysUpTimeOID = mib.SysUpTime0
 
-// Default returns the configuration every key falls back to; it has no
-// nodes, so it does not validate. Each default is the part's own: the
-// daemon's, the prober's, the responder's, the notifier's and the node
-// list's, so a part and the file cannot disagree.
-func Default() Config {
-	d, p, r, t, l := daemon.Default(), probe.Default(), snmp.Default(), traps.Default(), nodelist.Default()
-	plan := PlanFull
-	if d.Rotate {
-		plan = PlanRotate
-	}
-	return Config{
-		ID:        AutoID,
-		Algorithm: d.Algorithm.String(),
-		Interval:  d.Interval,
+// Defaults are the defaults of the keys the agent's parts own, by the
+// key's dotted name ("test.timeout"), with a value of the key's type or
+// its text. Each part keeps its own, and the program assembles them
+// (agent/parts.Defaults), so this package imports no part.
+type Defaults map[string]any
+
+// Default returns the configuration every key falls back to: parts over
+// the keys this package owns (id, snmp.mode, snmp.agentx, snmp.allow,
+// traps.group_window, web.listen and log). It has no nodes, so it does
+// not validate. A key parts names that is not a key, or a value of the
+// wrong type, is a mistake of the program and panics.
+func Default(parts Defaults) Config {
+	c := Config{
+		ID: AutoID,
 		SNMP: SNMP{
-			Mode:        ModeStandalone,
-			AgentX:      "unix:/var/agentx/master",
-			Listen:      "0.0.0.0:" + strconv.Itoa(DefaultPort),
-			Communities: Communities{Read: p.Community},
-			Allow:       Allow{Read: everywhere(), Write: everywhere()},
-			MaxWorkers:  r.Workers,
+			Mode:   ModeStandalone,
+			AgentX: "unix:/var/agentx/master",
+			Listen: "0.0.0.0:" + strconv.Itoa(DefaultPort),
+			Allow:  Allow{Read: everywhere(), Write: everywhere()},
 		},
-		Test: Test{
-			Plan:        plan,
-			TimeoutMin:  p.TimeoutMin,
-			Timeout:     p.Timeout,
-			Retries:     p.Retries,
-			PingTimeout: p.PingTimeout,
-			PingCount:   p.PingCount,
-			Concurrency: p.Concurrency,
-			Vantage:     daemon.DefaultVantage,
-		},
-		Traps: Traps{
-			Kind:         kindName(t.Kind),
-			Scope:        scopes[d.Notify],
-			Community:    t.Community,
-			Timeout:      t.Timeout,
-			Retries:      t.MaxAttempts - 1,
-			Queue:        t.QueueSize,
-			StartupGrace: d.StartupGrace,
-			RecoveryHold: d.RecoveryHold,
-			PartialHold:  d.PartialHold,
-			GroupWindow:  -time.Second,
-			Flapping:     Flapping{High: d.Flapping.High, Low: d.Flapping.Low, Changes: d.Flapping.MinChanges},
-		},
-		Web:             Web{Listen: "127.0.0.1:8161"},
-		StateDir:        d.StateDir,
-		ResolveInterval: l.ResolveInterval,
-		Log:             Log{Level: "info", Format: "text"},
+		Traps: Traps{GroupWindow: -time.Second},
+		Web:   Web{Listen: "127.0.0.1:8161"},
+		Log:   Log{Level: "info", Format: "text"},
 	}
+	settings := map[string]any{}
+	for k, v := range parts {
+		setPath(settings, k, v)
+	}
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		ErrorUnused: true, WeaklyTypedInput: true, Result: &c,
+		DecodeHook: mapstructure.DecodeHookFuncType(decodeHook),
+	})
+	if err == nil {
+		err = dec.Decode(settings)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("config: the parts' defaults do not fit the keys: %v", err))
+	}
+	return c
 }
 
 // everywhere is the allow list that accepts every IPv4 source.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // update rewrites the key table in docsPaths instead of comparing it.
@@ -24,7 +26,7 @@ const (
 func keyTable() string {
 	var b strings.Builder
 	b.WriteString("| key | default | environment / flag | meaning |\n| --- | --- | --- | --- |\n")
-	for _, k := range Keys() {
+	for _, k := range Keys(parts.Defaults()) {
 		set := "file only"
 		if !k.FileOnly {
 			set = "`" + k.Env + "`, `-" + k.Name + "`"

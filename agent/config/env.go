@@ -11,7 +11,7 @@ import (
 func envSettings(env []string) ([][2]string, error) {
 	byEnv := map[string]Key{}
 	fileOnly := map[string]Key{}
-	for _, k := range Keys() {
+	for _, k := range Keys(nil) { // the names alone
 		if k.FileOnly {
 			fileOnly[envName(k.Name)] = k
 			continue
@@ -50,15 +50,16 @@ type Flags struct {
 }
 
 // RegisterFlags adds -config, -config.check, -version and one string flag per key (named like the
-// key, e.g. -snmp.listen) to fs; Load applies the key flags that were set. Give it a
-// FlagSet of its own: in a test binary flag.CommandLine already has -test.timeout.
-func RegisterFlags(fs *flag.FlagSet) *Flags {
+// key, e.g. -snmp.listen, its usage giving the default Default(parts) has) to fs; Load applies
+// the key flags that were set. Give it a FlagSet of its own: in a test binary
+// flag.CommandLine already has -test.timeout.
+func RegisterFlags(fs *flag.FlagSet, parts Defaults) *Flags {
 	f := &Flags{}
 	fs.StringVar(&f.Path, "config", DefaultPath, "YAML configuration `file`")
 	fs.BoolVar(&f.Check, "config.check", false, "validate the configuration and exit")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
 	fs.BoolVar(&f.Man, "man", false, "print the manual page diagagent(8) in roff and exit")
-	for _, k := range Keys() {
+	for _, k := range Keys(parts) {
 		if k.FileOnly {
 			continue
 		}
@@ -93,7 +94,7 @@ func flagSettings(fs *flag.FlagSet) [][2]string {
 		return nil
 	}
 	keys := map[string]bool{}
-	for _, k := range Keys() {
+	for _, k := range Keys(nil) { // the names alone
 		keys[k.Name] = !k.FileOnly
 	}
 	var out [][2]string

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // FuzzLoad feeds arbitrary bytes to the decoder: it must never panic, and it must return
@@ -20,7 +22,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(tc.yaml))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Parse("fuzz.yaml", data, nil, nil)
+		c, err := Parse(parts.Defaults(), "fuzz.yaml", data, nil, nil)
 		if err != nil {
 			checkMistakes(t, err)
 			return

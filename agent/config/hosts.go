@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
-
-	"github.com/diagagent/diagagent/agent/nodelist"
 )
 
-// Lookup resolves a host name to its addresses (nodelist.Lookup).
-type Lookup = nodelist.Lookup
+// Lookup resolves a host name to the one address a node is tested at or a
+// station is sent to (the program gives nodelist.LookupHost's choice).
+type Lookup func(ctx context.Context, host string) (netip.Addr, error)
 
 // Resolve returns c with every node given by host name at the address its
 // name resolves to now, and traps.nms given by name at its IPv4 address; a
@@ -25,7 +25,7 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 		if n.Host == "" {
 			continue
 		}
-		a, err := nodelist.LookupHost(ctx, lookup, n.Host)
+		a, err := lookup(ctx, n.Host)
 		if err != nil {
 			m.add(fmt.Sprintf("nodes[%d].host", i), "cannot resolve %q: %v; check the name, or give address", n.Host, err)
 			continue
@@ -33,7 +33,7 @@ func (c Config) Resolve(ctx context.Context, lookup Lookup) (Config, error) {
 		n.Address = a
 	}
 	if h := c.Traps.NMS.Host; h != "" {
-		a, err := nodelist.LookupHost(ctx, lookup, h)
+		a, err := lookup(ctx, h)
 		switch {
 		case err != nil:
 			m.add("traps.nms", "cannot resolve %q: %v; check the name, or give an address", h, err)

@@ -6,15 +6,20 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // fakeLookup resolves from a table.
 func fakeLookup(table map[string][]netip.Addr) Lookup {
-	return func(_ context.Context, host string) ([]netip.Addr, error) {
-		if a, ok := table[host]; ok {
-			return a, nil
-		}
-		return nil, errors.New("no such host")
+	return func(ctx context.Context, host string) (netip.Addr, error) {
+		return nodelist.LookupHost(ctx, func(_ context.Context, host string) ([]netip.Addr, error) {
+			if a, ok := table[host]; ok {
+				return a, nil
+			}
+			return nil, errors.New("no such host")
+		}, host)
 	}
 }
 
@@ -24,7 +29,7 @@ func TestResolveHosts(t *testing.T) {
 		"ws-02.lan": {netip.MustParseAddr("2001:db8::2")},
 		"twin.lan":  {netip.MustParseAddr("192.0.2.1")},
 	})
-	c, err := Parse("t.yaml", []byte("nodes: [{host: ws-01.lan}, {host: ws-02.lan}, {address: 192.0.2.3}]\n"), nil, nil)
+	c, err := Parse(parts.Defaults(), "t.yaml", []byte("nodes: [{host: ws-01.lan}, {host: ws-02.lan}, {address: 192.0.2.3}]\n"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +48,7 @@ func TestResolveHosts(t *testing.T) {
 		"nodes: [{host: ws-01.lan, address: 192.0.2.9}, {host: ws-02.lan}]\n":    "nodes[0].host: is given with address",
 		"nodes: [{host: ws-01.lan}, {host: ws-02.lan}]\nresolve_interval: -1s\n": "resolve_interval: -1s is negative",
 	} {
-		c, err := Parse("t.yaml", []byte(yaml), nil, nil)
+		c, err := Parse(parts.Defaults(), "t.yaml", []byte(yaml), nil, nil)
 		if err == nil {
 			_, err = c.Resolve(context.Background(), lookup)
 		}
@@ -61,7 +66,7 @@ func TestStationNames(t *testing.T) {
 		"nms.lan":  {netip.MustParseAddr("2001:db8::9"), netip.MustParseAddr("192.0.2.9")},
 		"nms6.lan": {netip.MustParseAddr("2001:db8::10")},
 	})
-	c, err := Parse("t.yaml", []byte(minimal+"traps: {nms: 'nms.lan:1162', fallbacks: [backup.lan, '[2001:db8::11]']}\n"), nil, nil)
+	c, err := Parse(parts.Defaults(), "t.yaml", []byte(minimal+"traps: {nms: 'nms.lan:1162', fallbacks: [backup.lan, '[2001:db8::11]']}\n"), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +80,14 @@ func TestStationNames(t *testing.T) {
 	if got := []string{r.Traps.Fallbacks[0].String(), r.Traps.Fallbacks[1].String()}; got[0] != "backup.lan:162" || got[1] != "[2001:db8::11]:162" {
 		t.Errorf("fall-backs %q", got)
 	}
-	c, err = Parse("t.yaml", []byte(minimal+"traps: {nms: nms6.lan}\n"), nil, nil)
+	c, err = Parse(parts.Defaults(), "t.yaml", []byte(minimal+"traps: {nms: nms6.lan}\n"), nil, nil)
 	if err == nil {
 		_, err = c.Resolve(context.Background(), lookup)
 	}
 	if err == nil || !strings.Contains(err.Error(), "traps.nms: \"nms6.lan\" resolves to 2001:db8::10, and nmsID (an IpAddress) needs an IPv4 address") {
 		t.Errorf("an IPv6-only station name: %v", err)
 	}
-	if _, err := Parse("t.yaml", []byte(minimal+"traps: {fallbacks: ['bad_name:162']}\n"), nil, nil); err == nil ||
+	if _, err := Parse(parts.Defaults(), "t.yaml", []byte(minimal+"traps: {fallbacks: ['bad_name:162']}\n"), nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "traps.fallbacks") {
 		t.Errorf("a bad station name: %v", err)
 	}

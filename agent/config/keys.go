@@ -29,18 +29,20 @@ type Key struct {
 // envPrefix starts every environment variable that sets a key.
 const envPrefix = "DIAG_"
 
-// Keys lists every key of Config in declaration order.
-func Keys() []Key {
-	return appendKeys(nil, reflect.TypeFor[Config](), "", nil)
+// Keys lists every key of Config in declaration order, each with its
+// default as Default(parts) gives it.
+func Keys(parts Defaults) []Key {
+	return appendKeys(nil, reflect.ValueOf(Default(parts)), reflect.TypeFor[Config](), "", nil)
 }
 
-// appendKeys adds the keys of struct type t, named under prefix, to out.
-func appendKeys(out []Key, t reflect.Type, prefix string, index []int) []Key {
+// appendKeys adds the keys of struct type t, named under prefix, to out,
+// with their defaults read from def, the whole default configuration.
+func appendKeys(out []Key, def reflect.Value, t reflect.Type, prefix string, index []int) []Key {
 	for _, f := range structFields(t) {
 		name := prefix + f.name
 		idx := append(append([]int(nil), index...), f.index...)
 		if !isLeaf(f.typ) && f.typ.Kind() == reflect.Struct {
-			out = appendKeys(out, f.typ, name+".", idx)
+			out = appendKeys(out, def, f.typ, name+".", idx)
 			continue
 		}
 		k := Key{Name: name, Doc: f.doc, typ: f.typ, index: idx}
@@ -48,7 +50,7 @@ func appendKeys(out []Key, t reflect.Type, prefix string, index []int) []Key {
 		if !k.FileOnly {
 			k.Env = envName(name)
 		}
-		k.Default = formatValue(reflect.ValueOf(Default()).FieldByIndex(idx))
+		k.Default = formatValue(def.FieldByIndex(idx))
 		out = append(out, k)
 	}
 	return out

@@ -13,10 +13,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Load builds the configuration from Default, the YAML file at path (none when path is
+// Load builds the configuration from Default(parts), the YAML file at path (none when path is
 // empty), the DIAG_* variables in env ("KEY=value", as os.Environ returns) and the key
 // flags set in fs (nil for none), each overriding the ones before, and validates it.
-func Load(path string, env []string, fs *flag.FlagSet) (Config, error) {
+func Load(parts Defaults, path string, env []string, fs *flag.FlagSet) (Config, error) {
 	var data []byte
 	if path != "" {
 		b, err := os.ReadFile(path)
@@ -25,7 +25,7 @@ func Load(path string, env []string, fs *flag.FlagSet) (Config, error) {
 		}
 		data = b
 	}
-	c, err := Parse(path, data, env, fs)
+	c, err := Parse(parts, path, data, env, fs)
 	if c.Keyring != "" && !filepath.IsAbs(c.Keyring) && path != "" {
 		c.Keyring = filepath.Join(filepath.Dir(path), c.Keyring) // beside the file, also under systemd's credentials
 	}
@@ -33,7 +33,7 @@ func Load(path string, env []string, fs *flag.FlagSet) (Config, error) {
 }
 
 // Parse is Load for YAML already in memory; name stands for the file in messages.
-func Parse(name string, data []byte, env []string, fs *flag.FlagSet) (Config, error) {
+func Parse(parts Defaults, name string, data []byte, env []string, fs *flag.FlagSet) (Config, error) {
 	file, err := readYAML(name, data)
 	if err != nil {
 		return Config{}, err
@@ -42,7 +42,7 @@ func Parse(name string, data []byte, env []string, fs *flag.FlagSet) (Config, er
 		return Config{}, errors.Join(errs...)
 	}
 	settings := map[string]any{}
-	for _, k := range Keys() {
+	for _, k := range Keys(parts) {
 		if !k.FileOnly {
 			setPath(settings, k.Name, k.Default)
 		}

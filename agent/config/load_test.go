@@ -9,13 +9,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // parseFlags registers the key flags on a new set and parses args.
 func parseFlags(t testing.TB, args ...string) (*flag.FlagSet, *Flags) {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	f := RegisterFlags(fs)
+	f := RegisterFlags(fs, parts.Defaults())
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("parse %v: %v", args, err)
 	}
@@ -27,7 +29,7 @@ func TestPrecedence(t *testing.T) {
 	file := minimal + "interval: 10s\ntest: {timeout: 2s, retries: 4}\nlog: {level: warn}\n"
 	env := []string{"DIAG_TEST_TIMEOUT=3s", "DIAG_LOG_LEVEL=error", "PATH=/bin", "DIAG_TEST_RETRIES=5"}
 	fs, _ := parseFlags(t, "-test.retries", "6")
-	c, err := Parse("test.yaml", []byte(file), env, fs)
+	c, err := Parse(parts.Defaults(), "test.yaml", []byte(file), env, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestPrecedence(t *testing.T) {
 // TestEnvAndFlagLists checks that lists of values are comma-separated outside the file.
 func TestEnvAndFlagLists(t *testing.T) {
 	fs, _ := parseFlags(t, "-traps.fallbacks", "192.0.2.8:162, 192.0.2.9:1162")
-	c, err := Parse("test.yaml", []byte(minimal), []string{"DIAG_SNMP_ALLOW_READ=10.0.0.0/8,127.0.0.0/8"}, fs)
+	c, err := Parse(parts.Defaults(), "test.yaml", []byte(minimal), []string{"DIAG_SNMP_ALLOW_READ=10.0.0.0/8,127.0.0.0/8"}, fs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestEnvAndFlagLists(t *testing.T) {
 func TestNodeDefaults(t *testing.T) {
 	file := "nodes:\n  - {address: 192.0.2.1}\n  - {address: 192.0.2.2, port: 1161, community: other}\n" +
 		"  - {address: 192.0.2.50, tested_only: true}\n  - {address: 192.0.2.51, tested_only: true, oid: .1.3.6.1.2.1.1.5.0}\n"
-	c, err := Parse("test.yaml", []byte(file), []string{"DIAG_SNMP_COMMUNITIES_READ=lan"}, nil)
+	c, err := Parse(parts.Defaults(), "test.yaml", []byte(file), []string{"DIAG_SNMP_COMMUNITIES_READ=lan"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +75,11 @@ func TestNodeDefaults(t *testing.T) {
 
 // TestDefaultsRoundTrip checks that an empty file plus nodes gives exactly Default.
 func TestDefaultsRoundTrip(t *testing.T) {
-	c, err := Parse("test.yaml", []byte(minimal), nil, nil)
+	c, err := Parse(parts.Defaults(), "test.yaml", []byte(minimal), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Default()
+	want := Default(parts.Defaults())
 	want.Nodes = c.Nodes
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("loaded\n %+v\nwant\n %+v", c, want)
@@ -90,11 +92,11 @@ func TestLoadFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(minimal+"algorithm: hiadsd\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil, nil)
+	c, err := Load(parts.Defaults(), path, nil, nil)
 	if err != nil || c.Algorithm != AlgorithmHiADSD || len(c.Nodes) != 2 {
 		t.Fatalf("Load = %+v, %v", c, err)
 	}
-	_, err = Load("", nil, nil)
+	_, err = Load(parts.Defaults(), "", nil, nil)
 	checkOneLine(t, err, "nodes", "list every node")
 }
 
@@ -107,7 +109,7 @@ func TestFlagsRegistered(t *testing.T) {
 	if _, f = parseFlags(t); f.Path != DefaultPath {
 		t.Errorf("default path %q, want %q", f.Path, DefaultPath)
 	}
-	for _, k := range Keys() {
+	for _, k := range Keys(parts.Defaults()) {
 		if got := fs.Lookup(k.Name) != nil; got == k.FileOnly {
 			t.Errorf("key %s: flag registered %v, file-only %v", k.Name, got, k.FileOnly)
 		}
@@ -117,7 +119,7 @@ func TestFlagsRegistered(t *testing.T) {
 // TestKeys checks that every key has a doc, a unique variable, and a default that parses.
 func TestKeys(t *testing.T) {
 	envs := map[string]string{}
-	for _, k := range Keys() {
+	for _, k := range Keys(parts.Defaults()) {
 		if k.Doc == "" {
 			t.Errorf("key %s has no doc tag", k.Name)
 		}
@@ -151,7 +153,7 @@ func TestV3UserLeavesAgentsWithoutCommunity(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil, nil)
+	c, err := Load(parts.Defaults(), path, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestStationWithoutPort(t *testing.T) {
 	if err := os.WriteFile(path, []byte(minimal+"traps: {nms: 192.0.2.100, fallbacks: [192.0.2.101, '192.0.2.102:1162']}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil, nil)
+	c, err := Load(parts.Defaults(), path, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestStationWithoutPort(t *testing.T) {
 	if c.Traps.NMS != StationAt(netip.MustParseAddr("192.0.2.100"), 162) || !slices.Equal(c.Traps.Fallbacks, want) {
 		t.Errorf("nms %v, fallbacks %v", c.Traps.NMS, c.Traps.Fallbacks)
 	}
-	c, err = Load(path, []string{"DIAG_TRAPS_NMS=192.0.2.200"}, nil)
+	c, err = Load(parts.Defaults(), path, []string{"DIAG_TRAPS_NMS=192.0.2.200"}, nil)
 	if err != nil || c.Traps.NMS != StationAt(netip.MustParseAddr("192.0.2.200"), 162) {
 		t.Errorf("from the environment: nms %v, %v", c.Traps.NMS, err)
 	}
@@ -191,7 +193,7 @@ func TestIPv6FallbackStation(t *testing.T) {
 	if err := os.WriteFile(path, []byte(minimal+"traps: {fallbacks: ['2001:db8::100', '[2001:db8::101]:1162']}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil, nil)
+	c, err := Load(parts.Defaults(), path, nil, nil)
 	want := []Station{StationAt(netip.MustParseAddr("2001:db8::100"), 162), StationAt(netip.MustParseAddr("2001:db8::101"), 1162)}
 	if err != nil || !slices.Equal(c.Traps.Fallbacks, want) {
 		t.Errorf("fallbacks %v, %v", c.Traps.Fallbacks, err)

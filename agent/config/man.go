@@ -7,8 +7,8 @@ import (
 
 // ManPage renders diagagent(8) in roff (man macros) from the key table, so
 // the manual lists every key with its default, variable and flag exactly as
-// Keys describes them. version and date (YYYY-MM-DD) go in the title line.
-func ManPage(version, date string) string {
+// Keys(parts) describes them. version and date (YYYY-MM-DD) go in the title line.
+func ManPage(parts Defaults, version, date string) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	w(`.TH DIAGAGENT 8 "%s" "diagagent %s" "System Administration"`, roff(date), roff(version))
@@ -48,7 +48,7 @@ func ManPage(version, date string) string {
 	w(".SH CONFIGURATION")
 	w("Each key is read from the file, then from its environment variable, then from its flag; the last one given wins.")
 	w("Lists (the node list, SNMPv3 users) come from the file only.")
-	for _, k := range Keys() {
+	for _, k := range Keys(parts) {
 		w(".TP")
 		w(`.B %s`, roff(k.Name))
 		w("%s.", roff(k.Doc))

@@ -3,16 +3,18 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // TestManPageListsEveryKey: the manual names every key, with its variable
 // and flag when it has them, and every field of the list keys.
 func TestManPageListsEveryKey(t *testing.T) {
-	page := ManPage("1.2.3", "2026-11-23")
+	page := ManPage(parts.Defaults(), "1.2.3", "2026-11-23")
 	if !strings.HasPrefix(page, `.TH DIAGAGENT 8 "2026\-11\-23" "diagagent 1.2.3"`) {
 		t.Errorf("title line: %q", strings.SplitN(page, "\n", 2)[0])
 	}
-	for _, k := range Keys() {
+	for _, k := range Keys(parts.Defaults()) {
 		if !strings.Contains(page, ".B "+roff(k.Name)+"\n") {
 			t.Errorf("the manual lacks key %s", k.Name)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // TestRedacted checks that no community or pass phrase survives, and that
@@ -18,7 +20,7 @@ nodes:
   - {address: 192.0.2.50, tested_only: true, community: printers}
 traps: {community: station-secret}
 `
-	c, err := Parse("redact.yaml", []byte(yaml), nil, nil)
+	c, err := Parse(parts.Defaults(), "redact.yaml", []byte(yaml), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // addrs parses a list of addresses.
@@ -36,7 +38,7 @@ func TestResolveID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Parse("test.yaml", []byte(nodes+tc.extra), nil, nil)
+			c, err := Parse(parts.Defaults(), "test.yaml", []byte(nodes+tc.extra), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +60,7 @@ func TestResolveID(t *testing.T) {
 // TestListenAddresses checks what "auto" stands for in snmp.listen and web.listen.
 func TestListenAddresses(t *testing.T) {
 	file := "nodes: [{address: 127.0.0.1, port: 1161}, {address: 127.0.0.2, port: 1162}]\nsnmp: {listen: auto}\nweb: {listen: 'auto:8161'}\nstate_dir: /tmp/d/n{id}\n"
-	c, err := Parse("test.yaml", []byte(file), nil, nil)
+	c, err := Parse(parts.Defaults(), "test.yaml", []byte(file), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
-
-	"github.com/diagagent/diagagent/agent/usm"
 )
 
 // validate checks the responder's keys; agentsV3 (a keyring or test.v3_user)
@@ -112,24 +111,32 @@ func decodeEngineID(s string) ([]byte, string) {
 	return b, ""
 }
 
+// The protocol names a user's auth_protocol and priv_protocol may take (in
+// any case), the names agent/usm gives a meaning; "" is none.
+var (
+	authProtocols = []string{"sha", "sha224", "sha256", "sha384", "sha512"}
+	privProtocols = []string{"", "none", "aes", "aes192", "aes256", "aes192c", "aes256c"}
+)
+
 // validate checks a user's name, protocols and pass phrases, named under key.
 func validateUser(c Credentials, m *mistakes, key string) {
 	if c.Name == "" || len(c.Name) > 32 {
 		m.add(key+".name", "%q must have 1..32 characters; give the USM user name", c.Name)
 	}
-	if _, ok := usm.AuthProtocols()[strings.ToLower(c.AuthProtocol)]; !ok {
+	if !slices.Contains(authProtocols, strings.ToLower(c.AuthProtocol)) {
 		m.add(key+".auth_protocol", "%q is not supported; use sha, sha224, sha256, sha384 or sha512", c.AuthProtocol)
 	}
 	if len(c.AuthPassphrase) < 8 {
 		m.add(key+".auth_passphrase", "has %d characters; use 8 at least", len(c.AuthPassphrase))
 	}
-	priv, ok := usm.PrivProtocols()[strings.ToLower(c.PrivProtocol)]
+	priv := strings.ToLower(c.PrivProtocol)
+	none := priv == "" || priv == "none"
 	switch {
-	case !ok:
+	case !slices.Contains(privProtocols, priv):
 		m.add(key+".priv_protocol", "%q is not supported; use none, aes, aes192, aes256, aes192c or aes256c", c.PrivProtocol)
-	case priv.None && c.PrivPassphrase != "":
+	case none && c.PrivPassphrase != "":
 		m.add(key+".priv_passphrase", "is set while priv_protocol is none; remove it or choose aes")
-	case !priv.None && len(c.PrivPassphrase) < 8:
+	case !none && len(c.PrivPassphrase) < 8:
 		m.add(key+".priv_passphrase", "has %d characters; use 8 at least", len(c.PrivPassphrase))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // minimal is the smallest valid file; cases add one mistake to it.
@@ -123,11 +125,11 @@ func TestMistakes(t *testing.T) {
 	for _, tc := range mistakeCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("test", flag.ContinueOnError)
-			RegisterFlags(fs)
+			RegisterFlags(fs, parts.Defaults())
 			if err := fs.Parse(tc.flags); err != nil {
 				t.Fatalf("flags: %v", err)
 			}
-			_, err := Parse("test.yaml", []byte(tc.yaml), tc.env, fs)
+			_, err := Parse(parts.Defaults(), "test.yaml", []byte(tc.yaml), tc.env, fs)
 			if err == nil {
 				t.Fatalf("no error for %q", tc.yaml)
 			}
@@ -161,16 +163,16 @@ func checkOneLine(t *testing.T, err error, key, hint string) {
 func TestUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
 	for _, path := range []string{filepath.Join(dir, "missing.yaml"), dir} {
-		_, err := Load(path, nil, nil)
+		_, err := Load(parts.Defaults(), path, nil, nil)
 		if err == nil {
-			t.Fatalf("Load(%s): no error", path)
+			t.Fatalf("Load(parts.Defaults(), %s): no error", path)
 		}
 		checkOneLine(t, err, path, "check the -config path")
 		if !errors.Is(err, ErrFile) {
 			t.Errorf("error %q does not wrap ErrFile", err)
 		}
 	}
-	_, err := Load(filepath.Join(dir, "missing.yaml"), nil, nil)
+	_, err := Load(parts.Defaults(), filepath.Join(dir, "missing.yaml"), nil, nil)
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("error %q does not wrap os.ErrNotExist", err)
 	}
@@ -178,7 +180,7 @@ func TestUnreadableFile(t *testing.T) {
 
 // TestSeveralMistakes checks that Validate reports every mistake, one line each.
 func TestSeveralMistakes(t *testing.T) {
-	_, err := Parse("test.yaml", []byte(minimal+"algorithm: x\nlog: {level: x, format: x}\ninterval: 0s\n"), nil, nil)
+	_, err := Parse(parts.Defaults(), "test.yaml", []byte(minimal+"algorithm: x\nlog: {level: x, format: x}\ninterval: 0s\n"), nil, nil)
 	ms := Mistakes(err)
 	var keys []string
 	for _, m := range ms {
@@ -194,7 +196,7 @@ func TestSeveralMistakes(t *testing.T) {
 
 // TestDefaultNeedsNodes checks that Default alone does not validate, and only for want of nodes.
 func TestDefaultNeedsNodes(t *testing.T) {
-	checkOneLine(t, Default().Validate(), "nodes", "list every node")
+	checkOneLine(t, Default(parts.Defaults()).Validate(), "nodes", "list every node")
 }
 
 func TestAgentXSocket(t *testing.T) {
@@ -222,7 +224,7 @@ func TestIPv6Nodes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(path, nil, nil)
+	c, err := Load(parts.Defaults(), path, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func TestWarnings(t *testing.T) {
 		{nodes + "keyring: /etc/diagagent/keyring\n", nil},
 	}
 	for _, c := range cases {
-		cfg, err := Parse("w.yaml", []byte(c.yaml), nil, nil)
+		cfg, err := Parse(parts.Defaults(), "w.yaml", []byte(c.yaml), nil, nil)
 		if err != nil {
 			t.Fatalf("%q: %v", c.yaml, err)
 		}

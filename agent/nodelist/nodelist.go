@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/mib"
 )
 
 // Member is one entry of the list: the one type of a node, which the
@@ -101,7 +102,7 @@ func (w *Window) Active(now time.Time) bool {
 const MaxWindow = 366 * 24 * time.Hour
 
 // DefaultPort is the UDP port of a node whose entry gives none.
-const DefaultPort = 161
+const DefaultPort = mib.AgentPort
 
 // List is the node list an agent runs: its entries by id, and the cluster
 // keys. Every change made at an agent is a fact with its own stamp, and two

@@ -20,6 +20,7 @@ import (
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -59,7 +60,7 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagagent keyring: give one of -install KEY, -use KEY, -remove KEY, -list or -snmp (and -config, -agent host:port)")
 		return 2
 	}
-	cfg, err := config.Load(*path, env, nil)
+	cfg, err := config.Load(parts.Defaults(), *path, env, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -25,6 +25,7 @@ import (
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/internal/version"
 )
 
@@ -54,7 +55,7 @@ var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) 
 func run(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	flags := config.RegisterFlags(fs)
+	flags := config.RegisterFlags(fs, parts.Defaults())
 	fs.Usage = func() { usage(fs.Output(), fs) }
 	if len(args) == 0 {
 		usage(stderr, fs)
@@ -81,16 +82,16 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	}
 	if flags.Man {
 		v := version.Get()
-		fmt.Fprint(stdout, config.ManPage(v.Version, v.Date))
+		fmt.Fprint(stdout, config.ManPage(parts.Defaults(), v.Version, v.Date))
 		return 0
 	}
-	cfg, err := config.Load(flags.Path, env, fs)
+	cfg, err := config.Load(parts.Defaults(), flags.Path, env, fs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), resolveTimeout)
-	cfg, err = cfg.Resolve(rctx, lookupIP)
+	cfg, err = cfg.Resolve(rctx, lookupHost)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -132,11 +133,11 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 	ctx, reload, stop := lifecycle()
 	defer stop()
 	reread := func(ctx context.Context) (config.Config, error) {
-		c, err := config.Load(flags.Path, env, fs)
+		c, err := config.Load(parts.Defaults(), flags.Path, env, fs)
 		if err != nil {
 			return c, err
 		}
-		return c.Resolve(ctx, lookupIP)
+		return c.Resolve(ctx, lookupHost)
 	}
 	go reloadOn(ctx, reload, reread, a.daemon, log)
 	go nodelistConfig(cfg).Follow(ctx, members(cfg), lookupIP, a.daemon.SetAddress, log)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // TestConfigCheckRefusesUnwritableStateDir is issue 13's defect 11 at the
@@ -134,7 +135,7 @@ func TestKeygenAndKeyring(t *testing.T) {
 // TestManPageNamesEveryCommand: diagagent(8) has a line for each command
 // main answers, so a new one cannot ship without its manual entry.
 func TestManPageNamesEveryCommand(t *testing.T) {
-	page := config.ManPage("1.2.3", "2026-11-26")
+	page := config.ManPage(parts.Defaults(), "1.2.3", "2026-11-26")
 	for _, name := range append([]string{"keygen"}, slices.Sorted(maps.Keys(subcommands))...) {
 		if !strings.Contains(page, ".B diagagent "+name) {
 			t.Errorf("diagagent(8) has no entry for diagagent %s", name)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -53,7 +54,7 @@ func addClusterFlagsAs(fs *flag.FlagSet, community string) clusterFlags {
 // open loads the configuration and builds the prober members and check
 // ask with.
 func (f clusterFlags) open(env []string) (clusterView, error) {
-	cfg, err := config.Load(*f.path, env, nil)
+	cfg, err := config.Load(parts.Defaults(), *f.path, env, nil)
 	if err != nil {
 		return clusterView{}, err
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
+	"github.com/diagagent/diagagent/agent/usm"
 	"github.com/diagagent/diagagent/agent/web"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/version"
@@ -59,7 +61,7 @@ func proberConfig(cfg config.Config, id int, ring *keyring.Ring) probe.Config {
 		p.V3, p.Others = &users[0], users[1:]
 	case t.V3User != "":
 		u, _ := cfg.SNMP.User(t.V3User)
-		v3 := u.Credentials.User()
+		v3 := usm.User(u.Credentials)
 		p.V3 = &v3
 	}
 	return p
@@ -90,7 +92,7 @@ func daemonConfig(cfg config.Config, id int, p probe.Config, ring *keyring.Ring)
 	d.Algorithm, d.Rotate, d.Interval = algo, cfg.Test.Plan == config.PlanRotate, cfg.Interval
 	d.TestBudget = p.TestBudget()
 	d.Station = cfg.Traps.NMS.Addr // a station given by name was resolved (config.Resolve)
-	d.StartupGrace, d.Notify = cfg.Traps.StartupGrace, config.ScopeOf(cfg.Traps.Scope)
+	d.StartupGrace, d.Notify = cfg.Traps.StartupGrace, parts.Scope(cfg.Traps.Scope)
 	d.RecoveryHold, d.PartialHold = cfg.Traps.RecoveryHold, cfg.Traps.PartialHold
 	d.GroupWindow, d.Vantage = cfg.Traps.GroupWindow, cfg.Test.Vantage
 	if d.GroupWindow < 0 {
@@ -119,7 +121,7 @@ func responderConfig(cfg config.Config, id int, ring *keyring.Ring, engineID []b
 		r.Communities = append(r.Communities, snmp.Community{Name: c.Write, Write: true, Sources: cfg.SNMP.Allow.Write})
 	}
 	for _, u := range cfg.SNMP.Users {
-		r.Users = append(r.Users, snmp.User{User: u.Credentials.User(), Write: u.Access == config.AccessWrite})
+		r.Users = append(r.Users, snmp.User{User: usm.User(u.Credentials), Write: u.Access == config.AccessWrite})
 	}
 	r.Users = append(r.Users, clusterUsers(ring)...)
 	r.EngineID, r.EngineBoots = engineID, boots
@@ -152,9 +154,9 @@ func clusterUsers(ring *keyring.Ring) []snmp.User {
 // board, as the daemon last published them, with the file's fall-backs.
 func notifierConfig(cfg config.Config, id int, b *board.Board, start time.Time, log *logrus.Entry) traps.Config {
 	t := traps.Default()
-	t.Kind = cfg.Traps.NotifierKind()
+	t.Kind = parts.Kind(cfg.Traps.Kind)
 	if t.Kind == traps.InformV3 {
-		t.USM = cfg.Traps.V3.User().USM()
+		t.USM = usm.User(cfg.Traps.V3).USM()
 	}
 	t.Community = cfg.Traps.Community
 	t.QueueSize = cfg.Traps.Queue

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // stage answers diagagent stage: the packaged unit runs it as root
@@ -32,7 +33,7 @@ func stage(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "diagagent stage: give -to DIR (and -config FILE)")
 		return 2
 	}
-	cfg, err := config.Load(*path, env, nil)
+	cfg, err := config.Load(parts.Defaults(), *path, env, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

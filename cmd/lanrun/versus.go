@@ -23,6 +23,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/internal/lan"
 )
 
@@ -91,8 +92,8 @@ func versus(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			spec.Settings = append(spec.Settings, lan.Setting{Label: label, Interval: o.vs.fastInterval, Timeout: o.timeout,
 				Retries: o.retries, PingTimeout: o.pingTimeout, PingCount: o.pingCount, Plan: config.PlanFull})
 		case "defaults", "keyring":
-			t := config.Default().Test
-			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent " + sys, Interval: config.Default().Interval,
+			t := config.Default(parts.Defaults()).Test
+			spec.Settings = append(spec.Settings, lan.Setting{Label: "diagagent " + sys, Interval: config.Default(parts.Defaults()).Interval,
 				Timeout: t.Timeout, Retries: t.Retries, PingTimeout: t.PingTimeout, PingCount: t.PingCount, Plan: t.Plan,
 				Keyring: sys == "keyring"})
 		default:

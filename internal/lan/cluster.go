@@ -15,6 +15,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
@@ -265,7 +266,7 @@ func (c *Cluster) RoundTime() time.Duration {
 // RepairHeld is how long after a repair is known its notification leaves
 // (traps.recovery_hold).
 func (c *Cluster) RepairHeld() time.Duration {
-	return cmp.Or(c.RecoveryHold, config.Default().Traps.RecoveryHold)
+	return cmp.Or(c.RecoveryHold, config.Default(parts.Defaults()).Traps.RecoveryHold)
 }
 
 // PartialHeld is how long after a partial verdict is known its notification
@@ -274,7 +275,7 @@ func (c *Cluster) PartialHeld() time.Duration {
 	if c.AtOnce {
 		return 0
 	}
-	return config.Default().Traps.PartialHold
+	return config.Default(parts.Defaults()).Traps.PartialHold
 }
 
 // Bound is how long diagnosing one event may take by pull alone: the
@@ -283,7 +284,7 @@ func (c *Cluster) PartialHeld() time.Duration {
 // rounds instead of log2 N (hiadsd.PullBound).
 func (c *Cluster) Bound() time.Duration {
 	a, _ := hiadsd.ParseAlgorithm(c.Algorithm) // NewCluster checked it
-	rounds := hiadsd.PullBound(a, c.Nodes(), cmp.Or(c.Plan, config.Default().Test.Plan) == config.PlanRotate)
+	rounds := hiadsd.PullBound(a, c.Nodes(), cmp.Or(c.Plan, config.Default(parts.Defaults()).Test.Plan) == config.PlanRotate)
 	return time.Duration(rounds+1) * c.RoundTime()
 }
 

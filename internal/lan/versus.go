@@ -17,6 +17,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/parts"
 )
 
 // A member group is one system under comparison: one member per host.
@@ -398,7 +399,7 @@ func (v *versus) start(r *VersusResult) error {
 			wire = "SNMPv3 authPriv (keyring)"
 		}
 		r.Settings = append(r.Settings, fmt.Sprintf("%s, %s plan, interval %v, test timeout %v, %d retries, ping %v x%d, %s",
-			s.Algorithm, cmp.Or(st.Plan, config.Default().Test.Plan), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount, wire))
+			s.Algorithm, cmp.Or(st.Plan, config.Default(parts.Defaults()).Test.Plan), st.Interval, st.Timeout, st.Retries, st.PingTimeout, st.PingCount, wire))
 	}
 	if err := v.nw.Count(ports); err != nil {
 		return err
