@@ -189,7 +189,7 @@ func (d *Daemon) Collect(ch chan<- metrics.Metric) {
 	}
 	counts := map[hiadsd.Status]int{}
 	now := d.now()
-	grouped := d.causeMetrics(ch, snap, now)
+	grouped := causeMetrics(ch, snap, now)
 	for _, r := range snap.Nodes {
 		counts[r.Status]++
 		ch <- metrics.MustNewConstMetric(descNodeStatus, metrics.GaugeValue, float64(mib.DiagStatus(r.Status)),
@@ -225,28 +225,23 @@ func (d *Daemon) Collect(ch chan<- metrics.Metric) {
 }
 
 // causeMetrics sends diagagent_cause_nodes for the causes of two nodes or
-// more among the nodes the snapshot holds down (not in maintenance),
-// grouped by when they changed, and returns their NodeIDs.
-func (d *Daemon) causeMetrics(ch chan<- metrics.Metric, snap *board.Snapshot, now time.Time) map[uint32]bool {
+// more among the nodes the snapshot holds out, grouped as the agent
+// notified them (board.Causes), and returns their NodeIDs.
+func causeMetrics(ch chan<- metrics.Metric, snap *board.Snapshot, now time.Time) map[uint32]bool {
 	grouped := map[uint32]bool{}
-	if d.cfg.GroupWindow <= 0 {
-		return grouped
-	}
-	var down []board.Row
-	var at []time.Duration
+	var out []board.Row
 	for _, r := range snap.Nodes {
-		if !r.Status.Up() && r.Status != hiadsd.Unknown && !r.Maint.Active(now) {
-			down = append(down, r)
-			at = append(at, time.Duration(r.LastChange)*10*time.Millisecond)
+		if board.Out(r.Status, r.Maint.Active(now)) {
+			out = append(out, r)
 		}
 	}
-	for _, g := range hiadsd.Together(at, d.cfg.GroupWindow) {
+	for _, g := range board.Causes(out, func(r board.Row) uint32 { return snap.Causes[r.ID] }) {
 		if len(g) < 2 {
 			continue
 		}
 		ids := make([]uint32, len(g))
-		for k, i := range g {
-			ids[k] = down[i].ID
+		for k, r := range g {
+			ids[k] = r.ID
 			grouped[ids[k]] = true
 		}
 		ch <- metrics.MustNewConstMetric(descCause, metrics.GaugeValue, float64(len(g)), mib.NodeRanges(ids, 255))

@@ -27,6 +27,9 @@ type Member struct {
 	// Detector and Source are the NodeIDs of the newest event's detector
 	// and of the agent it was read from; 0 when the table holds none.
 	Detector, Source uint32
+	// CauseGroup is nodeCauseGroup: the group the agent notified the node
+	// lost with, 0 when it is out alone or not out.
+	CauseGroup uint32
 }
 
 // ListMember is one diagTree row's node: its place in the node list.
@@ -114,7 +117,24 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 		}
 		return nil
 	})
+	p.fetchCauses(ctx, t, func(idx, group uint32) {
+		if k, in := byID[idx]; in {
+			m.Nodes[k].CauseGroup = group
+		}
+	})
 	return m, nil
+}
+
+// fetchCauses reads nodeCauseGroup into set, where the agent serves it; an
+// agent of an older release has none, and that is no error.
+func (p *Prober) fetchCauses(ctx context.Context, t Target, set func(idx, group uint32)) {
+	_ = p.walk(ctx, t, []string{mib.NodeCauseGroup}, 0, func(remaining int) int { return remaining },
+		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
+			if g, err := unsignedValue(vbs[0]); err == nil {
+				set(idx, g)
+			}
+			return false, nil
+		})
 }
 
 // FetchNodes reads the agent's members alone, with their names: less than

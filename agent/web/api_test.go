@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // decode parses body into v or fails.
@@ -196,4 +199,34 @@ func mustRequest(t *testing.T, target string) *http.Request {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestStatusCausesAreTheAgents: the page's causes are the groups the agent
+// notified (nodeCauseGroup), not a window of its own: two nodes out at
+// once in two groups are two causes, a degraded node is none, and a node
+// out alone is left to the table.
+func TestStatusCausesAreTheAgents(t *testing.T) {
+	s, src := newTestServer(t, Config{}, 1)
+	snap := *src.Snapshot()
+	snap.Nodes = append([]board.Row(nil), snap.Nodes...)
+	for k := range snap.Nodes {
+		snap.Nodes[k].Status, snap.Nodes[k].LastChange = hiadsd.Faulty, 300
+	}
+	snap.Nodes[3].Status = hiadsd.Degraded
+	snap.Causes = map[uint32]uint32{1: 7, 2: 7, 3: 8, 4: 8}
+	src.set(&snap)
+	_, body := get(t, s.Handler(), "GET", "/api/v1/status")
+	var st Status
+	decode(t, body, &st)
+	if len(st.Causes) != 1 || st.Causes[0].Nodes != "1-2" || st.Causes[0].Count != 2 || st.Causes[0].Status != "faulty" {
+		t.Fatalf("causes %+v, want nodes 1-2 alone (3's group has one node out)", st.Causes)
+	}
+	snap.Causes = nil
+	src.set(&snap)
+	_, body = get(t, s.Handler(), "GET", "/api/v1/status")
+	st = Status{}
+	decode(t, body, &st)
+	if len(st.Causes) != 0 {
+		t.Errorf("causes %+v with no group notified, want none", st.Causes)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
-	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -32,6 +31,9 @@ type Node struct {
 	// MaintenanceUntil is the end of the node's open maintenance window:
 	// it is tested, and not notified until then. Nil when none is open.
 	MaintenanceUntil *time.Time `json:"maintenanceUntil,omitempty"`
+	// CauseGroup is nodeCauseGroup: the diagCauseGroup of the nodes it was
+	// notified lost with; 0 when it is out alone, or not out.
+	CauseGroup uint32 `json:"causeGroup,omitempty"`
 }
 
 // Edges is /api/v1/graph: who tests whom in this agent's view this interval.
@@ -135,7 +137,8 @@ func (s *Server) nodes(snap *board.Snapshot) []Node {
 	out := make([]Node, len(snap.Nodes))
 	for k, r := range snap.Nodes {
 		out[k] = Node{ID: r.ID, Address: r.Addr.String(), Status: r.Status.String(), Code: mib.DiagStatus(r.Status),
-			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name, Flapping: r.Flapping}
+			Role: role(r.TestedOnly), Counter: r.Counter, How: r.How.String(), Name: r.Name, Flapping: r.Flapping,
+			CauseGroup: snap.Causes[r.ID]}
 		if r.Maint.Active(now) {
 			until := r.Maint.Until.UTC()
 			out[k].MaintenanceUntil = &until
@@ -219,7 +222,7 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	}
 	st.ListMismatch = append([]uint32{}, snap.ListMismatch...)
 	st.KeyRefused = append([]uint32{}, snap.KeyRefused...)
-	st.Causes = causes(nodes, s.cfg.GroupWindow)
+	st.Causes = causes(snap, nodes)
 	st.Keys = []string{}
 	for _, k := range snap.Keys {
 		id := fmt.Sprintf("%08x", k.Index)
@@ -232,43 +235,43 @@ func (s *Server) status(snap *board.Snapshot, nodes []Node) Status {
 	return st
 }
 
-// causes groups the nodes down now (not in maintenance) by when they
-// changed, as the agent groups its notifications; groups of one are left
-// out, the table shows them.
-func causes(nodes []Node, window time.Duration) []Cause {
-	out := []Cause{}
-	if window <= 0 {
-		return out
-	}
-	var down []Node
-	var at []time.Duration
-	for _, n := range nodes {
-		if n.Status == "fault-free" || n.Status == "unknown" || n.MaintenanceUntil != nil {
-			continue
+// causes groups the nodes out now as the agent notified them
+// (board.Causes), in the order they changed; a node out alone is left
+// out, the table shows it.
+func causes(snap *board.Snapshot, nodes []Node) []Cause {
+	var out []Node
+	for k, n := range nodes {
+		if board.Out(snap.Nodes[k].Status, n.MaintenanceUntil != nil) {
+			out = append(out, n)
 		}
-		down = append(down, n)
-		var t time.Duration
-		if n.LastChange != nil {
-			t = time.Duration(n.LastChange.UnixNano())
-		}
-		at = append(at, t)
 	}
-	for _, g := range hiadsd.Together(at, window) {
+	slices.SortStableFunc(out, func(a, b Node) int { return changed(a).Compare(changed(b)) })
+	causes := []Cause{}
+	for _, g := range board.Causes(out, func(n Node) uint32 { return n.CauseGroup }) {
 		if len(g) < 2 {
 			continue
 		}
-		c := Cause{Count: len(g), Since: down[g[0]].LastChange}
+		c := Cause{Count: len(g), Since: g[0].LastChange}
 		ids := make([]uint32, len(g))
 		statuses := []string{}
-		for k, i := range g {
-			ids[k] = down[i].ID
-			if !slices.Contains(statuses, down[i].Status) {
-				statuses = append(statuses, down[i].Status)
+		for k, n := range g {
+			ids[k] = n.ID
+			if !slices.Contains(statuses, n.Status) {
+				statuses = append(statuses, n.Status)
 			}
 		}
+		slices.Sort(ids)
 		slices.Sort(statuses)
 		c.Nodes, c.Status = mib.NodeRanges(ids, 255), strings.Join(statuses, "/")
-		out = append(out, c)
+		causes = append(causes, c)
 	}
-	return out
+	return causes
+}
+
+// changed is when a node last changed, the zero time if never.
+func changed(n Node) time.Time {
+	if n.LastChange == nil {
+		return time.Time{}
+	}
+	return *n.LastChange
 }

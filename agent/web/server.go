@@ -31,9 +31,6 @@ type Config struct {
 	// Algorithm and Interval are shown as the agent runs them.
 	Algorithm string
 	Interval  time.Duration
-	// GroupWindow groups the nodes down now into causes as the agent's
-	// notifications do (traps.group_window); 0 shows none.
-	GroupWindow time.Duration
 	// Stations lists the notification receivers in order of preference;
 	// nil shows none.
 	Stations func() []Station

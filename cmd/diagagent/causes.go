@@ -6,42 +6,37 @@ import (
 	"strings"
 	"time"
 
-	"github.com/diagagent/diagagent/agent/config"
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
-// groupWindow is the configuration's traps.group_window, the default (a
-// negative value) made one interval and one test's budget, as the agent
-// runs it.
-func groupWindow(cfg config.Config) time.Duration {
-	if w := cfg.Traps.GroupWindow; w >= 0 {
-		return w
+// causesOf groups the nodes out (faulty or partial, not in a maintenance
+// window) as the agent notified them (board.Causes over nodeCauseGroup),
+// in the order they changed.
+func causesOf(rows []member) [][]member {
+	var out []member
+	for _, r := range rows {
+		if board.Out(r.status, r.Maintenance != nil) {
+			out = append(out, r)
+		}
 	}
-	p := proberConfig(cfg, 0, nil)
-	return cfg.Interval + p.TestBudget()
+	slices.SortStableFunc(out, func(a, b member) int { return a.Since.Compare(b.Since) })
+	return board.Causes(out, func(r member) uint32 { return r.CauseGroup })
 }
 
-// causesOf groups the nodes that are not up (neither fault-free nor
-// degraded, and not in a maintenance window) as the agents' notifications do: nodes whose last
-// change came within window of the one before (up to four windows from
-// the first) went together. Groups come in the order they began.
-func causesOf(rows []member, window time.Duration) [][]member {
-	var down []member
-	var at []time.Duration
-	for _, r := range rows {
-		if r.Status != hiadsd.FaultFree.String() && r.Status != hiadsd.Degraded.String() && r.Maintenance == nil {
-			down = append(down, r)
-			at = append(at, time.Duration(r.Since.UnixNano()))
-		}
+// describeCauses says each cause in a line, then each node degraded (up,
+// with a lossy link) or unknown (not tested yet) outside a maintenance
+// window: neither is a cause of faults.
+func describeCauses(rows []member) []string {
+	var out []string
+	for _, g := range causesOf(rows) {
+		out = append(out, describeCause(g))
 	}
-	var out [][]member
-	for _, g := range hiadsd.Together(at, window) {
-		c := make([]member, len(g))
-		for k, i := range g {
-			c[k] = down[i]
+	for _, r := range rows {
+		if (r.status == hiadsd.Degraded || r.status == hiadsd.Unknown) && r.Maintenance == nil {
+			out = append(out, label(r)+" "+r.Status)
 		}
-		out = append(out, c)
 	}
 	return out
 }

@@ -1,43 +1,49 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// TestCausesOf: nodes down within a window of each other are one cause,
-// however long the chain up to four windows; a node alone is itself;
-// maintenance and fault-free nodes are no cause.
+// TestCausesOf: nodes the agent notified lost together (one
+// nodeCauseGroup) are one cause, whenever each changed; a node out alone is
+// itself; nodes in maintenance, fault-free, degraded or unknown are no
+// cause, and the last two are told on lines of their own.
 func TestCausesOf(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	until := at(3600)
-	rows := []member{
-		{ID: 1, Status: "fault-free", Since: at(0)},
-		{ID: 17, Status: "faulty", Since: at(10)},
-		{ID: 19, Status: "faulty", Since: at(12)},
-		{ID: 18, Status: "faulty", Since: at(11)},
-		{ID: 20, Status: "partial", Since: at(14)},
-		{ID: 5, Status: "faulty", Since: at(40)},
-		{ID: 6, Status: "faulty", Since: at(41), Maintenance: &until},
+	row := func(id uint32, st hiadsd.Status, s int, group uint32) member {
+		return member{ID: id, Status: st.String(), status: st, Since: at(s), CauseGroup: group}
 	}
-	got := causesOf(rows, 3*time.Second)
-	if len(got) != 2 || len(got[0]) != 4 || len(got[1]) != 1 || got[1][0].ID != 5 {
-		t.Fatalf("causes %+v; want 17-20 together, then node 5", got)
+	rows := []member{
+		row(1, hiadsd.FaultFree, 0, 0),
+		row(5, hiadsd.Faulty, 40, 0),
+		row(17, hiadsd.Faulty, 10, 3),
+		row(18, hiadsd.Faulty, 11, 3),
+		row(19, hiadsd.Faulty, 12, 3),
+		row(20, hiadsd.Partial, 30, 3), // far from the others, in their group all the same
+		row(21, hiadsd.Faulty, 13, 0),  // near them in time, notified alone
+		row(7, hiadsd.Degraded, 5, 0),
+		row(8, hiadsd.Unknown, 0, 0),
+	}
+	m := row(6, hiadsd.Faulty, 41, 0)
+	m.Maintenance = &until
+	rows = append(rows, m)
+	got := causesOf(rows)
+	if len(got) != 3 || len(got[0]) != 4 || got[1][0].ID != 21 || got[2][0].ID != 5 {
+		t.Fatalf("causes %+v; want 17-20 together, then 21, then 5", got)
 	}
 	if s := describeCause(got[0]); !strings.HasPrefix(s, "nodes 17-20 faulty/partial together (4) since ") {
 		t.Errorf("describeCause = %q", s)
 	}
-	if s := describeCause(got[1]); s != "node 5 () faulty" {
-		t.Errorf("describeCause = %q", s)
-	}
-	// A chain that keeps growing stops four windows after its first.
-	var chain []member
-	for k := range 10 {
-		chain = append(chain, member{ID: uint32(k + 1), Status: "faulty", Since: at(2 * k)})
-	}
-	if got := causesOf(chain, 3*time.Second); len(got) != 2 || len(got[0]) != 7 {
-		t.Fatalf("a chain: %d causes, the first of %d; want 2, the first of 7", len(got), len(got[0]))
+	lines := describeCauses(rows)
+	want := []string{lines[0], "node 21 () faulty", "node 5 () faulty", "node 7 () degraded", "node 8 () unknown"}
+	if !slices.Equal(lines, want) {
+		t.Errorf("describeCauses = %q, want %q", lines, want)
 	}
 }

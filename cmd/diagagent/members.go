@@ -97,6 +97,11 @@ type member struct {
 	// Build is the agent's version as its sysDescr.0 says, with -versions:
 	// "?" for an agent that did not answer; empty for a device.
 	Build string `json:"version,omitempty"`
+	// CauseGroup is nodeCauseGroup: the group the agent notified the node
+	// lost with, 0 when it is out alone or not out.
+	CauseGroup uint32 `json:"causeGroup,omitempty"`
+	// status is Status as the core's value.
+	status hiadsd.Status
 }
 
 // read asks the agent for every node, with names from the configuration.
@@ -108,7 +113,8 @@ func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) 
 	out := make([]member, 0, len(m.Nodes))
 	for _, n := range m.Nodes {
 		r := member{ID: n.ID, Address: netip.AddrPortFrom(n.Addr, n.Port).String(), Status: n.Status.String(),
-			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n), Flapping: n.Flapping}
+			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n), Flapping: n.Flapping,
+			CauseGroup: n.CauseGroup, status: n.Status}
 		if n.MaintUntil.After(now) {
 			r.Maintenance = &n.MaintUntil
 		}
@@ -179,7 +185,7 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if *byCause {
-			printCauses(stdout, causesOf(rows, groupWindow(v.cfg)))
+			printCauses(stdout, rows)
 		} else {
 			printMembers(stdout, rows, *format)
 		}
@@ -265,15 +271,15 @@ func printMembers(w io.Writer, rows []member, format string) {
 	tw.Flush()
 }
 
-// printCauses writes one line per cause of the nodes that are not
-// fault-free, oldest first, or that every node is.
-func printCauses(w io.Writer, causes [][]member) {
-	if len(causes) == 0 {
+// printCauses prints the nodes out as causes, one line each, then the
+// nodes degraded or unknown; "every node fault-free" when there is none.
+func printCauses(w io.Writer, rows []member) {
+	lines := describeCauses(rows)
+	if len(lines) == 0 {
 		fmt.Fprintln(w, "every node fault-free")
-		return
 	}
-	for _, g := range causes {
-		fmt.Fprintln(w, describeCause(g))
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
 	}
 }
 
@@ -340,14 +346,7 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 			count["flapping"]++
 		}
 	}
-	for _, g := range causesOf(checked, groupWindow(v.cfg)) { // one entry per cause
-		down = append(down, describeCause(g))
-	}
-	for _, r := range checked {
-		if r.Status == hiadsd.Degraded.String() && r.Maintenance == nil { // up, with a lossy link: no cause of faults
-			down = append(down, label(r)+" degraded")
-		}
-	}
+	down = append(down, describeCauses(checked)...) // one entry per cause, then degraded and unknown nodes
 	down = append(down, maint...)
 	total := count["fault-free"] + count["degraded"] + count["partial"] + count["faulty"] + count["unknown"] + count["maintenance"]
 	perf := fmt.Sprintf("fault_free=%d;;;0;%d degraded=%d;;;0;%d partial=%d;;;0;%d faulty=%d;;;0;%d unknown=%d;;;0;%d flapping=%d;;;0;%d maintenance=%d;;;0;%d",

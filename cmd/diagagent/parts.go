@@ -194,7 +194,7 @@ func stations(cfg config.Config, b *board.Board) func() []traps.Destination {
 func webConfig(cfg config.Config, a *agent) web.Config {
 	w := web.Default()
 	w.Source, w.Metrics, w.Log = a.daemon, a.metrics, a.log
-	w.Algorithm, w.Interval, w.GroupWindow = cfg.Algorithm, cfg.Interval, groupWindow(cfg)
+	w.Algorithm, w.Interval = cfg.Algorithm, cfg.Interval
 	dests := stations(cfg, a.board)
 	w.Stations = func() []web.Station {
 		var out []web.Station

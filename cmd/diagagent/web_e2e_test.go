@@ -365,6 +365,18 @@ func (b *bigSource) setStatusAt(id int, s hiadsd.Status, lastChange uint32) {
 	}
 }
 
+// setCauses publishes the snapshot again with the groups out (nodeCauseGroup).
+func (b *bigSource) setCauses(groups map[uint32]uint32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	next := *b.snap
+	next.Causes = groups
+	b.snap = &next
+	if err := b.board.Publish(&next); err != nil {
+		panic(err)
+	}
+}
+
 // edgesOf counts the edges of graph g that start or end at node k.
 func edgesOf(g [][]int, k int) int {
 	n := len(g[k])
@@ -423,6 +435,7 @@ func TestPageShowsCauses(t *testing.T) {
 		src.setStatusAt(id, hiadsd.Faulty, 200000+uint32(id)*50) // half a second apart
 	}
 	src.setStatusAt(5, hiadsd.Faulty, 900000) // much later, alone
+	src.setCauses(map[uint32]uint32{17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 22: 1, 23: 1, 24: 1}) // as the agent notified them
 	waitPage(t, ctx, "one banner for 17-24", `document.getElementById("node-5").dataset.status === "faulty" &&
 		document.querySelectorAll("#causes .cause").length === 1 &&
 		document.querySelector("#causes .cause").textContent.startsWith("nodes 17-24 faulty together (8) since ")`, 10*time.Second)
@@ -432,6 +445,7 @@ func TestPageShowsCauses(t *testing.T) {
 	for id := 17; id <= 24; id++ {
 		src.setStatusAt(id, hiadsd.FaultFree, 1000000)
 	}
+	src.setCauses(nil)
 	waitPage(t, ctx, "no banner once they are back", `document.getElementById("node-24").dataset.status === "fault-free" &&
 		document.querySelectorAll("#causes .cause").length === 0`, 10*time.Second)
 	if e := mustEval[string](t, ctx, `document.body.dataset.error || ""`); e != "" {
@@ -445,7 +459,7 @@ func servePage(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*bigS
 	t.Helper()
 	src := newBigSource(t, n)
 	src.snap.Self = 1
-	srv, err := web.New(web.Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second, GroupWindow: 35 * time.Second})
+	srv, err := web.New(web.Config{Source: src, Algorithm: "vcube", Interval: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
