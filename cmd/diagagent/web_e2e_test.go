@@ -434,7 +434,7 @@ func TestPageShowsCauses(t *testing.T) {
 	for id := 17; id <= 24; id++ {
 		src.setStatusAt(id, hiadsd.Faulty, 200000+uint32(id)*50) // half a second apart
 	}
-	src.setStatusAt(5, hiadsd.Faulty, 900000) // much later, alone
+	src.setStatusAt(5, hiadsd.Faulty, 900000)                                                // much later, alone
 	src.setCauses(map[uint32]uint32{17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 22: 1, 23: 1, 24: 1}) // as the agent notified them
 	waitPage(t, ctx, "one banner for 17-24", `document.getElementById("node-5").dataset.status === "faulty" &&
 		document.querySelectorAll("#causes .cause").length === 1 &&
