@@ -434,8 +434,9 @@ func TestPageShowsCauses(t *testing.T) {
 	for id := 17; id <= 24; id++ {
 		src.setStatusAt(id, hiadsd.Faulty, 200000+uint32(id)*50) // half a second apart
 	}
-	src.setStatusAt(5, hiadsd.Faulty, 900000)                                                // much later, alone
-	src.setCauses(map[uint32]uint32{17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 22: 1, 23: 1, 24: 1}) // as the agent notified them
+	src.setStatusAt(5, hiadsd.Faulty, 900000) // much later, alone
+	// 17-24 as the agent notified them, one group:
+	src.setCauses(map[uint32]uint32{17: 1, 18: 1, 19: 1, 20: 1, 21: 1, 22: 1, 23: 1, 24: 1})
 	waitPage(t, ctx, "one banner for 17-24", `document.getElementById("node-5").dataset.status === "faulty" &&
 		document.querySelectorAll("#causes .cause").length === 1 &&
 		document.querySelector("#causes .cause").textContent.startsWith("nodes 17-24 faulty together (8) since ")`, 10*time.Second)
