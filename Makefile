@@ -27,8 +27,14 @@ DEB_DIR   ?= $(BIN)
 
 all: build
 
+# The research tools that draw plots (cmd/diagsim, cmd/lanrun) and the
+# memberlist member (cmd/swimmember) are modules of their own, so the
+# agent's go.mod holds only what the agent uses.
+LAB := cmd/diagsim cmd/lanrun cmd/swimmember
+
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/ ./cmd/...
+	for m in $(LAB); do CGO_ENABLED=0 $(GO) build -C $$m -trimpath -o $(CURDIR)/$(BIN)/ . || exit 1; done
 
 # deb: the Debian package for amd64 in $(DEB_DIR) (configs/deb): the static
 # binary, the hardened unit, the configuration as a conffile, the manual page
@@ -82,12 +88,14 @@ test:
 	$(GO) vet -tags integration $(PKGS)
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS) # nothing Unix-only in what Windows builds
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
+	for m in $(LAB); do $(GO) vet -C $$m ./... || exit 1; done
 	$(GO) test -tags integration -count=1 -parallel 3 -timeout 20m $(PKGS)
-	$(GO) test -C cmd/swimmember -count=1 . # its own module (memberlist stays out of go.mod)
+	for m in $(LAB); do $(GO) test -C $$m -count=1 ./... || exit 1; done
 
 # unit: the unit tests alone; they need no root and none of the test tools.
 unit:
 	$(GO) test -count=1 $(PKGS)
+	for m in $(LAB); do $(GO) test -C $$m -count=1 ./... || exit 1; done
 
 # unit-env: the unit tests as an unprivileged user with the test tools hidden (root to set up).
 unit-env:
@@ -95,6 +103,7 @@ unit-env:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	$(GO) test -C cmd/diagsim -run '^$$' -bench . -benchmem ./...
 
 # bench-agentx: GET latency through snmpd and AgentX against the standalone
 # agent, interleaved on loopback; writes docs/bench-agentx.md. Root.
@@ -163,16 +172,18 @@ versus-hold:
 
 # compare: regenerates docs/compare.md and its plots from the simulator.
 compare:
-	$(GO) run ./cmd/diagsim compare -n 8,16,32,64,128,256,512,1024 -out docs/compare.md -plots docs
+	$(GO) run -C cmd/diagsim . compare -n 8,16,32,64,128,256,512,1024 -out ../../docs/compare.md -plots ../../docs
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
+	for m in $(LAB); do $(GO) vet -C $$m ./... || exit 1; done
 
 tidy:
 	$(GO) mod tidy
-	git diff --exit-code go.mod go.sum
+	for m in $(LAB); do $(GO) mod tidy -C $$m || exit 1; done
+	git diff --exit-code go.mod go.sum $(addsuffix /go.mod,$(LAB)) $(addsuffix /go.sum,$(LAB))
 
 clean:
 	rm -rf $(BIN)

@@ -28,7 +28,7 @@ work=$(mktemp -d "${DIAGLAN_TMP:-/tmp}/diaglan-scenario.XXXXXX")
 # The agent is built as it ships (static, no cgo: docs/platforms.md); memberlist's
 # member is built the same way, so that both map one binary and no libc.
 CGO_ENABLED=0 go build -trimpath -o "$work/diagagent" ./cmd/diagagent
-go build -o "$work/lanrun" ./cmd/lanrun
+go build -C cmd/lanrun -o "$work/lanrun" . # its own module: the plotting library stays out of go.mod
 CGO_ENABLED=0 go build -C cmd/swimmember -trimpath -o "$work/swimmember" . # its own module: memberlist stays out of go.mod
 cleanup() {
 	trap - EXIT INT TERM

@@ -46,7 +46,7 @@ func commandLine(req compareRequest) string {
 	for k, a := range req.algos {
 		algos[k] = a.String()
 	}
-	s := fmt.Sprintf("go run ./cmd/diagsim compare -n %s -algo %s -samples %d -start %s -seed %d -rounds %d",
+	s := fmt.Sprintf("go run -C cmd/diagsim . compare -n %s -algo %s -samples %d -start %s -seed %d -rounds %d",
 		strings.Join(sizes, ","), strings.Join(algos, ","), req.sweep.Samples, req.sweep.Start, req.sweep.Seed, req.sweep.Rounds)
 	if req.out != "" {
 		s += " -out " + filepath.ToSlash(req.out)

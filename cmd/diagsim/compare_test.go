@@ -73,7 +73,7 @@ func TestCompareWritesReport(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"go run ./cmd/diagsim compare -n 8,16", "(002 Table 2)", "## Where a measured figure differs", "![latency](compare-latency.png)"} {
+	for _, want := range []string{"go run -C cmd/diagsim . compare -n 8,16", "(002 Table 2)", "## Where a measured figure differs", "![latency](compare-latency.png)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}

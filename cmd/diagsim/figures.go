@@ -74,7 +74,7 @@ func figures() []published {
 		{"002", "§5.3", "37-node LAN, 8 events, 40 s interval", "438.9 s = 11.0 rounds on average",
 			fixed("simulator: 11.5 rounds with the nodes started together, 14.4 with random starts (seeds 1-10); LAN at 2 s: 14.3", explained,
 				"the start phase: the paper's nodes tested in step, ours start at random levels and phases (docs/lan.md)",
-				"go test ./cmd/diagsim/sim -run TestPaperLANStartPhase")},
+				"go test -C cmd/diagsim ./sim -run TestPaperLANStartPhase")},
 		{"003", "§3.1", "ADSD with Intersections latency", "N/p rounds", adsdwiLatency},
 		{"003", "§3.2", "messages per round f(p) = p + N/p, least at p = sqrt(N)", "16 at N=64 (p = 8)",
 			func(rows []row) (string, string, string, string) {
@@ -127,7 +127,7 @@ func tableRun(n int, want string) func([]row) (string, string, string, string) {
 		if strings.Join(got, " ") == want {
 			verdict = reproduced
 		}
-		return strings.Join(got, " "), verdict, "", fmt.Sprintf("go run ./cmd/diagsim -algo hiadsd -n %d -start sync -event \"fault 5@100\" -json", n)
+		return strings.Join(got, " "), verdict, "", fmt.Sprintf("go run -C cmd/diagsim . -algo hiadsd -n %d -start sync -event \"fault 5@100\" -json", n)
 	}
 }
 
@@ -145,7 +145,7 @@ func seedRange(paper int, algo lab.Algorithm, n int, start sim.Start, ev int, ev
 			sum += k
 		}
 		value := fmt.Sprintf("%d-%d, mean %.1f (seeds 1-10)", lo, hi, float64(sum)/float64(len(ks)))
-		how := fmt.Sprintf("go run ./cmd/diagsim -algo %v -n %d -start %v -seed S%s -json", algo, n, start, eventFlags(events))
+		how := fmt.Sprintf("go run -C cmd/diagsim . -algo %v -n %d -start %v -seed S%s -json", algo, n, start, eventFlags(events))
 		if paper >= lo && paper <= hi {
 			return value, reproduced, "the paper shows one representative run; ours range over ten", how
 		}
@@ -175,7 +175,7 @@ func vringLatency(rows []row) (string, string, string, string) {
 	return fmt.Sprintf("N=64: %d rounds in exact step, %d with +/-3 jitter, worst %d with random phases",
 			step.Events[0].LatencyRounds, jit.Events[0].LatencyRounds, rowOf(rows, lab.VRing, 64).Worst), explained,
 		"the news walks the ring backwards, one node per interval when the nodes run in exact step (intervals that end at the same instant run in a fixed order, so one neighbour pair of the 63 shares a round: 62); once jitter or random phases let a node run after its successor within a round, several hops share a round",
-		"go run ./cmd/diagsim -algo vring -n 64 -start sync -jitter 0 -event \"fault 5@100\" -json"
+		"go run -C cmd/diagsim . -algo vring -n 64 -start sync -jitter 0 -event \"fault 5@100\" -json"
 }
 
 // adsdwiLatency compares ADSD with Intersections' worst latency with N/p.

@@ -10,7 +10,7 @@ import (
 // TestJoinAndLeaveAt1024 runs a join and a leave on 1,024 nodes, for the
 // algorithms whose fetches carry the list, and checks that each reached
 // every testing node within hiadsd.MembershipBound, with the new node held
-// up everywhere (issue 17's figure: go run ./cmd/diagsim -algo vcube,hiadsd
+// up everywhere (the figure of docs/membership.md: go run -C cmd/diagsim . -algo vcube,hiadsd
 // -n 1024 -event "join 5@100" -event "leave 700@2000").
 func TestJoinAndLeaveAt1024(t *testing.T) {
 	for _, algo := range []lab.Algorithm{lab.VCube, lab.HiADSD} {

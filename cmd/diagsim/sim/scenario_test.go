@@ -23,7 +23,7 @@ import (
 //
 // The input lists the events (sim.ParseEvent), the output says, for each, how
 // many fault-free nodes held it after k of their own tests. go test
-// ./cmd/diagsim/sim -run TestScenarios -rewrite regenerates the output.
+// -C cmd/diagsim ./sim -run TestScenarios -rewrite regenerates the output.
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
