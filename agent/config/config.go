@@ -32,7 +32,7 @@ type Config struct {
 	Log Log `mapstructure:"log"`
 	// Keyring is the file of cluster keys; empty when agents speak with
 	// communities or test.v3_user.
-	Keyring string `mapstructure:"keyring" doc:"file of cluster keys, one per line (diagagent keygen), mode 0600, the same on every agent: agents test, read and push each other as SNMPv3 users derived from them (authPriv, SHA-256, AES), and only they may push; the first key is used to send, all are accepted. A relative path is taken from the configuration file's directory. Empty: agents use the communities or test.v3_user"`
+	Keyring string `mapstructure:"keyring" doc:"file of cluster keys, one per line (diagagent keygen), mode 0600, the same on every agent: agents test, read and push each other as SNMPv3 users derived from them (authPriv, SHA-256, AES), and only they may push; the first key sends, all are accepted. A relative path is taken from the configuration file's directory. Empty: agents use the communities or test.v3_user"`
 	// ResolveInterval is how often nodes given by host name are resolved again; 0 never.
 	ResolveInterval time.Duration `mapstructure:"resolve_interval" doc:"how often nodes given by host name are resolved again (a change is logged and followed); 0s: only at start"`
 }
@@ -64,7 +64,7 @@ type SNMP struct {
 // Communities are the SNMPv2c community strings; an empty string disables that access.
 type Communities struct {
 	// Read is the read-only community; tests of peers use it unless test.v3_user is set.
-	Read string `mapstructure:"read" doc:"read-only community; also used to test peers unless test.v3_user is set"`
+	Read string `mapstructure:"read" doc:"read-only community; which also tests peers unless test.v3_user is set"`
 	// Write is the read-write community (NMSid, fault injection); empty disables SNMPv2c writes.
 	Write string `mapstructure:"write" doc:"read-write community (NMSid, fault injection); empty disables v2c writes"`
 }
@@ -139,7 +139,7 @@ type Test struct {
 	Concurrency int `mapstructure:"concurrency" doc:"tests run at once, each with its own socket"`
 	// Vantage is how many other agents confirm a new failure (daemon.Config.Vantage).
 	Vantage int `mapstructure:"vantage" doc:"other agents asked to test a node this agent's test finds newly faulty or partial, while it re-tests it; the verdict is believed only if none of them reaches the node and one finds it down too (a flaky member's word is not spread). Needs pushes (the cluster key or a write community); 0 believes every test"`
-	// V3User names the entry of snmp.users used to test peers; empty tests with SNMPv2c.
+	// V3User names the entry of snmp.users that tests peers; empty tests with SNMPv2c.
 	V3User string `mapstructure:"v3_user" doc:"name of an snmp.users entry to test peers with SNMPv3; empty tests with the read community"`
 }
 

@@ -3,7 +3,7 @@
 // to each other with (authPriv: HMAC-SHA-256 and AES-128), so that their
 // tests, reads and pushes are authenticated and encrypted without an
 // operator choosing names or pass phrases. A keyring holds one or more
-// keys: the first is used to send, and every one is accepted, so a new key
+// keys: the first sends, and every one is accepted, so a new key
 // can be installed everywhere before it is used (memberlist's keyring,
 // Consul's `keyring -install/-use/-remove`).
 package keyring
@@ -104,12 +104,12 @@ func (k Key) User() usm.User {
 	}
 }
 
-// Ring is a keyring: Keys[0] is used to send, all are accepted.
+// Ring is a keyring: Keys[0] sends, all are accepted.
 type Ring struct {
 	Keys []Key
 }
 
-// Primary is the key used to send.
+// Primary is the key that sends.
 func (r Ring) Primary() Key { return r.Keys[0] }
 
 // Users returns the user of every key, the primary's first.
@@ -134,14 +134,14 @@ func (r Ring) Indexes() []uint32 {
 // first, after a comment naming each key.
 func (r Ring) Marshal() []byte {
 	var b bytes.Buffer
-	b.WriteString("# diagagent keyring: the first key is used to send, all are accepted\n")
+	b.WriteString("# diagagent keyring: the first key sends, all are accepted\n")
 	for _, k := range r.Keys {
 		fmt.Fprintf(&b, "# %s\n%s\n", k.ID(), k)
 	}
 	return b.Bytes()
 }
 
-// Parse reads a keyring file: one key per line, the first used to send;
+// Parse reads a keyring file: one key per line, the first the one that sends;
 // blank lines and lines starting with # are ignored. An error names the
 // line.
 func Parse(b []byte) (Ring, error) {

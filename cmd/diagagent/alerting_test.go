@@ -126,7 +126,7 @@ var seriesWhenDown = map[string]bool{"diagagent_cause_nodes": true}
 
 // TestRulesAndDashboardUseExportedMetrics scrapes a running agent (in
 // AgentX mode, which exports every metric the standalone agent does and
-// its session's), has promtool lint what it serves, and checks that every
+// those of its AgentX session), has promtool lint what it serves, and checks that every
 // diagagent_ metric the rules and the dashboard name is one it exports, so
 // a renamed metric cannot leave an alert that never fires.
 func TestRulesAndDashboardUseExportedMetrics(t *testing.T) {

@@ -7,6 +7,6 @@
 // latency percentiles; "compare" interleaves the same cells against several
 // servers and writes a markdown table with medians and ratios; "serve" starts
 // the diagagent responder with a synthetic snapshot; "echo" is a trivial UDP
-// echo server used to show that the generator itself is not the bottleneck.
+// echo server shows that the generator itself is not the bottleneck.
 // scripts/bench-snmp.sh wires them together against net-snmp's snmpd.
 package main
