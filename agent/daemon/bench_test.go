@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -18,7 +19,7 @@ func BenchmarkTakePush256(b *testing.B) {
 	const n = 256
 	cfg := testConfig(b, n, hiadsd.VCube, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(b, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(b, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background()) // every node fault-free
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -42,7 +43,7 @@ func TestChangeDuringSwitchIsKept(t *testing.T) {
 	logger.SetLevel(logrus.InfoLevel)
 	s := &sink{}
 	d, err := New(Options{Config: cfg, Prober: newFakeLAN(), Board: s.board(), Notifier: s,
-		State: State{Version: stateVersion, Nodes: 4, Counters: make([]uint32, 4)}, Log: logrus.NewEntry(logger)})
+		State: state.State{Version: state.FileVersion, Nodes: 4, Counters: make([]uint32, 4)}, Log: logrus.NewEntry(logger)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestChangeDuringSwitchIsKept(t *testing.T) {
 func TestAddsInARowAtOneAgent(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	s := &sink{}
-	d := newTestDaemon(t, cfg, newFakeLAN(), s, State{}, nil)
+	d := newTestDaemon(t, cfg, newFakeLAN(), s, state.State{}, nil)
 	d.interval(context.Background())
 	const n = 100
 	for k := range n {
@@ -161,7 +162,7 @@ func TestListAheadIsReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	lan.lists[addr(1)] = ahead // node 0 tests node 1 (vRing), which runs it
-	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, clock.Now)
 	d.interval(context.Background())
 	if d.list.Hash == ahead.Hash {
 		t.Fatal("a list stamped 10 minutes ahead was taken")
@@ -223,7 +224,7 @@ func TestLateAddMovesNotTheNodeAddedSince(t *testing.T) {
 func TestChangeMadeAheadIsStampedAnew(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	clock := &mockClock{now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, clock.Now)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, clock.Now)
 	d.interval(context.Background())
 	clock.advance(10 * time.Minute) // the clock jumps
 	printer := nodelist.Member{Addr: addr(20), Port: 161, TestedOnly: true}

@@ -19,6 +19,7 @@ import (
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -96,7 +97,7 @@ const DefaultVantage = 3
 
 // Default returns the daemon's defaults, the configuration file's: vCube
 // on the rotating plan every 2 s, a 30 s start-up grace, notifications of
-// what this agent tested, state in DefaultStateDir (/var/lib/diagagent on
+// what this agent tested, state in state.DefaultDir (/var/lib/diagagent on
 // Linux). It has no nodes.
 func Default() Config {
 	return Config{
@@ -107,7 +108,7 @@ func Default() Config {
 		StartupGrace: 30 * time.Second,
 		RecoveryHold: 10 * time.Second,
 		PartialHold:  5 * time.Second,
-		StateDir:     DefaultStateDir,
+		StateDir:     state.DefaultDir,
 		Flapping:     flap.Default(),
 		Vantage:      DefaultVantage,
 	}
@@ -124,8 +125,8 @@ type Options struct {
 	Board *board.Board
 	// Notifier sends notifications; nil sends none.
 	Notifier Notifier
-	// State is what LoadState found under state_dir.
-	State State
+	// State is what state.Load found under state_dir.
+	State state.State
 	// Log receives one line per event; nil discards.
 	Log *logrus.Entry
 	// Observe, if set, is called after every interval with what it did.
@@ -221,7 +222,7 @@ func New(o Options) (*Daemon, error) {
 	if c.Self < 0 || c.Self >= len(c.Nodes) {
 		return nil, fmt.Errorf("node id %d outside the %d nodes of the file: %w", c.Self, len(c.Nodes), hiadsd.ErrBadConfig)
 	}
-	kept, err := loadKeys(c.StateDir)
+	kept, err := state.LoadKeys(c.StateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +265,7 @@ func New(o Options) (*Daemon, error) {
 	}
 	if r := d.ringOf(s.list.Keys); len(r.Keys) != len(s.list.Keys) {
 		return nil, fmt.Errorf("state_dir: the node list this agent runs (version %d) names cluster keys %v, and %s holds only %d of them: copy the cluster's current keyring file to the configured keyring, or start afresh (empty state_dir)",
-			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, keysFileName), len(r.Keys))
+			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, state.KeysFileName), len(r.Keys))
 	}
 	d.push.in = make(chan board.Push, pushQueue)
 	d.vantage = vantage{waiting: map[vantageKey]*question{}, asks: make(chan board.Vantage, questions)}

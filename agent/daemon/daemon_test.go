@@ -16,6 +16,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -196,10 +197,10 @@ func testConfig(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) Config 
 	return c
 }
 
-func newTestDaemon(t testing.TB, cfg Config, lan *fakeLAN, s *sink, st State, now func() time.Time) *Daemon {
+func newTestDaemon(t testing.TB, cfg Config, lan *fakeLAN, s *sink, st state.State, now func() time.Time) *Daemon {
 	t.Helper()
 	if st.Counters == nil {
-		st = State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
+		st = state.State{Version: state.FileVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
 	}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s, State: st,
 		Now: now, Rand: rand.New(rand.NewPCG(1, 2))})
@@ -213,7 +214,7 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 
 	d.interval(context.Background())
 	snap := d.Snapshot()
@@ -237,7 +238,7 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 	if len(s.events) != 2 || s.events[1].Prev != hiadsd.Partial || s.events[1].Counter != 1 {
 		t.Fatalf("repair notification: %+v", s.events)
 	}
-	st, err := LoadState(cfg.StateDir, 4)
+	st, err := state.Load(cfg.StateDir, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestLearnedEventsNotifiedByScope(t *testing.T) {
 			lan, s := newFakeLAN(), &sink{}
 			// Node 0 tests node 1 (vRing) and learns node 3's fault from it.
 			lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree, Counter: 0}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}
-			d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+			d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 			d.interval(context.Background())
 			if got := d.Snapshot().Nodes[3]; got.Status != hiadsd.Faulty || got.How != mib.SourceLearned || got.Counter != 2 {
 				t.Fatalf("node 4 row: %+v", got)
@@ -285,7 +286,7 @@ func TestLearnedEventsNotifiedByScope(t *testing.T) {
 func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, clock)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, clock)
 	d.interval(context.Background())
 	d.mu.Lock()
 	up := d.upLocked()
@@ -343,7 +344,7 @@ func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
 
 func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
-	st := State{Version: stateVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
+	st := state.State{Version: state.FileVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(1)] = hiadsd.Faulty
 	d := newTestDaemon(t, cfg, lan, s, st, nil)
@@ -388,7 +389,7 @@ func hypercubeGraph(t *testing.T, cfg Config, want int) {
 		lan.rows[addr(k)] = allFaultFreeRows(8)
 	}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
-		State:   State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)},
+		State:   state.State{Version: state.FileVersion, Nodes: 8, Counters: make([]uint32, 8)},
 		Observe: func(i IntervalInfo) { infos = append(infos, i) }})
 	if err != nil {
 		t.Fatal(err)
@@ -432,7 +433,7 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	dir := cfg.StateDir
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	served := len(d.Snapshot().Events)
 	if served == 0 {
@@ -468,7 +469,7 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 		t.Fatalf("after the save: %d events, last %+v, %d notifications; want %d, node 3 at seq %d, 1",
 			len(snap.Events), last, len(s.events), served+1, served+1)
 	}
-	st, err := LoadState(dir, 4)
+	st, err := state.Load(dir, 4)
 	if err != nil || st.LastSeq != last.Seq {
 		t.Fatalf("saved state: last seq %d, %v; want %d", st.LastSeq, err, last.Seq)
 	}
@@ -483,7 +484,7 @@ func TestSetAddressMovesANode(t *testing.T) {
 	lan, s := newFakeLAN(), &sink{}
 	moved := netip.MustParseAddr("2001:db8::3")
 	lan.status[moved] = hiadsd.Partial // at its new address the node's agent is down
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	if r := d.Snapshot().Nodes[2]; r.Status != hiadsd.FaultFree || r.Addr != addr(2) {
 		t.Fatalf("before the move: %+v", r)
@@ -514,7 +515,7 @@ func TestStartupGrace(t *testing.T) {
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial // started later than this agent
 	lan.status[addr(3)] = hiadsd.Partial // really down
-	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, clock.Now)
 
 	d.interval(context.Background())
 	if len(s.events) != 0 || len(d.Snapshot().Events) != 3 {
@@ -546,7 +547,7 @@ func TestStartupGrace(t *testing.T) {
 func holdHarness(t *testing.T, cfg Config) (*Daemon, *sink, func(st hiadsd.Status, times int), func(what string, statuses ...hiadsd.Status)) {
 	clock := &mockClock{now: time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, clock.Now)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, clock.Now)
 	step := func(st hiadsd.Status, times int) {
 		t.Helper()
 		for range times {
@@ -650,7 +651,7 @@ func TestTheAgentThatToldRetracts(t *testing.T) {
 	cfg.Self = 1
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(0)] = hiadsd.Faulty
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	lan.status[addr(2)] = hiadsd.Partial
 	d.interval(context.Background())
@@ -680,7 +681,7 @@ func TestPeerWithAnotherNodeList(t *testing.T) {
 	other := cfg
 	other.Nodes = append(slices.Clone(cfg.Nodes), nodelist.Member{Addr: netip.MustParseAddr("127.0.0.99"), Port: 161})
 	lan.lists[addr(1)] = nodelist.New(other.Nodes) // another file: it does not merge
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	snap := d.Snapshot()
 	if snap.Nodes[3].Status == hiadsd.Faulty || !slices.Equal(snap.ListMismatch, []uint32{2}) {

@@ -17,7 +17,7 @@
 //	                                                                                     │
 //	      board.Board ◄── Publish(snapshot) ◄───────────────────────────────────────────┤
 //	      Notifier    ◄── NodeStatusChange ◄────────────────────────────────────────────┤
-//	      state dir   ◄── SaveState ◄───────────────────────────────────────────────────┘
+//	      state dir   ◄── state.Save ◄───────────────────────────────────────────────────┘
 //
 // A Daemon is three parts: the loop, the membership (the node list it runs
 // and the changes it waits to make, members.go) and the journal (its events,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -43,7 +44,7 @@ func TestEnginesLearnedAheadOfNeed(t *testing.T) {
 	cfg.Nodes[4].TestedOnly = true
 	lan := &learningLAN{fakeLAN: newFakeLAN(), known: map[netip.Addr]bool{addr(1): true}}
 	lan.status[addr(2)] = hiadsd.Faulty
-	st := State{Version: stateVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
+	st := state.State{Version: state.FileVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}
 	s := &sink{}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s, State: st, Rand: rand.New(rand.NewPCG(1, 2))})
 	if err != nil {

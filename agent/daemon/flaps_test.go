@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -18,7 +19,7 @@ import (
 func TestFlappingNotifiedOnceEachWay(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	run := func(st hiadsd.Status, n int) {
 		for range n {
 			lan.mu.Lock()
@@ -66,7 +67,7 @@ func TestFlappingNotifiedOnceEachWay(t *testing.T) {
 func TestExtraIntervalsAreNoSamples(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	for k := range 30 {
 		lan.mu.Lock()
 		lan.status[addr(2)] = []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree}[k%2]
@@ -88,7 +89,7 @@ func TestExtraIntervalsAreNoSamples(t *testing.T) {
 func TestPushesAreNoSamples(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	for k := range 30 {
 		e := d.view[2]
@@ -109,7 +110,7 @@ func TestPushesAreNoSamples(t *testing.T) {
 func TestUndoneChangesFlap(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	for range 12 {
 		for _, st := range []hiadsd.Status{hiadsd.Partial, hiadsd.FaultFree} {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -43,7 +44,7 @@ func TestHelloAsksOnce(t *testing.T) {
 		return was
 	}
 	control := newFakeLAN()
-	plain := second(newTestDaemon(t, cfg, control, &sink{}, State{}, clock), control, func() {})
+	plain := second(newTestDaemon(t, cfg, control, &sink{}, state.State{}, clock), control, func() {})
 	asker := -1
 	for k := 1; k < 8 && asker < 0; k++ {
 		if plain[k] == 0 {
@@ -56,7 +57,7 @@ func TestHelloAsksOnce(t *testing.T) {
 
 	cfg.StateDir = t.TempDir()
 	lan := newFakeLAN()
-	d := newTestDaemon(t, cfg, lan, &sink{}, State{}, clock)
+	d := newTestDaemon(t, cfg, lan, &sink{}, state.State{}, clock)
 	tested := second(d, lan, func() {
 		for _, id := range []uint32{1, 99, 0, uint32(asker + 1), uint32(asker + 1)} { // 1 is this agent
 			if err := d.Hello(id); err != nil {
@@ -89,7 +90,7 @@ func TestHelloAfterAStall(t *testing.T) {
 	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := start
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
 	now = now.Add(cfg.Interval)
@@ -127,7 +128,7 @@ func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
 func afterOneInterval(t *testing.T) (*Daemon, Config, *time.Time) {
 	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return now })
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
 	return d, cfg, &now
@@ -232,7 +233,7 @@ func TestTestersRoundFirst(t *testing.T) {
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	cfg.Rotate = true
 	at := time.Unix(1000, 0) // node 1 has no stagger: round 1000 / interval
-	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, State{}, func() time.Time { return at })
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return at })
 	r, _ := d.roundAt(at)
 	// Node 1's clusters: c(0,1) = {2}, c(0,2) = {3, 4}, c(0,3) = {5..8}.
 	first := map[int][]int{1: {2, 3, 5}, 2: {3, 5, 2}, 3: {5, 2, 3}}

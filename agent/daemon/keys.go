@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -25,11 +23,8 @@ import (
 // key installed, used or removed at one agent is a change of the list,
 // which reaches every agent as an added node does (readList reads the keys
 // with the list). The keys themselves (keys, by index) are kept under
-// state_dir in a keyring file of mode 0600 (keysFileName), so a restart
+// state_dir in a keyring file of mode 0600 (state.KeysFileName), so a restart
 // runs the keys learned, not the older ones of the configured file.
-
-// keysFileName is the file under state_dir holding the keys the agent runs.
-const keysFileName = "keyring"
 
 // Errors of a key change the daemon refuses.
 var (
@@ -38,24 +33,6 @@ var (
 	// ErrKeyChange: the change contradicts the keys held.
 	ErrKeyChange = nodelist.ErrKeyChange
 )
-
-// loadKeys reads the keys kept under dir; none when there is no file.
-func loadKeys(dir string) ([]keyring.Key, error) {
-	path := filepath.Join(dir, keysFileName)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	r, err := keyring.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("state_dir: %w", err)
-	}
-	return r.Keys, nil
-}
-
-// saveKeys keeps r under dir, mode 0600, as SaveState keeps the state.
-func saveKeys(dir string, r keyring.Ring) error {
-	return writeAtomic(dir, keysFileName, r.Marshal())
-}
 
 // Ring returns the cluster keys the agent runs, the one it sends with
 // first, and false when it runs none.
@@ -118,7 +95,7 @@ func (d *Daemon) switchKeys(old, l nodelist.List) {
 	if d.onKeys != nil {
 		d.onKeys(r)
 	}
-	if err := saveKeys(d.cfg.StateDir, both); err != nil {
+	if err := state.SaveKeys(d.cfg.StateDir, both); err != nil {
 		d.log.WithError(err).Error("cannot keep the new cluster keys under state_dir: a restart would run the older ones")
 	}
 }
@@ -141,13 +118,13 @@ func (d *Daemon) forgetKeys(old, l nodelist.List) {
 	}
 	r := d.ringOf(keep)
 	d.mu.Unlock()
-	if err := saveKeys(d.cfg.StateDir, r); err != nil {
+	if err := state.SaveKeys(d.cfg.StateDir, r); err != nil {
 		d.log.WithError(err).Error("cannot drop the removed cluster keys from state_dir")
 	}
 }
 
 // keysHash names the keys of a keyring file as the state remembers them
-// (State.KeysHash): their IDs in order, "" for none.
+// (state.State.KeysHash): their IDs in order, "" for none.
 func keysHash(keys []keyring.Key) string {
 	return strings.Join(keyIDs(keyring.Ring{Keys: keys}.Indexes()), ",")
 }

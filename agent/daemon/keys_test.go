@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -21,7 +22,7 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	other, _ := keyring.Generate()
 	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
 	c.Keys = []keyring.Key{oldKey}
-	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
+	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, state.State{}, nil)
 	if r, ok := d.Ring(); !ok || !slices.Equal(r.Keys, []keyring.Key{oldKey}) {
 		t.Fatalf("first start runs %v, want the file's key", r.Keys)
 	}
@@ -64,7 +65,7 @@ func TestReloadKeepsAKeyRemoved(t *testing.T) {
 	newKey, _ := keyring.Generate()
 	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
 	c.Keys = []keyring.Key{oldKey}
-	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, State{}, nil)
+	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, state.State{}, nil)
 	rotateKeys(t, d, oldKey, newKey)
 	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey, oldKey}); err != nil || changed {
 		t.Fatalf("a reload of the file naming the new key first and the old one: changed %v, %v", changed, err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -34,7 +35,7 @@ func TestMaintenanceWindow(t *testing.T) {
 		cfg.Self = self
 		lan, s := newFakeLAN(), &sink{}
 		clock := &fakeClock{t: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
-		d := newTestDaemon(t, cfg, lan, s, State{}, clock.now)
+		d := newTestDaemon(t, cfg, lan, s, state.State{}, clock.now)
 		run := func(d *Daemon, n int) {
 			for range n {
 				d.interval(context.Background())
@@ -56,7 +57,7 @@ func TestMaintenanceWindow(t *testing.T) {
 		if st := d.Snapshot().Nodes[2].Status; st != hiadsd.Faulty {
 			t.Fatalf("agent %d: node 3 is %v in its window, want faulty: tests go on", self+1, st)
 		}
-		st, err := LoadState(cfg.StateDir, len(cfg.Nodes))
+		st, err := state.Load(cfg.StateDir, len(cfg.Nodes))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -86,7 +87,7 @@ type start struct {
 // the first interval, as a keyring file edited meanwhile is; a file not
 // edited but older than the list run is only reported. The agent's own node
 // must be in the list it runs.
-func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, error) {
+func startList(c Config, st state.State, now time.Time, log *logrus.Entry) (start, error) {
 	fromFile := nodelist.New(c.Nodes)
 	s := start{fileHash: fileHash(fromFile), keysHash: keysHash(c.Keys)}
 	fileKeys := keyring.Ring{Keys: c.Keys}.Indexes()
@@ -133,7 +134,7 @@ func startList(c Config, st State, now time.Time, log *logrus.Entry) (start, err
 // read it: the difference from the nodes it kept (nodelist.List.Edit), or,
 // from a state of 1.0 or older, which keeps only the file's fingerprint,
 // the whole file if it differs.
-func editFile(l nodelist.List, st State, file []nodelist.Member, fileHash string, stamp func() nodelist.Stamp) (nodelist.List, bool) {
+func editFile(l nodelist.List, st state.State, file []nodelist.Member, fileHash string, stamp func() nodelist.Stamp) (nodelist.List, bool) {
 	switch {
 	case st.File != nil:
 		return l.Edit(st.File, file, stamp)
@@ -144,10 +145,10 @@ func editFile(l nodelist.List, st State, file []nodelist.Member, fileHash string
 }
 
 // fileHash names a file's list (nodelist.New) as the state remembers it
-// (State.FileHash).
+// (state.State.FileHash).
 func fileHash(l nodelist.List) string { return hex.EncodeToString(l.Hash[:]) }
 
-// fileNodes is what the state keeps of the file's nodes (State.File).
+// fileNodes is what the state keeps of the file's nodes (state.State.File).
 func fileNodes(file []nodelist.Member) []nodelist.Member {
 	out := make([]nodelist.Member, len(file))
 	for k, m := range file {

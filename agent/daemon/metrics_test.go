@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/metrics/metricstest"
+	"github.com/diagagent/diagagent/agent/state"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -18,7 +19,7 @@ func TestMetrics(t *testing.T) {
 	cfg.Nodes[0].Name = "alpha"
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
-	d := newTestDaemon(t, cfg, lan, s, State{}, nil)
+	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
 	want := `
 # HELP diagagent_node_status Diagnosed status of each node as in the MIB: 0 fault-free, 1 faulty, 2 partial, 3 unknown, 4 degraded.
@@ -59,7 +60,7 @@ diagagent_intervals_total 1
 func TestMetricsUnusedAnswers(t *testing.T) {
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Faulty
-	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, NotifyDetected), lan, s, State{}, nil)
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, NotifyDetected), lan, s, state.State{}, nil)
 	for range 2 { // both levels: node 2 is found faulty
 		d.interval(context.Background())
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -93,7 +94,7 @@ func (m *mockNet) start(id int) { m.startWith(id, m.cfg) }
 // included.
 func (m *mockNet) startWith(id int, cfg Config) {
 	cfg.Self, cfg.StateDir = id, filepath.Join(cfg.StateDir, strconv.Itoa(id))
-	st, err := LoadState(cfg.StateDir, len(cfg.Nodes))
+	st, err := state.Load(cfg.StateDir, len(cfg.Nodes))
 	if err != nil {
 		m.t.Fatal(err)
 	}
@@ -405,7 +406,7 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 			m.stop(2, false)
 			m.until(bound, "node 3 partial everywhere", func() bool { return m.everyone(2, hiadsd.Partial, 2) })
 			m.stop(5, false)
-			st, err := LoadState(filepath.Join(m.cfg.StateDir, "5"), 8)
+			st, err := state.Load(filepath.Join(m.cfg.StateDir, "5"), 8)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -84,7 +85,7 @@ func slowDaemon(t *testing.T, lan Prober, s *sink) *Daemon {
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	cfg.Rotate = false
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
-		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+		State: state.State{Version: state.FileVersion, Nodes: 8, Counters: make([]uint32, 8)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestCorroborate(t *testing.T) {
 	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
 	lan, s := newFakeLAN(), &sink{}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
-		State: State{Version: stateVersion, Nodes: 8, Counters: make([]uint32, 8)}})
+		State: state.State{Version: state.FileVersion, Nodes: 8, Counters: make([]uint32, 8)}})
 	if err != nil {
 		t.Fatal(err)
 	}

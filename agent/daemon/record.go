@@ -9,6 +9,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/flap"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -17,7 +18,7 @@ import (
 // restart, the rows and the snapshot it serves, and what it holds back
 // during start-up. The state and the snapshot are under mu.
 type journal struct {
-	st        State
+	st        state.State
 	savedSeq  uint32         // the newest event sequence number on disk; later events are not served yet
 	unsaved   []unsavedEvent // events recorded but not on disk, not yet notified
 	rows      []board.Row    // immutable once published
@@ -121,7 +122,7 @@ func (d *Daemon) saveState() error {
 	d.mu.Lock()
 	st := d.state()
 	d.mu.Unlock()
-	if err := SaveState(d.cfg.StateDir, st); err != nil {
+	if err := state.Save(d.cfg.StateDir, st); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -208,9 +209,9 @@ func (j *journal) keepView(view hiadsd.Dense) bool {
 	return moved
 }
 
-// state returns a copy of the state that SaveState may encode unlocked,
+// state returns a copy of the state that state.Save may encode unlocked,
 // with the list changes waiting for the next interval (under mu).
-func (d *Daemon) state() State {
+func (d *Daemon) state() state.State {
 	j := &d.journal
 	st := j.st
 	st.Pending = d.pending

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -21,7 +22,7 @@ func TestRoundsAgreeAcrossAgents(t *testing.T) {
 	for id := range agents {
 		cfg.Self = id
 		d, err := New(Options{Config: cfg, Prober: newFakeLAN(), Board: (&sink{}).board(), Notifier: &sink{},
-			State: State{Version: stateVersion, Nodes: n, Counters: make([]uint32, n)}, Now: func() time.Time { return now }})
+			State: state.State{Version: state.FileVersion, Nodes: n, Counters: make([]uint32, n)}, Now: func() time.Time { return now }})
 		if err != nil {
 			t.Fatal(err)
 		}

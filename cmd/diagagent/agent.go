@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/metrics"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/agentx"
@@ -52,10 +53,10 @@ type agent struct {
 // is reported at start with its fix.
 func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 	stateDir := cfg.StateDirFor(id)
-	if err := daemon.PrepareStateDir(stateDir); err != nil {
+	if err := state.PrepareDir(stateDir); err != nil {
 		return nil, err
 	}
-	st, err := daemon.LoadState(stateDir, len(cfg.Nodes))
+	st, err := state.Load(stateDir, len(cfg.Nodes))
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +164,8 @@ func registry() *metrics.Registry {
 // agent still tests, diagnoses and serves v1/v2c, but serves boots latched at
 // 2147483647, so every authenticated SNMPv3 request, a replayed one first,
 // is refused with a notInTimeWindow report until a restart that can save.
-func keepBoots(dir string, st daemon.State, log *logrus.Entry) uint32 {
-	if err := daemon.SaveState(dir, st); err != nil {
+func keepBoots(dir string, st state.State, log *logrus.Entry) uint32 {
+	if err := state.Save(dir, st); err != nil {
 		log.WithError(err).Errorf("state_dir: cannot keep snmpEngineBoots %d: latched at %d (RFC 3414 2.2.2), "+
 			"authenticated SNMPv3 is refused until a restart with a writable state_dir", st.EngineBoots, snmp.LatchedBoots)
 		return snmp.LatchedBoots
@@ -174,7 +175,7 @@ func keepBoots(dir string, st daemon.State, log *logrus.Entry) uint32 {
 
 // engineID is snmpEngineID: the configured one, else the one the state kept,
 // else a new random one (which the state then keeps).
-func engineID(cfg config.Config, st daemon.State) ([]byte, error) {
+func engineID(cfg config.Config, st state.State) ([]byte, error) {
 	if id := cfg.SNMP.EngineIDBytes(); len(id) > 0 {
 		return id, nil
 	}

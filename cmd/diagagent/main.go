@@ -26,6 +26,7 @@ import (
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/parts"
+	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/internal/version"
 )
 
@@ -103,11 +104,11 @@ func run(args, env []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if flags.Check {
-		if err := daemon.CheckStateDir(cfg.StateDirFor(id)); err != nil {
+		if err := state.CheckDir(cfg.StateDirFor(id)); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2
 		}
-		what, err := daemon.DescribeState(cfg.StateDirFor(id))
+		what, err := state.Describe(cfg.StateDirFor(id))
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 2

@@ -1,4 +1,4 @@
-package daemon
+package state
 
 import (
 	"encoding/json"
@@ -9,21 +9,22 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 )
 
-// stateVersion is the layout version of the state file. A file of an
+// FileVersion is the layout version of the state file. A file of an
 // older layout is migrated (its node list to the merging one, Migrate); a
 // file of a newer one is refused and left as it is.
-const stateVersion = 2
+const FileVersion = 2
 
 // stateFileName is the file under state_dir that holds what survives a restart.
 const stateFileName = "state.json"
 
-// ErrStateVersion says the state file was written by an incompatible version of the agent.
-var ErrStateVersion = errors.New("state file has an unsupported version")
+// ErrVersion says the state file was written by an incompatible version of the agent.
+var ErrVersion = errors.New("state file has an unsupported version")
 
 // State is what the agent keeps across restarts: the highest event counter it knows per node (so a
 // change it observes after a restart is numbered above anything it said before), its event table,
@@ -129,11 +130,11 @@ func (st *State) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// CheckStateDir makes sure state can be saved under dir, for -config.check:
-// PrepareStateDir, then a probe file written, synced and removed. The error
+// CheckDir makes sure state can be saved under dir, for -config.check:
+// PrepareDir, then a probe file written, synced and removed. The error
 // names state_dir and says what to fix.
-func CheckStateDir(dir string) error {
-	if err := PrepareStateDir(dir); err != nil {
+func CheckDir(dir string) error {
+	if err := PrepareDir(dir); err != nil {
 		return err
 	}
 	probe, err := os.CreateTemp(dir, stateFileName+".tmp-*")
@@ -151,16 +152,16 @@ func CheckStateDir(dir string) error {
 	return nil
 }
 
-// PrepareStateDir creates dir if needed and removes the temporary files a
+// PrepareDir creates dir if needed and removes the temporary files a
 // save cut short (kill -9 mid-save) left behind: no other writer uses dir.
 // The agent runs it at start; its first save, of snmpEngineBoots, then proves
 // the directory writable.
-func PrepareStateDir(dir string) error {
+func PrepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("state_dir: cannot create %s: %w; give a directory the agent may write", dir, err)
 	}
 	stale, _ := filepath.Glob(filepath.Join(dir, stateFileName+".tmp-*"))
-	keys, _ := filepath.Glob(filepath.Join(dir, keysFileName+".tmp-*"))
+	keys, _ := filepath.Glob(filepath.Join(dir, KeysFileName+".tmp-*"))
 	stale = append(stale, keys...)
 	for _, f := range stale {
 		if err := os.Remove(f); err != nil {
@@ -170,10 +171,10 @@ func PrepareStateDir(dir string) error {
 	return nil
 }
 
-// LoadState reads the state file under dir. A missing file gives an empty state for n nodes; a file
+// Load reads the state file under dir. A missing file gives an empty state for n nodes; a file
 // for a different number of nodes keeps its events and NMS but starts its counters over.
-func LoadState(dir string, n int) (State, error) {
-	empty := State{Version: stateVersion, Nodes: n, Counters: make([]uint32, n)}
+func Load(dir string, n int) (State, error) {
+	empty := State{Version: FileVersion, Nodes: n, Counters: make([]uint32, n)}
 	path := filepath.Join(dir, stateFileName)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -186,9 +187,9 @@ func LoadState(dir string, n int) (State, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return empty, fmt.Errorf("state_dir: %s is not a valid state file (move it away to start afresh): %w", path, err)
 	}
-	if st.Version > stateVersion || st.Version < 1 {
+	if st.Version > FileVersion || st.Version < 1 {
 		return empty, fmt.Errorf("state_dir: %s: layout %d, this agent reads 1 to %d (a newer agent wrote it: run that one, or move the file away to start afresh): %w",
-			path, st.Version, stateVersion, ErrStateVersion)
+			path, st.Version, FileVersion, ErrVersion)
 	}
 	for _, l := range []*nodelist.List{st.List, st.Pending} {
 		switch {
@@ -211,10 +212,10 @@ func LoadState(dir string, n int) (State, error) {
 	return st, nil
 }
 
-// SaveState writes st under dir atomically: a temporary file in the same directory is written,
+// Save writes st under dir atomically: a temporary file in the same directory is written,
 // synced and renamed over the old one, so a crash leaves either the old or the new state.
-func SaveState(dir string, st State) error {
-	st.Version = stateVersion
+func Save(dir string, st State) error {
+	st.Version = FileVersion
 	b, err := st.MarshalJSON() // as json.Marshal(st) writes it, without its second pass over every byte to compact it
 	if err != nil {
 		return fmt.Errorf("state: encode: %w", err)
@@ -248,10 +249,10 @@ func writeAtomic(dir, name string, b []byte) error {
 	return replaceFile(tmp.Name(), filepath.Join(dir, name))
 }
 
-// DescribeState says, for -config.check, what a start will do with the
+// Describe says, for -config.check, what a start will do with the
 // state file under dir: none yet, this layout's, or an older layout's to
-// migrate (what it keeps); a file of a newer layout is LoadState's error.
-func DescribeState(dir string) (string, error) {
+// migrate (what it keeps); a file of a newer layout is Load's error.
+func Describe(dir string) (string, error) {
 	path := filepath.Join(dir, stateFileName)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -266,7 +267,7 @@ func DescribeState(dir string) (string, error) {
 	if err := json.Unmarshal(b, &layout); err != nil {
 		return "", fmt.Errorf("state_dir: %s is not a valid state file (move it away to start afresh): %w", path, err)
 	}
-	st, err := LoadState(dir, 0)
+	st, err := Load(dir, 0)
 	if err != nil {
 		return "", err
 	}
@@ -274,9 +275,30 @@ func DescribeState(dir string) (string, error) {
 	if st.List != nil {
 		list = fmt.Sprintf("node list version %d, fingerprint %x, %d ids, %d keys", st.List.Version, st.List.Hash, len(st.List.Members), len(st.List.Keys))
 	}
-	if layout.Version < stateVersion {
+	if layout.Version < FileVersion {
 		return fmt.Sprintf("state: %s is of layout %d, an older build's: it is migrated at start, keeping its engine boots (%d), its event counters and events, and its %s",
 			path, layout.Version, st.EngineBoots, list), nil
 	}
 	return fmt.Sprintf("state: %s (layout %d): engine boots %d, %s", path, layout.Version, st.EngineBoots, list), nil
+}
+
+// KeysFileName is the file under state_dir holding the keys the agent runs.
+const KeysFileName = "keyring"
+
+// LoadKeys reads the keys kept under dir; none when there is no file.
+func LoadKeys(dir string) ([]keyring.Key, error) {
+	path := filepath.Join(dir, KeysFileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	r, err := keyring.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("state_dir: %w", err)
+	}
+	return r.Keys, nil
+}
+
+// SaveKeys keeps r under dir, mode 0600, as Save keeps the state.
+func SaveKeys(dir string, r keyring.Ring) error {
+	return writeAtomic(dir, KeysFileName, r.Marshal())
 }

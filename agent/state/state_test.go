@@ -1,4 +1,4 @@
-package daemon
+package state
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 
 func TestStateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	st, err := LoadState(dir, 4)
+	st, err := Load(dir, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +28,10 @@ func TestStateRoundTrip(t *testing.T) {
 	st.Events = append(st.Events, mib.Event{Seq: 1, NodeID: 3, Status: hiadsd.Partial, Prev: hiadsd.FaultFree, Counter: 7,
 		Time: time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC), How: mib.SourceDirect, Detector: 2})
 	st.LastSeq, st.Station, st.EngineBoots, st.EngineID = 1, hiadsd.Station{Addr: netip.MustParseAddr("127.0.0.9"), Counter: 3}, 5, []byte{0x80, 0, 0, 0xc8, 5, 1}
-	if err := SaveState(dir, st); err != nil {
+	if err := Save(dir, st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadState(dir, 4)
+	got, err := Load(dir, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func TestStateRoundTrip(t *testing.T) {
 
 func TestStateOtherSizeKeepsEvents(t *testing.T) {
 	dir := t.TempDir()
-	st, _ := LoadState(dir, 3)
+	st, _ := Load(dir, 3)
 	st.Counters[1] = 9
 	st.Events = []mib.Event{{Seq: 1, NodeID: 2}}
-	if err := SaveState(dir, st); err != nil {
+	if err := Save(dir, st); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadState(dir, 5)
+	got, err := Load(dir, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,13 @@ func TestStateBadFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadState(dir, 2); err == nil || !strings.Contains(err.Error(), "not a valid state file") {
+	if _, err := Load(dir, 2); err == nil || !strings.Contains(err.Error(), "not a valid state file") {
 		t.Fatalf("corrupt file: err = %v", err)
 	}
 	if err := os.WriteFile(path, []byte(`{"version":99}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadState(dir, 2); !errors.Is(err, ErrStateVersion) {
+	if _, err := Load(dir, 2); !errors.Is(err, ErrVersion) {
 		t.Fatalf("future version: err = %v", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestCheckStateDir(t *testing.T) {
 	if err := os.WriteFile(stale, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckStateDir(dir); err != nil {
+	if err := CheckDir(dir); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
@@ -99,7 +99,7 @@ func TestCheckStateDir(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := CheckStateDir(filepath.Join(file, "state")) // a directory under a file can never be made
+	err := CheckDir(filepath.Join(file, "state")) // a directory under a file can never be made
 	if err == nil || !strings.HasPrefix(err.Error(), "state_dir: ") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("unwritable state_dir: %v, want one line starting with state_dir", err)
 	}
@@ -109,7 +109,7 @@ func TestCheckStateDir(t *testing.T) {
 // before merging lists wrote it, is migrated, never refused: the engine
 // boots and the node list with its removed ids, windows and keys are kept,
 // and the list keeps the fingerprint and version those agents serve;
-// -config.check says so beforehand (DescribeState). A file of a newer
+// -config.check says so beforehand (Describe). A file of a newer
 // layout is refused with what to do, and left as it was.
 func TestStateOlderLayout(t *testing.T) {
 	dir := t.TempDir()
@@ -121,10 +121,10 @@ func TestStateOlderLayout(t *testing.T) {
 	if err := os.WriteFile(path, []byte(older), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if what, err := DescribeState(dir); err != nil || !strings.Contains(what, "layout 1, an older build's: it is migrated at start") || !strings.Contains(what, "engine boots (17)") {
-		t.Errorf("DescribeState of layout 1: %q, %v", what, err)
+	if what, err := Describe(dir); err != nil || !strings.Contains(what, "layout 1, an older build's: it is migrated at start") || !strings.Contains(what, "engine boots (17)") {
+		t.Errorf("Describe of layout 1: %q, %v", what, err)
 	}
-	st, err := LoadState(dir, 3)
+	st, err := Load(dir, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,11 +137,11 @@ func TestStateOlderLayout(t *testing.T) {
 		!l.Members[2].Removed || !l.Members[3].Maint.Active(time.Date(2026, 11, 27, 11, 0, 0, 0, time.UTC)) || l.Keys[0] != 3000 {
 		t.Fatalf("migrated: boots %d, counters %v, list %+v", st.EngineBoots, st.Counters, l)
 	}
-	if err := SaveState(dir, st); err != nil {
+	if err := Save(dir, st); err != nil {
 		t.Fatal(err)
 	}
-	again, err := LoadState(dir, 3)
-	if err != nil || again.Version != stateVersion || again.List.Hash != l.Hash || again.List.Version != 5 {
+	again, err := Load(dir, 3)
+	if err != nil || again.Version != FileVersion || again.List.Hash != l.Hash || again.List.Version != 5 {
 		t.Fatalf("saved at layout %d and read again: %v, %+v", again.Version, err, again.List)
 	}
 
@@ -149,11 +149,11 @@ func TestStateOlderLayout(t *testing.T) {
 	if err := os.WriteFile(path, newer, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadState(dir, 3); !errors.Is(err, ErrStateVersion) || !strings.Contains(err.Error(), "a newer agent wrote it") {
+	if _, err := Load(dir, 3); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), "a newer agent wrote it") {
 		t.Fatalf("a newer layout: %v", err)
 	}
-	if _, err := DescribeState(dir); !errors.Is(err, ErrStateVersion) {
-		t.Errorf("DescribeState of a newer layout: %v", err)
+	if _, err := Describe(dir); !errors.Is(err, ErrVersion) {
+		t.Errorf("Describe of a newer layout: %v", err)
 	}
 	if b, _ := os.ReadFile(path); string(b) != string(newer) {
 		t.Errorf("a refused file was changed: %s", b)

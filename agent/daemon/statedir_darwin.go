@@ -1,5 +1,0 @@
-package daemon
-
-// DefaultStateDir is where the state survives restarts unless state_dir
-// says otherwise: /usr/local/var, as Homebrew's daemons keep theirs.
-const DefaultStateDir = "/usr/local/var/diagagent"
