@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -17,7 +18,7 @@ import (
 // pays it once per change, at nearly the same moment, on a shared machine.
 func BenchmarkTakePush256(b *testing.B) {
 	const n = 256
-	cfg := testConfig(b, n, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(b, n, hiadsd.VCube, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(b, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background()) // every node fault-free
@@ -47,7 +48,7 @@ func BenchmarkSteadyMinute16(b *testing.B) {
 	var heap, goroutines float64
 	for b.Loop() {
 		before, g0 := heapInUse(), runtime.NumGoroutine()
-		m := newMockNet(b, n, hiadsd.VCube, NotifyOwner)
+		m := newMockNet(b, n, hiadsd.VCube, notify.Owner)
 		m.settled(n)
 		for range 60 {
 			m.round()

@@ -1,14 +1,12 @@
 package daemon
 
 import (
-	"net/netip"
 	"strings"
 	"testing"
 
-	"time"
-
 	"github.com/diagagent/diagagent/agent/metrics"
 	"github.com/diagagent/diagagent/agent/metrics/metricstest"
+	"github.com/diagagent/diagagent/agent/notify"
 
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -85,7 +83,7 @@ func (st station) one(t *testing.T, what string, sender int) traps.Cause {
 // plain diagNodeStatusChange.
 func TestMockNetCauses(t *testing.T) {
 	const n, lo, hi = 24, 16, 24
-	m := newMockNet(t, n, hiadsd.VCube, NotifyOwner)
+	m := newMockNet(t, n, hiadsd.VCube, notify.Owner)
 	m.cfg.GroupWindow = m.cfg.Interval + m.cfg.TestBudget
 	for id := range n { // start again with grouping on
 		m.agents[id] = nil
@@ -180,7 +178,16 @@ diagagent_cause_nodes{cause="17-24"} 8
 // metricHelp returns the help text of the daemon's metric name.
 func metricHelp(t *testing.T, name string) string {
 	t.Helper()
-	for _, d := range []*metrics.Desc{descCause, descGrouped} {
+	descs := []*metrics.Desc{descCause, descGrouped}
+	ch := make(chan *metrics.Desc, 16)
+	for _, c := range notify.New(notify.Options{}, 0).Collectors() {
+		c.Describe(ch)
+	}
+	close(ch)
+	for d := range ch {
+		descs = append(descs, d)
+	}
+	for _, d := range descs {
 		if strings.Contains(d.String(), `"`+name+`"`) {
 			s := d.String()
 			i := strings.Index(s, "help: \"") + len("help: \"")
@@ -231,51 +238,12 @@ func ids32(c traps.Cause) []uint32 {
 	return out
 }
 
-func TestSubnetOf(t *testing.T) {
-	a := func(s string) netip.Addr { return netip.MustParseAddr(s) }
-	for _, c := range []struct {
-		in   []netip.Addr
-		want string
-	}{
-		{[]netip.Addr{a("198.18.0.17"), a("198.18.0.24")}, "198.18.0.16/28"},
-		{[]netip.Addr{a("198.18.0.17"), a("198.18.0.18")}, "198.18.0.16/30"},
-		{[]netip.Addr{a("198.18.0.17")}, "198.18.0.17/32"},
-		{[]netip.Addr{a("10.0.0.1"), a("fd00::1")}, ""},
-		{nil, ""},
-	} {
-		if got := subnetOf(c.in); got != c.want {
-			t.Errorf("subnetOf(%v) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-// TestStopSendsWaitingCauses: an agent that stops sends what waits for its
-// window, cut short, rather than losing it; a group as one cause.
-func TestStopSendsWaitingCauses(t *testing.T) {
-	m := newMockNet(t, 4, hiadsd.VCube, NotifyOwner)
-	m.settled(4)
-	d := m.agents[0]
-	d.cfg.GroupWindow = time.Hour
-	for _, id := range []uint32{3, 4} {
-		d.group(mib.Event{Seq: id, NodeID: id, Status: hiadsd.Faulty, Counter: 1, Addr: addr(int(id) - 1)}, "")
-	}
-	d.sendCauses()
-	if got := m.heard([][2]int{{len(m.sinks[0].events), 0}, {}, {}, {}}); len(got.causes) != 0 {
-		t.Fatalf("sent before the window closed: %+v", got.causes)
-	}
-	d.endCauses()
-	st := m.heard(make([][2]int, 4))
-	if c := st.causes[0]; len(c) != 1 || c[0].Kind != mib.CauseLost || mib.NodeRanges(ids32(c[0]), 255) != "3-4" {
-		t.Fatalf("want the loss of 3-4 at stop; got %+v", st.causes)
-	}
-}
-
 // TestMockNetOwnerRestartHandsNothingOver: the owner restarted within
 // traps.partial_hold (an upgrade) had sent what was left to it; no agent
 // hands its changes over and the station hears each once. Gone for longer,
 // it is handed over (TestMockNetOwnerHandsOver).
 func TestMockNetOwnerRestartHandsNothingOver(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.VCube, NotifyOwner)
+	m := newMockNet(t, 8, hiadsd.VCube, notify.Owner)
 	m.cfg.PartialHold = 3 * m.cfg.Interval
 	for id := range m.agents {
 		m.agents[id] = nil
@@ -309,7 +277,7 @@ func TestMockNetOwnerRestartHandsNothingOver(t *testing.T) {
 // owner's sweep found every other node up.
 func TestMockNetSweepTellsAloneAtOnce(t *testing.T) {
 	const n = 8
-	m := newMockNet(t, n, hiadsd.VCube, NotifyOwner)
+	m := newMockNet(t, n, hiadsd.VCube, notify.Owner)
 	m.cfg.GroupWindow = m.cfg.Interval + m.cfg.TestBudget
 	if rounds := m.cfg.GroupWindow / m.cfg.Interval; rounds < 2 {
 		t.Fatalf("the window is %d rounds: too short to tell a sweep from it", rounds)
@@ -333,7 +301,12 @@ func TestMockNetSweepTellsAloneAtOnce(t *testing.T) {
 	if st := m.heard(mark); len(st.causes) != 0 || len(st.events) != 1 || st.events[0] != 1 {
 		t.Errorf("want one diagNodeStatusChange from agent 1; got %v and causes %+v", st.events, st.causes)
 	}
-	if got := metricstest.ToFloat64(m.agents[0].met.sweeps.WithLabelValues("answered")); got != 1 {
-		t.Errorf("agent 1 made %v sweeps that every node answered; want 1", got)
+	want := "# HELP diagagent_cause_sweeps_total " + metricHelp(t, "diagagent_cause_sweeps_total") + `
+# TYPE diagagent_cause_sweeps_total counter
+diagagent_cause_sweeps_total{result="answered"} 1
+diagagent_cause_sweeps_total{result="silent"} 0
+`
+	if err := metricstest.CollectAndCompare(m.agents[0], strings.NewReader(want), "diagagent_cause_sweeps_total"); err != nil {
+		t.Errorf("agent 1 made one sweep that every node answered: %v", err)
 	}
 }

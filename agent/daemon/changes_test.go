@@ -12,6 +12,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -37,7 +38,7 @@ func (h *onLog) Fire(e *logrus.Entry) error {
 // is built on that list, not on the one being left: both changes are
 // acknowledged and both are run.
 func TestChangeDuringSwitchIsKept(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	logger := logrus.New()
 	logger.SetOutput(io.Discard)
 	logger.SetLevel(logrus.InfoLevel)
@@ -74,7 +75,7 @@ func TestChangeDuringSwitchIsKept(t *testing.T) {
 // the diagNodeNextID served after the last: none is refused, and all are
 // run from the next interval on.
 func TestAddsInARowAtOneAgent(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	s := &sink{}
 	d := newTestDaemon(t, cfg, newFakeLAN(), s, state.State{}, nil)
 	d.interval(context.Background())
@@ -101,7 +102,7 @@ func TestAddsInARowAtOneAgent(t *testing.T) {
 // nothing another operator added; a reload or a restart with an edited
 // file applies its edits alone.
 func TestReloadKeepsOtherOperatorsChanges(t *testing.T) {
-	m := newMockNet(t, 5, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, 5, hiadsd.VCube, notify.Detected)
 	m.settled(5)
 	printer := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
 	if err := m.agents[0].AddNode(5, printer); err != nil {
@@ -151,7 +152,7 @@ func TestReloadKeepsOtherOperatorsChanges(t *testing.T) {
 // clock allows is refused and notified, naming the peer, and read again
 // later: once the clocks agree it is taken, and the conflict ends.
 func TestListAheadIsReadAgain(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.VRing, notify.Detected)
 	clock := &mockClock{now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
 	skew := 10 * time.Minute // the peer's clock ran ahead when its operator set a window
@@ -187,7 +188,7 @@ func TestListAheadIsReadAgain(t *testing.T) {
 // meanwhile: stamped anew at the restart, it is the one that moves, and
 // its agent tells it.
 func TestLateAddMovesNotTheNodeAddedSince(t *testing.T) {
-	m := newMockNet(t, 5, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, 5, hiadsd.VCube, notify.Detected)
 	m.settled(5)
 	early, since := m.addHost(), m.addHost()
 	late := nodelist.Member{Addr: addr(early), Port: 161, TestedOnly: true}
@@ -222,7 +223,7 @@ func TestLateAddMovesNotTheNodeAddedSince(t *testing.T) {
 // come back, at the next interval: the list then passes the check a peer
 // makes, and the change is kept.
 func TestChangeMadeAheadIsStampedAnew(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	clock := &mockClock{now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, clock.Now)
 	d.interval(context.Background())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -17,7 +18,7 @@ import (
 // ids are free, and the next add takes the first of them at every agent.
 func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
 	const n = 6
-	m := newMockNet(t, n, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, n, hiadsd.VCube, notify.Detected)
 	m.settled(n)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, n+4)
 	var printers []nodelist.Member
@@ -91,7 +92,7 @@ func BenchmarkSpreadOneAdd(b *testing.B) {
 // second and returns the octets of lists read for it and the add's
 // encoding; past 4 x its encoding x n it fails tb.
 func spreadOneAdd(tb testing.TB, n int) (int, int) {
-	m := newMockNet(tb, n, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(tb, n, hiadsd.VCube, notify.Detected)
 	m.settled(n)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, n+2)
 	first := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true, Name: "printer 1"}
@@ -167,7 +168,7 @@ func TestMockNet500KeyRotations(t *testing.T) {
 // added at one of them is no part of it (nodeCauseGroup).
 func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
 	const n = 8
-	m := newMockNetWith(t, n, func(c *Config) { c.GroupWindow, c.Notify = c.Interval+c.TestBudget, NotifyOwner })
+	m := newMockNetWith(t, n, func(c *Config) { c.GroupWindow, c.Notify = c.Interval+c.TestBudget, notify.Owner })
 	m.settled(n)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, n+2)
 	var added []nodelist.Member
@@ -204,7 +205,7 @@ func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
 		if d == nil {
 			continue
 		}
-		if c := d.causeGroups(); c[n+1] != 0 || c[n+2] != 0 {
+		if c := d.pol.CauseGroups(); c[n+1] != 0 || c[n+2] != 0 {
 			t.Fatalf("agent %d holds ids %d and %d, removed and collected, out in groups %d and %d", id+1, n+1, n+2, c[n+1], c[n+2])
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -66,7 +67,7 @@ type Config struct {
 	StartupGrace time.Duration
 	// Notify says which agents notify a node's status change: its owner
 	// alone (the default), each agent that tested it, or every agent.
-	Notify Scope
+	Notify notify.Scope
 	// RecoveryHold holds the notification that a node is fault-free again
 	// until it has held this long (hold.go); 0 notifies it at once.
 	RecoveryHold time.Duration
@@ -165,7 +166,8 @@ type Daemon struct {
 	loop
 	membership
 	journal
-	hi hello // nodes that asked to be tested now (under mu, but early: the loop's)
+	hi  hello          // nodes that asked to be tested now (under mu, but early: the loop's)
+	pol *notify.Policy // which events reach the station, when, and grouped how
 
 	// mu guards what the responder's SET, the watchdog and the saves share
 	// with the loop: the journal's state and snapshot, the list queued and
@@ -258,8 +260,7 @@ func New(o Options) (*Daemon, error) {
 			list: s.list, pending: s.next, moved: map[int]netip.Addr{}, read: map[int]hiadsd.ListVersion{}, retry: map[int]time.Time{}, lookup: o.Lookup, toldMoved: map[nodelist.Stamp]bool{},
 			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
-			held: append([]hiadsd.Status(nil), o.State.Statuses...), grace: grace{seenUp: make([]bool, n), held: map[int]unsavedEvent{}},
-			left: map[int]unowned{}, recoveries: recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingEvent{}}}}
+			held: append([]hiadsd.Status(nil), o.State.Statuses...)}}
 	for _, k := range append(kept, c.Keys...) {
 		d.keys[k.Index()] = k
 	}
@@ -283,6 +284,10 @@ func New(o Options) (*Daemon, error) {
 		d.st.Station.Addr = c.Station
 	}
 	node.Station = d.st.Station
+	d.pol = notify.New(notify.Options{Config: notify.Config{Scope: c.Notify, StartupGrace: c.StartupGrace, RecoveryHold: c.RecoveryHold,
+		PartialHold: c.PartialHold, GroupWindow: c.GroupWindow, Interval: c.Interval, TestBudget: c.TestBudget, Algorithm: c.Algorithm,
+		Rotate: c.Rotate && c.Algorithm == hiadsd.VCube}, Notifier: o.Notifier, View: policyView{d}, Host: policyHost{d}, Prober: o.Prober, Log: o.Log,
+		Start: d.start, RealClock: d.realClock}, n)
 	d.rows = d.buildRows()
 	d.graph = d.testingGraph()
 	d.publishLocked()
@@ -315,9 +320,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			err := d.save() // the events on disk first, then the notifications still waiting
-			if d.grouping() {
-				d.endCauses()
-			}
+			d.pol.Stop()
 			return err
 		case p := <-d.push.in: // between intervals: merged at once
 			d.takePush(ctx, p)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -183,7 +184,7 @@ func hostOf(a netip.Addr) int { b := a.As4(); return int(b[2])<<8 | int(b[3]) - 
 
 // testConfig is a brute-force LAN of n nodes (every node tested each interval,
 // so the tests know exactly what a single interval sees).
-func testConfig(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) Config {
+func testConfig(t testing.TB, n int, algo hiadsd.Algorithm, scope notify.Scope) Config {
 	c := Default()
 	c.Algorithm, c.Interval, c.StateDir = algo, time.Second, t.TempDir()
 	c.Notify = scope
@@ -211,7 +212,7 @@ func newTestDaemon(t testing.TB, cfg Config, lan *fakeLAN, s *sink, st state.Sta
 }
 
 func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
@@ -251,7 +252,7 @@ func TestIntervalRecordsEventsNotifiesAndSaves(t *testing.T) {
 // 2. It notifies it with scope all, and with scope owner since it is the
 // owner (the fault-free agent of the lowest id); not with scope detected.
 func TestLearnedEventsNotifiedByScope(t *testing.T) {
-	for _, scope := range []Scope{NotifyOwner, NotifyDetected, NotifyAll} {
+	for _, scope := range []notify.Scope{notify.Owner, notify.Detected, notify.All} {
 		t.Run(fmt.Sprint("scope=", scope), func(t *testing.T) {
 			cfg := testConfig(t, 4, hiadsd.VRing, scope)
 			lan, s := newFakeLAN(), &sink{}
@@ -273,7 +274,7 @@ func TestLearnedEventsNotifiedByScope(t *testing.T) {
 				t.Fatalf("node 4's event: %+v, want learned from node 2", ev)
 			}
 			want := 1
-			if scope == NotifyDetected {
+			if scope == notify.Detected {
 				want = 0
 			}
 			if len(s.events) != want {
@@ -284,7 +285,7 @@ func TestLearnedEventsNotifiedByScope(t *testing.T) {
 }
 
 func TestNMSSetSpreadsAndTieRule(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.VRing, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	if err := d.SetNMS(netip.MustParseAddr("192.0.2.9")); err != nil {
@@ -324,7 +325,7 @@ func TestNMSSetSpreadsAndTieRule(t *testing.T) {
 }
 
 func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.VCube, notify.Detected)
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -343,7 +344,7 @@ func TestUpTurnsOffWhenTheLoopStalls(t *testing.T) {
 }
 
 func TestRestartStartsUnknownWithSavedCounters(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	st := state.State{Version: state.FileVersion, Nodes: 4, Counters: []uint32{0, 7, 3, 0}}
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(1)] = hiadsd.Faulty
@@ -374,7 +375,7 @@ func TestGraphIsTheHypercubeWhenAllFaultFree(t *testing.T) {
 		edges int
 	}{{"full", 8 * 3}, {"rotate", 8}} {
 		t.Run(c.plan, func(t *testing.T) {
-			cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+			cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 			cfg.Rotate = c.plan == "rotate"
 			hypercubeGraph(t, cfg, c.edges)
 		})
@@ -430,7 +431,7 @@ func allFaultFreeRows(n int) []probe.Row {
 // saves fail it waits, and it goes out with the first save that succeeds,
 // whatever made it.
 func TestEventsWaitForTheirSave(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	dir := cfg.StateDir
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
@@ -479,7 +480,7 @@ func TestEventsWaitForTheirSave(t *testing.T) {
 // elsewhere is tested at its new address from the next interval on, and its
 // row and events carry it; the caller's configuration is left alone.
 func TestSetAddressMovesANode(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	cfg.Nodes[2].Host = "ws-03.lan"
 	lan, s := newFakeLAN(), &sink{}
 	moved := netip.MustParseAddr("2001:db8::3")
@@ -509,7 +510,7 @@ func TestSetAddressMovesANode(t *testing.T) {
 // ends it is notified then; a node seen up that fails within the grace is
 // notified at once.
 func TestStartupGrace(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	cfg.StartupGrace = 10 * time.Second
 	clock := &mockClock{now: time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)}
 	lan, s := newFakeLAN(), &sink{}
@@ -581,7 +582,7 @@ func holdHarness(t *testing.T, cfg Config) (*Daemon, *sink, func(st hiadsd.Statu
 // holds) is notified; a repair that holds for 5 s is notified once, with
 // its own event; a fault of another kind is news at once.
 func TestRepairNotifiedOnceItHolds(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Owner)
 	cfg.RecoveryHold = 5 * time.Second
 	d, s, step, want := holdHarness(t, cfg)
 	step(hiadsd.FaultFree, 1)
@@ -615,7 +616,7 @@ func TestRepairNotifiedOnceItHolds(t *testing.T) {
 // it waits its own hold; a crash (faulty) is notified at once, and the
 // partial verdict after it once it has held.
 func TestPartialNotifiedOnceItHolds(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Owner)
 	cfg.PartialHold, cfg.RecoveryHold = 3*time.Second, 5*time.Second
 	d, s, step, want := holdHarness(t, cfg)
 	step(hiadsd.FaultFree, 1)
@@ -647,7 +648,7 @@ func TestPartialNotifiedOnceItHolds(t *testing.T) {
 // station, since agent 1 never told it anything. (Agent 2 owns node 1's
 // notifications throughout: its fault and its repair.)
 func TestTheAgentThatToldRetracts(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyOwner)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Owner)
 	cfg.Self = 1
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(0)] = hiadsd.Faulty
@@ -674,7 +675,7 @@ func TestTheAgentThatToldRetracts(t *testing.T) {
 // name other nodes); its list, read after the interval, is of another file
 // and does not merge, so the snapshot names it until the lists agree.
 func TestPeerWithAnotherNodeList(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.VRing, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.VRing, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	// Node 0 tests node 1 (vRing) and would learn node 3's fault from it.
 	lan.rows[addr(1)] = []probe.Row{{ID: 3, Status: hiadsd.FaultFree}, {ID: 4, Status: hiadsd.Faulty, Counter: 2}}

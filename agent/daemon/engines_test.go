@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -40,7 +41,7 @@ func (l *learningLAN) LearnEngine(_ context.Context, t probe.Target) error {
 // its own, not a faulty one's, not a known one's again, not a printer's),
 // once; a later interval learns nothing more.
 func TestEnginesLearnedAheadOfNeed(t *testing.T) {
-	cfg := testConfig(t, 5, hiadsd.BruteForce, NotifyOwner)
+	cfg := testConfig(t, 5, hiadsd.BruteForce, notify.Owner)
 	cfg.Nodes[4].TestedOnly = true
 	lan := &learningLAN{fakeLAN: newFakeLAN(), known: map[netip.Addr]bool{addr(1): true}}
 	lan.status[addr(2)] = hiadsd.Faulty

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -17,7 +18,7 @@ import (
 // and the metric's row say so, and when it holds still one more
 // diagNodeFlapping says it stopped, with the status it settled at.
 func TestFlappingNotifiedOnceEachWay(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	run := func(st hiadsd.Status, n int) {
@@ -65,7 +66,7 @@ func TestFlappingNotifiedOnceEachWay(t *testing.T) {
 // that changes in many of them within one planned interval (an agent
 // starting last among many) does not flap.
 func TestExtraIntervalsAreNoSamples(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	for k := range 30 {
@@ -87,7 +88,7 @@ func TestExtraIntervalsAreNoSamples(t *testing.T) {
 // between two intervals does not flap (they count one change at the next
 // sample, TestUndoneChangesFlap).
 func TestPushesAreNoSamples(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())
@@ -108,7 +109,7 @@ func TestPushesAreNoSamples(t *testing.T) {
 // between every two planned intervals, so every sample shows it
 // fault-free; it flaps all the same, and its owner says so once.
 func TestUndoneChangesFlap(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d := newTestDaemon(t, cfg, lan, s, state.State{}, nil)
 	d.interval(context.Background())

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -23,7 +24,7 @@ func TestHelloAsksOnce(t *testing.T) {
 	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := start
 	clock := func() time.Time { return now }
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	second := func(d *Daemon, lan *fakeLAN, before func()) map[int]int {
 		now = start
 		d.interval(context.Background()) // the first tests everyone: the view was unknown
@@ -89,7 +90,7 @@ func TestHelloAsksOnce(t *testing.T) {
 func TestHelloAfterAStall(t *testing.T) {
 	start := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	now := start
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
@@ -127,7 +128,7 @@ func TestHelloAfterAStallWithinAnInterval(t *testing.T) {
 // pointer) that has run one interval.
 func afterOneInterval(t *testing.T) (*Daemon, Config, *time.Time) {
 	now := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return now })
 	now = now.Add(cfg.Interval)
 	d.interval(context.Background())
@@ -230,7 +231,7 @@ func TestHelloTriesTheNextTester(t *testing.T) {
 // TestTestersRoundFirst: under the rotating plan an agent asks the tester
 // of the round under way first, then those of the clusters that follow.
 func TestTestersRoundFirst(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	cfg.Rotate = true
 	at := time.Unix(1000, 0) // node 1 has no stagger: round 1000 / interval
 	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, func() time.Time { return at })

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -20,7 +21,7 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	oldKey, _ := keyring.Generate()
 	newKey, _ := keyring.Generate()
 	other, _ := keyring.Generate()
-	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
+	c := testConfig(t, 3, hiadsd.VCube, notify.Detected)
 	c.Keys = []keyring.Key{oldKey}
 	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, state.State{}, nil)
 	if r, ok := d.Ring(); !ok || !slices.Equal(r.Keys, []keyring.Key{oldKey}) {
@@ -63,7 +64,7 @@ func TestKeysAcrossRestarts(t *testing.T) {
 func TestReloadKeepsAKeyRemoved(t *testing.T) {
 	oldKey, _ := keyring.Generate()
 	newKey, _ := keyring.Generate()
-	c := testConfig(t, 3, hiadsd.VCube, NotifyDetected)
+	c := testConfig(t, 3, hiadsd.VCube, notify.Detected)
 	c.Keys = []keyring.Key{oldKey}
 	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, state.State{}, nil)
 	rotateKeys(t, d, oldKey, newKey)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
-	"github.com/diagagent/diagagent/traps"
 )
 
 // SetMaintenance is the responder's callback for a SET of a node's
@@ -62,28 +61,22 @@ func (d *Daemon) watchMaintenance() {
 			d.maintOpen[id] = *m.Maint
 		case was:
 			delete(d.maintOpen, id)
-			d.endMaintenance(id, w)
+			d.pol.MaintenanceEnded(id, w)
 		}
 	}
 }
 
-// endMaintenance logs the end of node id's window w and, if its status
-// changed since w began, notifies it at the owner.
-func (d *Daemon) endMaintenance(id int, w nodelist.Window) {
-	m := d.list.Members[id]
-	st := d.view[id].Status
-	f := d.log.WithFields(logrus.Fields{"node": id + 1, "address": m.Addr.String(), "status": st.String(), "began": w.Status.String()})
-	if m.Removed || st == w.Status {
-		f.Info("maintenance window ended: the node's status is the one it had when the window began, nothing to notify")
-		return
+// statuses is one sample of the view for the flapping detector: every
+// node's status, by id (a removed node's is its last). A node in
+// maintenance counts at the status it had when its window began: what it
+// does meanwhile is the work under way, not flapping.
+func (d *Daemon) statuses() []hiadsd.Status {
+	out := make([]hiadsd.Status, len(d.view))
+	for k, e := range d.view {
+		out[k] = e.Status
+		if d.inMaintenance(k) {
+			out[k] = d.list.Members[k].Maint.Status
+		}
 	}
-	f.Info("maintenance window ended with the node's status changed")
-	if d.notify == nil || d.owner(id) != d.id {
-		return
-	}
-	e := traps.MaintenanceEnded{Node: uint32(id + 1), Addr: m.Addr, Status: st, Began: w.Status}
-	d.recoveries.tell(id, st)
-	if err := d.notify.NodeMaintenanceEnded(e); err != nil {
-		f.WithError(err).Warn("notification not queued")
-	}
+	return out
 }

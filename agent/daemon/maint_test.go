@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -31,7 +32,7 @@ func (c *fakeClock) add(d time.Duration) {
 // status it began with sends nothing.
 func TestMaintenanceWindow(t *testing.T) {
 	for _, self := range []int{0, 1} {
-		cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+		cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 		cfg.Self = self
 		lan, s := newFakeLAN(), &sink{}
 		clock := &fakeClock{t: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}

@@ -802,7 +802,8 @@ func (d *Daemon) rebuild(l nodelist.List, self int) error {
 	}
 	node.List, node.Station = coreVersion(l), d.node.Station
 	d.node = node
-	d.how, d.changed, d.grace.seenUp, d.held = nil, nil, nil, nil
+	d.how, d.changed, d.held = nil, nil, nil
+	d.pol.Reset(n)
 	d.mu.Lock()
 	d.st.Counters, d.st.Statuses = nil, nil
 	d.mu.Unlock()
@@ -811,16 +812,8 @@ func (d *Daemon) rebuild(l nodelist.List, self int) error {
 	clear(d.told)
 	clear(d.refusing)
 	clear(d.maintOpen)
-	clear(d.left)
 	clear(d.read)
 	clear(d.retry)
-	d.recoveries.mu.Lock()
-	clear(d.recoveries.told)
-	clear(d.recoveries.waiting)
-	d.recoveries.mu.Unlock()
-	d.grace.mu.Lock()
-	clear(d.grace.held)
-	d.grace.mu.Unlock()
 	d.mu.Lock()
 	clear(d.hi.heard)
 	d.mu.Unlock()
@@ -834,8 +827,9 @@ func (d *Daemon) rebuild(l nodelist.List, self int) error {
 // grow extends what the agent keeps per id to n ids.
 func (d *Daemon) grow(n int) {
 	for len(d.how) < n {
-		d.how, d.changed, d.grace.seenUp = append(d.how, 0), append(d.changed, 0), append(d.grace.seenUp, false)
+		d.how, d.changed = append(d.how, 0), append(d.changed, 0)
 	}
+	d.pol.Grow(n)
 	d.mu.Lock()
 	for len(d.st.Counters) < n {
 		d.st.Counters = append(d.st.Counters, 0)
@@ -854,26 +848,15 @@ func (d *Daemon) forget(reset []int) {
 		delete(d.told, id)
 		delete(d.refusing, id)
 		delete(d.maintOpen, id)
-		delete(d.left, id)
 		delete(d.read, id)
 		delete(d.retry, id)
 		d.lists.forget(id)
-		d.recoveries.mu.Lock()
-		delete(d.recoveries.told, id)
-		delete(d.recoveries.waiting, id)
-		d.recoveries.mu.Unlock()
-		d.grace.mu.Lock()
-		delete(d.grace.held, id)
-		d.grace.mu.Unlock()
-		d.causes.mu.Lock() // a group it was out with is another node's, and so is its return
-		d.causes.g.Forget(id)
-		delete(d.causes.waiting, id)
-		d.causes.mu.Unlock()
+		d.pol.Forget(id)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, id := range reset {
-		d.how[id], d.changed[id], d.grace.seenUp[id] = 0, 0, false
+		d.how[id], d.changed[id] = 0, 0
 		d.st.Counters[id] = 0
 		if id < len(d.st.Statuses) {
 			d.st.Statuses[id] = hiadsd.Unknown

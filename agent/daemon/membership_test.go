@@ -9,6 +9,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/traps"
 )
@@ -68,7 +69,7 @@ func (m *mockNet) changes(id int) []traps.ListChange {
 // restarted with the file it started from keeps the list it learned; one
 // whose file was edited while it was down makes that edit the next change.
 func TestMockNetJoinAndLeave(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, 8, hiadsd.VCube, notify.Detected)
 	m.settled(8)
 	joiner := m.addHost()
 	cfg := m.cfg
@@ -176,7 +177,7 @@ func (m *mockNet) agree(ok func(d *Daemon) bool) bool {
 // the one stamped last, and only the agent whose window lost says so. Each
 // change reaches every agent within hiadsd.MembershipBound rounds.
 func TestMockNetChangesAtOnce(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, 8, hiadsd.VCube, notify.Detected)
 	m.settled(8)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, 10)
 	until := m.clock.Now().Add(10 * time.Minute)

@@ -48,15 +48,12 @@ type loopMetrics struct {
 	intervals metrics.Counter
 	unused    metrics.Counter
 	refused   metrics.Counter
-	flaps     *metrics.CounterVec
 	took      metrics.Histogram
 	unsaved   metrics.Gauge
 	merges    *metrics.CounterVec
 	listBytes *metrics.CounterVec // octets of peers' lists read, by form
 	collected metrics.Counter     // facts collected here
 	lost      *metrics.CounterVec
-	causes    *metrics.CounterVec
-	sweeps    *metrics.CounterVec
 	seconds   *metrics.CounterVec
 	doubt     metrics.Gauge
 	unreached metrics.Gauge
@@ -73,8 +70,6 @@ func newMetrics() loopMetrics {
 			Help: "Testing intervals (this agent's share of a testing round) completed."}),
 		refused: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_counters_refused_total",
 			Help: "Entries, stations and node lists read or pushed from peers whose counter led the one held further than a correct peer's can (hiadsd.MaxLead): not taken, not passed on."}),
-		flaps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_flapping_total",
-			Help: "Nodes that started or stopped flapping (Nagios's weighted percent state change over the view's last 21 samples), by what they did."}, []string{"change"}),
 		unused: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_answers_unused_total",
 			Help: "Tests and reads made ahead, on an expected verdict that the real answer then overturned, so their answers went unused."}),
 		took: metrics.NewHistogram(metrics.HistogramOpts{Name: "diagagent_interval_duration_seconds",
@@ -90,10 +85,6 @@ func newMetrics() loopMetrics {
 			Help: "Facts of the node list this agent collected once every agent ran one list (diagListStable): removed nodes' entries, and key installations removed or made again."}),
 		lost: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_changes_lost_total",
 			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
-		causes: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_causes_notified_total",
-			Help: "Groups of nodes this agent notified as one cause (diagCauseChange), by kind: lost (lost together), back-down (back, had been down), back-cut (back, had been cut off), back (back, not seen going)."}, []string{"kind"}),
-		sweeps: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_cause_sweeps_total",
-			Help: "Sweeps this agent made as the owner of faults collecting in the group window (one test of every node held up), by result: answered (every node did: a node alone, told at once), silent (some did not: the faults wait for them)."}, []string{"result"}),
 		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
 			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a node held degraded, here or by an agent asked, silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
 		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
@@ -107,9 +98,6 @@ func newMetrics() loopMetrics {
 	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard, hiadsd.Holding} {
 		m.seconds.WithLabelValues(s.String())
 	}
-	for _, c := range []string{"started", "stopped"} {
-		m.flaps.WithLabelValues(c)
-	}
 	for _, r := range []string{"merged", "held", "refused", "other_base", "older_format"} {
 		m.merges.WithLabelValues(r)
 	}
@@ -119,17 +107,8 @@ func newMetrics() loopMetrics {
 	for _, k := range []string{"window", "key in use", "key removal", "id"} {
 		m.lost.WithLabelValues(k)
 	}
-	for _, k := range causeKinds {
-		m.causes.WithLabelValues(k)
-	}
-	for _, r := range []string{"answered", "silent"} {
-		m.sweeps.WithLabelValues(r)
-	}
 	return m
 }
-
-// cause counts one cause notified.
-func (m loopMetrics) cause(kind string) { m.causes.WithLabelValues(kind).Inc() }
 
 // observe counts one testing interval: the reads it made, the entries they
 // brought, the answers it did not use, its duration and the events still waiting for a save.
@@ -163,8 +142,8 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 
 // collectors are the daemon's own counters, gauges and histograms.
 func (m *loopMetrics) collectors() []metrics.Collector {
-	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.flaps, m.took, m.unsaved,
-		m.merges, m.listBytes, m.collected, m.lost, m.causes, m.sweeps, m.seconds, m.doubt, m.unreached}
+	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.took, m.unsaved,
+		m.merges, m.listBytes, m.collected, m.lost, m.seconds, m.doubt, m.unreached}
 }
 
 // Describe sends the descriptions of the daemon's metrics (metrics.Collector).
@@ -172,7 +151,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 	for _, desc := range []*metrics.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
-	for _, c := range d.met.collectors() {
+	for _, c := range append(d.met.collectors(), d.pol.Collectors()...) {
 		c.Describe(ch)
 	}
 }
@@ -180,7 +159,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (metrics.Collector).
 func (d *Daemon) Collect(ch chan<- metrics.Metric) {
-	for _, c := range d.met.collectors() {
+	for _, c := range append(d.met.collectors(), d.pol.Collectors()...) {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()

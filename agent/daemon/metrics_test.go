@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/metrics/metricstest"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 
 	"github.com/diagagent/diagagent/hiadsd"
@@ -15,7 +16,7 @@ import (
 // MIB numbers it, with its name, the counts by status, hiADSDisUP, the
 // newest event and what the intervals read.
 func TestMetrics(t *testing.T) {
-	cfg := testConfig(t, 4, hiadsd.BruteForce, NotifyDetected)
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	cfg.Nodes[0].Name = "alpha"
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Partial
@@ -60,7 +61,7 @@ diagagent_intervals_total 1
 func TestMetricsUnusedAnswers(t *testing.T) {
 	lan, s := newFakeLAN(), &sink{}
 	lan.status[addr(2)] = hiadsd.Faulty
-	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, NotifyDetected), lan, s, state.State{}, nil)
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.HiADSD, notify.Detected), lan, s, state.State{}, nil)
 	for range 2 { // both levels: node 2 is found faulty
 		d.interval(context.Background())
 	}

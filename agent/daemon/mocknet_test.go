@@ -20,6 +20,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -46,6 +47,7 @@ type mockNet struct {
 	pushes     int             // pushes written to a running agent
 	noPush     bool            // pushes are not delivered (the round is pull alone)
 	listOctets int             // octets of node lists read, whole or as deltas
+	log        *logrus.Logger  // each agent logs here, with its id, when set
 }
 
 // mockClock is a settable clock shared by every daemon.
@@ -59,20 +61,24 @@ func (c *mockClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 func (c *mockClock) advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 // newMockNet starts n daemons running algo, every one fault-free.
-func newMockNet(t testing.TB, n int, algo hiadsd.Algorithm, scope Scope) *mockNet {
+func newMockNet(t testing.TB, n int, algo hiadsd.Algorithm, scope notify.Scope) *mockNet {
 	return newMockNetConfig(t, testConfig(t, n, algo, scope))
 }
 
-// newMockNetWith starts n vCube daemons (NotifyDetected) with the
+// newMockNetWith starts n vCube daemons (notify.Detected) with the
 // configuration edit makes.
 func newMockNetWith(t testing.TB, n int, edit func(*Config)) *mockNet {
-	cfg := testConfig(t, n, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, n, hiadsd.VCube, notify.Detected)
 	edit(&cfg)
 	return newMockNetConfig(t, cfg)
 }
 
 // newMockNetConfig starts a daemon per node of cfg, every one fault-free.
-func newMockNetConfig(t testing.TB, cfg Config) *mockNet {
+func newMockNetConfig(t testing.TB, cfg Config) *mockNet { return newMockNetLogged(t, cfg, nil) }
+
+// newMockNetLogged is newMockNetConfig with every agent logging to log
+// (nil: nowhere), each line with its id as "self".
+func newMockNetLogged(t testing.TB, cfg Config, log *logrus.Logger) *mockNet {
 	n := len(cfg.Nodes)
 	// Every agent's interval of a round runs at one instant of the clock:
 	// half an interval into the round, past every agent's stagger, so
@@ -80,7 +86,7 @@ func newMockNetConfig(t testing.TB, cfg Config) *mockNet {
 	start := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC).Add(cfg.Interval / 2)
 	m := &mockNet{t: t, cfg: cfg, clock: &mockClock{now: start},
 		boards: make([]*board.Board, n), agents: make([]*Daemon, n), sinks: make([]*sink, n),
-		state: make([]hiadsd.Status, n), cut: map[[2]int]bool{}, probes: map[[2]int]int{}}
+		state: make([]hiadsd.Status, n), cut: map[[2]int]bool{}, probes: map[[2]int]int{}, log: log}
 	for id := range n {
 		m.start(id)
 	}
@@ -101,6 +107,9 @@ func (m *mockNet) startWith(id int, cfg Config) {
 	m.boards[id], m.sinks[id] = board.New(), &sink{}
 	o := Options{Config: cfg, Prober: mockProber{m, id}, Board: m.boards[id], Notifier: m.sinks[id],
 		State: st, Now: m.clock.Now, Rand: rand.New(rand.NewPCG(uint64(id), 7))}
+	if m.log != nil {
+		o.Log = m.log.WithField("self", id)
+	}
 	d, err := New(o)
 	if err != nil {
 		m.t.Fatal(err)
@@ -152,7 +161,7 @@ func (m *mockNet) settlePushes() {
 		for _, d := range agents {
 			if d != nil {
 				d.push.sends.Wait()
-				d.causes.sweeps.Wait()
+				d.pol.Wait()
 			}
 		}
 		for _, d := range agents {
@@ -367,7 +376,7 @@ func (p mockProber) FetchRows(_ context.Context, t probe.Target, lo, hi int) ([]
 // every other agent serves the new station within log2 16 rounds (it rides
 // the fetches), and only the agent that took the SET notifies the change.
 func TestMockNetStationReachesEveryAgent(t *testing.T) {
-	m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
+	m := newMockNet(t, 16, hiadsd.VCube, notify.Detected)
 	m.settled(16)
 	station := netip.MustParseAddr("192.0.2.77")
 	if err := m.agents[6].SetNMS(station); err != nil {
@@ -400,7 +409,7 @@ func TestMockNetStationReachesEveryAgent(t *testing.T) {
 func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 	for _, a := range []hiadsd.Algorithm{hiadsd.VCube, hiadsd.HiADSD} {
 		t.Run(a.String(), func(t *testing.T) {
-			m := newMockNet(t, 8, a, NotifyAll)
+			m := newMockNet(t, 8, a, notify.All)
 			bound := hiadsd.LatencyBound(a, 8) + 1
 			m.until(2*bound, "start-up", func() bool { return m.everyone(5, hiadsd.FaultFree, -1) })
 			m.stop(2, false)
@@ -449,7 +458,7 @@ func TestMockNetRestartKeepsCountersAndEvents(t *testing.T) {
 // Recheck retracts, where the holder of a verdict never tests the node, are
 // replayed in hiadsd/lab/testdata/recheck.txt.)
 func TestMockNetPartitionHeals(t *testing.T) {
-	m := newMockNet(t, 8, hiadsd.HiADSD, NotifyDetected)
+	m := newMockNet(t, 8, hiadsd.HiADSD, notify.Detected)
 	bound := hiadsd.LatencyBound(hiadsd.HiADSD, 8) + 1
 	m.until(2*bound, "start-up", func() bool { return m.everyone(1, hiadsd.FaultFree, -1) })
 	m.mu.Lock()
@@ -476,15 +485,15 @@ func TestMockNetPartitionHeals(t *testing.T) {
 // withholds its view, and the owner's view never changed; every agent's
 // last notification about every node says fault-free.
 func TestMockNetHealedPartitionSpreadsNothing(t *testing.T) {
-	for _, scope := range []Scope{NotifyDetected, NotifyOwner} {
+	for _, scope := range []notify.Scope{notify.Detected, notify.Owner} {
 		t.Run(fmt.Sprint("scope=", scope), func(t *testing.T) { healedPartition(t, scope) })
 	}
 }
 
-func healedPartition(t *testing.T, scope Scope) {
+func healedPartition(t *testing.T, scope notify.Scope) {
 	const n, cut = 16, 6
 	m := newMockNet(t, n, hiadsd.VCube, scope)
-	if scope == NotifyOwner {
+	if scope == notify.Owner {
 		for id := range n {
 			m.agents[id].cfg.RecoveryHold = 3 * m.cfg.Interval
 		}
@@ -543,11 +552,11 @@ func healedPartition(t *testing.T, scope Scope) {
 	t.Logf("host %d applied %d verdicts after %d intervals cut off and notified their roll-back (%d events) after the heal",
 		cut+1, applied, isolation+1, rolled)
 	switch {
-	case scope == NotifyOwner && applied+rolled != 0:
+	case scope == notify.Owner && applied+rolled != 0:
 		t.Fatalf("host %d, cut off, notified %d applied verdicts and %d roll-backs; want none", cut+1, applied, rolled)
-	case scope == NotifyDetected && (applied == 0 || rolled < applied):
+	case scope == notify.Detected && (applied == 0 || rolled < applied):
 		t.Fatalf("host %d notified %d applied verdicts and %d roll-backs; want some, each undone", cut+1, applied, rolled)
-	case scope == NotifyDetected:
+	case scope == notify.Detected:
 		return // the testers that found node 7 down notify; another may find it back
 	}
 	for id, s := range m.sinks {
@@ -568,7 +577,7 @@ func healedPartition(t *testing.T, scope Scope) {
 // though it tested neither; with scope detected only agents that tested
 // node 3 notify, and with scope all every agent does.
 func TestMockNetNotificationScope(t *testing.T) {
-	for _, scope := range []Scope{NotifyOwner, NotifyDetected, NotifyAll} {
+	for _, scope := range []notify.Scope{notify.Owner, notify.Detected, notify.All} {
 		t.Run(fmt.Sprint("scope=", scope), func(t *testing.T) {
 			m := newMockNet(t, 8, hiadsd.VCube, scope)
 			m.until(8, "start-up", func() bool { return m.everyone(2, hiadsd.FaultFree, -1) })
@@ -596,11 +605,11 @@ func TestMockNetNotificationScope(t *testing.T) {
 					}
 				}
 				switch {
-				case scope == NotifyOwner && !slices.Equal(notified, []int{1}):
+				case scope == notify.Owner && !slices.Equal(notified, []int{1}):
 					t.Errorf("scope owner: node 3 %v notified by agents %v, want agent 1 alone", st, notified)
-				case scope == NotifyDetected && (len(notified) == 0 || len(notified) > testers):
+				case scope == notify.Detected && (len(notified) == 0 || len(notified) > testers):
 					t.Errorf("scope detected: node 3 %v notified by agents %v, %d tested it", st, notified, testers)
-				case scope == NotifyAll && len(notified) != 7:
+				case scope == notify.All && len(notified) != 7:
 					t.Errorf("scope all: node 3 %v notified by agents %v, want all 7", st, notified)
 				}
 				t.Logf("node 3 %v notified by agents %v", st, notified)
@@ -621,11 +630,8 @@ func TestMockNetOwnerHandsOver(t *testing.T) {
 	handed := 0
 	for offset := range hiadsd.Levels(8) {
 		for victim := 2; victim < 8; victim++ {
-			m := newMockNet(t, 8, hiadsd.VCube, NotifyOwner)
 			logger, hook := logtest.NewNullLogger()
-			for id, d := range m.agents {
-				d.log = logger.WithField("self", id)
-			}
+			m := newMockNetLogged(t, testConfig(t, 8, hiadsd.VCube, notify.Owner), logger)
 			m.until(8, "start-up", func() bool { return m.everyone(victim, hiadsd.FaultFree, -1) })
 			m.noPush = true
 			for range offset {
@@ -667,11 +673,8 @@ func TestMockNetOwnerHandsOver(t *testing.T) {
 // once, not every interval, and again when the peer comes back and fails
 // anew.
 func TestMockNetExplainsPartialOnce(t *testing.T) {
-	m := newMockNet(t, 4, hiadsd.VCube, NotifyDetected)
 	logger, hook := logtest.NewNullLogger()
-	for id, d := range m.agents {
-		d.log = logger.WithField("self", id)
-	}
+	m := newMockNetLogged(t, testConfig(t, 4, hiadsd.VCube, notify.Detected), logger)
 	told := func() map[any]int {
 		per := map[any]int{}
 		for _, e := range hook.AllEntries() {
@@ -753,7 +756,7 @@ func TestExplainCauses(t *testing.T) {
 func TestMockNetSteadyStateReadsNothing(t *testing.T) {
 	for _, push := range []bool{false, true} {
 		t.Run(fmt.Sprintf("push=%v", push), func(t *testing.T) {
-			m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
+			m := newMockNet(t, 16, hiadsd.VCube, notify.Detected)
 			m.noPush = !push
 			steadyStateReadsNothing(t, m, push)
 		})
@@ -812,7 +815,7 @@ func steadyStateReadsNothing(t *testing.T, m *mockNet, push bool) {
 // round leaves some agent unaware.
 func TestMockNetPushKnowsInOneRound(t *testing.T) {
 	for _, push := range []bool{true, false} {
-		m := newMockNet(t, 16, hiadsd.VCube, NotifyDetected)
+		m := newMockNet(t, 16, hiadsd.VCube, notify.Detected)
 		m.noPush = !push
 		m.until(12, "start-up", func() bool {
 			for k, d := range m.agents {

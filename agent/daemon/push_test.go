@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -82,7 +83,7 @@ func (s *slowLAN) pushedTo(t *testing.T, n int, when string) map[netip.Addr]bool
 // interval tests nodes 2, 3 and 5.
 func slowDaemon(t *testing.T, lan Prober, s *sink) *Daemon {
 	t.Helper()
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	cfg.Rotate = false
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
 		State: state.State{Version: state.FileVersion, Nodes: 8, Counters: make([]uint32, 8)}})
@@ -144,7 +145,7 @@ func TestPushTakenDuringATest(t *testing.T) {
 // newer than the agent's own entry, about a peer the batch is testing,
 // reaches that peer's test; and a full channel never blocks the loop.
 func TestCorroborate(t *testing.T) {
-	cfg := testConfig(t, 8, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, 8, hiadsd.VCube, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
 	d, err := New(Options{Config: cfg, Prober: lan, Board: s.board(), Notifier: s,
 		State: state.State{Version: state.FileVersion, Nodes: 8, Counters: make([]uint32, 8)}})

@@ -2,13 +2,11 @@ package daemon
 
 import (
 	"fmt"
-	"sync"
 	"time"
-
-	"github.com/sirupsen/logrus"
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/flap"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -20,7 +18,7 @@ import (
 type journal struct {
 	st        state.State
 	savedSeq  uint32         // the newest event sequence number on disk; later events are not served yet
-	unsaved   []unsavedEvent // events recorded but not on disk, not yet notified
+	unsaved   []notify.Event // events recorded but not on disk, not yet notified
 	rows      []board.Row    // immutable once published
 	cur       *board.Snapshot
 	graph     [][]int
@@ -30,15 +28,10 @@ type journal struct {
 	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
 	unreached []uint32  // NodeIDs out of this agent's reach alone: diagUnreached
 
-	// how, changed, held and left are owned by the loop goroutine.
+	// how, changed and held are owned by the loop goroutine.
 	how     []mib.Source
 	changed []uint32        // nodeLastChange, hundredths of a second since start
 	held    []hiadsd.Status // what the state file held per node, until the first verdict on it
-	grace   grace           // first verdicts held back during start-up
-	left    map[int]unowned // per node, its last change left to its owner (handover)
-
-	recoveries recoveries // repairs waiting until they hold, and what the station was told
-	causes     causes     // status notifications waiting to be sent by cause
 }
 
 // record turns one interval's report into event rows, log lines,
@@ -76,15 +69,15 @@ func (d *Daemon) record(rep hiadsd.Report) {
 			ev.Source = uint32(u.From + 1)
 		}
 		d.st.Events = append(d.st.Events, ev)
-		e := unsavedEvent{ev: ev, u: u, mute: d.mute(u.ID), notify: d.notifies(u)}
+		e := notify.Event{Row: ev, Update: u, Mute: d.mute(u.ID), Notify: d.pol.Notifies(u)}
 		d.unsaved = append(d.unsaved, e)
-		d.leave(e, now)
+		d.pol.Recorded(e, now)
 	}
 	if n := len(d.st.Events); n > maxEvents {
 		d.st.Events = append([]mib.Event(nil), d.st.Events[n-maxEvents:]...)
 	}
 	if n := len(d.unsaved); n > maxEvents { // the table no longer holds the oldest: they cannot be served
-		d.unsaved = append([]unsavedEvent(nil), d.unsaved[n-maxEvents:]...)
+		d.unsaved = append([]notify.Event(nil), d.unsaved[n-maxEvents:]...)
 	}
 	moved := d.keepView(d.view)
 	dirty := moved || len(d.unsaved) > 0
@@ -93,21 +86,13 @@ func (d *Daemon) record(rep hiadsd.Report) {
 	d.lastDone = now
 	d.publishLocked()
 	d.mu.Unlock()
-	d.announceFlaps(flaps)
+	d.pol.Flaps(flaps)
 	if dirty {
 		if err := d.saveState(); err != nil {
 			d.log.WithError(err).Error("cannot save state; new events wait until a save succeeds")
 		}
 	}
-	for _, l := range d.causes.takeHanded() {
-		d.left[l.u.ID] = l
-	}
-	d.handover(now)
-	d.releaseRecoveries(now)
-	d.movedEntries(rep.Moved)
-	if d.grouping() {
-		d.sendCauses()
-	}
+	d.pol.Settle(now, rep.Moved)
 }
 
 // saveState saves the state as it is now and, once it is on disk, serves
@@ -127,8 +112,8 @@ func (d *Daemon) saveState() error {
 	}
 	d.mu.Lock()
 	d.savedSeq = max(d.savedSeq, st.LastSeq)
-	var out []unsavedEvent
-	for len(d.unsaved) > 0 && d.unsaved[0].ev.Seq <= d.savedSeq {
+	var out []notify.Event
+	for len(d.unsaved) > 0 && d.unsaved[0].Row.Seq <= d.savedSeq {
 		out, d.unsaved = append(out, d.unsaved[0]), d.unsaved[1:]
 	}
 	if len(out) > 0 {
@@ -136,19 +121,9 @@ func (d *Daemon) saveState() error {
 	}
 	d.mu.Unlock()
 	for _, e := range out {
-		d.announce(e)
+		d.pol.Announce(e)
 	}
 	return nil
-}
-
-// unsavedEvent is an event recorded but not yet on disk, with its update,
-// whether this agent's scope notifies it (notify) and, if it is held back
-// anyway, why (mute).
-type unsavedEvent struct {
-	ev     mib.Event
-	u      hiadsd.Update
-	mute   string
-	notify bool
 }
 
 // mute says why an event about node id, recorded now, is not notified: the
@@ -221,77 +196,6 @@ func (d *Daemon) state() state.State {
 	return st
 }
 
-// announce logs one event and sends its notification when the scope asks for it.
-// The first verdict "fault-free" about a node that was unknown is news to no one
-// (every agent learns it at start), so it is logged at debug level and not sent.
-// The line leaves once the event is on disk; changed is when the view took
-// it (and served it), the event's time in diagEventTable.
-func (d *Daemon) announce(e unsavedEvent) {
-	ev, u, mute := e.ev, e.u, e.mute
-	f := d.log.WithFields(logrus.Fields{"node": u.ID + 1, "address": ev.Addr.String(), "old": u.Old.Status.String(),
-		"new": u.New.Status.String(), "counter": u.New.Counter, "how": ev.How.String(), "seq": ev.Seq,
-		"changed": ev.Time.Format(time.RFC3339Nano)})
-	if !u.IsDirect() {
-		f = f.WithField("from", u.From+1)
-	}
-	held := d.grace.hold(ev, u, d.now().Sub(d.start) < d.cfg.StartupGrace)
-	if initial(u) {
-		f.Debug("node status learned")
-		return
-	}
-	if mute != "" {
-		f = f.WithField("muted", mute) // not notified: the harness and an operator can tell
-	}
-	f.Info("node status changed")
-	if d.notify == nil || !e.notify {
-		return
-	}
-	if held {
-		f.Debug("not notified yet: a first verdict about a node never seen up, within the start-up grace")
-		return
-	}
-	if mute != "" {
-		return
-	}
-	if !d.recoveries.pass(e, d.holds(), d.now()) {
-		f.Debug("not notified now: a repair waits until it has held, and a fault the station was last told is not told again")
-		return
-	}
-	d.sendStatus(ev, "")
-}
-
-// sendStatus queues the notification of event ev and logs it, with why it
-// goes out now if not at once (a repair that held, a change handed over,
-// a verdict held through the start-up grace): every status notification an
-// agent sends is one "status change notified" line, which the chaos run
-// matches against what the station received.
-func (d *Daemon) sendStatus(ev mib.Event, late string) {
-	if d.grouping() && !degradedOnly(ev.Prev, ev.Status) {
-		d.group(ev, late)
-		return
-	}
-	d.sendNow(ev, late)
-}
-
-// sendNow queues the notification of event ev at once (sendStatus).
-func (d *Daemon) sendNow(ev mib.Event, late string) {
-	f := d.log.WithFields(logrus.Fields{"node": ev.NodeID, "seq": ev.Seq, "new": ev.Status.String()})
-	if late != "" {
-		f = f.WithField("late", late)
-	}
-	if err := d.notify.NodeStatusChange(ev); err != nil {
-		f.WithError(err).Warn("notification not queued")
-		return
-	}
-	f.Info("status change notified")
-}
-
-// initial reports whether u is a first verdict "fault-free" about a node
-// that was unknown: what every agent learns at start, news to no one.
-func initial(u hiadsd.Update) bool {
-	return u.Old.Status == hiadsd.Unknown && u.New.Status == hiadsd.FaultFree
-}
-
 // buildRows makes the diagTree rows from the view, leaving out the nodes
 // removed from the list; it runs on the loop goroutine.
 func (d *Daemon) buildRows() []board.Row {
@@ -317,7 +221,7 @@ func (d *Daemon) publishLocked() {
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
 		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
-		ListStable: d.list.Stable.Bytes(), ListDelta: d.deltas, Causes: d.causeGroups()}
+		ListStable: d.list.Stable.Bytes(), ListDelta: d.deltas, Causes: d.pol.CauseGroups()}
 	s.Digest, s.Withheld, s.SelfDoubt, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.unreached
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
@@ -346,72 +250,4 @@ func (d *Daemon) save() error {
 	}
 	d.log.WithError(err).Warn("cannot save state on the way out; no event is lost")
 	return nil
-}
-
-// grace holds back, during the start-up grace, the first faulty or partial
-// verdict about a node this agent has never seen up: agents started moments
-// apart test each other before the others listen, and every such verdict,
-// and its retraction, would be a notification. A held verdict that still
-// holds when the grace ends is notified then; one retracted within it is
-// never notified, and neither is its retraction. announce (from any
-// goroutine that saves) and the loop's endGrace share it.
-type grace struct {
-	mu     sync.Mutex
-	over   bool
-	seenUp []bool               // nodes this agent has held fault-free
-	held   map[int]unsavedEvent // node -> its held verdict
-}
-
-// hold notes u and reports whether its notification is held back: within
-// the grace, a first verdict about a node never seen up, or any later change
-// of a node whose verdict is held (a retraction, or a held fault that
-// changed kind, which stays held).
-func (g *grace) hold(ev mib.Event, u hiadsd.Update, within bool) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	up := u.New.Status == hiadsd.FaultFree
-	seen := g.seenUp[u.ID]
-	if up {
-		g.seenUp[u.ID] = true
-	}
-	if g.over || !within {
-		return false
-	}
-	if _, ok := g.held[u.ID]; ok {
-		delete(g.held, u.ID)
-		if !up {
-			g.held[u.ID] = unsavedEvent{ev: ev, u: u}
-		}
-		return true
-	}
-	if !seen && !up && u.Old.Status == hiadsd.Unknown {
-		g.held[u.ID] = unsavedEvent{ev: ev, u: u}
-		return true
-	}
-	return false
-}
-
-// endGrace ends the grace once it has passed: each held verdict that the
-// view still holds is notified now, late but true.
-func (d *Daemon) endGrace() {
-	if d.grace.over || d.now().Sub(d.start) < d.cfg.StartupGrace {
-		return
-	}
-	for _, peer := range d.lists.heldStill() { // a conflict that outlived the grace
-		d.notifyMismatch(peer)
-	}
-	d.grace.mu.Lock()
-	d.grace.over = true
-	held := d.grace.held
-	d.grace.held = nil
-	d.grace.mu.Unlock()
-	for id, e := range held {
-		if d.view[id].Status != e.u.New.Status || d.notify == nil || !d.notifies(e.u) || d.inMaintenance(id) {
-			continue
-		}
-		if !d.recoveries.pass(e, d.holds(), d.now()) {
-			continue
-		}
-		d.sendStatus(e.ev, "a first verdict held through the start-up grace still holds")
-	}
 }

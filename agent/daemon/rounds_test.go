@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -15,7 +16,7 @@ import (
 // than running the one it missed late.
 func TestRoundsAgreeAcrossAgents(t *testing.T) {
 	const n = 16
-	cfg := testConfig(t, n, hiadsd.VCube, NotifyDetected)
+	cfg := testConfig(t, n, hiadsd.VCube, notify.Detected)
 	cfg.Interval = 2 * time.Second
 	var now time.Time
 	agents := make([]*Daemon, n)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/daemon"
 	"github.com/diagagent/diagagent/agent/nodelist"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/traps"
@@ -23,7 +24,7 @@ import (
 var kinds = map[string]traps.Kind{"trap": traps.TrapV2c, "inform": traps.InformV2c, "v3inform": traps.InformV3}
 
 // scopes are the names traps.scope may take, by the daemon's scope.
-var scopes = []string{daemon.NotifyOwner: "owner", daemon.NotifyDetected: "detected", daemon.NotifyAll: "all"}
+var scopes = []string{notify.Owner: "owner", notify.Detected: "detected", notify.All: "all"}
 
 // Kind returns the notifier's kind that traps.kind's name stands for
 // (a v2c trap for a name it does not know; the file's check refuses those).
@@ -36,8 +37,8 @@ func Kind(name string) traps.Kind {
 
 // Scope returns the daemon's scope that traps.scope's name stands for
 // (owner for a name it does not know; the file's check refuses those).
-func Scope(name string) daemon.Scope {
-	return daemon.Scope(max(slices.Index(scopes, name), 0))
+func Scope(name string) notify.Scope {
+	return notify.Scope(max(slices.Index(scopes, name), 0))
 }
 
 // Defaults returns every key a part gives the default of, by its dotted

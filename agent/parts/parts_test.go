@@ -5,6 +5,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/daemon"
+	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/snmp"
 	"github.com/diagagent/diagagent/traps"
@@ -73,7 +74,7 @@ func TestNamesAreTheFiles(t *testing.T) {
 	}
 	want := []string{config.ScopeOwner, config.ScopeDetected, config.ScopeAll}
 	for i, name := range want {
-		if scopes[i] != name || Scope(name) != daemon.Scope(i) {
+		if scopes[i] != name || Scope(name) != notify.Scope(i) {
 			t.Errorf("traps.scope %q is the daemon's scope %d, want %d (%q)", name, Scope(name), i, scopes[i])
 		}
 	}

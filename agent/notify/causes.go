@@ -1,4 +1,4 @@
-package daemon
+package notify
 
 import (
 	"context"
@@ -52,42 +52,42 @@ type waitingStatus struct {
 }
 
 // grouping reports whether the agent groups its status notifications.
-func (d *Daemon) grouping() bool { return d.cfg.GroupWindow > 0 && d.notify != nil }
+func (p *Policy) grouping() bool { return p.cfg.GroupWindow > 0 && p.notifier != nil }
 
 // since is the grouper's clock: the time since the daemon started.
-func (d *Daemon) since(t time.Time) time.Duration { return t.Sub(d.start) }
+func (p *Policy) since(t time.Time) time.Duration { return t.Sub(p.start) }
 
 // group hands the notification of event ev to the grouper.
-func (d *Daemon) group(ev mib.Event, late string) {
-	c := &d.causes
-	now := d.now()
+func (p *Policy) group(ev mib.Event, late string) {
+	c := &p.causes
+	now := p.host.Now()
 	id := int(ev.NodeID) - 1
 	e := hiadsd.Entry{Status: ev.Status, Counter: ev.Counter}
 	c.mu.Lock()
 	if c.waiting == nil {
 		c.waiting = map[int]waitingStatus{}
-		c.g.Window = d.cfg.GroupWindow
+		c.g.Window = p.cfg.GroupWindow
 	}
 	c.waiting[id] = waitingStatus{ev: ev, late: late}
 	if ev.Status.Up() { // fault-free, or degraded: back up either way
-		c.g.Back(d.since(now), id, e)
+		c.g.Back(p.since(now), id, e)
 	} else {
-		c.g.Lost(d.since(now), id, e)
-		c.sweepLocked(d)
+		c.g.Lost(p.since(now), id, e)
+		c.sweepLocked(p)
 	}
-	c.armLocked(d, now)
+	c.armLocked(p, now)
 	c.mu.Unlock()
 }
 
 // armLocked sets the timer for the next cause due; c.mu is held. The
 // timer runs only on the real clock (a test's clock moves by hand, and its
 // loop sends what is due).
-func (c *causes) armLocked(d *Daemon, now time.Time) {
+func (c *causes) armLocked(p *Policy, now time.Time) {
 	next, ok := c.g.Next()
-	if !ok || !d.realClock || c.closed {
+	if !ok || !p.realClock || c.closed {
 		return
 	}
-	at := d.start.Add(next)
+	at := p.start.Add(next)
 	if !c.due.IsZero() && !at.Before(c.due) {
 		return
 	}
@@ -95,13 +95,14 @@ func (c *causes) armLocked(d *Daemon, now time.Time) {
 		c.timer.Stop()
 	}
 	c.due = at
-	c.timer = time.AfterFunc(max(at.Sub(now), 0), d.sendCauses)
+	c.timer = time.AfterFunc(max(at.Sub(now), 0), p.sendCauses)
 }
 
-// causeGroups is nodeCauseGroup: the groups out, by NodeID; nil when
-// none is. It takes c.mu: d.mu may be held, never the other way round.
-func (d *Daemon) causeGroups() map[uint32]uint32 {
-	c := &d.causes
+// CauseGroups is nodeCauseGroup: the groups out, by NodeID; nil when
+// none is. It takes c.mu: the agent's own lock may be held, never the
+// other way round.
+func (p *Policy) CauseGroups() map[uint32]uint32 {
+	c := &p.causes
 	c.mu.Lock()
 	out := c.g.Out()
 	c.mu.Unlock()
@@ -115,38 +116,23 @@ func (d *Daemon) causeGroups() map[uint32]uint32 {
 	return m
 }
 
-// republishCausesLocked serves the current snapshot again with the groups
-// out now; d.mu is held.
-func (d *Daemon) republishCausesLocked() {
-	if d.cur == nil {
-		return
-	}
-	s := *d.cur
-	s.Causes = d.causeGroups()
-	if err := d.board.Publish(&s); err != nil {
-		d.log.WithError(err).Error("cannot publish the view")
-		return
-	}
-	d.cur = &s
-}
-
 // movedEntries passes the grouper the nodes whose entries moved in an interval
 // or a push (hiadsd.Report.Moved), and drops the nodes that can no longer
 // be part of a cause: removed from the list, or in a maintenance window.
 // It runs on the loop.
-func (d *Daemon) movedEntries(ids []int) {
-	if !d.grouping() {
+func (p *Policy) movedEntries(ids []int) {
+	if !p.grouping() {
 		return
 	}
-	c := &d.causes
-	at := d.since(d.now())
+	c := &p.causes
+	at := p.since(p.host.Now())
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
 		c.g.Moved(at, id)
 	}
 	for id := range c.waiting {
-		if id >= len(d.list.Members) || d.list.Members[id].Removed || d.inMaintenance(id) {
+		if id >= p.view.Size() || p.view.Member(id).Removed || p.view.InMaintenance(id) {
 			c.g.Forget(id)
 			delete(c.waiting, id)
 		}
@@ -155,13 +141,13 @@ func (d *Daemon) movedEntries(ids []int) {
 
 // sendCauses sends the causes that are due: a node alone as its
 // diagNodeStatusChange, a group as one diagCauseChange. Any goroutine.
-func (d *Daemon) sendCauses() { d.sendDue(false) }
+func (p *Policy) sendCauses() { p.sendDue(false) }
 
 // endCauses sends every cause still waiting, its window cut short, and
 // sets no timer again: the daemon is stopping, and a change it recorded
 // is notified, not lost. Run calls it on the way out.
-func (d *Daemon) endCauses() {
-	c := &d.causes
+func (p *Policy) endCauses() {
+	c := &p.causes
 	c.mu.Lock()
 	c.closed = true
 	if c.timer != nil {
@@ -170,17 +156,17 @@ func (d *Daemon) endCauses() {
 	c.stopSweepsLocked()
 	c.mu.Unlock()
 	c.sweeps.Wait()
-	d.sendDue(true)
+	p.sendDue(true)
 }
 
 // sendDue sends the causes due now, or all of them.
-func (d *Daemon) sendDue(all bool) {
-	c := &d.causes
+func (p *Policy) sendDue(all bool) {
+	c := &p.causes
 	c.mu.Lock()
 	_, waits := c.g.Next()
 	c.mu.Unlock()
-	now := d.now()
-	snap := d.Snapshot()
+	now := p.host.Now()
+	snap := p.host.Snapshot()
 	if !waits || snap == nil {
 		return // nothing waits (the loop asks after every interval), or nothing published yet
 	}
@@ -189,7 +175,7 @@ func (d *Daemon) sendDue(all bool) {
 	for _, r := range snap.Nodes {
 		n, present[int(r.ID)-1] = max(n, int(r.ID)), true
 	}
-	at := d.since(now)
+	at := p.since(now)
 	if all {
 		at = 1 << 62 // past every window
 	}
@@ -205,26 +191,24 @@ func (d *Daemon) sendDue(all bool) {
 			}
 		}
 	}
-	c.armLocked(d, now)
+	c.armLocked(p, now)
 	c.mu.Unlock()
 	if len(due) > 0 { // the groups out changed: served before they are told
-		d.mu.Lock()
-		d.republishCausesLocked()
-		d.mu.Unlock()
+		p.host.RepublishCauses()
 	}
 	for k, cause := range due {
 		if len(out[k]) == 0 {
 			continue
 		}
-		if o := ownerOutside(snap, cause.IDs()); o != d.id && o >= 0 {
+		if o := ownerOutside(snap, cause.IDs()); o != p.view.Self() && o >= 0 {
 			c.leave(out[k], o, now)
 			continue
 		}
 		if cause.Single() {
-			d.sendNow(out[k][0].ev, out[k][0].late)
+			p.sendNow(out[k][0].ev, out[k][0].late)
 			continue
 		}
-		d.sendCause(cause, out[k], snap, now)
+		p.sendCause(cause, out[k], snap, now)
 	}
 }
 
@@ -237,7 +221,7 @@ func (c *causes) leave(ws []waitingStatus, owner int, now time.Time) {
 	for _, w := range ws {
 		ev := w.ev
 		u := hiadsd.Update{ID: int(ev.NodeID) - 1, Old: hiadsd.Entry{Status: ev.Prev}, New: hiadsd.Entry{Status: ev.Status, Counter: ev.Counter}, From: hiadsd.Direct}
-		c.handed = append(c.handed, unowned{unsavedEvent: unsavedEvent{ev: ev, u: u}, owner: owner, at: now})
+		c.handed = append(c.handed, unowned{Event: Event{Row: ev, Update: u}, owner: owner, at: now})
 	}
 }
 
@@ -266,7 +250,7 @@ func ownerOutside(s *board.Snapshot, nodes []int) int {
 // agent of the lowest id, which is then the owner of every node; the
 // other side's agent, whose own loss of that side was true of its view,
 // leaves the heal to it.
-func (d *Daemon) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snapshot, now time.Time) {
+func (p *Policy) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snapshot, now time.Time) {
 	kind := mib.CauseLost
 	if c.Back {
 		kind = mib.CauseBackUnknown
@@ -285,13 +269,13 @@ func (d *Daemon) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snaps
 	}
 	n.Subnet = subnetOf(addrs)
 	if c.Back && c.Lost > 0 {
-		n.Lasted = d.since(now) - c.Lost
+		n.Lasted = p.since(now) - c.Lost
 	}
 	ids := make([]uint32, len(n.Nodes))
 	for k, x := range n.Nodes {
 		ids[k] = x.ID
 	}
-	f := d.log.WithFields(logrus.Fields{"kind": causeKinds[kind], "group": c.Group, "split": c.Split,
+	f := p.log.WithFields(logrus.Fields{"kind": causeKinds[kind], "group": c.Group, "split": c.Split,
 		"nodes": mib.NodeRanges(ids, 255), "count": len(ids)})
 	if c.Back && c.Lost > 0 {
 		f = f.WithField("lasted", n.Lasted.Round(time.Second).String())
@@ -302,11 +286,11 @@ func (d *Daemon) sendCause(c hiadsd.Cause, ws []waitingStatus, snap *board.Snaps
 			return
 		}
 	}
-	if err := d.notify.CauseChange(n); err != nil {
+	if err := p.notifier.CauseChange(n); err != nil {
 		f.WithError(err).Warn("notification not queued")
 		return
 	}
-	d.met.cause(causeKinds[kind])
+	p.met.cause(causeKinds[kind])
 	f.Info("cause notified")
 }
 

@@ -1,4 +1,4 @@
-package daemon
+package notify
 
 import (
 	"sync"
@@ -32,7 +32,7 @@ type recoveries struct {
 
 // waitingEvent is a held event and when it was recorded.
 type waitingEvent struct {
-	e  unsavedEvent
+	e  Event
 	at time.Time
 }
 
@@ -40,7 +40,7 @@ type waitingEvent struct {
 type holds struct{ repair, partial time.Duration }
 
 // holds returns the daemon's holds.
-func (d *Daemon) holds() holds { return holds{repair: d.cfg.RecoveryHold, partial: d.cfg.PartialHold} }
+func (p *Policy) holds() holds { return holds{repair: p.cfg.RecoveryHold, partial: p.cfg.PartialHold} }
 
 // of returns how long an event that makes a node st waits, 0 if it goes out at once.
 func (h holds) of(st hiadsd.Status) time.Duration {
@@ -59,11 +59,11 @@ func (h holds) of(st hiadsd.Status) time.Duration {
 // unless the station was told the node was down; anything else goes out
 // unless the station was last told that very status (a repair held back in
 // between did not hold).
-func (r *recoveries) pass(e unsavedEvent, h holds, now time.Time) bool {
+func (r *recoveries) pass(e Event, h holds, now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id, st := e.u.ID, e.u.New.Status
-	if w, ok := r.waiting[id]; ok && w.e.u.New.Status == hiadsd.Partial && st == hiadsd.FaultFree && !r.outstandingLocked(id) {
+	id, st := e.Update.ID, e.Update.New.Status
+	if w, ok := r.waiting[id]; ok && w.e.Update.New.Status == hiadsd.Partial && st == hiadsd.FaultFree && !r.outstandingLocked(id) {
 		delete(r.waiting, id)
 		return false
 	}
@@ -111,17 +111,17 @@ func (r *recoveries) outstandingLocked(id int) bool {
 // verdict) that has held for its hold, if the view still holds the node at
 // its status and the station was not told so; an event the view no longer
 // holds is dropped. It runs on the loop after each interval.
-func (d *Daemon) releaseRecoveries(now time.Time) {
-	var out []unsavedEvent
-	h := d.holds()
-	r := &d.recoveries
+func (p *Policy) releaseRecoveries(now time.Time) {
+	var out []Event
+	h := p.holds()
+	r := &p.recoveries
 	r.mu.Lock()
 	for id, w := range r.waiting {
-		st := w.e.u.New.Status
+		st := w.e.Update.New.Status
 		switch {
-		case d.view[id].Status != st:
+		case p.view.Status(id) != st:
 			delete(r.waiting, id)
-			d.log.WithFields(logrus.Fields{"node": id + 1, "seq": w.e.ev.Seq, "new": st.String(), "now": d.view[id].Status.String()}).
+			p.log.WithFields(logrus.Fields{"node": id + 1, "seq": w.e.Row.Seq, "new": st.String(), "now": p.view.Status(id).String()}).
 				Info("a change that did not hold is not notified")
 		case now.Sub(w.at) >= h.of(st):
 			delete(r.waiting, id)
@@ -133,9 +133,9 @@ func (d *Daemon) releaseRecoveries(now time.Time) {
 	}
 	r.mu.Unlock()
 	for _, e := range out {
-		if d.mute(e.u.ID) != "" || d.notify == nil {
+		if p.view.Mute(e.Update.ID) != "" || p.notifier == nil {
 			continue
 		}
-		d.sendStatus(e.ev, "a change that held "+h.of(e.u.New.Status).String())
+		p.sendStatus(e.Row, "a change that held "+h.of(e.Update.New.Status).String())
 	}
 }

@@ -1,4 +1,4 @@
-package daemon
+package notify
 
 import (
 	"context"
@@ -25,9 +25,9 @@ import (
 
 // sweepLocked starts a sweep of the faults collecting, if none is out and
 // none has reported on them; whether this agent owns them is decided by
-// the sweep, from the snapshot. c.mu is held (d.mu may be too: the sweep
+// the sweep, from the snapshot. c.mu is held (p.mu may be too: the sweep
 // runs on its own goroutine).
-func (c *causes) sweepLocked(d *Daemon) {
+func (c *causes) sweepLocked(p *Policy) {
 	if c.closed {
 		return
 	}
@@ -44,7 +44,7 @@ func (c *causes) sweepLocked(d *Daemon) {
 	}
 	c.sweeping = true
 	ctx := c.sweepCtx
-	c.sweeps.Go(func() { d.sweep(ctx, opened, in) })
+	c.sweeps.Go(func() { p.sweep(ctx, opened, in) })
 }
 
 // stopSweepsLocked ends a sweep under way; the daemon is stopping. c.mu
@@ -58,23 +58,23 @@ func (c *causes) stopSweepsLocked() {
 // sweep asks, when this agent owns the faults that started collecting at
 // opened (nodes in), every other node it does not know to be out whether
 // it is up, and reports the ones that did not answer to the grouper.
-func (d *Daemon) sweep(ctx context.Context, opened time.Duration, in []int) {
-	c := &d.causes
-	began := d.now()
-	silent, asked, owner := d.sweepTargets(in)
+func (p *Policy) sweep(ctx context.Context, opened time.Duration, in []int) {
+	c := &p.causes
+	began := p.host.Now()
+	silent, asked, owner := p.sweepTargets(in)
 	if owner {
-		silent = append(silent, d.askAll(ctx, asked)...)
+		silent = append(silent, p.askAll(ctx, asked)...)
 	}
-	now := d.now()
+	now := p.host.Now()
 	c.mu.Lock()
 	c.sweeping = false
 	if owner {
-		c.g.Swept(opened, d.since(now), silent)
-		c.armLocked(d, now)
+		c.g.Swept(opened, p.since(now), silent)
+		c.armLocked(p, now)
 	}
 	if c.again { // faults that opened meanwhile, or owned now that the batch grew
 		c.again = false
-		c.sweepLocked(d)
+		c.sweepLocked(p)
 	}
 	c.mu.Unlock()
 	if !owner {
@@ -84,8 +84,8 @@ func (d *Daemon) sweep(ctx context.Context, opened time.Duration, in []int) {
 	if len(silent) > 0 {
 		result = "silent"
 	}
-	d.met.sweeps.WithLabelValues(result).Inc()
-	d.log.WithFields(logrus.Fields{"faults": rangesOf(in), "asked": len(asked), "silent": rangesOf(silent),
+	p.met.sweeps.WithLabelValues(result).Inc()
+	p.log.WithFields(logrus.Fields{"faults": rangesOf(in), "asked": len(asked), "silent": rangesOf(silent),
 		"took": now.Sub(began).String()}).Info("swept the nodes up: the faults are due once every silent node is among them")
 }
 
@@ -97,21 +97,21 @@ func (d *Daemon) sweep(ctx context.Context, opened time.Duration, in []int) {
 // among the faults: a partial verdict still held back, or told before).
 // A node known out and told is never part of a later cause, so it is not
 // waited for: outstanding says which.
-func (d *Daemon) sweepTargets(in []int) (silent []int, ask []board.Row, owner bool) {
-	s := d.Snapshot()
-	if s == nil || ownerOutside(s, in) != d.id {
+func (p *Policy) sweepTargets(in []int) (silent []int, ask []board.Row, owner bool) {
+	s := p.host.Snapshot()
+	if s == nil || ownerOutside(s, in) != p.view.Self() {
 		return nil, nil, false
 	}
-	now := d.now()
+	now := p.host.Now()
 	for _, r := range s.Nodes {
 		id := int(r.ID) - 1
-		if id == d.id || r.Removed || slices.Contains(in, id) || r.Flapping || r.Maint.Active(now) {
+		if id == p.view.Self() || r.Removed || slices.Contains(in, id) || r.Flapping || r.Maint.Active(now) {
 			continue
 		}
 		switch {
 		case r.Status.Up():
 			ask = append(ask, r)
-		case !d.recoveries.outstanding(id):
+		case !p.recoveries.outstanding(id):
 			silent = append(silent, id)
 		}
 	}
@@ -120,11 +120,12 @@ func (d *Daemon) sweepTargets(in []int) (silent []int, ask []board.Row, owner bo
 
 // rangesOf names core ids as NodeID ranges, "3,9,12-14".
 func rangesOf(ids []int) string {
-	set := make(map[int]bool, len(ids))
+	out := make([]uint32, 0, len(ids))
 	for _, id := range ids {
-		set[id] = true
+		out = append(out, uint32(id+1))
 	}
-	return mib.NodeRanges(nodeIDs(set), 255)
+	slices.Sort(out)
+	return mib.NodeRanges(slices.Compact(out), 255)
 }
 
 // asking is a Prober that asks a peer whether it is up apart from its
@@ -139,16 +140,16 @@ type asking interface {
 // waited for by the faults until it is among them or the window closes,
 // so a slow answer costs a node alone the window, not a wrong cause, and
 // the faults of a cut need not wait for its tests to time out.
-func (d *Daemon) askAll(ctx context.Context, rows []board.Row) []int {
-	ctx, cancel := context.WithTimeout(ctx, min(d.cfg.Interval/2, d.cfg.TestBudget))
+func (p *Policy) askAll(ctx context.Context, rows []board.Row) []int {
+	ctx, cancel := context.WithTimeout(ctx, min(p.cfg.Interval/2, p.cfg.TestBudget))
 	defer cancel()
 	var (
 		mu     sync.Mutex
 		silent []int
 		wg     sync.WaitGroup
 	)
-	ask := func(r board.Row) bool { return d.prober.Probe(ctx, r.Member).Status.Up() }
-	if a, ok := d.prober.(asking); ok {
+	ask := func(r board.Row) bool { return p.prober.Probe(ctx, r.Member).Status.Up() }
+	if a, ok := p.prober.(asking); ok {
 		ask = func(r board.Row) bool { return a.Ask(ctx, r.Member) }
 	}
 	next := make(chan board.Row)

@@ -1,4 +1,4 @@
-package daemon
+package notify
 
 import (
 	"strconv"
@@ -13,17 +13,17 @@ import (
 type Scope int
 
 const (
-	// NotifyOwner has one agent notify each change: the node's owner (owner),
+	// Owner has one agent notify each change: the node's owner (owner),
 	// when its view takes the change, tested or learned. Several agents may
 	// find one change at once (the testers a hello asks, the agents that
 	// settle a disagreement, the testers of the full plan): the owner's view
 	// takes it once.
-	NotifyOwner Scope = iota
-	// NotifyDetected has each agent notify the changes its own tests found.
-	NotifyDetected
-	// NotifyAll has each agent notify every change its view takes: the
+	Owner Scope = iota
+	// Detected has each agent notify the changes its own tests found.
+	Detected
+	// All has each agent notify every change its view takes: the
 	// papers' behaviour, one notification per agent.
-	NotifyAll
+	All
 )
 
 // owner returns the agent that notifies about node id (its status changes,
@@ -31,10 +31,10 @@ const (
 // id, but id itself, that this agent's view holds fault-free; -1 if none.
 // It is chosen from the shared diagnosis, with no election: agents whose
 // views agree name the same one. It runs on the loop, which owns the view.
-func (d *Daemon) owner(id int) int {
-	for k, e := range d.view {
-		m := d.list.Members[k]
-		if k != id && e.Status == hiadsd.FaultFree && !m.Removed && !m.TestedOnly {
+func (p *Policy) owner(id int) int {
+	for k := range p.view.Size() {
+		m := p.view.Member(k)
+		if k != id && p.view.Status(k) == hiadsd.FaultFree && !m.Removed && !m.TestedOnly {
 			return k
 		}
 	}
@@ -42,29 +42,29 @@ func (d *Daemon) owner(id int) int {
 }
 
 // notifies reports whether this agent notifies update u under its scope.
-// Under NotifyOwner that is the owner's job, but not while this agent
+// Under Owner that is the owner's job, but not while this agent
 // withholds its view (it reaches none of its peers, and holds them faulty
 // as its own link's fault: it would be the owner of every node, and every
 // verdict false); and any agent that told the station a node was down
 // tells it the node is up again, owner or not: after a cut-off, the owner's
 // view never changed, and only the agent that spoke can retract.
-func (d *Daemon) notifies(u hiadsd.Update) bool {
-	switch d.cfg.Notify {
-	case NotifyAll:
+func (p *Policy) notifies(u hiadsd.Update) bool {
+	switch p.cfg.Scope {
+	case All:
 		return true
-	case NotifyDetected:
+	case Detected:
 		return u.IsDirect()
 	}
-	if u.New.Status.Up() && d.recoveries.outstanding(u.ID) {
+	if u.New.Status.Up() && p.recoveries.outstanding(u.ID) {
 		return true
 	}
-	if d.node.Withholds() {
+	if p.view.Withholds() {
 		return false
 	}
-	if d.grouping() && !degradedOnly(u.Old.Status, u.New.Status) {
+	if p.grouping() && !degradedOnly(u.Old.Status, u.New.Status) {
 		return true // the cause's owner is decided when it is due (causes.go)
 	}
-	return d.owner(u.ID) == d.id
+	return p.owner(u.ID) == p.view.Self()
 }
 
 // degradedOnly reports whether a change from prev to st is a node turning
@@ -81,7 +81,7 @@ func degradedOnly(prev, st hiadsd.Status) bool {
 // to the node's owner, kept for a handover: an owner that fails may have
 // failed before it notified.
 type unowned struct {
-	unsavedEvent
+	Event
 	owner int
 	at    time.Time
 	gone  time.Time // when the owner was first seen not fault-free; zero while it is
@@ -89,12 +89,12 @@ type unowned struct {
 
 // leave notes that the change of e is left to the node's owner, or
 // forgets the last one left when this agent notifies the change itself.
-func (d *Daemon) leave(e unsavedEvent, now time.Time) {
-	if d.cfg.Notify != NotifyOwner || e.notify || initial(e.u) {
-		delete(d.left, e.u.ID)
+func (p *Policy) leave(e Event, now time.Time) {
+	if p.cfg.Scope != Owner || e.Notify || initial(e.Update) {
+		delete(p.left, e.Update.ID)
 		return
 	}
-	d.left[e.u.ID] = unowned{unsavedEvent: e, owner: d.owner(e.u.ID), at: now}
+	p.left[e.Update.ID] = unowned{Event: e, owner: p.owner(e.Update.ID), at: now}
 }
 
 // handoverWindow is how long a change left to an owner waits to be handed
@@ -102,10 +102,9 @@ func (d *Daemon) leave(e unsavedEvent, now time.Time) {
 // (hiadsd.PullBound: 2·log2 N rounds on the rotating plan), and one round
 // more. An owner whose fault is known later than that is slower than the
 // diagnosis's own bound.
-func (d *Daemon) handoverWindow() time.Duration {
-	c := d.node.Config
-	rounds := hiadsd.PullBound(c.Algorithm, len(d.view), c.Rotate) + 1
-	return time.Duration(rounds) * (d.cfg.Interval*11/10 + d.cfg.TestBudget)
+func (p *Policy) handoverWindow() time.Duration {
+	rounds := hiadsd.PullBound(p.cfg.Algorithm, p.view.Size(), p.cfg.Rotate) + 1
+	return time.Duration(rounds) * (p.cfg.Interval*11/10 + p.cfg.TestBudget)
 }
 
 // handover notifies, once this agent has become a node's owner because the
@@ -117,37 +116,35 @@ func (d *Daemon) handoverWindow() time.Duration {
 // as a partial verdict must hold before it is told: an owner restarted
 // for an upgrade is back within it, and had sent its changes. It runs on
 // the loop, after record.
-func (d *Daemon) handover(now time.Time) {
-	if d.node.Withholds() || d.isolated > 0 {
+func (p *Policy) handover(now time.Time) {
+	if p.view.Withholds() || p.view.Isolated() {
 		return // no peer answers: the owner's fault is likely this agent's own link's
 	}
-	d.mu.Lock()
-	saved := d.savedSeq
-	d.mu.Unlock()
-	for id, l := range d.left {
-		if now.Sub(l.at) > d.handoverWindow() || d.view[id].Status != l.ev.Status {
-			delete(d.left, id)
+	saved := p.host.SavedSeq()
+	for id, l := range p.left {
+		if now.Sub(l.at) > p.handoverWindow() || p.view.Status(id) != l.Row.Status {
+			delete(p.left, id)
 			continue
 		}
-		gone := l.owner < 0 || d.view[l.owner].Status != hiadsd.FaultFree || d.list.Members[l.owner].Removed
+		gone := l.owner < 0 || p.view.Status(l.owner) != hiadsd.FaultFree || p.view.Member(l.owner).Removed
 		switch {
 		case !gone:
 			l.gone = time.Time{}
 		case l.gone.IsZero():
 			l.gone = now
 		}
-		d.left[id] = l
-		if !gone || now.Sub(l.gone) < d.cfg.PartialHold || d.owner(id) != d.id || l.ev.Seq > saved {
+		p.left[id] = l
+		if !gone || now.Sub(l.gone) < p.cfg.PartialHold || p.owner(id) != p.view.Self() || l.Row.Seq > saved {
 			continue
 		}
-		delete(d.left, id)
-		f := d.log.WithFields(logrus.Fields{"node": id + 1, "new": l.ev.Status.String(), "seq": l.ev.Seq,
+		delete(p.left, id)
+		f := p.log.WithFields(logrus.Fields{"node": id + 1, "new": l.Row.Status.String(), "seq": l.Row.Seq,
 			"owner": l.owner + 1, "late": now.Sub(l.at).Round(time.Millisecond).String()})
-		if mute := d.mute(id); mute != "" || d.notify == nil || !d.recoveries.pass(l.unsavedEvent, d.holds(), now) {
+		if mute := p.view.Mute(id); mute != "" || p.notifier == nil || !p.recoveries.pass(l.Event, p.holds(), now) {
 			f.WithField("muted", mute).Debug("a change left to an owner that failed is this agent's now, not notified now")
 			continue
 		}
 		f.Info("a change left to an owner that failed before it was known: notified by the new owner")
-		d.sendStatus(l.ev, "handed over by node "+strconv.Itoa(l.owner+1))
+		p.sendStatus(l.Row, "handed over by node "+strconv.Itoa(l.owner+1))
 	}
 }
