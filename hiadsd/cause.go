@@ -437,27 +437,3 @@ func split(side []int, n int, skip func(int) bool) uint32 {
 	}
 	return max(h.Sum32(), 1)
 }
-
-// Together groups changes made at the times at as a Grouper would: in
-// order of time, a change within window of the one before joins its group,
-// up to spanWindows windows from the group's first. It returns the indexes
-// into at, group by group, each in order of time.
-func Together(at []time.Duration, window time.Duration) [][]int {
-	order := make([]int, len(at))
-	for k := range order {
-		order[k] = k
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return int(at[a] - at[b]) })
-	var out [][]int
-	for _, k := range order {
-		if n := len(out); n > 0 {
-			g := out[n-1]
-			if first, last := at[g[0]], at[g[len(g)-1]]; at[k]-last <= window && at[k]-first <= spanWindows*window {
-				out[n-1] = append(g, k)
-				continue
-			}
-		}
-		out = append(out, []int{k})
-	}
-	return out
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -24,7 +25,7 @@ func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
 	var printers []nodelist.Member
 	for range 4 {
 		p := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
-		if err := m.agents[0].AddNode(m.agents[0].NextID(), p); err != nil {
+		if err := m.agents[0].members.AddNode((int(m.agents[0].members.NextID()) - 1), p); err != nil {
 			t.Fatal(err)
 		}
 		printers = append(printers, p)
@@ -34,14 +35,14 @@ func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
 	})
 	m.stop(4, true)
 	for _, p := range printers[:3] {
-		if err := m.agents[1].RemoveNode(m.agents[1].list.IndexOf(p)); err != nil {
+		if err := m.agents[1].members.RemoveNode(m.agents[1].list.IndexOf(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	m.until(bound, "every running agent has the printers removed", func() bool {
 		return m.agree(func(d *Daemon) bool { return d.list.Count() == n+1 })
 	})
-	for range 3 * collectEvery {
+	for range 3 * membership.CollectEvery {
 		m.round()
 	}
 	for id, d := range m.agents {
@@ -50,7 +51,7 @@ func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
 		}
 	}
 	m.start(4)
-	m.until(4*collectEvery+bound, "every agent runs one collected list", func() bool {
+	m.until(4*membership.CollectEvery+bound, "every agent runs one collected list", func() bool {
 		return m.agree(func(d *Daemon) bool { return !d.list.Stable.IsZero() && d.list.Hash == m.agents[0].list.Hash })
 	})
 	l := m.agents[0].list
@@ -58,7 +59,7 @@ func TestMockNetCollectsOnceEveryAgentRunsTheList(t *testing.T) {
 		t.Fatalf("collected list: %d members, next id %d, the printer that stays at id %d", l.Count(), l.NextID()+1, l.IndexOf(printers[3])+1)
 	}
 	again := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
-	if err := m.agents[2].AddNode(n, again); err != nil {
+	if err := m.agents[2].members.AddNode(n, again); err != nil {
 		t.Fatalf("an add at the first freed id: %v", err)
 	}
 	m.until(bound, "every agent lists the new printer at the freed id", func() bool {
@@ -96,7 +97,7 @@ func spreadOneAdd(tb testing.TB, n int) (int, int) {
 	m.settled(n)
 	bound := hiadsd.MembershipBound(hiadsd.VCube, n+2)
 	first := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true, Name: "printer 1"}
-	if err := m.agents[0].AddNode(n, first); err != nil {
+	if err := m.agents[0].members.AddNode(n, first); err != nil {
 		tb.Fatal(err)
 	}
 	m.until(bound, "every agent lists the first printer", func() bool {
@@ -107,7 +108,7 @@ func spreadOneAdd(tb testing.TB, n int) (int, int) {
 	m.listOctets = 0
 	m.mu.Unlock()
 	second := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true, Name: "printer 2"}
-	if err := m.agents[5].AddNode(n+1, second); err != nil {
+	if err := m.agents[5].members.AddNode(n+1, second); err != nil {
 		tb.Fatal(err)
 	}
 	m.until(bound, "every agent lists the second printer", func() bool {
@@ -144,7 +145,7 @@ func TestMockNet500KeyRotations(t *testing.T) {
 		}
 		rotateKeys(t, m.agents[r%4], cur, next)
 		cur = next
-		m.until(4*collectEvery+3*bound, fmt.Sprintf("rotation %d: every agent runs one collected list sending with the new key", r+1), func() bool {
+		m.until(4*membership.CollectEvery+3*bound, fmt.Sprintf("rotation %d: every agent runs one collected list sending with the new key", r+1), func() bool {
 			return m.agree(func(d *Daemon) bool { return d.list.Keys[0] == next.Index() && d.list.Collectable() == 0 })
 		})
 		for id, d := range m.agents {
@@ -181,7 +182,7 @@ func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
 	}
 	for k, a := range added {
 		m.startWith(n+k, cfg)
-		if err := m.agents[0].AddNode(n+k, a); err != nil {
+		if err := m.agents[0].members.AddNode(n+k, a); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -194,11 +195,11 @@ func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
 		return c[n+1] != 0 && c[n+1] == c[n+2]
 	})
 	for _, a := range added {
-		if err := m.agents[0].RemoveNode(m.agents[0].list.IndexOf(a)); err != nil {
+		if err := m.agents[0].members.RemoveNode(m.agents[0].list.IndexOf(a)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m.until(4*collectEvery+3*bound, "every agent runs one list collected without them", func() bool {
+	m.until(4*membership.CollectEvery+3*bound, "every agent runs one list collected without them", func() bool {
 		return m.agree(func(d *Daemon) bool { return d.list.NextID() == n })
 	})
 	for id, d := range m.agents {
@@ -210,7 +211,7 @@ func TestMockNetFreedIDLeavesItsGroup(t *testing.T) {
 		}
 	}
 	printer := nodelist.Member{Addr: addr(m.addHost()), Port: 161, TestedOnly: true}
-	if err := m.agents[0].AddNode(n, printer); err != nil {
+	if err := m.agents[0].members.AddNode(n, printer); err != nil {
 		t.Fatal(err)
 	}
 	m.until(bound, "every agent lists the printer at the first freed id", func() bool {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -147,8 +147,9 @@ type Options struct {
 
 // Daemon runs the diagnosis loop of one node. It is three parts, each of
 // its own file: the loop that drives the core (this file, peers.go,
-// push.go, rounds.go, isolation.go), the node list it runs (membership,
-// members.go) and what it says (journal, record.go, nms.go, state.go).
+// push.go, rounds.go, isolation.go), the node list it runs (runList,
+// members.go, with the room agent/membership) and what it says (journal,
+// record.go, nms.go, with the room agent/notify).
 type Daemon struct {
 	cfg    Config
 	id     int // this node's id in the list it runs
@@ -160,11 +161,10 @@ type Daemon struct {
 	realClock bool
 	start     time.Time
 	observe   func(IntervalInfo)
-	onKeys    func(keyring.Ring)
 	met       loopMetrics
 
 	loop
-	membership
+	runList
 	journal
 	hi  hello          // nodes that asked to be tested now (under mu, but early: the loop's)
 	pol *notify.Policy // which events reach the station, when, and grouped how
@@ -192,7 +192,6 @@ type loop struct {
 	push      pushing                 // pushes received, waiting for the loop, and sent
 	vantage   vantage                 // questions asked of peers and asked by them (vantage.go)
 	learning  atomic.Bool             // a pass of learnEngines runs (engines.go)
-	collect   collection              // surveys for a collection of the list (collect.go)
 	listSince time.Time               // when the list run last changed
 	pushes    bool                    // pushes are sent (the prober can write)
 	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
@@ -204,7 +203,6 @@ type loop struct {
 	isolated  int                     // the core's Report.Isolated of the last interval
 	maintOpen map[int]nodelist.Window // the maintenance windows open at the last interval's end, by node
 	setNMS    *hiadsd.Station         // a station SET since the last interval began, for the core (under mu)
-	poll      int                     // the agents whose list a removed agent read (pollList)
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.
@@ -232,42 +230,38 @@ func New(o Options) (*Daemon, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	s, err := startList(c, o.State, now(), o.Log)
+	host, met := &membersHost{}, newMetrics()
+	members, s, err := membership.New(membership.Options{Nodes: c.Nodes, Self: c.Self, Keys: c.Keys, Kept: kept, StateDir: c.StateDir,
+		Interval: c.Interval, Prober: o.Prober, Notifier: o.Notifier, Host: host, Lookup: o.Lookup, OnKeys: o.OnKeys,
+		Refused: met.refused, Log: o.Log}, o.State, now())
 	if err != nil {
 		return nil, err
 	}
-	n := len(s.list.Members)
+	n := len(s.List.Members)
 	view := hiadsd.NewDense(n)
 	for k := range view {
 		if k < len(o.State.Counters) {
 			view[k].Counter = o.State.Counters[k]
 		}
 	}
-	node, err := hiadsd.NewNode(s.core, s.id, view)
+	node, err := hiadsd.NewNode(c.core(s.List), s.ID, view)
 	if err != nil {
 		return nil, err
 	}
-	node.List = s.version
+	node.List = coreVersion(s.List)
 	restarted := o.State.List != nil // a state from an earlier run: peers may hold this agent down
-	o.State.List, o.State.FileHash, o.State.KeysHash, o.State.File = &s.list, s.fileHash, s.keysHash, fileNodes(c.Nodes)
+	o.State.List = &s.List
 	for len(o.State.Counters) < n {
 		o.State.Counters = append(o.State.Counters, 0)
 	}
-	d := &Daemon{cfg: c, id: s.id, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, onKeys: o.OnKeys, met: newMetrics(),
+	d := &Daemon{cfg: c, id: s.ID, log: o.Log, board: o.Board, notify: o.Notifier, now: o.Now, observe: o.Observe, met: met,
 		loop: loop{node: node, view: view, prober: o.Prober, rng: o.Rand, told: map[int]bool{}, refusing: map[int]bool{}, flaps: flap.New(c.Flapping),
 			maintOpen: map[int]nodelist.Window{}},
-		membership: membership{file: c.Nodes, self: c.Nodes[c.Self], origin: nodelist.OriginOf(c.Nodes[c.Self]), clock: s.clock,
-			list: s.list, pending: s.next, moved: map[int]netip.Addr{}, read: map[int]hiadsd.ListVersion{}, retry: map[int]time.Time{}, lookup: o.Lookup, toldMoved: map[nodelist.Stamp]bool{},
-			listHash: s.list.Hash[:], lists: listCheck{other: map[int]bool{}}, keys: map[uint32]keyring.Key{}},
+		runList: runList{members: members, self: c.Nodes[c.Self], origin: nodelist.OriginOf(c.Nodes[c.Self]),
+			list: s.List, moved: map[int]netip.Addr{}, listHash: s.List.Hash[:], lists: listCheck{other: map[int]bool{}}},
 		journal: journal{st: o.State, savedSeq: o.State.LastSeq, how: make([]mib.Source, n), changed: make([]uint32, n),
 			held: append([]hiadsd.Status(nil), o.State.Statuses...)}}
-	for _, k := range append(kept, c.Keys...) {
-		d.keys[k.Index()] = k
-	}
-	if r := d.ringOf(s.list.Keys); len(r.Keys) != len(s.list.Keys) {
-		return nil, fmt.Errorf("state_dir: the node list this agent runs (version %d) names cluster keys %v, and %s holds only %d of them: copy the cluster's current keyring file to the configured keyring, or start afresh (empty state_dir)",
-			s.list.Version, keyIDs(s.list.Keys), filepath.Join(c.StateDir, state.KeysFileName), len(r.Keys))
-	}
+	host.d = d
 	d.push.in = make(chan board.Push, pushQueue)
 	d.vantage = vantage{waiting: map[vantageKey]*question{}, asks: make(chan board.Vantage, questions)}
 	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
@@ -312,6 +306,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()
+	defer d.members.Wait()
 	defer d.knocking(ctx, false)
 	if d.hi.restarted {
 		d.sayHello(ctx, "restarted")
@@ -384,10 +379,10 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.resume(ctx, began)
 	extra := d.extra // one more than the plan's: no flapping sample
 	d.extra = false
-	d.unskew()
+	d.members.Unskew()
 	d.applyPending()
 	if d.removed { // answers as alive, so agents still on the old list do not suspect it
-		d.pollList(ctx)
+		d.members.Poll(ctx, d.id)
 		d.mu.Lock()
 		d.lastDone = d.now()
 		d.mu.Unlock()
@@ -447,8 +442,8 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.record(rep)
 	d.watchMaintenance()
 	d.mergeHeld(ctx)
-	d.mergeLists(ctx, rep.Lists)
-	d.maybeCollect(ctx)
+	d.members.Merge(ctx, rep.Lists)
+	d.members.MaybeCollect(ctx, d.id, func(id int) hiadsd.Status { return d.view[id].Status }, d.listSince, d.removed)
 	d.mu.Lock()
 	unsaved := len(d.unsaved)
 	d.mu.Unlock()
@@ -543,6 +538,7 @@ func (d *Daemon) applyMoves() {
 			Warn("node address changed")
 	}
 	clear(d.moved)
+	d.members.SetRunning(d.list)
 	d.rows = d.buildRows()
 	d.publishLocked()
 }

@@ -19,12 +19,14 @@
 //	      Notifier    ◄── NodeStatusChange ◄────────────────────────────────────────────┤
 //	      state dir   ◄── state.Save ◄───────────────────────────────────────────────────┘
 //
-// A Daemon is three parts: the loop, the membership (the node list it runs
-// and the changes it waits to make, members.go) and the journal (its events
-// and the snapshot it serves, record.go). Two rooms of their own hold the
-// rest: agent/notify decides which events reach the station, when and
-// grouped how (the daemon is its View and Host, policy.go), and
-// agent/state keeps what survives a restart. What the core is
+// A Daemon is three parts: the loop, the list it runs (members.go) and the
+// journal (its events and the snapshot it serves, record.go). Rooms of
+// their own hold the rest, each wired here: agent/membership is the node
+// list's synchronisation (the changes made here, the lists read from
+// peers, collection and the cluster keys; the daemon is its Host and
+// switches to the list it queues), agent/notify decides which events reach
+// the station, when and grouped how (the daemon is its View and Host,
+// policy.go), and agent/state keeps what survives a restart. What the core is
 // given of a list (its size, tested-only and removed ids, version) is
 // core.go's. It is a
 // metrics.Collector of its view and intervals (metrics.go). It imports

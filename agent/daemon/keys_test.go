@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
@@ -28,8 +29,8 @@ func TestKeysAcrossRestarts(t *testing.T) {
 		t.Fatalf("first start runs %v, want the file's key", r.Keys)
 	}
 	rotateKeys(t, d, oldKey, newKey)
-	if err := d.ChangeKeys(mib.KeyRemove, newKey); !errors.Is(err, ErrKeyChange) {
-		t.Errorf("removing the key in use: %v, want ErrKeyChange", err)
+	if err := d.members.ChangeKeys(mib.KeyRemove, newKey); !errors.Is(err, membership.ErrKeyChange) {
+		t.Errorf("removing the key in use: %v, want membership.ErrKeyChange", err)
 	}
 	// The version counts the changes: install 1, use 2 (the key in use is
 	// installed again with it), remove 1.
@@ -39,14 +40,14 @@ func TestKeysAcrossRestarts(t *testing.T) {
 	st := d.state()
 
 	again := newTestDaemon(t, c, &fakeLAN{}, &sink{}, st, nil) // the file still holds the old key
-	if r, _ := again.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || again.pending != nil {
-		t.Fatalf("a restart with the file last read runs %v (change queued: %v), want the rotated key", r.Keys, again.pending != nil)
+	if r, _ := again.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) || again.members.Pending() != nil {
+		t.Fatalf("a restart with the file last read runs %v (change queued: %v), want the rotated key", r.Keys, again.members.Pending() != nil)
 	}
 
 	c.Keys = []keyring.Key{other, newKey} // the operator edits the file
 	edited := newTestDaemon(t, c, &fakeLAN{}, &sink{}, st, nil)
-	if edited.pending == nil || !slices.Equal(edited.pending.Keys, []uint32{other.Index(), newKey.Index()}) || edited.pending.Version != 6 {
-		t.Fatalf("a restart with an edited file queues %+v, want its keys at version 6 (installed, installed with the use; the key in use replaced)", edited.pending)
+	if edited.members.Pending() == nil || !slices.Equal(edited.members.Pending().Keys, []uint32{other.Index(), newKey.Index()}) || edited.members.Pending().Version != 6 {
+		t.Fatalf("a restart with an edited file queues %+v, want its keys at version 6 (installed, installed with the use; the key in use replaced)", edited.members.Pending())
 	}
 
 	c.StateDir = t.TempDir() // the keys kept are lost, the file holds another key
@@ -68,14 +69,14 @@ func TestReloadKeepsAKeyRemoved(t *testing.T) {
 	c.Keys = []keyring.Key{oldKey}
 	d := newTestDaemon(t, c, &fakeLAN{}, &sink{}, state.State{}, nil)
 	rotateKeys(t, d, oldKey, newKey)
-	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey, oldKey}); err != nil || changed {
+	if _, changed, err := d.members.Reload(c.Nodes, []keyring.Key{newKey, oldKey}); err != nil || changed {
 		t.Fatalf("a reload of the file naming the new key first and the old one: changed %v, %v", changed, err)
 	}
 	d.applyPending()
 	if r, _ := d.Ring(); !slices.Equal(r.Keys, []keyring.Key{newKey}) {
 		t.Fatalf("after the reload the agent runs %v, want the new key alone", r.Keys)
 	}
-	if _, changed, err := d.Reload(c.Nodes, []keyring.Key{newKey}); err != nil || changed {
+	if _, changed, err := d.members.Reload(c.Nodes, []keyring.Key{newKey}); err != nil || changed {
 		t.Fatalf("the old key dropped from the file too: changed %v, %v", changed, err)
 	}
 }
@@ -88,7 +89,7 @@ func rotateKeys(t *testing.T, d *Daemon, oldKey, newKey keyring.Key) {
 		verb int
 		key  keyring.Key
 	}{{mib.KeyInstall, newKey}, {mib.KeyUse, newKey}, {mib.KeyRemove, oldKey}} {
-		if err := d.ChangeKeys(ch.verb, ch.key); err != nil {
+		if err := d.members.ChangeKeys(ch.verb, ch.key); err != nil {
 			t.Fatalf("ChangeKeys(%d, %s): %v", ch.verb, ch.key.ID(), err)
 		}
 		d.applyPending()

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sirupsen/logrus"
 
-	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -16,7 +15,6 @@ import (
 // for the next interval, which every agent learns as it learns an added
 // node. Errors wrap nodelist.ErrNoMember or nodelist.ErrTooLong.
 func (d *Daemon) SetMaintenance(node uint32, until time.Time) error {
-	id, now := int(node)-1, d.now()
 	d.mu.Lock()
 	status := hiadsd.Unknown
 	if d.cur != nil {
@@ -27,13 +25,7 @@ func (d *Daemon) SetMaintenance(node uint32, until time.Time) error {
 		}
 	}
 	d.mu.Unlock()
-	what := logrus.Fields{"node": node, "until": until.Format(time.RFC3339)}
-	if !until.After(now) {
-		what = logrus.Fields{"node": node, "ended": true}
-	}
-	return d.change(what, func(base nodelist.List, at nodelist.Stamp) (nodelist.List, error) {
-		return base.WithMaintenance(id, until, now, status, at)
-	})
+	return d.members.SetMaintenance(node, until, status)
 }
 
 // inMaintenance reports whether node id's maintenance window is open now

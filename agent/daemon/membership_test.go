@@ -76,7 +76,7 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	cfg.Nodes = append(slices.Clone(m.cfg.Nodes), nodelist.Member{Addr: addr(joiner), Port: 161})
 	cfg.StartupGrace = time.Minute // started before the change reaches everyone
 	m.startWith(joiner, cfg)
-	if err := m.agents[2].AddNode(joiner, nodelist.Member{Addr: addr(joiner), Port: 161}); err != nil {
+	if err := m.agents[2].members.AddNode(joiner, nodelist.Member{Addr: addr(joiner), Port: 161}); err != nil {
 		t.Fatal(err)
 	}
 	bound := hiadsd.MembershipBound(hiadsd.VCube, 9)
@@ -94,7 +94,7 @@ func TestMockNetJoinAndLeave(t *testing.T) {
 	}
 
 	file := slices.Delete(slices.Clone(cfg.Nodes), 5, 6)
-	if v, changed, err := m.agents[1].Reload(file, nil); err != nil || !changed || v != 2 {
+	if v, changed, err := m.agents[1].members.Reload(file, nil); err != nil || !changed || v != 2 {
 		t.Fatalf("Reload = %d, %v, %v; want version 2", v, changed, err)
 	}
 	bound = hiadsd.MembershipBound(hiadsd.VCube, 9)
@@ -199,10 +199,10 @@ func TestMockNetChangesAtOnce(t *testing.T) {
 		}
 		cfg.StartupGrace = time.Minute
 		m.startWith(j, cfg)
-		if next := m.agents[k].NextID(); next != 8 {
+		if next := (int(m.agents[k].members.NextID()) - 1); next != 8 {
 			t.Fatalf("agent %d gives id %d next, want 9", k+1, next+1)
 		}
-		if err := m.agents[k].AddNode(8, nodelist.Member{Addr: addr(j), Port: 161, Name: fmt.Sprintf("new-%d", k+1)}); err != nil {
+		if err := m.agents[k].members.AddNode(8, nodelist.Member{Addr: addr(j), Port: 161, Name: fmt.Sprintf("new-%d", k+1)}); err != nil {
 			t.Fatal(err)
 		}
 	}

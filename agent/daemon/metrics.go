@@ -50,10 +50,6 @@ type loopMetrics struct {
 	refused   metrics.Counter
 	took      metrics.Histogram
 	unsaved   metrics.Gauge
-	merges    *metrics.CounterVec
-	listBytes *metrics.CounterVec // octets of peers' lists read, by form
-	collected metrics.Counter     // facts collected here
-	lost      *metrics.CounterVec
 	seconds   *metrics.CounterVec
 	doubt     metrics.Gauge
 	unreached metrics.Gauge
@@ -77,14 +73,6 @@ func newMetrics() loopMetrics {
 			Buckets: metrics.ExponentialBuckets(0.001, 2, 14)}),
 		unsaved: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_events_unsaved",
 			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
-		merges: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_reads_total",
-			Help: "Peers' node lists read, by what came of them: merged (it brought changes), held (nothing new), refused (no correct agent could have made it), other_base (another file's), older_format (an agent not upgraded)."}, []string{"result"}),
-		listBytes: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_read_octets_total",
-			Help: "Octets of peers' node lists this agent read, by form: delta (only the changes it lacked, diagListDeltaTable), whole (diagListTable: it held no change yet, the peer collected past it, or runs a release before 1.1)."}, []string{"form"}),
-		collected: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_node_list_collected_total",
-			Help: "Facts of the node list this agent collected once every agent ran one list (diagListStable): removed nodes' entries, and key installations removed or made again."}),
-		lost: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_node_list_changes_lost_total",
-			Help: "Changes of the node list made here that lost to one made at once at another agent (diagNodeListConflict), by kind: window, key in use, key removal, id."}, []string{"kind"}),
 		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
 			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a node held degraded, here or by an agent asked, silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
 		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
@@ -97,15 +85,6 @@ func newMetrics() loopMetrics {
 	}
 	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard, hiadsd.Holding} {
 		m.seconds.WithLabelValues(s.String())
-	}
-	for _, r := range []string{"merged", "held", "refused", "other_base", "older_format"} {
-		m.merges.WithLabelValues(r)
-	}
-	for _, f := range []string{"delta", "whole"} {
-		m.listBytes.WithLabelValues(f)
-	}
-	for _, k := range []string{"window", "key in use", "key removal", "id"} {
-		m.lost.WithLabelValues(k)
 	}
 	return m
 }
@@ -143,7 +122,7 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 // collectors are the daemon's own counters, gauges and histograms.
 func (m *loopMetrics) collectors() []metrics.Collector {
 	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.took, m.unsaved,
-		m.merges, m.listBytes, m.collected, m.lost, m.seconds, m.doubt, m.unreached}
+		m.seconds, m.doubt, m.unreached}
 }
 
 // Describe sends the descriptions of the daemon's metrics (metrics.Collector).
@@ -151,7 +130,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 	for _, desc := range []*metrics.Desc{descNodeStatus, descNodes, descUp, descLastSeq, descListsDiffer, descKeyRefused, descKeys, descFlapping, descMaintenance, descCause, descGrouped} {
 		ch <- desc
 	}
-	for _, c := range append(d.met.collectors(), d.pol.Collectors()...) {
+	for _, c := range d.collectors() {
 		c.Describe(ch)
 	}
 }
@@ -159,7 +138,7 @@ func (d *Daemon) Describe(ch chan<- *metrics.Desc) {
 // Collect sends the status of every node, the counts, hiADSDisUP and the
 // interval metrics (metrics.Collector).
 func (d *Daemon) Collect(ch chan<- metrics.Metric) {
-	for _, c := range append(d.met.collectors(), d.pol.Collectors()...) {
+	for _, c := range d.collectors() {
 		c.Collect(ch)
 	}
 	snap := d.Snapshot()
@@ -226,4 +205,9 @@ func causeMetrics(ch chan<- metrics.Metric, snap *board.Snapshot, now time.Time)
 		ch <- metrics.MustNewConstMetric(descCause, metrics.GaugeValue, float64(len(g)), mib.NodeRanges(ids, 255))
 	}
 	return grouped
+}
+
+// collectors are the daemon's counters, its rooms' included.
+func (d *Daemon) collectors() []metrics.Collector {
+	return append(append(d.met.collectors(), d.pol.Collectors()...), d.members.Collectors()...)
 }

@@ -161,6 +161,7 @@ func (m *mockNet) settlePushes() {
 		for _, d := range agents {
 			if d != nil {
 				d.push.sends.Wait()
+				d.members.Wait()
 				d.pol.Wait()
 			}
 		}
@@ -730,7 +731,7 @@ func TestExplainCauses(t *testing.T) {
 	logger, hook := logtest.NewNullLogger()
 	addr := netip.MustParseAddr("192.0.2.1")
 	d := &Daemon{log: logrus.NewEntry(logger), loop: loop{told: map[int]bool{}},
-		membership: membership{list: nodelist.List{Members: []nodelist.Member{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}}}
+		runList: runList{list: nodelist.List{Members: []nodelist.Member{{Addr: addr}, {Addr: addr}, {Addr: addr}, {Addr: addr, TestedOnly: true}}}}}
 	d.explain(map[int]probe.Result{
 		0: {Status: hiadsd.Partial, SNMPErr: errMockNoAnswer},
 		1: {Status: hiadsd.Partial, SNMPErr: probe.ErrLoopStalled},

@@ -176,7 +176,7 @@ func (l *listCheck) peers() []uint32 {
 }
 
 // checkList returns a peer's list version for the core, which merges
-// nothing from a peer running another list and reports it (mergeLists
+// nothing from a peer running another list and reports it (Membership.Merge
 // reads it). A peer running this agent's list again no longer conflicts
 // with it. A peer that serves no fingerprint is taken as it is.
 func (d *Daemon) checkList(id int, hash []byte, version uint32) hiadsd.ListVersion {

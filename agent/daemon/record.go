@@ -189,7 +189,7 @@ func (j *journal) keepView(view hiadsd.Dense) bool {
 func (d *Daemon) state() state.State {
 	j := &d.journal
 	st := j.st
-	st.Pending = d.pending
+	d.members.Saved(&st)
 	st.Counters = append([]uint32(nil), j.st.Counters...)
 	st.Statuses = append([]hiadsd.Status(nil), j.st.Statuses...)
 	st.Events = j.st.Events[:len(j.st.Events):len(j.st.Events)]
@@ -216,12 +216,12 @@ func (d *Daemon) publishLocked() {
 	for len(evs) > 0 && evs[len(evs)-1].Seq > d.savedSeq { // not on disk yet: not served
 		evs = evs[:len(evs)-1]
 	}
-	list, secret := d.listTable()
+	list, secret, deltas := d.members.Table()
 	s := &board.Snapshot{Nodes: d.rows, Events: evs[:len(evs):len(evs)],
 		Self: uint32(d.id + 1), TestedOnly: d.list.Members[d.id].TestedOnly, Up: d.upLocked(), Station: d.st.Station,
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
-		Keys: d.boardKeys(), KeyRefused: d.refusedIDs, NextID: d.nextID(), List: list, ListSecret: secret,
-		ListStable: d.list.Stable.Bytes(), ListDelta: d.deltas, Causes: d.pol.CauseGroups()}
+		Keys: d.members.BoardKeys(), KeyRefused: d.refused, NextID: d.members.NextID(), List: list, ListSecret: secret,
+		ListStable: d.list.Stable.Bytes(), ListDelta: deltas, Causes: d.pol.CauseGroups()}
 	s.Digest, s.Withheld, s.SelfDoubt, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.unreached
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/metrics"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/sirupsen/logrus"
@@ -95,12 +96,12 @@ func open(cfg config.Config, id int, log *logrus.Entry) (*agent, error) {
 		prober.SetUsers(r.Users())
 	}
 	rc := responderConfig(cfg, id, ring, st.EngineID, boots, a.board, log)
-	rc.OnSetNMS, rc.OnRowChange, rc.OnPush, rc.OnHello = a.daemon.SetNMS, rowChanger(a.daemon), a.daemon.Receive, a.daemon.Hello
+	rc.OnSetNMS, rc.OnRowChange, rc.OnPush, rc.OnHello = a.daemon.SetNMS, rowChanger(a.daemon.Members()), a.daemon.Receive, a.daemon.Hello
 	rc.OnVantage = a.daemon.OnVantage
-	rc.OnClockSkew = a.daemon.SetClockSkew
-	rc.OnMaintenance, rc.OnRowCheck = a.daemon.SetMaintenance, rowChecker(a.daemon)
+	rc.OnClockSkew = a.daemon.Members().SetClockSkew
+	rc.OnMaintenance, rc.OnRowCheck = a.daemon.SetMaintenance, rowChecker(a.daemon.Members())
 	if ring != nil {
-		rc.OnKeyChange = func(verb int, k [32]byte) error { return a.daemon.ChangeKeys(verb, keyring.Key(k)) }
+		rc.OnKeyChange = func(verb int, k [32]byte) error { return a.daemon.Members().ChangeKeys(verb, keyring.Key(k)) }
 	}
 	if cfg.Traps.AuthFailure {
 		rc.OnAuthFailure = func(src netip.Addr) { _ = a.notifier.AuthenticationFailure(src) }
@@ -310,9 +311,9 @@ func newSubagent(cfg config.Config, r *snmp.Responder, log *logrus.Entry) (*agen
 	return s, nil
 }
 
-// rowChanger hands a manager's diagTree row change to the daemon, and maps
-// its refusals to the SET's errors (rowRefusal).
-func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
+// rowChanger hands a manager's diagTree row change to the node list's
+// room, and maps its refusals to the SET's errors (rowRefusal).
+func rowChanger(d *membership.Membership) func(snmp.RowChange) error {
 	return func(ch snmp.RowChange) error {
 		if ch.Destroy {
 			return rowRefusal(d.RemoveNode(int(ch.ID) - 1))
@@ -321,9 +322,9 @@ func rowChanger(d *daemon.Daemon) func(snmp.RowChange) error {
 	}
 }
 
-// rowChecker asks the daemon whether it would take a row change (an
-// AgentX TestSet), with the errors rowChanger's would have.
-func rowChecker(d *daemon.Daemon) func(snmp.RowChange) error {
+// rowChecker asks the node list's room whether it would take a row change
+// (an AgentX TestSet), with the errors rowChanger's would have.
+func rowChecker(d *membership.Membership) func(snmp.RowChange) error {
 	return func(ch snmp.RowChange) error {
 		if ch.Destroy {
 			return rowRefusal(d.CheckNode(int(ch.ID)-1, nil))
@@ -343,8 +344,8 @@ func rowRefusal(err error) error {
 		return nil
 	case errors.Is(err, nodelist.ErrBadIndex):
 		return fmt.Errorf("%w: %w", snmp.ErrRowNoCreation, err)
-	case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrTaken), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, daemon.ErrRemoveSelf),
-		errors.Is(err, daemon.ErrCannotResolve):
+	case errors.Is(err, nodelist.ErrExists), errors.Is(err, nodelist.ErrTaken), errors.Is(err, nodelist.ErrNoMember), errors.Is(err, membership.ErrRemoveSelf),
+		errors.Is(err, membership.ErrCannotResolve):
 		return fmt.Errorf("%w: %w", snmp.ErrRowInconsistent, err)
 	}
 	return err

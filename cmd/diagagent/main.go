@@ -313,7 +313,7 @@ func reloadOn(ctx context.Context, reload <-chan struct{}, reread func(context.C
 		if ring != nil {
 			keys = ring.Keys
 		}
-		v, changed, err := d.Reload(members(cfg), keys)
+		v, changed, err := d.Members().Reload(members(cfg), keys)
 		switch {
 		case err != nil:
 			log.WithError(err).Error(reloadLabel + ": the node list was not changed")

@@ -1,4 +1,4 @@
-package daemon
+package membership
 
 import (
 	"bytes"
@@ -7,11 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sirupsen/logrus"
-
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/sirupsen/logrus"
 )
 
 // Collection of the node list (nodelist.List.Collect): once every agent of
@@ -29,9 +28,9 @@ type stater interface {
 	ListState(ctx context.Context, t probe.Target) (probe.ListState, error)
 }
 
-// collectEvery is how many intervals pass between two surveys for a
+// CollectEvery is how many intervals pass between two surveys for a
 // collection, and how long a list must have run unchanged before one.
-const collectEvery = 8
+const CollectEvery = 8
 
 // collectAsking bounds the questions of a survey in flight at once.
 const collectAsking = 8
@@ -43,44 +42,44 @@ type collection struct {
 	nothing [8]byte     // the fingerprint of the last list found to hold nothing to collect
 }
 
-// maybeCollect starts, on the loop after an interval, a survey of every
+// MaybeCollect starts, on the loop after an interval, a survey of every
 // agent for a collection of the list run, when it holds something to
-// collect, has run unchanged for collectEvery intervals, nothing is
+// collect, has run unchanged for CollectEvery intervals, nothing is
 // queued, and this agent is the one that asks.
-func (d *Daemon) maybeCollect(ctx context.Context) {
-	s, ok := d.prober.(stater)
-	now := d.now()
-	if !ok || now.Before(d.collect.next) || now.Sub(d.listSince) < collectEvery*d.cfg.Interval || d.removed {
+func (m *Membership) MaybeCollect(ctx context.Context, self int, status func(id int) hiadsd.Status, since time.Time, removed bool) {
+	s, ok := m.prober.(stater)
+	now := m.host.Now()
+	if !ok || now.Before(m.collect.next) || now.Sub(since) < CollectEvery*m.interval || removed {
 		return
 	}
-	d.mu.Lock()
-	queued := d.pending != nil
-	d.mu.Unlock()
-	l := d.list
-	if queued || l.Hash == d.collect.nothing || !d.asksForCollection() {
+	m.mu.Lock()
+	queued := m.pending != nil
+	m.mu.Unlock()
+	l := m.running
+	if queued || l.Hash == m.collect.nothing || !asksForCollection(l, self, status) {
 		return
 	}
 	if l.Collectable() == 0 {
-		d.collect.nothing = l.Hash // not asked again until the list changes
+		m.collect.nothing = l.Hash // not asked again until the list changes
 		return
 	}
-	if !d.collect.running.CompareAndSwap(false, true) {
+	if !m.collect.running.CompareAndSwap(false, true) {
 		return
 	}
-	d.collect.next = now.Add(collectEvery * d.cfg.Interval)
+	m.collect.next = now.Add(CollectEvery * m.interval)
 	var targets []probe.Target
-	for k, m := range l.Members {
-		if k != d.id && !m.Removed && !m.TestedOnly {
-			targets = append(targets, m)
+	for k, n := range l.Members {
+		if k != self && !n.Removed && !n.TestedOnly {
+			targets = append(targets, n)
 		}
 	}
-	d.push.sends.Go(func() {
-		defer d.collect.running.Store(false)
-		if who, why := d.survey(ctx, s, targets, l); why != "" {
-			d.log.WithFields(logrus.Fields{"agent": who, "version": l.Version}).Debug("node list not collected: " + why)
+	m.surveys.Go(func() {
+		defer m.collect.running.Store(false)
+		if who, why := m.survey(ctx, s, targets, l); why != "" {
+			m.log.WithFields(logrus.Fields{"agent": who, "version": l.Version}).Debug("node list not collected: " + why)
 			return
 		}
-		d.collectList(l)
+		m.collectList(l)
 	})
 }
 
@@ -88,13 +87,13 @@ func (d *Daemon) maybeCollect(ctx context.Context) {
 // agent of a lower id is held fault-free, and every other agent is held
 // up (one held down would not answer: the survey waits, and sends
 // nothing, until it is back or removed).
-func (d *Daemon) asksForCollection() bool {
-	for k, m := range d.list.Members {
-		if m.Removed || m.TestedOnly || k == d.id {
+func asksForCollection(l nodelist.List, self int, status func(id int) hiadsd.Status) bool {
+	for k, m := range l.Members {
+		if m.Removed || m.TestedOnly || k == self {
 			continue
 		}
-		switch st := d.view[k].Status; {
-		case k < d.id && st == hiadsd.FaultFree:
+		switch st := status(k); {
+		case k < self && st == hiadsd.FaultFree:
 			return false
 		case !st.Up():
 			return false
@@ -106,7 +105,7 @@ func (d *Daemon) asksForCollection() bool {
 // survey asks every target what list it runs, a few at a time; it returns
 // the first that does not run l (or does not answer, or cannot take a
 // collected list), and why, or "" when every one runs l.
-func (d *Daemon) survey(ctx context.Context, s stater, targets []probe.Target, l nodelist.List) (string, string) {
+func (m *Membership) survey(ctx context.Context, s stater, targets []probe.Target, l nodelist.List) (string, string) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -146,31 +145,4 @@ func (d *Daemon) survey(ctx context.Context, s stater, targets []probe.Target, l
 	}
 	wg.Wait()
 	return who, why
-}
-
-// collectList collects, on the latest list, what every agent of l had
-// seen (l runs everywhere, so nothing made anywhere before its newest
-// stamp is missing from it), and queues the result for the next interval
-// as a change made here.
-func (d *Daemon) collectList(l nodelist.List) {
-	t := l.Newest()
-	d.changing.Lock()
-	defer d.changing.Unlock()
-	d.mu.Lock()
-	base := d.latest()
-	next, ok := base.Collect(t)
-	if !ok || next.Hash == base.Hash {
-		d.mu.Unlock()
-		return
-	}
-	d.pending = &next
-	d.publishNextLocked()
-	d.mu.Unlock()
-	facts := next.Collected - base.Collected
-	d.met.collected.Add(float64(facts))
-	d.log.WithFields(logrus.Fields{"version": next.Version, "facts": facts, "stable": t.String(), "ids": len(next.Members),
-		"next_id": next.NextID() + 1}).Info("node list collected: every agent runs one list, and what it had seen removed is dropped")
-	if err := d.saveState(); err != nil {
-		d.log.WithError(err).Error("cannot save the collected node list")
-	}
 }
