@@ -8,6 +8,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -238,15 +239,5 @@ func (h *membersHost) Conflict(id int, why string) { h.d.conflict(id, why) }
 // that a manager adding nodes one after another between two intervals
 // reads the id its next add takes.
 func (h *membersHost) PublishNext() {
-	d := h.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cur == nil {
-		return
-	}
-	s := *d.cur
-	s.NextID = d.members.NextID()
-	if err := d.board.Publish(&s); err == nil {
-		d.cur = &s
-	}
+	h.d.republish(func(s *board.Snapshot) { s.NextID = h.d.members.NextID() })
 }

@@ -37,14 +37,19 @@ func (h policyHost) SavedSeq() uint32 {
 // RepublishCauses serves the current snapshot again with the groups out
 // now. The policy calls it with none of its locks held.
 func (h policyHost) RepublishCauses() {
-	d := h.d
+	h.d.republish(func(s *board.Snapshot) { s.Causes = h.d.pol.CauseGroups() })
+}
+
+// republish serves the snapshot last published again, as edit changes
+// it; none before the first.
+func (d *Daemon) republish(edit func(s *board.Snapshot)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.cur == nil {
 		return
 	}
 	s := *d.cur
-	s.Causes = d.pol.CauseGroups()
+	edit(&s)
 	if err := d.board.Publish(&s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return
