@@ -5,45 +5,28 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"time"
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/diagagent/diagagent/hiadsd"
+	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/mib"
 )
 
 // Member is one node as an agent's diagTree shows it to an operator
 // (diagagent members): its status and since when, how the agent learned
 // it, and, from the agent's newest event about it, who detected it and
-// which agent it was read from.
+// Member is what an agent says of one node: its diagTree row as the
+// agent serves it (board.Row, the one type of a node's row), where its
+// newest event came from, and the group it was notified lost with.
 type Member struct {
-	ListMember
-	Status     hiadsd.Status
-	Counter    uint32
-	LastChange uint32 // nodeLastChange: the agent's sysUpTime at the change, in hundredths
-	How        mib.Source
-	Flapping   bool // nodeFlapping
+	board.Row
 	// Detector and Source are the NodeIDs of the newest event's detector
 	// and of the agent it was read from; 0 when the table holds none.
 	Detector, Source uint32
 	// CauseGroup is nodeCauseGroup: the group the agent notified the node
 	// lost with, 0 when it is out alone or not out.
 	CauseGroup uint32
-}
-
-// ListMember is one diagTree row's node: its place in the node list.
-type ListMember struct {
-	ID         uint32 // nodeID
-	Name       string // nodeName, from an agent that serves it
-	Host       string // nodeHost when it is a host name, from an agent that serves it
-	Addr       netip.Addr
-	Port       uint16
-	TestedOnly bool
-	// MaintUntil is the end of the node's maintenance window, zero when
-	// it has none; MaintStatus the status it had when the window began.
-	MaintUntil  time.Time
-	MaintStatus hiadsd.Status
 }
 
 // Members is what an agent says of every node.
@@ -87,9 +70,9 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 			if !ok || !ok2 {
 				return true, fmt.Errorf("%w: node %d: nodeLastChange %v, nodeHowLearned %v", ErrMalformedReply, idx, vbs[2].Value, vbs[3].Value)
 			}
+			n.Status, n.Counter, n.LastChange, n.How, n.Flapping = row.Status, row.Counter, lc, mib.Source(how), vbs[10].Value == mib.TruthTrue
 			byID[idx] = len(m.Nodes)
-			m.Nodes = append(m.Nodes, Member{ListMember: n, Status: row.Status, Counter: row.Counter, LastChange: lc, How: mib.Source(how),
-				Flapping: vbs[10].Value == mib.TruthTrue})
+			m.Nodes = append(m.Nodes, Member{Row: n})
 			return false, nil
 		})
 	if err != nil {
@@ -111,9 +94,9 @@ func (p *Prober) FetchMembers(ctx context.Context, t Target) (Members, error) {
 	if err != nil {
 		return Members{}, fmt.Errorf("read the events of %s: %w", t.Addr, err)
 	}
-	p.fetchNames(ctx, t, func(idx uint32) *ListMember {
+	p.fetchNames(ctx, t, func(idx uint32) *nodelist.Member {
 		if k, in := byID[idx]; in {
-			return &m.Nodes[k].ListMember
+			return &m.Nodes[k].Member
 		}
 		return nil
 	})
@@ -139,8 +122,9 @@ func (p *Prober) fetchCauses(ctx context.Context, t Target, set func(idx, group 
 
 // FetchNodes reads the agent's members alone, with their names: less than
 // FetchMembers, for an operator's command waiting for a change to spread.
-func (p *Prober) FetchNodes(ctx context.Context, t Target) ([]ListMember, error) {
-	var out []ListMember
+// The rows hold the node list's part of each row, no status.
+func (p *Prober) FetchNodes(ctx context.Context, t Target) ([]board.Row, error) {
+	var out []board.Row
 	cols := []string{mib.NodeAddrType, mib.NodeAddr, mib.NodePort, mib.NodeTestedOnly, mib.NodeMaintenanceUntil, mib.NodeMaintenanceStatus}
 	err := p.walk(ctx, t, cols, 0, func(remaining int) int { return remaining }, func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 		n, err := decodeMember(idx, vbs)
@@ -150,12 +134,12 @@ func (p *Prober) FetchNodes(ctx context.Context, t Target) ([]ListMember, error)
 	if err != nil {
 		return nil, fmt.Errorf("read the nodes of %s: %w", t.Addr, err)
 	}
-	p.fetchNames(ctx, t, func(idx uint32) *ListMember {
-		k := slices.IndexFunc(out, func(n ListMember) bool { return n.ID == idx })
+	p.fetchNames(ctx, t, func(idx uint32) *nodelist.Member {
+		k := slices.IndexFunc(out, func(n board.Row) bool { return n.ID == idx })
 		if k < 0 {
 			return nil
 		}
-		return &out[k]
+		return &out[k].Member
 	})
 	return out, nil
 }
@@ -163,7 +147,7 @@ func (p *Prober) FetchNodes(ctx context.Context, t Target) ([]ListMember, error)
 // fetchNames reads the nodes' names and host names (nodeName, nodeHost)
 // into the members of, where the agent serves them; an agent of an older
 // format has none, and that is no error.
-func (p *Prober) fetchNames(ctx context.Context, t Target, of func(idx uint32) *ListMember) {
+func (p *Prober) fetchNames(ctx context.Context, t Target, of func(idx uint32) *nodelist.Member) {
 	_ = p.walk(ctx, t, []string{mib.NodeName, mib.NodeHost}, 0, func(remaining int) int { return remaining },
 		func(idx uint32, vbs []gosnmp.SnmpPDU) (bool, error) {
 			name, ok := vbs[0].Value.([]byte)
@@ -179,9 +163,10 @@ func (p *Prober) fetchNames(ctx context.Context, t Target, of func(idx uint32) *
 }
 
 // decodeMember reads one (nodeAddrType, nodeAddr, nodePort, nodeTestedOnly,
-// nodeMaintenanceUntil, nodeMaintenanceStatus) row.
-func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
-	m := ListMember{ID: idx}
+// nodeMaintenanceUntil, nodeMaintenanceStatus) row: the node list's part of
+// the row.
+func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (board.Row, error) {
+	m := board.Row{ID: idx}
 	b, ok := vbs[1].Value.([]byte)
 	a, ok2 := netip.AddrFromSlice(b)
 	if !ok || !ok2 {
@@ -196,13 +181,14 @@ func decodeMember(idx uint32, vbs []gosnmp.SnmpPDU) (ListMember, error) {
 		return m, fmt.Errorf("%w: nodeTestedOnly.%d: %v", ErrMalformedReply, idx, vbs[3].Value)
 	}
 	m.Addr, m.Port, m.TestedOnly = a.Unmap(), uint16(port), to == mib.TruthTrue
-	if m.MaintUntil, err = dateAndTimeValue(vbs[4]); err != nil {
+	until, err := dateAndTimeValue(vbs[4])
+	if err != nil || until.IsZero() {
 		return m, err
 	}
-	if !m.MaintUntil.IsZero() {
-		if m.MaintStatus, err = statusValue(vbs[5]); err != nil {
-			return m, err
-		}
+	w := &nodelist.Window{Until: until}
+	if w.Status, err = statusValue(vbs[5]); err != nil {
+		return m, err
 	}
+	m.Maint = w
 	return m, nil
 }

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -115,8 +116,9 @@ func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) 
 		r := member{ID: n.ID, Address: netip.AddrPortFrom(n.Addr, n.Port).String(), Status: n.Status.String(),
 			Version: m.ListVersion, Tested: n.TestedOnly, Learned: learnedFrom(n), Flapping: n.Flapping,
 			CauseGroup: n.CauseGroup, status: n.Status}
-		if n.MaintUntil.After(now) {
-			r.Maintenance = &n.MaintUntil
+		if n.Maint.Active(now) {
+			until := n.Maint.Until
+			r.Maintenance = &until
 		}
 		if n.LastChange <= m.Uptime {
 			r.Since = now.Add(-time.Duration(m.Uptime-n.LastChange) * 10 * time.Millisecond).Truncate(time.Second)
@@ -206,7 +208,7 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 func (v clusterView) builds(ctx context.Context, rows []member) error {
 	var mu sync.Mutex
 	got := map[uint32]string{}
-	_, err := askAgents(ctx, v, func(a probe.ListMember) {
+	_, err := askAgents(ctx, v, func(a board.Row) {
 		b := "?"
 		if pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.SysDescr0); err == nil {
 			d, _ := pdus[0].Value.([]byte)

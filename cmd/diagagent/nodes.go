@@ -145,7 +145,7 @@ func (n nodesRun) remove(which string) int {
 		fmt.Fprintf(n.stderr, "nodes: agent %s lists no node %q (give its NodeID or name, as diagagent members shows them)\n", n.agent(), which)
 		return 1
 	}
-	key := keyOf(node.ListMember)
+	key := keyOf(node.Member)
 	if netip.AddrPortFrom(node.Addr, node.Port) == netip.AddrPortFrom(n.v.target.Addr, n.v.target.Port) {
 		fmt.Fprintf(n.stderr, "nodes: node %d is the agent asked, which does not remove itself: ask another agent (-agent)\n", node.ID)
 		return 1
@@ -190,7 +190,7 @@ func (k nodeKey) String() string {
 	return fmt.Sprintf("%s port %d", k.host, k.port)
 }
 
-func keyOf(m probe.ListMember) nodeKey {
+func keyOf(m nodelist.Member) nodeKey {
 	if m.Host != "" {
 		return nodeKey{m.Host, m.Port}
 	}
@@ -204,7 +204,7 @@ func (n nodesRun) listed(ctx context.Context, t probe.Target, k nodeKey) (uint32
 		return 0, err
 	}
 	for _, node := range nodes {
-		if keyOf(node) == k || (node.Addr.String() == k.host && node.Port == k.port) {
+		if keyOf(node.Member) == k || (node.Addr.String() == k.host && node.Port == k.port) {
 			return node.ID, nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -74,7 +75,7 @@ func (v clusterView) reachability(ctx context.Context) (reachReport, error) {
 	var r reachReport
 	from := map[uint32][]uint32{}
 	var mu sync.Mutex
-	nodes, err := askAgents(ctx, v, func(a probe.ListMember) {
+	nodes, err := askAgents(ctx, v, func(a board.Row) {
 		pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.DiagUnreached0)
 		mu.Lock()
 		defer mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
 )
 
@@ -70,7 +71,7 @@ func awaitSpread(cmd, what string, wait time.Duration, stdout, stderr io.Writer,
 func surveyAgents(ctx context.Context, v clusterView, holds func(context.Context, probe.Target) (bool, error)) (spread, error) {
 	var s spread
 	var mu sync.Mutex
-	_, err := askAgents(ctx, v, func(a probe.ListMember) {
+	_, err := askAgents(ctx, v, func(a board.Row) {
 		ok, err := holds(ctx, probe.Target{Addr: a.Addr, Port: a.Port})
 		mu.Lock()
 		defer mu.Unlock()
@@ -91,7 +92,7 @@ func surveyAgents(ctx context.Context, v clusterView, holds func(context.Context
 // askAgents calls ask for every agent the agent v asks lists (tested-only
 // devices aside), all at once, and returns the list once every call is
 // done.
-func askAgents(ctx context.Context, v clusterView, ask func(a probe.ListMember)) ([]probe.ListMember, error) {
+func askAgents(ctx context.Context, v clusterView, ask func(a board.Row)) ([]board.Row, error) {
 	nodes, err := v.prober.FetchNodes(ctx, v.target)
 	if err != nil {
 		return nil, err
