@@ -63,32 +63,39 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	stateTestsUnderWine(t)
 }
 
-// stateTestsUnderWine runs agent/daemon's tests of the state directory,
-// built for Windows, under Wine: the state saved with MoveFileEx
-// write-through and read back, across restarts, with the keys and a
-// maintenance window. Each must pass but for one thing Wine 8.0 cannot
-// do, which is the testing package's, not the agent's: removing a test's
-// temporary directory (Go's os.RemoveAll asks for POSIX delete semantics,
-// and Wine answers "Invalid function").
+// stateTestsUnderWine runs the tests of the state directory, built for
+// Windows, under Wine: agent/state's (the state saved with MoveFileEx
+// write-through and read back) and agent/daemon's across restarts, with
+// the keys and a maintenance window. Each must pass but for one thing Wine
+// 8.0 cannot do, which is the testing package's, not the agent's: removing
+// a test's temporary directory (Go's os.RemoveAll asks for POSIX delete
+// semantics, and Wine answers "Invalid function").
 func stateTestsUnderWine(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "daemon.test.exe")
-	cmd := exec.Command("go", "test", "-c", "-o", bin, "../../agent/daemon")
-	cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test -c agent/daemon for windows: %v\n%s", err, out)
-	}
-	tests := []string{"TestStateRoundTrip", "TestStateBadFiles", "TestCheckStateDir", "TestKeysAcrossRestarts", "TestMaintenanceWindow"}
-	out, _ := winetest.Run(bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(tests, "|")+")$")
-	cleanup := regexp.MustCompile(`^\s+testing\.go:\d+: TempDir RemoveAll cleanup: unlinkat .*: Invalid function\.$`)
-	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimRight(l, "\r")
-		if strings.HasPrefix(l, "    ") && !cleanup.MatchString(l) {
-			t.Errorf("agent/daemon under Wine: %s", l)
+	for _, pkg := range []struct {
+		dir   string
+		tests []string
+	}{
+		{"agent/state", []string{"TestStateRoundTrip", "TestStateBadFiles", "TestCheckStateDir"}},
+		{"agent/daemon", []string{"TestKeysAcrossRestarts", "TestMaintenanceWindow"}},
+	} {
+		bin := filepath.Join(t.TempDir(), filepath.Base(pkg.dir)+".test.exe")
+		cmd := exec.Command("go", "test", "-c", "-o", bin, "../../"+pkg.dir)
+		cmd.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go test -c %s for windows: %v\n%s", pkg.dir, err, out)
 		}
-	}
-	for _, name := range tests {
-		if !strings.Contains(out, "=== RUN   "+name+"\n") && !strings.Contains(out, "=== RUN   "+name+"\r\n") {
-			t.Errorf("%s did not run under Wine:\n%s", name, out)
+		out, _ := winetest.Run(bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(pkg.tests, "|")+")$")
+		cleanup := regexp.MustCompile(`^\s+testing\.go:\d+: TempDir RemoveAll cleanup: unlinkat .*: Invalid function\.$`)
+		for _, l := range strings.Split(out, "\n") {
+			l = strings.TrimRight(l, "\r")
+			if strings.HasPrefix(l, "    ") && !cleanup.MatchString(l) {
+				t.Errorf("%s under Wine: %s", pkg.dir, l)
+			}
+		}
+		for _, name := range pkg.tests {
+			if !strings.Contains(out, "=== RUN   "+name+"\n") && !strings.Contains(out, "=== RUN   "+name+"\r\n") {
+				t.Errorf("%s did not run under Wine:\n%s", name, out)
+			}
 		}
 	}
 }
