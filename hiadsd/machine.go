@@ -109,6 +109,7 @@ type Interval struct {
 		station       Station
 	}
 	tests    answers[int, testAnswer]
+	expected testAnswer // the answer probe assumes for a test not answered yet
 	fetches  []fetchAnswer
 	need     []Op
 	ranges   []Range // backs the Ranges of the ops in need and fetches
@@ -162,16 +163,15 @@ type answers[K comparable, V any] struct {
 	idx  map[K]int
 }
 
-func (a *answers[K, V]) get(k K) (V, bool) {
+func (a *answers[K, V]) get(k K) (*V, bool) {
 	if a.idx != nil {
 		if i, ok := a.idx[k]; ok {
-			return a.vals[i], true
+			return &a.vals[i], true
 		}
 	} else if i := slices.Index(a.keys, k); i >= 0 {
-		return a.vals[i], true
+		return &a.vals[i], true
 	}
-	var zero V
-	return zero, false
+	return nil, false
 }
 
 func (a *answers[K, V]) put(k K, v V) {
@@ -349,15 +349,17 @@ func (iv *interval) expect(j int) Status {
 	return FaultFree
 }
 
-// probe returns the answer to a test of j, real (ok) or expected.
-func (iv *interval) probe(j int) (a testAnswer, ok bool) {
+// probe returns the answer to a test of j, real (ok) or expected: the
+// machine's, to read before the next probe.
+func (iv *interval) probe(j int) (a *testAnswer, ok bool) {
 	if a, ok := iv.m.tests.get(j); ok {
 		iv.used++
 		return a, true
 	}
 	iv.m.ask(Op{Kind: OpTest, Target: j, Via: iv.node.vantages(j, &iv.m.via)})
 	iv.expecting = true
-	return testAnswer{status: iv.expect(j)}, false
+	iv.m.expected = testAnswer{status: iv.expect(j)}
+	return &iv.m.expected, false
 }
 
 // read returns j's answer to a fetch of ranges, nil if it has none yet; a

@@ -141,7 +141,7 @@ func mix(x uint64) uint64 {
 }
 
 // second judges a real test answer a about j (see the comment above).
-func (iv *interval) second(j int, a testAnswer) Second {
+func (iv *interval) second(j int, a *testAnswer) Second {
 	n := iv.node
 	if n.Config.Vantage == 0 || (a.status != Faulty && a.status != Partial) {
 		return SecondNone
@@ -234,11 +234,18 @@ type Doubt struct {
 
 // health is the window Doubt is computed over.
 type health struct {
-	ring     [healthWindow]evidence
-	at       int
+	counts   [healthWindow]counts       // each interval's requests and refutations
+	names    *[healthWindow][2][2]int32 // the nodes each interval named (lossy, refutedOn); nil until one did
+	at       int                        // the slot the next interval takes
+	sum      Doubt                      // Refuted, Sent and Unanswered summed over counts
+	naming   int                        // intervals of the window that name a node
 	doubting bool
 	measure  bool
 }
+
+// counts is an interval's evidence without the nodes it names: a health
+// is kept for every node, so its window stays small (96 octets).
+type counts struct{ refuted, sent, unanswered uint32 }
 
 // evidence is one interval's; lossy lists (as id+1, 0 for none) up to two
 // nodes whose tests lost requests, refutedOn up to two whose failures
@@ -250,21 +257,33 @@ type evidence struct {
 
 // add takes an interval's evidence and returns the health that follows.
 func (h *health) add(e evidence) Doubt {
-	h.ring[h.at] = e
+	old := h.counts[h.at]
+	h.counts[h.at] = counts{uint32(e.refuted), uint32(e.sent), uint32(e.unanswered)}
+	h.sum.Refuted += e.refuted - int(old.refuted)
+	h.sum.Sent += e.sent - int(old.sent)
+	h.sum.Unanswered += e.unanswered - int(old.unanswered)
+	named := e.lossy != [2]int{} || e.refutedOn != [2]int{}
+	if named && h.names == nil {
+		h.names = new([healthWindow][2][2]int32)
+	}
+	if h.names != nil {
+		was := h.names[h.at] != [2][2]int32{}
+		h.names[h.at] = [2][2]int32{{int32(e.lossy[0]), int32(e.lossy[1])}, {int32(e.refutedOn[0]), int32(e.refutedOn[1])}}
+		h.naming += b2i(named) - b2i(was)
+	}
 	h.at = (h.at + 1) % healthWindow
-	var d Doubt
-	var targets, refutedOn []int
-	distinct := func(to *[]int, ids [2]int) {
+	d := Doubt{Refuted: h.sum.Refuted, Sent: h.sum.Sent, Unanswered: h.sum.Unanswered}
+	var targets, refutedOn []int32
+	distinct := func(to *[]int32, ids [2]int32) {
 		for _, id := range ids {
 			if id != 0 && !slices.Contains(*to, id) {
 				*to = append(*to, id)
 			}
 		}
 	}
-	for _, e := range h.ring {
-		d.Refuted, d.Sent, d.Unanswered = d.Refuted+e.refuted, d.Sent+e.sent, d.Unanswered+e.unanswered
-		distinct(&targets, e.lossy)
-		distinct(&refutedOn, e.refutedOn)
+	for k := 0; h.naming > 0 && k < healthWindow; k++ { // the common case names none: no walk
+		distinct(&targets, h.names[k][0])
+		distinct(&refutedOn, h.names[k][1])
 	}
 	d.Targets = len(targets)
 	lossy := func(pct int) bool { return 100*d.Unanswered >= pct*d.Sent }
@@ -281,6 +300,14 @@ func (h *health) add(e evidence) Doubt {
 	return d
 }
 
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // Doubting reports whether the node doubts its own tests.
 func (n *Node) Doubting() bool { return n.health.doubting }
 
@@ -290,7 +317,7 @@ func (n *Node) Measuring() bool { return n.health.measure }
 
 // evidence notes what a real test answer a of j, judged second, says of
 // this node's own link.
-func (iv *interval) evidence(j int, a testAnswer, second Second) {
+func (iv *interval) evidence(j int, a *testAnswer, second Second) {
 	e := &iv.health
 	switch {
 	case a.status.Up():

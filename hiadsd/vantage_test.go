@@ -258,11 +258,11 @@ func TestDegradedIsUpAndNamed(t *testing.T) {
 	var a testAnswer
 	a.status, a.seen = Partial, []Status{Degraded}
 	iv := &interval{node: n, m: &m}
-	if got := iv.second(j, a); got != Holding {
+	if got := iv.second(j, &a); got != Holding {
 		t.Fatalf("a failure of a degraded node that another agent found or holds degraded: %v, want holding", got)
 	}
 	n.View.Set(j, Entry{Status: FaultFree, Counter: 1})
-	if got := iv.second(j, a); got != Holding {
+	if got := iv.second(j, &a); got != Holding {
 		t.Fatalf("a failure of a node held fault-free that another agent holds degraded: %v, want holding (not refuted: the tester is not at fault)", got)
 	}
 }

@@ -153,7 +153,8 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 	nw.touch(ops)
 	res := nw.res[:0]
 	for _, op := range ops {
-		var r hiadsd.Result
+		res = append(res, hiadsd.Result{})
+		r := &res[len(res)-1] // built in place: a Result is a few cache lines
 		switch op.Kind {
 		case hiadsd.OpTest:
 			r.Status, r.Sent, r.Unanswered = nw.testOnce(self, op.Target)
@@ -173,7 +174,6 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 				r.Station, r.List = nw.hosts[op.Target].node.Station, nw.hosts[op.Target].node.List
 			}
 		}
-		res = append(res, r)
 	}
 	nw.res = res
 	return res
@@ -284,7 +284,7 @@ func (nw *Network) testOnce(self, j int) (st hiadsd.Status, sent, unanswered int
 	switch {
 	case st != hiadsd.FaultFree:
 		return st, 1, 1
-	case nw.blocked[[2]int{self, j}]:
+	case len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]:
 		return hiadsd.Faulty, testRequests, testRequests
 	}
 	for sent < testRequests {
@@ -304,6 +304,9 @@ const testRequests = 4
 // lost draws whether a datagram from a to b is lost on a lossy link: each
 // of the two links it crosses loses its percent.
 func (nw *Network) lost(a, b int) bool {
+	if len(nw.lossy) == 0 {
+		return false
+	}
 	for _, id := range []int{a, b} {
 		if pct := nw.lossy[id]; pct > 0 && nw.loss.IntN(100) < pct {
 			return true
