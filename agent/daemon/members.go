@@ -100,8 +100,8 @@ func (d *Daemon) switchList(l nodelist.List) {
 		"removed": ids(removed), "nodes": l.Count(), "self": self + 1}).Info("node list changed")
 	d.mu.Lock()
 	d.list, d.listHash, d.id = l, l.Hash[:], self
+	d.members.SetRunning(l) // under mu: a snapshot never serves one list's version with another's table
 	d.mu.Unlock()
-	d.members.SetRunning(l)
 	d.listSince = d.now()
 	d.members.SwitchKeys(old, l)
 	d.mu.Lock()
