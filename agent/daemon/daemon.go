@@ -69,13 +69,13 @@ type Config struct {
 	// alone (the default), each agent that tested it, or every agent.
 	Notify notify.Scope
 	// RecoveryHold holds the notification that a node is fault-free again
-	// until it has held this long (hold.go); 0 notifies it at once.
+	// until it has held this long (agent/notify/hold.go); 0 notifies it at once.
 	RecoveryHold time.Duration
 	// PartialHold holds the notification that a node is partial until it
-	// has held this long (hold.go); 0 notifies it at once.
+	// has held this long (agent/notify/hold.go); 0 notifies it at once.
 	PartialHold time.Duration
 	// GroupWindow is how long after a node's fault others join it in one
-	// notification (causes.go); 0 notifies each node on its own.
+	// notification (agent/notify/causes.go); 0 notifies each node on its own.
 	GroupWindow time.Duration
 	// StateDir holds what survives a restart.
 	StateDir string

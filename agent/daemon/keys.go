@@ -26,7 +26,7 @@ func (d *Daemon) Ring() (keyring.Ring, bool) {
 // When every agent tested refused, this agent is the one that missed a
 // rotation (or was given another keyring): it says so once per episode,
 // in its log and to the station (diagNodeKeyRefused about itself), and
-// its verdicts about the peers that refuse it are not notified (announce):
+// its verdicts about the peers that refuse it are not notified (mute):
 // they tell of its keys, not of the peers.
 func (d *Daemon) keysRefused(probes map[int]probe.Result) {
 	agents, refused := 0, 0

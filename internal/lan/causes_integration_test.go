@@ -30,7 +30,7 @@ func TestCausesLAN(t *testing.T) {
 	// in rounds 4 and 5 of the rotating plan), so it may hold them as two
 	// groups, and their returns are then two notifications. This comes
 	// first: a change made less than a handover window before agent 1 is
-	// cut off is handed over by agent 9 and comes twice (owner.go).
+	// cut off is handed over by agent 9 and comes twice (agent/notify/owner.go).
 	mark := c.Station.Mark()
 	must(t, c.Net.Uplink(0, false))
 	waitCause(t, c, "uplink of switch 1 cut", mark, 1, "1-8", c.Bound()+c.RoundTime())
