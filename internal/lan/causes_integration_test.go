@@ -208,16 +208,26 @@ func causesLAN(t *testing.T, name string) (*Cluster, [][]int, time.Duration) {
 }
 
 // knownAt returns when agent self's view first took node faulty, from
-// event mark on.
+// event mark on. The agent logs the change before it notifies the
+// station, but the harness reads its log through a pipe: the station may
+// hear the notification first, so this waits for the line (a bound on the
+// pipe, not on the agent).
 func knownAt(t *testing.T, c *Cluster, mark, self, node int) time.Time {
 	t.Helper()
-	for _, ev := range c.Events(mark) {
-		if ev.Self == self && ev.Node == node && ev.Change() && ev.New == "faulty" {
-			return ev.At
+	var at time.Time
+	err := c.WaitEvents(5*time.Second, mark, func(evs []Event) bool {
+		for _, ev := range evs {
+			if ev.Self == self && ev.Node == node && ev.Change() && ev.New == "faulty" {
+				at = ev.At
+				return true
+			}
 		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("agent %d logged no change of node %d to faulty: %v", self, node, err)
 	}
-	t.Fatalf("agent %d logged no change of node %d to faulty", self, node)
-	return time.Time{}
+	return at
 }
 
 // rangeIDs returns lo..hi.
