@@ -307,7 +307,8 @@ func newListMetrics(refused metrics.Counter) listMetrics {
 		refused: refused,
 	}
 	if m.refused == nil {
-		m.refused = metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_counters_refused_total", Help: "Refusals."})
+		m.refused = metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_counters_refused_total",
+			Help: "Node lists refused as no correct agent could have made them (a room built without the daemon's counter)."})
 	}
 	for _, r := range []string{"merged", "held", "refused", "other_base", "older_format"} {
 		m.merges.WithLabelValues(r)

@@ -147,7 +147,7 @@ func (p *Policy) EndGrace() bool {
 	p.grace.held = nil
 	p.grace.mu.Unlock()
 	for id, e := range held {
-		if p.view.Status(id) != e.Update.New.Status || p.notifier == nil || !p.notifies(e.Update) || p.view.InMaintenance(id) {
+		if p.view.Status(id) != e.Update.New.Status || p.notifier == nil || !p.Notifies(e.Update) || p.view.InMaintenance(id) {
 			continue
 		}
 		if !p.recoveries.pass(e, p.holds(), p.host.Now()) {

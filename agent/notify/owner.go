@@ -41,14 +41,14 @@ func (p *Policy) owner(id int) int {
 	return -1
 }
 
-// notifies reports whether this agent notifies update u under its scope.
+// Notifies reports whether this agent notifies update u under its scope.
 // Under Owner that is the owner's job, but not while this agent
 // withholds its view (it reaches none of its peers, and holds them faulty
 // as its own link's fault: it would be the owner of every node, and every
 // verdict false); and any agent that told the station a node was down
 // tells it the node is up again, owner or not: after a cut-off, the owner's
 // view never changed, and only the agent that spoke can retract.
-func (p *Policy) notifies(u hiadsd.Update) bool {
+func (p *Policy) Notifies(u hiadsd.Update) bool {
 	switch p.cfg.Scope {
 	case All:
 		return true
@@ -87,9 +87,10 @@ type unowned struct {
 	gone  time.Time // when the owner was first seen not fault-free; zero while it is
 }
 
-// leave notes that the change of e is left to the node's owner, or
-// forgets the last one left when this agent notifies the change itself.
-func (p *Policy) leave(e Event, now time.Time) {
+// Recorded notes event e, recorded now: its change is left to the node's
+// owner (kept for a handover), or the last one left is forgotten when this
+// agent notifies the change itself. It runs on the loop.
+func (p *Policy) Recorded(e Event, now time.Time) {
 	if p.cfg.Scope != Owner || e.Notify || initial(e.Update) {
 		delete(p.left, e.Update.ID)
 		return

@@ -130,14 +130,6 @@ func New(o Options, n int) *Policy {
 		recoveries: recoveries{told: map[int]hiadsd.Status{}, waiting: map[int]waitingEvent{}}}
 }
 
-// Notifies reports whether this agent notifies update u under its scope
-// (owner.go).
-func (p *Policy) Notifies(u hiadsd.Update) bool { return p.notifies(u) }
-
-// Recorded notes event e, recorded now: a change left to the node's owner
-// is kept for a handover. It runs on the loop.
-func (p *Policy) Recorded(e Event, now time.Time) { p.leave(e, now) }
-
 // Settle runs on the loop after each interval's record: the changes left
 // to an owner that failed are handed over, the repairs and partial
 // verdicts that held are notified, the grouper learns the entries that
