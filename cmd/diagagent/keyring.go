@@ -38,8 +38,8 @@ const keyringTimeout = 30 * time.Second
 func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diagagent keyring", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", config.DefaultPath, "configuration file naming the keyring (and state_dir, whose keys are tried too)")
-	agentAddr := fs.String("agent", "", "the agent to ask, host:port (default: this host's agent)")
+	cf := addClusterFlagsAs(fs, "write-community") // the credential flags of nodes and maintenance
+	path, agentAddr := cf.path, cf.agent
 	install := fs.String("install", "", "install KEY: every agent accepts it")
 	use := fs.String("use", "", "use KEY, or its ID, (installed everywhere) to send")
 	remove := fs.String("remove", "", "remove KEY, or its ID (no agent sends with it any more)")
@@ -58,6 +58,11 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 	}
 	if verbs != 1 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "diagagent keyring: give one of -install KEY, -use KEY, -remove KEY, -list or -snmp (and -config, -agent host:port)")
+		return 2
+	}
+	if *cf.community != "" {
+		fmt.Fprintln(stderr, "diagagent keyring: -write-community cannot carry keys: an agent takes a key change, and shows its keys, "+
+			"only to the cluster key's user (SNMPv3 authPriv); run keyring where the configuration names the keyring")
 		return 2
 	}
 	cfg, err := config.Load(parts.Defaults(), *path, env, nil)

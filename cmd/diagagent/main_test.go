@@ -246,3 +246,49 @@ func TestSayWhatToDo(t *testing.T) {
 		t.Errorf("another error: %q", got)
 	}
 }
+
+// TestChangingCommandsShareCredentials: the three commands that change the
+// cluster (nodes, maintenance, keyring) answer -h with the same credential
+// flags, each with the same help, and -wait; keyring refuses
+// -write-community in one line, before reading anything.
+func TestChangingCommandsShareCredentials(t *testing.T) {
+	flagsOf := func(cmd string) map[string]string {
+		var out bytes.Buffer
+		run([]string{cmd, "-h"}, nil, io.Discard, &out)
+		got := map[string]string{}
+		lines := strings.Split(out.String(), "\n")
+		for k, l := range lines {
+			name, ok := strings.CutPrefix(strings.TrimSpace(l), "-")
+			if !ok || !strings.HasPrefix(l, "  -") {
+				continue
+			}
+			name, _, _ = strings.Cut(name, " ")
+			if k+1 < len(lines) && strings.HasPrefix(lines[k+1], "    \t") {
+				got[name] = strings.TrimSpace(lines[k+1])
+			}
+		}
+		return got
+	}
+	want := flagsOf("nodes")
+	if _, ok := flagsOf("keyring")["install"]; !ok || want["add"] == "" {
+		t.Fatalf("the help read is not the commands': nodes %v", want)
+	}
+	for _, cmd := range []string{"nodes", "maintenance", "keyring"} {
+		got := flagsOf(cmd)
+		for _, f := range []string{"config", "agent", "write-community", "wait"} {
+			if _, ok := got[f]; !ok {
+				t.Errorf("diagagent %s -h has no -%s", cmd, f)
+			}
+		}
+		for _, f := range []string{"config", "agent", "write-community"} {
+			if got[f] != want[f] {
+				t.Errorf("diagagent %s -%s: %q; nodes says %q", cmd, f, got[f], want[f])
+			}
+		}
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"keyring", "-list", "-write-community", "private", "-config", "/nonexistent"}, nil, io.Discard, &stderr); code != 2 ||
+		strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "-write-community cannot carry keys") {
+		t.Fatalf("keyring -write-community: exit %d, %q", code, stderr.String())
+	}
+}
