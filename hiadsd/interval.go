@@ -53,13 +53,14 @@ func (iv *interval) test(j int) Status {
 		return Faulty
 	}
 	a, real := iv.probe(j)
-	second := SecondNone
+	got, second := a.status, SecondNone
 	if real {
+		got = iv.measured(j, a)
 		second = iv.second(j, a)
-		iv.evidence(j, a, second)
+		iv.evidence(j, a, got, second)
 	}
-	iv.record(j, a.status, second)
-	return a.status
+	iv.record(j, got, second)
+	return got
 }
 
 // record stores a direct verdict on j: in the report, and in the view

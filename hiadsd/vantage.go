@@ -174,6 +174,69 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 	return Unheard
 }
 
+// A lossy member named from outside. A member whose link loses most of its
+// packets may not doubt itself soon enough to say so (at 80% each way it
+// answers one request in twenty-five, and its own tests find everything
+// down, which is no evidence against its link): its testers must name it.
+// The caller measures the link where it matters, spreading
+// ConfirmRequests requests over the wait of the re-test of a new failure,
+// over every test of a node held Degraded, and over every test that
+// answers another agent's question; one answer among them proves the node
+// alive. A node that answers, but loses doubtLoss percent or more of them
+// (Heavy), is Degraded when a second vantage point measured the same
+// (an agent asked answered Degraded: Answer) or the view holds it so
+// already; a measurement with little loss ends it. A lossy tester cannot
+// make a healthy node degraded this way: the agents it asks reach that
+// node cleanly, and the loss counts against the tester's own health.
+// A crash is found as before: no request of the burst is answered.
+
+// ConfirmRequests is how many requests the caller spreads over a re-test
+// to measure a node's link: at 80% loss each way, a test, its re-test and
+// these find a live node silent once in eight or so, and with it every one
+// of three agents asked once in two thousand.
+const ConfirmRequests = 48
+
+// confirmMin is how many requests a test must have sent for its share of
+// loss to say anything: only a test that measured (ConfirmRequests) has.
+const confirmMin = ConfirmRequests / 2
+
+// Heavy reports whether a test that sent sent requests, unanswered of
+// them lost, measured a lossy link: confirmMin or more sent, doubtLoss
+// percent or more of them lost.
+func Heavy(sent, unanswered int) bool {
+	return sent >= confirmMin && 100*unanswered >= doubtLoss*sent
+}
+
+// Answer is what an agent answers another agent's question with, given
+// its own test of the node (status st, sent and unanswered requests, the
+// ConfirmRequests included) and whether it doubts its own tests: Degraded
+// for a node alive with Heavy loss, measured by an agent that trusts its
+// own link; else what the test found.
+func Answer(st Status, sent, unanswered int, doubting bool) Status {
+	if st.Up() && !doubting && Heavy(sent, unanswered) {
+		return Degraded
+	}
+	return st
+}
+
+// measured is the status a real test answer a about j gives once the
+// loss it measured is judged (see "A lossy member named from outside").
+func (iv *interval) measured(j int, a *testAnswer) Status {
+	n := iv.node
+	if n.Config.Vantage == 0 || a.status != FaultFree {
+		return a.status
+	}
+	held := n.View.Get(j).Status
+	heavy := Heavy(a.sent, a.unanswered)
+	switch {
+	case held == Degraded && (heavy || a.sent < confirmMin):
+		return Degraded // still lossy, or not measured
+	case heavy && !n.health.doubting && slices.Contains(a.seen, Degraded):
+		return Degraded
+	}
+	return FaultFree
+}
+
 // A tester's own health (Lifeguard's local health, seen from the tester).
 // A node whose failures other vantage points refute, or whose requests go
 // unanswered by nodes that prove alive, doubts itself.
@@ -315,11 +378,13 @@ func (n *Node) Doubting() bool { return n.health.doubting }
 // each test of a live node (Doubt.Measure).
 func (n *Node) Measuring() bool { return n.health.measure }
 
-// evidence notes what a real test answer a of j, judged second, says of
-// this node's own link.
-func (iv *interval) evidence(j int, a *testAnswer, second Second) {
+// evidence notes what a real test answer a of j, judged got and second,
+// says of this node's own link.
+func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	e := &iv.health
 	switch {
+	case got == Degraded: // the node's own link explains what it lost
+		return
 	case a.status.Up():
 		e.sent += a.sent
 		e.unanswered += a.unanswered

@@ -351,3 +351,54 @@ func TestUnreachedFromHereAlone(t *testing.T) {
 		t.Fatalf("unreached %v after %d intervals without news, want none", got, hold)
 	}
 }
+
+// TestLossNamedFromOutside: a node that answers a test's measurement
+// (ConfirmRequests) but loses most of it is degraded when an agent asked
+// measured the same, or the view holds it so; on the tester's word alone
+// it stays fault-free, and the loss counts against the tester. A clean
+// measurement of a node held degraded ends it; an unmeasured test keeps
+// it. An agent that doubts its own link names nobody so, and answers no
+// question with Degraded.
+func TestLossNamedFromOutside(t *testing.T) {
+	heavy, clean := ConfirmRequests+4, 1
+	if !Heavy(heavy, heavy-5) || Heavy(heavy, heavy/3) || Heavy(4, 4) {
+		t.Fatalf("Heavy: %v %v %v", Heavy(heavy, heavy-5), Heavy(heavy, heavy/3), Heavy(4, 4))
+	}
+	if Answer(FaultFree, heavy, heavy-5, false) != Degraded || Answer(FaultFree, heavy, heavy-5, true) != FaultFree ||
+		Answer(Faulty, heavy, heavy, false) != Faulty || Answer(FaultFree, clean, 0, false) != FaultFree {
+		t.Fatal("Answer: want degraded for a heavy loss measured by an agent that trusts its link, else the status")
+	}
+	cases := []struct {
+		name             string
+		held             Status
+		sent, unanswered int
+		seen             []Status
+		doubting         bool
+		want             Status
+	}{
+		{"heavy, an agent asked found it degraded", FaultFree, heavy, heavy - 5, []Status{FaultFree, Degraded}, false, Degraded},
+		{"heavy, on the tester's word alone", FaultFree, heavy, heavy - 5, []Status{FaultFree}, false, FaultFree},
+		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, FaultFree},
+		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, Degraded},
+		{"light loss, held degraded", Degraded, heavy, 2, nil, false, FaultFree},
+		{"not measured, held degraded", Degraded, clean, 0, nil, false, Degraded},
+		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, FaultFree},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
+			const j = 1
+			n.View.Set(j, Entry{Status: c.held, Counter: 1})
+			n.health.doubting = c.doubting
+			iv := &interval{node: n}
+			a := testAnswer{status: FaultFree, sent: c.sent, unanswered: c.unanswered, seen: c.seen}
+			if got := iv.measured(j, &a); got != c.want {
+				t.Fatalf("measured: %v, want %v", got, c.want)
+			}
+			iv.evidence(j, &a, c.want, SecondNone)
+			if counted := iv.health.sent > 0; counted == (c.want == Degraded) {
+				t.Fatalf("judged %v, its requests counted against the tester: %v", c.want, counted)
+			}
+		})
+	}
+}

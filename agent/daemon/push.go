@@ -69,7 +69,8 @@ func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes 
 	for _, op := range ops {
 		if op.Kind == hiadsd.OpTest {
 			peers[op.Target] = make(chan hiadsd.Status, 1)
-			views[op.Target] = probe.View{Held: d.node.View.Get(op.Target).Status, Peer: peers[op.Target], Second: d.second(op.Target, op.Via), Measure: d.measure()}
+			views[op.Target] = probe.View{Held: d.node.View.Get(op.Target).Status, Peer: peers[op.Target], Second: d.second(op.Target, op.Via), Measure: d.measure(),
+				Confirm: d.confirm()}
 		}
 	}
 	done := make(chan []hiadsd.Result, 1)

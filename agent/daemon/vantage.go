@@ -208,10 +208,14 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
-				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held})
+				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: d.confirm(), Asked: true})
 				if r.Status == hiadsd.Unknown {
 					return
 				}
+				d.mu.Lock()
+				doubting := d.doubting
+				d.mu.Unlock()
+				r.Status = hiadsd.Answer(r.Status, r.Sent, r.Unanswered, doubting)
 				if held == hiadsd.Degraded && !r.Status.Up() {
 					// It said it loses packets: a failed test is what it gives now
 					// and then. The asker may not know it yet; told so, it does
@@ -299,6 +303,16 @@ func (d *Daemon) measure() int {
 		return hiadsd.MeasureRequests
 	}
 	return 0
+}
+
+// confirm is probe.View.Confirm: with second vantage points, the
+// requests that measure a node's link where a verdict depends on it
+// (hiadsd.ConfirmRequests); none without.
+func (d *Daemon) confirm() int {
+	if d.cfg.Vantage == 0 {
+		return 0
+	}
+	return hiadsd.ConfirmRequests
 }
 
 // noteSeconds logs each new failure this interval's tests found, with

@@ -18,16 +18,25 @@ import (
 type fakePeer struct {
 	conn    net.PacketConn
 	answers sync.WaitGroup
+	// keep, when set, says whether a request is answered: the others are
+	// lost, as on a lossy link. It is called from one goroutine.
+	keep func(req *gosnmp.SnmpPacket) bool
 }
 
 // startFakePeer serves answer on 127.0.0.1:0 until the test ends.
 func startFakePeer(t *testing.T, answer func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU) *fakePeer {
+	return startLossyPeer(t, nil, answer)
+}
+
+// startLossyPeer is startFakePeer for a peer that answers only the
+// requests keep keeps.
+func startLossyPeer(t *testing.T, keep func(req *gosnmp.SnmpPacket) bool, answer func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU) *fakePeer {
 	t.Helper()
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakePeer{conn: conn}
+	f := &fakePeer{conn: conn, keep: keep}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -53,6 +62,9 @@ func (f *fakePeer) serve(t *testing.T, answer func(req *gosnmp.SnmpPacket) []gos
 		req, err := codec.SnmpDecodePacket(buf[:n])
 		if err != nil {
 			t.Errorf("fake agent decode: %v", err)
+			continue
+		}
+		if f.keep != nil && !f.keep(req) {
 			continue
 		}
 		f.answers.Add(1)

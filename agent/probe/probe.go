@@ -233,6 +233,15 @@ type View struct {
 	// finds the peer fault-free: the agent measures its own link while it
 	// has seen loss (hiadsd.Doubt.Measure), into Result.Sent and Unanswered.
 	Measure int
+	// Confirm is how many requests to spread over the re-test's wait to
+	// measure the peer's link (hiadsd.ConfirmRequests), into Result.Sent
+	// and Unanswered: in the re-test of a new failure, where one answer
+	// proves the peer alive and makes it fault-free; and, after the first
+	// try, in a test of a peer held degraded and in a test Asked by another
+	// agent, where the share lost says whether it still loses its packets.
+	Confirm int
+	// Asked says the test answers another agent's question (measured).
+	Asked bool
 }
 
 // ProbeInView is Probe for an agent that holds v about t.
@@ -271,8 +280,15 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			others = collect(v.Second(ctx))
 		}
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
+		var b *burst
+		if v.Confirm > 0 {
+			b = p.startBurst(rctx, t, v.Confirm, p.retry().wait)
+		}
 		res = p.test(rctx, t, p.retry())
 		res.Sent, res.Unanswered = res.Sent+first.Sent, res.Unanswered+first.Unanswered
+		if b != nil {
+			res = b.add(res)
+		}
 		if corroborated := cut(); res.Status == hiadsd.Unknown && corroborated && ctx.Err() == nil {
 			sent, unanswered := res.Sent, res.Unanswered
 			res = first
@@ -286,12 +302,16 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			// fault included), begun a little after this re-test: wait as long
 			// again for every answer.
 			wait := time.Duration(0)
-			if (res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial) && !res.Corroborated {
+			if (res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial || hiadsd.Heavy(res.Sent, res.Unanswered)) &&
+				!res.Corroborated {
 				wait = p.retry().wait * 2 // a corroborated verdict has its second vantage point already
 			}
 			seen, noneAsked := others.end(ctx, wait)
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
+	}
+	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 && (v.Asked || held == hiadsd.Degraded) {
+		res = p.startBurst(ctx, t, v.Confirm, p.retry().wait).add(res)
 	}
 	if res.Status != hiadsd.Unknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })

@@ -3,6 +3,7 @@ package probe
 import (
 	"cmp"
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -104,4 +105,88 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 		p.close(g, t)
 	}
 	return sent, unanswered
+}
+
+// burst is a measurement of a peer's link under way (View.Confirm): n
+// GETs of hiADSDisUP, spread evenly over wait, each on a socket of its
+// own, awaited for wait and never resent (those the context cuts short
+// are not counted). One that comes back "1" proves
+// the peer alive and diagnosing; the share unanswered is the link's loss.
+type burst struct {
+	sent, answered int
+	rtt            time.Duration // the first answer's round trip
+	mu             sync.Mutex
+	wg             sync.WaitGroup
+}
+
+// startBurst begins a burst of n requests to t within ctx.
+func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Duration) *burst {
+	b := &burst{}
+	oids := []string{mib.HiADSDisUP0}
+	if t.TestedOnly {
+		oids[0] = cmp.Or(t.OID, DefaultOID)
+	}
+	for k := range n {
+		b.wg.Go(func() {
+			at := time.NewTimer(wait * time.Duration(k) / time.Duration(n))
+			defer at.Stop()
+			select {
+			case <-at.C:
+			case <-ctx.Done():
+				return
+			}
+			var rtt time.Duration
+			g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
+				g.Timeout, g.Retries = wait, 0
+				start := time.Now()
+				pkt, err := g.Get(oids)
+				if err != nil {
+					return err
+				}
+				rtt = time.Since(start)
+				vb, err := firstValue(pkt, oids)
+				if err == nil && !t.TestedOnly {
+					err = upValue(vb)
+				}
+				return err
+			})
+			if err == nil {
+				p.close(g, t)
+			}
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			switch {
+			case err == nil:
+				b.sent++
+				if b.answered++; b.rtt == 0 {
+					b.rtt = rtt
+				}
+			case ctx.Err() == nil: // a request cut short is not sent
+				b.sent++
+			}
+		})
+	}
+	return b
+}
+
+// end waits for every request of the burst and returns how many were
+// sent and answered, and the first answer's round trip.
+func (b *burst) end() (sent, answered int, rtt time.Duration) {
+	b.wg.Wait()
+	return b.sent, b.answered, b.rtt
+}
+
+// add counts the burst's requests into res, once it has ended, and makes a
+// peer that answered none of res's own requests, but answered the burst,
+// fault-free: alive, its replies lost. A test cut short stays as it was.
+func (b *burst) add(res Result) Result {
+	sent, answered, rtt := b.end()
+	if res.Status == hiadsd.Unknown {
+		return res
+	}
+	res.Sent, res.Unanswered = res.Sent+sent, res.Unanswered+sent-answered
+	if answered > 0 && (res.Status == hiadsd.Faulty || res.Status == hiadsd.Partial && res.SNMPErr != nil && !errors.Is(res.SNMPErr, ErrLoopStalled)) {
+		res.Status, res.RTT = hiadsd.FaultFree, rtt
+	}
+	return res
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -25,5 +26,56 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 	}
 	if got := digestValue(gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: d[:8]}); got != (served{digest: 7}) {
 		t.Fatalf("eight octets: %+v", got)
+	}
+}
+
+// TestConfirmMeasuresTheLink: a peer that answers none of a test's own
+// requests and one in five of the burst's (the others lost, as on a link
+// losing 80% each way) fails its first try, and the re-test's burst
+// (View.Confirm) finds it alive: fault-free, the burst's loss counted
+// (hiadsd.Heavy). A silent peer stays down (partial: loopback answers
+// the echo) with every request of the burst lost; a clean one costs no
+// burst unless it is held degraded or the test answers another agent's
+// question.
+func TestConfirmMeasuresTheLink(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
+	oneInFive := func() func(req *gosnmp.SnmpPacket) bool {
+		n := 0 // the burst's requests ask for hiADSDisUP alone
+		return func(req *gosnmp.SnmpPacket) bool { n += len(req.Variables) % 2; return len(req.Variables) == 1 && n%5 == 1 }
+	}
+	never := func() func(*gosnmp.SnmpPacket) bool { return func(*gosnmp.SnmpPacket) bool { return false } }
+	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
+	confirm := hiadsd.ConfirmRequests
+	cases := []struct {
+		name        string
+		keep        func() func(*gosnmp.SnmpPacket) bool
+		view        View
+		status      hiadsd.Status
+		burst, lost int // the burst's requests, and those lost
+		heavy       bool
+	}{
+		{"one in five, held fault-free", oneInFive, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, confirm * 4 / 5, true},
+		{"silent", never, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.Partial, confirm, confirm, true},
+		{"clean, held fault-free", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, 0, 0, false},
+		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false},
+		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, confirm, 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
+			without := c.view
+			without.Confirm = 0
+			base := p.ProbeInView(probeContext(t), startLossyPeer(t, c.keep(), answer).target(), without)
+			res := p.ProbeInView(probeContext(t), startLossyPeer(t, c.keep(), answer).target(), c.view)
+			if res.Status != c.status || res.Sent-base.Sent != c.burst || res.Unanswered-base.Unanswered != c.lost {
+				t.Fatalf("status %v, %d sent, %d unanswered; without the burst %v, %d, %d; want %v and a burst of %d, %d lost",
+					res.Status, res.Sent, res.Unanswered, base.Status, base.Sent, base.Unanswered, c.status, c.burst, c.lost)
+			}
+			if heavy := hiadsd.Heavy(res.Sent, res.Unanswered); heavy != c.heavy {
+				t.Fatalf("Heavy(%d, %d) = %v", res.Sent, res.Unanswered, heavy)
+			}
+		})
 	}
 }

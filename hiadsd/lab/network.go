@@ -161,6 +161,10 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			if r.Status != hiadsd.FaultFree && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
+			if held := nw.view(self).Get(op.Target).Status; nw.cfg.Vantage > 0 &&
+				(r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded) {
+				r.Status, r.Sent, r.Unanswered = nw.measure(self, op.Target, r.Status, r.Sent, r.Unanswered)
+			}
 			if r.Status == hiadsd.FaultFree {
 				r.Digest = nw.digestOf(op.Target)
 				r.Withheld = nw.cfg.Isolation > 0 && nw.withholds(op.Target) // none withholds without self-suspicion
@@ -323,9 +327,29 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 		if !nw.Testing(h) || nw.apart(self, h) || nw.lost(self, h) || nw.lost(h, self) {
 			continue
 		}
-		out[k], _, _ = nw.testOnce(h, j)
+		st, sent, unanswered := nw.testOnce(h, j)
+		st, sent, unanswered = nw.measure(h, j, st, sent, unanswered)
+		out[k] = hiadsd.Answer(st, sent, unanswered, nw.hosts[h].node.Doubting())
 	}
 	return out
+}
+
+// measure adds to a test of j by self that found st, having sent and lost
+// requests, the hiadsd.ConfirmRequests the daemon spreads over a re-test
+// of a new failure, a test of a node held degraded, and a test answering
+// another agent's question: a live node that answers one of them is
+// fault-free (or degraded: hiadsd.Heavy), whatever the test found before.
+func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered int) (hiadsd.Status, int, int) {
+	down := nw.test(self, j) != hiadsd.FaultFree || len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]
+	for range hiadsd.ConfirmRequests {
+		sent++
+		if down || nw.lost(self, j) || nw.lost(j, self) {
+			unanswered++
+			continue
+		}
+		st = hiadsd.FaultFree
+	}
+	return st, sent, unanswered
 }
 
 // Lossy makes node id's link lose pct percent of the datagrams it sends

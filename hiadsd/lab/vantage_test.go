@@ -88,3 +88,66 @@ func TestFlakyTesterAtScale(t *testing.T) {
 		t.Logf("node %d unreachable from %v for %d rounds: no entry held it or any node down", target, blocked, rounds)
 	}
 }
+
+// heldAs counts the nodes other than id that hold id at st.
+func heldAs(nw *Network, id int, st hiadsd.Status) int {
+	n := 0
+	for k := range nw.Config().N {
+		if k != id && nw.View(k).Get(id).Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLossyMemberNamedAtScale: 1,024 nodes as in TestFlakyTesterAtScale.
+// One node's link loses 80%, then 50%, of its datagrams each way: its
+// testers measure the loss (hiadsd.ConfirmRequests), and every other node
+// holds it degraded within five rounds, with no entry holding it or any
+// other node down meanwhile; once repaired, every node holds it
+// fault-free again. At 10% nothing changes.
+func TestLossyMemberNamedAtScale(t *testing.T) {
+	const n, lossy, rounds = 1024, 5, 20
+	for _, pct := range []int{80, 50, 10} {
+		cfg := &hiadsd.Config{N: n, Algorithm: hiadsd.VCube, Rotate: true, Push: true, Isolation: 2, Recheck: true, Vantage: 3}
+		nw, err := NewNetwork(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw.SetDigests(true)
+		rng := rand.New(rand.NewPCG(uint64(pct), 7))
+		order := make([]int, n)
+		for k := range order {
+			order[k] = k
+		}
+		nw.Lossy(lossy, pct, 1)
+		named, down := -1, 0
+		for r := range rounds {
+			stepInOrder(t, nw, order, rng, nil)
+			down += heldDown(nw, lossy) + heldAs(nw, lossy, hiadsd.Faulty) + heldAs(nw, lossy, hiadsd.Partial)
+			if named < 0 && heldAs(nw, lossy, hiadsd.Degraded) == n-1 {
+				named = r + 1
+			}
+		}
+		t.Logf("node %d losing %d%% each way for %d rounds: held degraded by every node after %d rounds; %d entries held a node down",
+			lossy, pct, rounds, named, down)
+		switch {
+		case down > 0:
+			t.Errorf("%d%%: %d entries held a node down", pct, down)
+		case pct == 10 && heldAs(nw, lossy, hiadsd.FaultFree) != n-1:
+			t.Errorf("10%%: the node is not held fault-free everywhere: %d degraded", heldAs(nw, lossy, hiadsd.Degraded))
+		case pct > 10 && (named < 0 || named > 5):
+			t.Errorf("%d%%: held degraded everywhere after %d rounds, want 1 to 5", pct, named)
+		}
+		if pct == 10 {
+			continue
+		}
+		nw.Lossy(lossy, 0, 1)
+		for range 5 {
+			stepInOrder(t, nw, order, rng, nil)
+		}
+		if ff := heldAs(nw, lossy, hiadsd.FaultFree); ff != n-1 {
+			t.Errorf("%d%%, repaired for 5 rounds: %d nodes hold it fault-free, want %d", pct, ff, n-1)
+		}
+	}
+}
