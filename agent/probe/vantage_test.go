@@ -43,7 +43,10 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
 	oneInFive := func() func(req *gosnmp.SnmpPacket) bool {
 		n := 0 // the burst's requests ask for hiADSDisUP alone
-		return func(req *gosnmp.SnmpPacket) bool { n += len(req.Variables) % 2; return len(req.Variables) == 1 && n%5 == 1 }
+		return func(req *gosnmp.SnmpPacket) bool {
+			n += len(req.Variables) % 2
+			return len(req.Variables) == 1 && n%5 == 1
+		}
 	}
 	never := func() func(*gosnmp.SnmpPacket) bool { return func(*gosnmp.SnmpPacket) bool { return false } }
 	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
