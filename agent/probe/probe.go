@@ -310,8 +310,9 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
 	}
-	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 && (v.Asked || held == hiadsd.Degraded) {
-		res = p.startBurst(ctx, t, v.Confirm, p.retry().wait).add(res)
+	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 &&
+		(v.Asked || held == hiadsd.Degraded || res.Status.Up() && res.Unanswered > 0) {
+		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })

@@ -190,3 +190,27 @@ func (b *burst) add(res Result) Result {
 	}
 	return res
 }
+
+// measureLink is View.Confirm's measurement of a test that needed no
+// re-test: of a peer held degraded, of one whose answer lost a request
+// (other agents are asked to measure it too, as for a new failure: a
+// second vantage point names a lossy peer, a tester's word does not), and
+// of a test answering another agent's question. A peer that answered
+// spreads the requests over twice its round-trip timeout, as measure
+// waits; a silent one over the re-test's wait, as a new failure's.
+func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.Status, res Result) Result {
+	wait := p.retry().wait
+	if res.Status.Up() {
+		wait = 2 * p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
+	}
+	var others *vantages
+	if res.Status.Up() && res.Unanswered > 0 && held != hiadsd.Degraded && !v.Asked && v.Second != nil {
+		others = collect(v.Second(ctx))
+	}
+	res = p.startBurst(ctx, t, v.Confirm, wait).add(res)
+	if others != nil {
+		seen, _ := others.end(ctx, 2*p.retry().wait)
+		res.Seen = append(res.Seen, seen...)
+	}
+	return res
+}

@@ -36,7 +36,7 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 // (hiadsd.Heavy). A silent peer stays down (partial: loopback answers
 // the echo) with every request of the burst lost; a clean one costs no
 // burst unless it is held degraded or the test answers another agent's
-// question.
+// question; one whose answer lost a request is measured.
 func TestConfirmMeasuresTheLink(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
@@ -50,6 +50,10 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 	}
 	never := func() func(*gosnmp.SnmpPacket) bool { return func(*gosnmp.SnmpPacket) bool { return false } }
 	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
+	firstLost := func() func(*gosnmp.SnmpPacket) bool {
+		n := 0 // the test's own requests ask for two objects
+		return func(req *gosnmp.SnmpPacket) bool { n += len(req.Variables) / 2; return n != 1 || len(req.Variables) != 2 }
+	}
 	confirm := hiadsd.ConfirmRequests
 	cases := []struct {
 		name        string
@@ -62,6 +66,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 		{"one in five, held fault-free", oneInFive, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, confirm * 4 / 5, true},
 		{"silent", never, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.Partial, confirm, confirm, true},
 		{"clean, held fault-free", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, 0, 0, false},
+		{"one request lost, held fault-free", firstLost, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false},
 		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false},
 		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, confirm, 0, false},
 	}

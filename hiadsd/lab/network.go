@@ -158,11 +158,15 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 		switch op.Kind {
 		case hiadsd.OpTest:
 			r.Status, r.Sent, r.Unanswered = nw.testOnce(self, op.Target)
-			if r.Status != hiadsd.FaultFree && len(op.Via) > 0 {
+			held := hiadsd.Unknown
+			if nw.cfg.Vantage > 0 && (nw.lossy != nil || nw.blocked != nil) { // else no node answers in part
+				held = nw.view(self).Get(op.Target).Status
+			}
+			lost := r.Status == hiadsd.FaultFree && r.Unanswered > 0 && held != hiadsd.Degraded && held != hiadsd.Unknown
+			if (r.Status != hiadsd.FaultFree || lost) && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
-			if held := nw.view(self).Get(op.Target).Status; nw.cfg.Vantage > 0 &&
-				(r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded) {
+			if held != hiadsd.Unknown && (r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded || lost) {
 				r.Status, r.Sent, r.Unanswered = nw.measure(self, op.Target, r.Status, r.Sent, r.Unanswered)
 			}
 			if r.Status == hiadsd.FaultFree {
@@ -336,8 +340,8 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 
 // measure adds to a test of j by self that found st, having sent and lost
 // requests, the hiadsd.ConfirmRequests the daemon spreads over a re-test
-// of a new failure, a test of a node held degraded, and a test answering
-// another agent's question: a live node that answers one of them is
+// of a new failure, a test of a node held degraded or whose answer lost a
+// request, and a test answering another agent's question: a live node that answers one of them is
 // fault-free (or degraded: hiadsd.Heavy), whatever the test found before.
 func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered int) (hiadsd.Status, int, int) {
 	down := nw.test(self, j) != hiadsd.FaultFree || len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]
