@@ -185,7 +185,7 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 // alive. A node that answers, but loses doubtLoss percent or more of them
 // (Heavy), is Degraded when a second vantage point measured the same
 // (an agent asked answered Degraded: Answer) or the view holds it so
-// already; a measurement with little loss ends it. A lossy tester cannot
+// already; a measurement that lost less than trustLoss percent ends it. A lossy tester cannot
 // make a healthy node degraded this way: the agents it asks reach that
 // node cleanly, and the loss counts against the tester's own health.
 // A crash is found as before: no request of the burst is answered.
@@ -229,8 +229,8 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 	held := n.View.Get(j).Status
 	heavy := Heavy(a.sent, a.unanswered)
 	switch {
-	case held == Degraded && (heavy || a.sent < confirmMin):
-		return Degraded // still lossy, or not measured
+	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
+		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
 	case heavy && !n.health.doubting && slices.Contains(a.seen, Degraded):
 		return Degraded
 	}

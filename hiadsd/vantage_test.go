@@ -355,9 +355,9 @@ func TestUnreachedFromHereAlone(t *testing.T) {
 // TestLossNamedFromOutside: a node that answers a test's measurement
 // (ConfirmRequests) but loses most of it is degraded when an agent asked
 // measured the same, or the view holds it so; on the tester's word alone
-// it stays fault-free, and the loss counts against the tester. A clean
-// measurement of a node held degraded ends it; an unmeasured test keeps
-// it. An agent that doubts its own link names nobody so, and answers no
+// it stays fault-free, and the loss counts against the tester. A
+// measurement of a node held degraded that lost less than trustLoss
+// percent ends it; more, or an unmeasured test, keeps it. An agent that doubts its own link names nobody so, and answers no
 // question with Degraded.
 func TestLossNamedFromOutside(t *testing.T) {
 	heavy, clean := ConfirmRequests+4, 1
@@ -381,6 +381,7 @@ func TestLossNamedFromOutside(t *testing.T) {
 		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, FaultFree},
 		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, Degraded},
 		{"light loss, held degraded", Degraded, heavy, 2, nil, false, FaultFree},
+		{"loss under Heavy's but over trustLoss, held degraded", Degraded, heavy, heavy * 3 / 10, nil, false, Degraded},
 		{"not measured, held degraded", Degraded, clean, 0, nil, false, Degraded},
 		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, FaultFree},
 	}
