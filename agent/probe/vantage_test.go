@@ -52,7 +52,10 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
 	firstLost := func() func(*gosnmp.SnmpPacket) bool {
 		n := 0 // the test's own requests ask for two objects
-		return func(req *gosnmp.SnmpPacket) bool { n += len(req.Variables) / 2; return n != 1 || len(req.Variables) != 2 }
+		return func(req *gosnmp.SnmpPacket) bool {
+			n += len(req.Variables) / 2
+			return n != 1 || len(req.Variables) != 2
+		}
 	}
 	confirm := hiadsd.ConfirmRequests
 	cases := []struct {

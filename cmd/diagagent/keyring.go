@@ -17,6 +17,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/client"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/keyring"
 	"github.com/diagagent/diagagent/agent/nodelist"
@@ -24,9 +25,6 @@ import (
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 )
-
-// keyringTimeout bounds one run of diagagent keyring.
-const keyringTimeout = 30 * time.Second
 
 // keyringCmd answers diagagent keyring, Consul's verbs against any agent:
 // -install, -use and -remove change the cluster keys at that agent, whence
@@ -81,18 +79,15 @@ func keyringCmd(args, env []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	k := keyCLI{cfg: cfg, ring: ring, stdout: stdout, stderr: stderr, force: *force, wait: *wait}
-	if k.target, err = cliTarget(cfg, *agentAddr); err != nil {
+	target, err := cliTarget(cfg, *agentAddr)
+	if err == nil {
+		k.Client, err = client.Open(target, client.Credentials{Users: ring.Users()})
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	users := ring.Users()
-	pc := probe.Default()
-	pc.V3, pc.Others = &users[0], users[1:]
-	if k.prober, err = probe.New(pc, nil); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 2
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
 	switch {
 	case *list:
@@ -160,8 +155,7 @@ func cliTarget(cfg config.Config, addr string) (probe.Target, error) {
 type keyCLI struct {
 	cfg            config.Config
 	ring           keyring.Ring
-	target         probe.Target
-	prober         *probe.Prober
+	*client.Client // speaking as the cluster key's users alone
 	stdout, stderr io.Writer
 	force          bool
 	wait           time.Duration // how long a change may take to reach every agent
@@ -194,7 +188,7 @@ func (a agentKeys) holds(i uint32) bool {
 // survey reads the node list of the target agent, then the list version
 // and keys of every agent in it (tested-only devices hold none), all at once.
 func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
-	l, err := k.prober.FetchList(ctx, k.target)
+	l, err := k.Prober.FetchList(ctx, k.Agent)
 	if err != nil {
 		return probe.List{}, nil, err
 	}
@@ -208,7 +202,7 @@ func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
 	for i := range out {
 		wg.Go(func() {
 			a := &out[i]
-			got, err := k.prober.FetchList(ctx, probe.Target{Addr: a.addr.Addr(), Port: a.addr.Port()})
+			got, err := k.Prober.FetchList(ctx, probe.Target{Addr: a.addr.Addr(), Port: a.addr.Port()})
 			a.version, a.keys, a.err = got.Version, got.KeyRows, err
 		})
 	}
@@ -223,7 +217,7 @@ func (k keyCLI) survey(ctx context.Context) (probe.List, []agentKeys, error) {
 func (k keyCLI) list(ctx context.Context) int {
 	l, agents, err := k.survey(ctx)
 	if err != nil {
-		fmt.Fprintln(k.stderr, "keyring:", say(err))
+		fmt.Fprintln(k.stderr, "keyring:", client.Say(err))
 		return 1
 	}
 	var order []uint32
@@ -237,7 +231,7 @@ func (k keyCLI) list(ctx context.Context) int {
 			}
 		}
 	}
-	fmt.Fprintf(k.stdout, "agent %s runs node list version %d, fingerprint %s\n", netip.AddrPortFrom(k.target.Addr, k.target.Port), l.Version, hex.EncodeToString(l.Hash[:]))
+	fmt.Fprintf(k.stdout, "agent %s runs node list version %d, fingerprint %s\n", netip.AddrPortFrom(k.Agent.Addr, k.Agent.Port), l.Version, hex.EncodeToString(l.Hash[:]))
 	tw := tabwriter.NewWriter(k.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tHELD BY\tSENT WITH BY\tAT THIS AGENT")
 	for _, i := range order {
@@ -264,7 +258,7 @@ func (k keyCLI) list(ctx context.Context) int {
 		switch {
 		case a.err != nil && !probe.KeyRefused(a.err):
 			silent++
-			fmt.Fprintf(k.stdout, "node %d (%s) does not answer: %s\n", a.id, a.addr, say(a.err))
+			fmt.Fprintf(k.stdout, "node %d (%s) does not answer: %s\n", a.id, a.addr, client.Say(a.err))
 		case a.err != nil:
 			lagging++
 			fmt.Fprintf(k.stdout, "node %d (%s) refuses every key held here: it missed a rotation (give it the key in use: docs/security.md)\n", a.id, a.addr)
@@ -317,11 +311,11 @@ func (k keyCLI) change(ctx context.Context, verb int, arg string) int {
 		}
 	}
 	value := append([]byte{byte(verb)}, key[:]...)
-	if err := k.prober.Set(ctx, k.target, gosnmp.SnmpPDU{Name: mib.DiagKeyChange0, Type: gosnmp.OctetString, Value: value}); err != nil {
-		fmt.Fprintf(k.stderr, "keyring: %s of key %s refused by %s: %v\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.target.Addr, k.target.Port), err)
+	if err := k.Prober.Set(ctx, k.Agent, gosnmp.SnmpPDU{Name: mib.DiagKeyChange0, Type: gosnmp.OctetString, Value: value}); err != nil {
+		fmt.Fprintf(k.stderr, "keyring: %s of key %s refused by %s: %v\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.Agent.Addr, k.Agent.Port), err)
 		return 1
 	}
-	fmt.Fprintf(k.stdout, "%s of key %s taken at %s\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.target.Addr, k.target.Port))
+	fmt.Fprintf(k.stdout, "%s of key %s taken at %s\n", verbName(verb), key.ID(), netip.AddrPortFrom(k.Agent.Addr, k.Agent.Port))
 	return k.await(verb, key)
 }
 
@@ -337,9 +331,9 @@ func (k keyCLI) keyOf(ctx context.Context, verb int, arg string) (keyring.Key, e
 			return held, nil
 		}
 	}
-	rows, ferr := k.prober.FetchKeys(ctx, k.target)
+	rows, ferr := k.Prober.FetchKeys(ctx, k.Agent)
 	if ferr != nil {
-		return key, fmt.Errorf("read the keys of %s to find %s: %s", netip.AddrPortFrom(k.target.Addr, k.target.Port), arg, say(ferr))
+		return key, fmt.Errorf("read the keys of %s to find %s: %s", netip.AddrPortFrom(k.Agent.Addr, k.Agent.Port), arg, client.Say(ferr))
 	}
 	for _, r := range rows {
 		var held keyring.Key
@@ -347,30 +341,30 @@ func (k keyCLI) keyOf(ctx context.Context, verb int, arg string) (keyring.Key, e
 			return held, nil
 		}
 	}
-	return key, fmt.Errorf("no key of ID %s here nor at %s: give the key itself", arg, netip.AddrPortFrom(k.target.Addr, k.target.Port))
+	return key, fmt.Errorf("no key of ID %s here nor at %s: give the key itself", arg, netip.AddrPortFrom(k.Agent.Addr, k.Agent.Port))
 }
 
 // await waits until every agent answering runs the change: holds the key
 // installed, sends with the key put in use, no longer holds the key
 // removed (awaitSpread).
 func (k keyCLI) await(verb int, key keyring.Key) int {
-	return awaitSpread("keyring", verbName(verb)+" "+key.ID(), k.wait, k.stdout, k.stderr, func(ctx context.Context) (spread, error) {
+	return client.Await("keyring", verbName(verb)+" "+key.ID(), k.wait, k.stdout, k.stderr, func(ctx context.Context) (client.Spread, error) {
 		_, agents, err := k.survey(ctx)
-		s := spread{surveyed: len(agents)}
+		s := client.Spread{Surveyed: len(agents)}
 		for _, a := range agents {
 			name := fmt.Sprintf("node %d (%s)", a.id, a.addr)
 			switch {
 			case a.err != nil:
-				s.silent = append(s.silent, name)
+				s.Silent = append(s.Silent, name)
 			case (verb == mib.KeyInstall && !a.holds(key.Index())) || (verb == mib.KeyUse && a.primary() != key.Index()) ||
 				(verb == mib.KeyRemove && a.holds(key.Index())):
-				s.lag = append(s.lag, name)
+				s.Lag = append(s.Lag, name)
 			default:
-				s.held++
+				s.Held++
 			}
 		}
 		if verb == mib.KeyRemove {
-			s.note = "\nwrite the keys in use to the keyring file of each host where you run diagagent's commands (the agents keep theirs under state_dir)"
+			s.Note = "\nwrite the keys in use to the keyring file of each host where you run diagagent's commands (the agents keep theirs under state_dir)"
 		}
 		return s, err
 	})
@@ -381,7 +375,7 @@ func (k keyCLI) await(verb int, key keyring.Key) int {
 func (k keyCLI) ready(ctx context.Context, verb int, key keyring.Key) int {
 	_, agents, err := k.survey(ctx)
 	if err != nil {
-		fmt.Fprintln(k.stderr, "keyring:", say(err))
+		fmt.Fprintln(k.stderr, "keyring:", client.Say(err))
 		return 1
 	}
 	var short []string

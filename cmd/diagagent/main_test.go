@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"net"
@@ -229,21 +227,6 @@ func TestCommandLine(t *testing.T) {
 		if code := run([]string{c.Name, "-h"}, nil, &stdout, &stderr); code != 0 || stdout.Len()+stderr.Len() == 0 {
 			t.Errorf("diagagent %s -h: exit %d, printed %q", c.Name, code, stdout.String()+stderr.String())
 		}
-	}
-}
-
-// TestSayWhatToDo: a key the agent refuses and a silent agent are said in
-// words that say what to do, not in the SNMP library's.
-func TestSayWhatToDo(t *testing.T) {
-	refused := fmt.Errorf("read the nodes of 192.0.2.1: %w", errors.New("incoming packet is not authentic, discarding"))
-	if got := say(refused); !strings.Contains(got, "keyring file") || strings.Contains(got, "discarding") {
-		t.Errorf("a refused key: %q", got)
-	}
-	if got := say(errors.New("request timeout (after 1 retries)")); !strings.Contains(got, "is the agent running") {
-		t.Errorf("a timeout: %q", got)
-	}
-	if got := say(errors.New("something else")); got != "something else" {
-		t.Errorf("another error: %q", got)
 	}
 }
 

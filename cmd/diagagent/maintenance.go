@@ -10,6 +10,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/client"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
@@ -72,15 +73,15 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if !v.prober.CanPush() {
+	if !v.Prober.CanPush() {
 		fmt.Fprintln(stderr, "diagagent maintenance: no credentials to set with: the configuration has neither a keyring nor snmp.communities.write; give -write-community")
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
-	before, _ := v.prober.FetchWindow(ctx, v.target, uint32(*node)) // to tell, with -for, the window asked for from the one it replaces
-	if err := v.prober.Set(ctx, v.target, vb); err != nil {
-		fmt.Fprintf(stderr, "maintenance: node %d: %s\n", *node, say(err))
+	before, _ := v.Prober.FetchWindow(ctx, v.Agent, uint32(*node)) // to tell, with -for, the window asked for from the one it replaces
+	if err := v.Prober.Set(ctx, v.Agent, vb); err != nil {
+		fmt.Fprintf(stderr, "maintenance: node %d: %s\n", *node, client.Say(err))
 		return 1
 	}
 	if *end {
@@ -89,7 +90,7 @@ func maintenanceCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "node %d: in maintenance until %s\n", *node, at.Local().Format("2006-01-02 15:04:05 MST"))
 	}
 	asked := window{ended: *end, until: at.Truncate(time.Second), before: before, exact: *until != ""}
-	return awaitSpread("maintenance", fmt.Sprintf("node %d's window", *node), *wait, stdout, stderr, func(ctx context.Context) (spread, error) {
+	return client.Await("maintenance", fmt.Sprintf("node %d's window", *node), *wait, stdout, stderr, func(ctx context.Context) (client.Spread, error) {
 		return surveyWindow(ctx, v, uint32(*node), asked)
 	})
 }
@@ -119,15 +120,15 @@ func (w window) want(asked time.Time) (time.Time, bool) {
 // surveyWindow asks every agent the agent asked lists for node's window:
 // those whose window ends where the change asked (or, for a window ended,
 // that hold none open) hold it.
-func surveyWindow(ctx context.Context, v clusterView, node uint32, w window) (spread, error) {
-	asked, err := v.prober.FetchWindow(ctx, v.target, node)
+func surveyWindow(ctx context.Context, v clusterView, node uint32, w window) (client.Spread, error) {
+	asked, err := v.Prober.FetchWindow(ctx, v.Agent, node)
 	if err != nil {
-		return spread{}, err
+		return client.Spread{}, err
 	}
 	want, known := w.want(asked)
 	now := time.Now()
-	return surveyAgents(ctx, v, func(ctx context.Context, t probe.Target) (bool, error) {
-		got, err := v.prober.FetchWindow(ctx, t, node)
+	return v.Survey(ctx, func(ctx context.Context, t probe.Target) (bool, error) {
+		got, err := v.Prober.FetchWindow(ctx, t, node)
 		return w.ended && !got.After(now) || !w.ended && known && got.Equal(want), err
 	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/client"
 	"github.com/diagagent/diagagent/agent/config"
 	"github.com/diagagent/diagagent/agent/parts"
 	"github.com/diagagent/diagagent/agent/probe"
@@ -24,13 +24,12 @@ import (
 	"github.com/diagagent/diagagent/mib"
 )
 
-// clusterView is what diagagent members and diagagent check ask an agent:
-// the configuration (for credentials and node names), the agent, and a
-// prober speaking as the cluster key's user, else the read community.
+// clusterView is what diagagent's commands ask the cluster with: the
+// configuration (for credentials and node names) and the operators'
+// client of the agent asked.
 type clusterView struct {
-	cfg    config.Config
-	target probe.Target
-	prober *probe.Prober
+	cfg config.Config
+	*client.Client
 }
 
 // clusterFlags are the flags members and check share.
@@ -60,25 +59,19 @@ func (f clusterFlags) open(env []string) (clusterView, error) {
 		return clusterView{}, err
 	}
 	v := clusterView{cfg: cfg}
-	if v.target, err = cliTarget(cfg, *f.agent); err != nil {
+	target, err := cliTarget(cfg, *f.agent)
+	if err != nil {
 		return clusterView{}, err
 	}
-	pc := probe.Default()
-	pc.Community, pc.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
-	switch {
-	case *f.community != "":
-		pc.Community, pc.WriteCommunity = *f.community, *f.community
-	case cfg.Keyring != "":
+	cred := client.Credentials{Community: *f.community, ReadCommunity: cfg.SNMP.Communities.Read, Write: cfg.SNMP.Communities.Write}
+	if cred.Community == "" && cfg.Keyring != "" {
 		ring, err := cliRing(cfg)
 		if err != nil {
 			return clusterView{}, err
 		}
-		users := ring.Users()
-		pc.V3, pc.Others = &users[0], users[1:]
-	case pc.Community == "":
-		return clusterView{}, errors.New("no credentials: the configuration has neither a keyring nor snmp.communities.read; give -community")
+		cred.Users = ring.Users()
 	}
-	v.prober, err = probe.New(pc, nil)
+	v.Client, err = client.Open(target, cred)
 	return v, err
 }
 
@@ -107,7 +100,7 @@ type member struct {
 
 // read asks the agent for every node, with names from the configuration.
 func (v clusterView) read(ctx context.Context, now time.Time) ([]member, error) {
-	m, err := v.prober.FetchMembers(ctx, v.target)
+	m, err := v.Prober.FetchMembers(ctx, v.Agent)
 	if err != nil {
 		return nil, err
 	}
@@ -176,14 +169,14 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	for {
-		rctx, cancel := context.WithTimeout(ctx, keyringTimeout)
+		rctx, cancel := context.WithTimeout(ctx, client.Timeout)
 		rows, err := v.read(rctx, time.Now())
 		if err == nil && *versions {
 			err = v.builds(rctx, rows)
 		}
 		cancel()
 		if err != nil {
-			fmt.Fprintln(stderr, "members:", say(err))
+			fmt.Fprintln(stderr, "members:", client.Say(err))
 			return 1
 		}
 		if *byCause {
@@ -208,9 +201,9 @@ func membersCmd(args, env []string, stdout, stderr io.Writer) int {
 func (v clusterView) builds(ctx context.Context, rows []member) error {
 	var mu sync.Mutex
 	got := map[uint32]string{}
-	_, err := askAgents(ctx, v, func(a board.Row) {
+	_, err := v.Agents(ctx, func(a board.Row) {
 		b := "?"
-		if pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.SysDescr0); err == nil {
+		if pdus, err := v.Prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.SysDescr0); err == nil {
 			d, _ := pdus[0].Value.([]byte)
 			b = buildOf(string(d))
 		}
@@ -328,7 +321,7 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	rows, err := v.read(ctx, time.Now())
 	if err != nil {
-		return unknown("cannot read agent %s: %v", netip.AddrPortFrom(v.target.Addr, v.target.Port), err)
+		return unknown("cannot read agent %s: %v", netip.AddrPortFrom(v.Agent.Addr, v.Agent.Port), err)
 	}
 	count := map[string]int{}
 	var down, maint []string
@@ -356,7 +349,7 @@ func checkCmd(args, env []string, stdout, stderr io.Writer) int {
 	state, word := pluginOK, "OK"
 	switch {
 	case total == 0:
-		return unknown("agent %s has no node %d", netip.AddrPortFrom(v.target.Addr, v.target.Port), *node)
+		return unknown("agent %s has no node %d", netip.AddrPortFrom(v.Agent.Addr, v.Agent.Port), *node)
 	case count["unknown"] > 0 && *node != 0:
 		state, word = pluginUnknown, "UNKNOWN"
 	case count["faulty"] > *crit:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/diagagent/diagagent/agent/client"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
@@ -48,7 +49,7 @@ func nodesCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	if !v.prober.CanPush() {
+	if !v.Prober.CanPush() {
 		fmt.Fprintln(stderr, "diagagent nodes: no credentials to set with: the configuration has neither a keyring nor snmp.communities.write; give -write-community")
 		return 2
 	}
@@ -80,10 +81,10 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 		fmt.Fprintf(n.stderr, "diagagent nodes: -add %q is neither an address nor a host name\n", address)
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
-	if id, err := n.listed(ctx, n.v.target, want); err != nil {
-		fmt.Fprintln(n.stderr, "nodes:", say(err))
+	if id, err := n.listed(ctx, n.v.Agent, want); err != nil {
+		fmt.Fprintln(n.stderr, "nodes:", client.Say(err))
 		return 1
 	} else if id > 0 {
 		fmt.Fprintf(n.stdout, "%s is node %d already\n", want, id)
@@ -92,7 +93,7 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 	for range addAttempts {
 		next, err := n.nextID(ctx)
 		if err != nil {
-			fmt.Fprintln(n.stderr, "nodes:", say(err))
+			fmt.Fprintln(n.stderr, "nodes:", client.Say(err))
 			return 1
 		}
 		vbs := []gosnmp.SnmpPDU{
@@ -107,14 +108,14 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 			vbs = append(vbs, gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeCommunity, next), Type: gosnmp.OctetString, Value: community})
 		}
 		vbs = append(vbs, gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeRowStatus, next), Type: gosnmp.Integer, Value: mib.RowCreateAndGo})
-		err = n.v.prober.Set(ctx, n.v.target, vbs...)
+		err = n.v.Prober.Set(ctx, n.v.Agent, vbs...)
 		var se *probe.SetError
 		switch {
 		case err == nil:
 			fmt.Fprintf(n.stdout, "%s added as node %d at agent %s\n", want, next, n.agent())
 			return n.await(fmt.Sprintf("node %d", next), want, true)
 		case errors.As(err, &se) && se.Status == gosnmp.InconsistentValue:
-			id, lerr := n.listed(ctx, n.v.target, want)
+			id, lerr := n.listed(ctx, n.v.Agent, want)
 			if lerr == nil && id > 0 {
 				fmt.Fprintf(n.stdout, "%s is node %d: added meanwhile by another manager\n", want, id)
 				return n.await(fmt.Sprintf("node %d", id), want, true)
@@ -133,11 +134,11 @@ func (n nodesRun) add(address string, port uint16, name string, tested bool, com
 // remove removes the node of NodeID or name which, then waits for every
 // agent to drop it.
 func (n nodesRun) remove(which string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
-	m, err := n.v.prober.FetchMembers(ctx, n.v.target)
+	m, err := n.v.Prober.FetchMembers(ctx, n.v.Agent)
 	if err != nil {
-		fmt.Fprintln(n.stderr, "nodes:", say(err))
+		fmt.Fprintln(n.stderr, "nodes:", client.Say(err))
 		return 1
 	}
 	node, ok := n.pick(m, which)
@@ -146,11 +147,11 @@ func (n nodesRun) remove(which string) int {
 		return 1
 	}
 	key := keyOf(node.Member)
-	if netip.AddrPortFrom(node.Addr, node.Port) == netip.AddrPortFrom(n.v.target.Addr, n.v.target.Port) {
+	if netip.AddrPortFrom(node.Addr, node.Port) == netip.AddrPortFrom(n.v.Agent.Addr, n.v.Agent.Port) {
 		fmt.Fprintf(n.stderr, "nodes: node %d is the agent asked, which does not remove itself: ask another agent (-agent)\n", node.ID)
 		return 1
 	}
-	err = n.v.prober.Set(ctx, n.v.target, gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeRowStatus, int(node.ID)), Type: gosnmp.Integer, Value: mib.RowDestroy})
+	err = n.v.Prober.Set(ctx, n.v.Agent, gosnmp.SnmpPDU{Name: mib.TreeCell(mib.ColNodeRowStatus, int(node.ID)), Type: gosnmp.Integer, Value: mib.RowDestroy})
 	if err != nil {
 		fmt.Fprintf(n.stderr, "nodes: remove node %d (%s) at agent %s: %s\n", node.ID, key, n.agent(), refusal(err))
 		return 1
@@ -199,7 +200,7 @@ func keyOf(m nodelist.Member) nodeKey {
 
 // listed returns the NodeID the agent at t lists node k at, 0 for none.
 func (n nodesRun) listed(ctx context.Context, t probe.Target, k nodeKey) (uint32, error) {
-	nodes, err := n.v.prober.FetchNodes(ctx, t)
+	nodes, err := n.v.Prober.FetchNodes(ctx, t)
 	if err != nil {
 		return 0, err
 	}
@@ -213,7 +214,7 @@ func (n nodesRun) listed(ctx context.Context, t probe.Target, k nodeKey) (uint32
 
 // nextID reads diagNodeNextID.0 of the agent asked.
 func (n nodesRun) nextID(ctx context.Context) (int, error) {
-	vbs, err := n.v.prober.Get(ctx, n.v.target, mib.DiagNodeNextID0)
+	vbs, err := n.v.Prober.Get(ctx, n.v.Agent, mib.DiagNodeNextID0)
 	if err != nil {
 		return 0, fmt.Errorf("read diagNodeNextID.0 of agent %s (an agent of an older format has none): %w", n.agent(), err)
 	}
@@ -227,10 +228,10 @@ func (n nodesRun) nextID(ctx context.Context) (int, error) {
 // await waits until every agent the agent asked lists, and answers, holds
 // node k (present) or no longer lists it (!present) (awaitSpread).
 func (n nodesRun) await(what string, k nodeKey, present bool) int {
-	return awaitSpread("nodes", what, n.wait, n.stdout, n.stderr, func(ctx context.Context) (spread, error) {
+	return client.Await("nodes", what, n.wait, n.stdout, n.stderr, func(ctx context.Context) (client.Spread, error) {
 		var mu sync.Mutex
 		var ids []uint32 // the NodeIDs the node is listed at
-		s, err := surveyAgents(ctx, n.v, func(ctx context.Context, t probe.Target) (bool, error) {
+		s, err := n.v.Survey(ctx, func(ctx context.Context, t probe.Target) (bool, error) {
 			id, err := n.listed(ctx, t, k)
 			if err == nil && id > 0 {
 				mu.Lock()
@@ -242,7 +243,7 @@ func (n nodesRun) await(what string, k nodeKey, present bool) int {
 			return (id > 0) == present, err
 		})
 		if present && len(ids) == 1 && fmt.Sprintf("node %d", ids[0]) != what {
-			s.note = fmt.Sprintf("; it is node %d there: its id was given at once to another node, and it took the next", ids[0])
+			s.Note = fmt.Sprintf("; it is node %d there: its id was given at once to another node, and it took the next", ids[0])
 		}
 		return s, err
 	})
@@ -250,14 +251,14 @@ func (n nodesRun) await(what string, k nodeKey, present bool) int {
 
 // agent names the agent asked.
 func (n nodesRun) agent() string {
-	return netip.AddrPortFrom(n.v.target.Addr, n.v.target.Port).String()
+	return netip.AddrPortFrom(n.v.Agent.Addr, n.v.Agent.Port).String()
 }
 
 // refusal says in words why an agent refused a SET of the list.
 func refusal(err error) string {
 	var se *probe.SetError
 	if !errors.As(err, &se) {
-		return say(err)
+		return client.Say(err)
 	}
 	switch se.Status {
 	case gosnmp.NoAccess:
@@ -278,20 +279,4 @@ func truthValue(b bool) int {
 		return mib.TruthTrue
 	}
 	return mib.TruthFalse
-}
-
-// say words an error of a command that asks an agent as its reader would
-// want it: a credential the agent refuses, or no answer, says what to do;
-// anything else is said as it is.
-func say(err error) string {
-	switch {
-	case probe.KeyRefused(err):
-		return "the agent refuses every cluster key this command holds (the configuration's keyring file, and the keys this host's agent keeps in its state_dir): " +
-			"the keys were rotated since. Copy the cluster's current keyring file here (diagagent keyring -list at an up-to-date agent names the key in use), " +
-			"or ask from an agent's host (-agent)"
-	case errors.Is(err, context.DeadlineExceeded), err != nil && strings.Contains(err.Error(), "timeout"),
-		err != nil && strings.Contains(err.Error(), "connection refused"):
-		return "no answer: is the agent running, and does it listen at that address and port (snmp.listen; -agent host:port)? (" + err.Error() + ")"
-	}
-	return err.Error()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
+	"github.com/diagagent/diagagent/agent/client"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/mib"
 )
@@ -59,11 +60,11 @@ func reachabilityCmd(args, env []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), keyringTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), client.Timeout)
 	defer cancel()
 	r, err := v.reachability(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "reachability:", say(err))
+		fmt.Fprintln(stderr, "reachability:", client.Say(err))
 		return 1
 	}
 	printReach(stdout, r, *format)
@@ -75,8 +76,8 @@ func (v clusterView) reachability(ctx context.Context) (reachReport, error) {
 	var r reachReport
 	from := map[uint32][]uint32{}
 	var mu sync.Mutex
-	nodes, err := askAgents(ctx, v, func(a board.Row) {
-		pdus, err := v.prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.DiagUnreached0)
+	nodes, err := v.Agents(ctx, func(a board.Row) {
+		pdus, err := v.Prober.Get(ctx, probe.Target{Addr: a.Addr, Port: a.Port}, mib.DiagUnreached0)
 		mu.Lock()
 		defer mu.Unlock()
 		r.Asked++
