@@ -40,6 +40,9 @@ type Snapshot struct {
 	Withheld bool
 	// SelfDoubt is diagSelfDoubt: the agent doubts its own tests.
 	SelfDoubt bool
+	// SeesLoss says the agent sees loss on its own tests, without doubting
+	// them yet (hiadsd.Doubt.Measure): diagViewDigest's ninth octet 2.
+	SeesLoss bool
 	// Unreached is diagUnreached: the NodeIDs, ascending, this agent
 	// cannot reach while other agents do.
 	Unreached []uint32

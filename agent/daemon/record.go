@@ -26,6 +26,7 @@ type journal struct {
 	lastBegan time.Time // when it last began one, for hiADSDisUP
 	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
+	seesLoss  bool      // it sees loss on its tests (hiadsd.Doubt.Measure): diagViewDigest's ninth octet 2
 	unreached []uint32  // NodeIDs out of this agent's reach alone: diagUnreached
 
 	// how, changed and held are owned by the loop goroutine.
@@ -222,7 +223,7 @@ func (d *Daemon) publishLocked() {
 		NodeListHash: d.listHash, ListMismatch: d.lists.peers(), ListVersion: d.list.Version, ListIDs: uint32(len(d.list.Members)),
 		Keys: d.members.BoardKeys(), KeyRefused: d.refused, NextID: d.members.NextID(), List: list, ListSecret: secret,
 		ListStable: d.list.Stable.Bytes(), ListDelta: deltas, Causes: d.pol.CauseGroups()}
-	s.Digest, s.Withheld, s.SelfDoubt, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.unreached
+	s.Digest, s.Withheld, s.SelfDoubt, s.SeesLoss, s.Unreached = s.FetchDigest(), d.withheld, d.doubting, d.seesLoss, d.unreached
 	if err := d.board.Publish(s); err != nil {
 		d.log.WithError(err).Error("cannot publish the view")
 		return

@@ -240,10 +240,20 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 // noteDoubt tells the operator when the agent starts or stops doubting its
 // own tests (hiadsd.Doubt), stretches the prober's waits meanwhile, and
 // asks its testers to test it now, so that they find it degraded, or
-// fault-free again, without waiting for their turn.
+// fault-free again, without waiting for their turn. While it sees loss on
+// its tests (Doubt.Measure) it says so in diagViewDigest, and asks its
+// testers to test it now too, so that they measure its link.
 func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
-	was := d.vantage.doubt.Doubting
+	was, measured := d.vantage.doubt.Doubting, d.vantage.doubt.Measure
 	d.vantage.doubt = doubt
+	if doubt.Measure != measured {
+		d.mu.Lock()
+		d.seesLoss = doubt.Measure
+		d.mu.Unlock()
+		if doubt.Measure && !doubt.Doubting {
+			d.sayHello(ctx, "loss") // its testers measure its link now, not at their turn
+		}
+	}
 	if doubt.Doubting == was {
 		return
 	}

@@ -62,6 +62,9 @@ type Result struct {
 	// Withheld says the peer served an empty diagViewDigest: it is up, but
 	// its view holds verdicts made while it was cut off and must not be read.
 	Withheld bool
+	// SeesLoss says the peer sees loss on its own tests (diagViewDigest's
+	// ninth octet 2): a test with View.Confirm measures its link.
+	SeesLoss bool
 	// SNMPErr says why step 1 did not find the peer fault-free (nil if it did).
 	SNMPErr error
 	// PingErr says why step 2 found no echo (nil if it was not needed or answered).
@@ -311,7 +314,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		}
 	}
 	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 &&
-		(v.Asked || held == hiadsd.Degraded || res.Status.Up() && res.Unanswered > 0) {
+		(v.Asked || held == hiadsd.Degraded || res.Status.Up() && (res.Unanswered > 0 || res.SeesLoss)) {
 		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {
@@ -436,7 +439,7 @@ func (p *Prober) test(ctx context.Context, t Target, a attempt) (res Result) {
 		if view.doubts {
 			st = hiadsd.Degraded
 		}
-		return Result{Status: st, RTT: rtt, Digest: view.digest, Withheld: view.withheld, Wait: a.wait}
+		return Result{Status: st, RTT: rtt, Digest: view.digest, Withheld: view.withheld, SeesLoss: view.seesLoss, Wait: a.wait}
 	case errors.Is(err, ErrLoopStalled):
 		return Result{Status: hiadsd.Partial, RTT: rtt, SNMPErr: err, Wait: a.wait}
 	case ctx.Err() != nil:
@@ -586,6 +589,8 @@ func digestValue(vb gosnmp.SnmpPDU) served {
 		return served{digest: binary.BigEndian.Uint64(b)}
 	case ok && len(b) == 9 && b[8] == 1:
 		return served{digest: binary.BigEndian.Uint64(b), doubts: true}
+	case ok && len(b) == 9 && b[8] == 2:
+		return served{digest: binary.BigEndian.Uint64(b), seesLoss: true}
 	case len(b) == 0: // gosnmp may decode an empty string as nil
 		return served{withheld: true}
 	}
@@ -593,12 +598,13 @@ func digestValue(vb gosnmp.SnmpPDU) served {
 }
 
 // served is what a peer's diagViewDigest says: the digest (0 for none),
-// whether it withholds its view (empty), and whether it doubts its own
-// tests (a ninth octet 1: diagSelfDoubt), so that its tester finds it
-// degraded at no extra request.
+// whether it withholds its view (empty), whether it doubts its own tests
+// (a ninth octet 1: diagSelfDoubt), so that its tester finds it degraded
+// at no extra request, and whether it sees loss on them (2), so that its
+// tester measures its link (View.Confirm).
 type served struct {
-	digest           uint64
-	withheld, doubts bool
+	digest                     uint64
+	withheld, doubts, seesLoss bool
 }
 
 // firstValue returns the first varbind of a GET reply for oids, rejecting

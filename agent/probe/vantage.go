@@ -192,8 +192,9 @@ func (b *burst) add(res Result) Result {
 }
 
 // measureLink is View.Confirm's measurement of a test that needed no
-// re-test: of a peer held degraded, of one whose answer lost a request
-// (other agents are asked to measure it too, as for a new failure: a
+// re-test: of a peer held degraded, of one whose answer lost a request or
+// that says it sees loss on its own tests (other agents are asked to
+// measure it too, as for a new failure: a
 // second vantage point names a lossy peer, a tester's word does not), and
 // of a test answering another agent's question. A peer that answered
 // spreads the requests over twice its round-trip timeout, as measure
@@ -204,7 +205,7 @@ func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.
 		wait = 2 * p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
 	}
 	var others *vantages
-	if res.Status.Up() && res.Unanswered > 0 && held != hiadsd.Degraded && !v.Asked && v.Second != nil {
+	if res.Status.Up() && (res.Unanswered > 0 || res.SeesLoss) && held != hiadsd.Degraded && !v.Asked && v.Second != nil {
 		others = collect(v.Second(ctx))
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait).add(res)

@@ -27,6 +27,14 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 	if got := digestValue(gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: d[:8]}); got != (served{digest: 7}) {
 		t.Fatalf("eight octets: %+v", got)
 	}
+	d[8] = 2
+	if got := digestValue(gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: d}); got != (served{digest: 7, seesLoss: true}) {
+		t.Fatalf("nine octets ending in 2: %+v", got)
+	}
+	d[8] = 3
+	if got := digestValue(gosnmp.SnmpPDU{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: d}); got != (served{}) {
+		t.Fatalf("nine octets ending in 3: %+v, want no digest", got)
+	}
 }
 
 // TestConfirmMeasuresTheLink: a peer that answers none of a test's own
@@ -36,11 +44,12 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 // (hiadsd.Heavy). A silent peer stays down (partial: loopback answers
 // the echo) with every request of the burst lost; a clean one costs no
 // burst unless it is held degraded or the test answers another agent's
-// question; one whose answer lost a request is measured.
+// question; one whose answer lost a request, or that says it sees loss
+// on its own tests, is measured.
 func TestConfirmMeasuresTheLink(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
-	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
+	seesLoss := []gosnmp.SnmpPDU{up[0], {Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: []byte{0, 0, 0, 0, 0, 0, 0, 0, 2}}}
 	oneInFive := func() func(req *gosnmp.SnmpPacket) bool {
 		n := 0 // the burst's requests ask for hiADSDisUP alone
 		return func(req *gosnmp.SnmpPacket) bool {
@@ -65,16 +74,24 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 		status      hiadsd.Status
 		burst, lost int // the burst's requests, and those lost
 		heavy       bool
+		hint        bool // the peer says it sees loss on its own tests
 	}{
-		{"one in five, held fault-free", oneInFive, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, confirm * 4 / 5, true},
-		{"silent", never, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.Partial, confirm, confirm, true},
-		{"clean, held fault-free", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, 0, 0, false},
-		{"one request lost, held fault-free", firstLost, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false},
-		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false},
-		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, confirm, 0, false},
+		{"one in five, held fault-free", oneInFive, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, confirm * 4 / 5, true, false},
+		{"silent", never, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.Partial, confirm, confirm, true, false},
+		{"clean, held fault-free", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, 0, 0, false, false},
+		{"one request lost, held fault-free", firstLost, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, false},
+		{"clean, says it sees loss", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, true},
+		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, false},
+		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, confirm, 0, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+				if c.hint {
+					return seesLoss[:len(req.Variables)]
+				}
+				return up[:len(req.Variables)]
+			}
 			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
 			without := c.view
 			without.Confirm = 0

@@ -200,4 +200,16 @@ func TestGetViewDigestWithheld(t *testing.T) {
 	}
 	assertLines(t, h.must(t, "snmpget", h.v2(roCommunity, mib.DiagViewDigest0)...),
 		[]string{`.1.3.6.1.4.1.200.1.12.0 = ""`})
+	for _, c := range []struct {
+		doubt, loss bool
+		ninth       string
+	}{{true, false, "01"}, {false, true, "02"}, {true, true, "01"}} { // doubting says more than seeing loss
+		d := testSnapshot()
+		d.Digest, d.SelfDoubt, d.SeesLoss = 0x0102030405060708, c.doubt, c.loss
+		if err := h.r.Publish(d); err != nil {
+			t.Fatal(err)
+		}
+		assertLines(t, h.must(t, "snmpget", h.v2(roCommunity, "-Ox", mib.DiagViewDigest0)...),
+			[]string{`.1.3.6.1.4.1.200.1.12.0 = Hex-STRING: 01 02 03 04 05 06 07 08 ` + c.ninth})
+	}
 }

@@ -77,8 +77,11 @@ func diagNodes(r *Responder) []node {
 				return octets([]byte{})
 			}
 			b := binary.BigEndian.AppendUint64(make([]byte, 0, 9), v.snap.Digest)
-			if v.snap.SelfDoubt { // the ninth octet: this agent's testers find it degraded
+			switch {
+			case v.snap.SelfDoubt: // the ninth octet: this agent's testers find it degraded
 				b = append(b, 1)
+			case v.snap.SeesLoss: // its testers measure its link
+				b = append(b, 2)
 			}
 			return octets(b)
 		}),

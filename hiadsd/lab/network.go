@@ -162,7 +162,8 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			if nw.cfg.Vantage > 0 && (nw.lossy != nil || nw.blocked != nil) { // else no node answers in part
 				held = nw.view(self).Get(op.Target).Status
 			}
-			lost := r.Status == hiadsd.FaultFree && r.Unanswered > 0 && held != hiadsd.Degraded && held != hiadsd.Unknown
+			lost := r.Status == hiadsd.FaultFree && held != hiadsd.Degraded && held != hiadsd.Unknown &&
+				(r.Unanswered > 0 || nw.Node(op.Target) != nil && nw.Node(op.Target).Measuring()) // it says it sees loss
 			if (r.Status != hiadsd.FaultFree || lost) && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
