@@ -180,9 +180,10 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 // down, which is no evidence against its link): its testers must name it.
 // The caller measures the link where it matters, spreading
 // ConfirmRequests requests over the wait of the re-test of a new failure,
-// over every test of a node held Degraded, and over every test that
-// answers another agent's question; one answer among them proves the node
-// alive. A node that answers, but loses doubtLoss percent or more of them
+// over every test of a node held Degraded, of a node held fault-free that
+// lost two requests of the test or says it sees loss on its own tests,
+// and over every test that answers another agent's question; one answer
+// among them proves the node alive. A node that answers, but loses doubtLoss percent or more of them
 // (Heavy), is Degraded when a second vantage point measured the same
 // (an agent asked answered Degraded: Answer) or the view holds it so
 // already; a measurement that lost less than trustLoss percent ends it. A lossy tester cannot
@@ -289,6 +290,11 @@ type Doubt struct {
 	// test of a live node: the window holds a refuted failure or loss over
 	// two nodes, or the node doubts.
 	Measure bool
+	// SeesLoss says the window holds loss on the tests of live nodes (two
+	// requests lost and half of all sent, or measureLoss percent over two
+	// nodes or more): the node says so to its testers, which measure its
+	// link (diagViewDigest's ninth octet 2).
+	SeesLoss bool
 	// Refuted counts its failures other vantage points refuted; Sent and
 	// Unanswered its requests to nodes that answered; Targets the nodes
 	// whose tests lost requests or were refuted.
@@ -304,6 +310,7 @@ type health struct {
 	naming   int                        // intervals of the window that name a node
 	doubting bool
 	measure  bool
+	seesLoss bool
 }
 
 // counts is an interval's evidence without the nodes it names: a health
@@ -357,9 +364,9 @@ func (h *health) add(e evidence) Doubt {
 		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
-	d.Measure = h.doubting || d.Refuted > 0 || d.Targets >= doubtTargets && lossy(measureLoss) ||
-		d.Unanswered >= 2 && lossy(measureHalf)
-	h.measure = d.Measure
+	d.SeesLoss = d.Targets >= doubtTargets && lossy(measureLoss) || d.Unanswered >= 2 && lossy(measureHalf)
+	d.Measure = h.doubting || d.Refuted > 0 || d.SeesLoss
+	h.measure, h.seesLoss = d.Measure, d.SeesLoss
 	return d
 }
 
@@ -377,6 +384,10 @@ func (n *Node) Doubting() bool { return n.health.doubting }
 // Measuring reports whether the caller adds MeasureRequests requests to
 // each test of a live node (Doubt.Measure).
 func (n *Node) Measuring() bool { return n.health.measure }
+
+// SeesLoss reports whether the node sees loss on its tests of live nodes
+// (Doubt.SeesLoss).
+func (n *Node) SeesLoss() bool { return n.health.seesLoss }
 
 // evidence notes what a real test answer a of j, judged got and second,
 // says of this node's own link.

@@ -41,7 +41,7 @@ type Snapshot struct {
 	// SelfDoubt is diagSelfDoubt: the agent doubts its own tests.
 	SelfDoubt bool
 	// SeesLoss says the agent sees loss on its own tests, without doubting
-	// them yet (hiadsd.Doubt.Measure): diagViewDigest's ninth octet 2.
+	// them yet (hiadsd.Doubt.SeesLoss): diagViewDigest's ninth octet 2.
 	SeesLoss bool
 	// Unreached is diagUnreached: the NodeIDs, ascending, this agent
 	// cannot reach while other agents do.

@@ -26,7 +26,7 @@ type journal struct {
 	lastBegan time.Time // when it last began one, for hiADSDisUP
 	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
-	seesLoss  bool      // it sees loss on its tests (hiadsd.Doubt.Measure): diagViewDigest's ninth octet 2
+	seesLoss  bool      // it sees loss on its tests (hiadsd.Doubt.SeesLoss): diagViewDigest's ninth octet 2
 	unreached []uint32  // NodeIDs out of this agent's reach alone: diagUnreached
 
 	// how, changed and held are owned by the loop goroutine.

@@ -241,16 +241,16 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 // own tests (hiadsd.Doubt), stretches the prober's waits meanwhile, and
 // asks its testers to test it now, so that they find it degraded, or
 // fault-free again, without waiting for their turn. While it sees loss on
-// its tests (Doubt.Measure) it says so in diagViewDigest, and asks its
+// its tests (Doubt.SeesLoss) it says so in diagViewDigest, and asks its
 // testers to test it now too, so that they measure its link.
 func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
-	was, measured := d.vantage.doubt.Doubting, d.vantage.doubt.Measure
+	was, saw := d.vantage.doubt.Doubting, d.vantage.doubt.SeesLoss
 	d.vantage.doubt = doubt
-	if doubt.Measure != measured {
+	if doubt.SeesLoss != saw {
 		d.mu.Lock()
-		d.seesLoss = doubt.Measure
+		d.seesLoss = doubt.SeesLoss
 		d.mu.Unlock()
-		if doubt.Measure && !doubt.Doubting {
+		if doubt.SeesLoss && !doubt.Doubting {
 			d.sayHello(ctx, "loss") // its testers measure its link now, not at their turn
 		}
 	}

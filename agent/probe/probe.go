@@ -314,7 +314,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		}
 	}
 	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 &&
-		(v.Asked || held == hiadsd.Degraded || res.Status.Up() && (res.Unanswered > 0 || res.SeesLoss)) {
+		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && res.Status.Up() && (res.Unanswered >= 2 || res.SeesLoss)) {
 		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {

@@ -192,20 +192,18 @@ func (b *burst) add(res Result) Result {
 }
 
 // measureLink is View.Confirm's measurement of a test that needed no
-// re-test: of a peer held degraded, of one whose answer lost a request or
-// that says it sees loss on its own tests (other agents are asked to
-// measure it too, as for a new failure: a
-// second vantage point names a lossy peer, a tester's word does not), and
-// of a test answering another agent's question. A peer that answered
-// spreads the requests over twice its round-trip timeout, as measure
-// waits; a silent one over the re-test's wait, as a new failure's.
+// re-test: of a peer held degraded; of one held fault-free whose answer
+// lost two requests or more, or that says it sees loss on its own tests
+// (other agents are asked to measure it too, as for a new failure: a
+// second vantage point names a lossy peer, a tester's word does not); and
+// of a test answering another agent's question. Each request waits the
+// re-test's wait (test.timeout): a reply late on a busy host is no loss.
+// A return (a peer held down that answers) is not measured: a link coming
+// back, and a host catching up, lose requests for a moment.
 func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.Status, res Result) Result {
 	wait := p.retry().wait
-	if res.Status.Up() {
-		wait = 2 * p.book.estimate(t).timeout(p.cfg.TimeoutMin, p.cfg.Timeout) * p.stretch()
-	}
 	var others *vantages
-	if res.Status.Up() && (res.Unanswered > 0 || res.SeesLoss) && held != hiadsd.Degraded && !v.Asked && v.Second != nil {
+	if res.Status.Up() && held == hiadsd.FaultFree && !v.Asked && v.Second != nil {
 		others = collect(v.Second(ctx))
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait).add(res)

@@ -44,8 +44,8 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 // (hiadsd.Heavy). A silent peer stays down (partial: loopback answers
 // the echo) with every request of the burst lost; a clean one costs no
 // burst unless it is held degraded or the test answers another agent's
-// question; one whose answer lost a request, or that says it sees loss
-// on its own tests, is measured.
+// question; one whose answer lost two requests, or that says it sees
+// loss on its own tests, is measured.
 func TestConfirmMeasuresTheLink(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
@@ -59,11 +59,11 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 	}
 	never := func() func(*gosnmp.SnmpPacket) bool { return func(*gosnmp.SnmpPacket) bool { return false } }
 	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
-	firstLost := func() func(*gosnmp.SnmpPacket) bool {
+	twoLost := func() func(*gosnmp.SnmpPacket) bool {
 		n := 0 // the test's own requests ask for two objects
 		return func(req *gosnmp.SnmpPacket) bool {
 			n += len(req.Variables) / 2
-			return n != 1 || len(req.Variables) != 2
+			return n > 2 || len(req.Variables) != 2
 		}
 	}
 	confirm := hiadsd.ConfirmRequests
@@ -79,7 +79,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 		{"one in five, held fault-free", oneInFive, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, confirm * 4 / 5, true, false},
 		{"silent", never, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.Partial, confirm, confirm, true, false},
 		{"clean, held fault-free", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, 0, 0, false, false},
-		{"one request lost, held fault-free", firstLost, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, false},
+		{"two requests lost, held fault-free", twoLost, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, false},
 		{"clean, says it sees loss", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, true},
 		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, confirm, 0, false, false},
 		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, confirm, 0, false, false},
@@ -92,7 +92,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 				}
 				return up[:len(req.Variables)]
 			}
-			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
+			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
 			without := c.view
 			without.Confirm = 0
 			base := p.ProbeInView(probeContext(t), startLossyPeer(t, c.keep(), answer).target(), without)

@@ -162,8 +162,8 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			if nw.cfg.Vantage > 0 && (nw.lossy != nil || nw.blocked != nil) { // else no node answers in part
 				held = nw.view(self).Get(op.Target).Status
 			}
-			lost := r.Status == hiadsd.FaultFree && held != hiadsd.Degraded && held != hiadsd.Unknown &&
-				(r.Unanswered > 0 || nw.Node(op.Target) != nil && nw.Node(op.Target).Measuring()) // it says it sees loss
+			lost := r.Status == hiadsd.FaultFree && held == hiadsd.FaultFree &&
+				(r.Unanswered >= 2 || nw.Node(op.Target) != nil && nw.Node(op.Target).SeesLoss()) // it says it sees loss
 			if (r.Status != hiadsd.FaultFree || lost) && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
@@ -341,8 +341,9 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 
 // measure adds to a test of j by self that found st, having sent and lost
 // requests, the hiadsd.ConfirmRequests the daemon spreads over a re-test
-// of a new failure, a test of a node held degraded or whose answer lost a
-// request, and a test answering another agent's question: a live node that answers one of them is
+// of a new failure, a test of a node held degraded, or held fault-free
+// whose answer lost two requests or that says it sees loss, and a test
+// answering another agent's question: a live node that answers one of them is
 // fault-free (or degraded: hiadsd.Heavy), whatever the test found before.
 func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered int) (hiadsd.Status, int, int) {
 	down := nw.test(self, j) != hiadsd.FaultFree || len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]
