@@ -133,6 +133,9 @@ const returningIntervals = 3
 // noteReturn notes that id came back, when the view's entry went from
 // old to e.
 func (n *Node) noteReturn(id int, old, e Entry) {
+	if old.Status != e.Status && old.Status != Unknown && old.Status != Degraded && e.Status != Degraded {
+		n.stirred = stirIntervals
+	}
 	if n.Config.Isolation == 0 || !e.Status.Up() || (old.Status != Faulty && old.Status != Partial) {
 		return
 	}
@@ -142,8 +145,10 @@ func (n *Node) noteReturn(id int, old, e Entry) {
 	n.returning[id] = returningIntervals
 }
 
-// ageReturning counts one interval off every node that came back.
+// ageReturning counts one interval off every node that came back, and
+// off the view's stir.
 func (n *Node) ageReturning() {
+	n.stirred = max(n.stirred-1, 0)
 	for id, left := range n.returning {
 		if left <= 1 {
 			delete(n.returning, id)

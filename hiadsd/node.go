@@ -61,6 +61,9 @@ type Node struct {
 	// unreached counts, per node out of this node's reach alone, the
 	// intervals it stays so without news (Unreached, vantage.go).
 	unreached map[int]int
+	// stirred counts the intervals left before the view is calm again
+	// (Calm, vantage.go).
+	stirred int
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

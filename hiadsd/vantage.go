@@ -191,6 +191,21 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 // node cleanly, and the loss counts against the tester's own health.
 // A crash is found as before: no request of the burst is answered.
 
+// A measurement names nobody while the view is stirred (Calm): a link
+// coming back, and the hosts catching up with the news of a heal, lose
+// requests for a moment, as a lossy link does for good.
+
+// stirIntervals is how many intervals a status change (neither to nor from
+// Degraded, nor a first verdict) keeps the view stirred: the one it came
+// in and two more.
+const stirIntervals = 3
+
+// Calm reports whether no status change (neither to nor from Degraded,
+// nor a first verdict) came into the view in its last stirIntervals
+// intervals: only then does a measurement of loss name a node degraded,
+// here (measured) or as an answer to another agent (Answer).
+func (n *Node) Calm() bool { return n.stirred == 0 }
+
 // ConfirmRequests is how many requests the caller spreads over a re-test
 // to measure a node's link: at 80% loss each way, a test, its re-test and
 // these find a live node silent once in eight or so, and with it every one
@@ -210,11 +225,12 @@ func Heavy(sent, unanswered int) bool {
 
 // Answer is what an agent answers another agent's question with, given
 // its own test of the node (status st, sent and unanswered requests, the
-// ConfirmRequests included) and whether it doubts its own tests: Degraded
-// for a node alive with Heavy loss, measured by an agent that trusts its
-// own link; else what the test found.
-func Answer(st Status, sent, unanswered int, doubting bool) Status {
-	if st.Up() && !doubting && Heavy(sent, unanswered) {
+// ConfirmRequests included) and whether it may name a node degraded
+// (sure: it does not doubt its own tests, and its view is Calm): Degraded
+// for a node alive with Heavy loss, measured by an agent that is sure;
+// else what the test found.
+func Answer(st Status, sent, unanswered int, sure bool) Status {
+	if st.Up() && sure && Heavy(sent, unanswered) {
 		return Degraded
 	}
 	return st
@@ -232,7 +248,7 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 	switch {
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
-	case heavy && !n.health.doubting && slices.Contains(a.seen, Degraded):
+	case heavy && !n.health.doubting && n.Calm() && slices.Contains(a.seen, Degraded):
 		return Degraded
 	}
 	return FaultFree

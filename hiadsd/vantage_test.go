@@ -364,9 +364,9 @@ func TestLossNamedFromOutside(t *testing.T) {
 	if !Heavy(heavy, heavy-5) || Heavy(heavy, heavy/3) || Heavy(4, 4) {
 		t.Fatalf("Heavy: %v %v %v", Heavy(heavy, heavy-5), Heavy(heavy, heavy/3), Heavy(4, 4))
 	}
-	if Answer(FaultFree, heavy, heavy-5, false) != Degraded || Answer(FaultFree, heavy, heavy-5, true) != FaultFree ||
-		Answer(Faulty, heavy, heavy, false) != Faulty || Answer(FaultFree, clean, 0, false) != FaultFree {
-		t.Fatal("Answer: want degraded for a heavy loss measured by an agent that trusts its link, else the status")
+	if Answer(FaultFree, heavy, heavy-5, true) != Degraded || Answer(FaultFree, heavy, heavy-5, false) != FaultFree ||
+		Answer(Faulty, heavy, heavy, true) != Faulty || Answer(FaultFree, clean, 0, true) != FaultFree {
+		t.Fatal("Answer: want degraded for a heavy loss measured by an agent sure of its link and view, else the status")
 	}
 	cases := []struct {
 		name             string
@@ -374,23 +374,25 @@ func TestLossNamedFromOutside(t *testing.T) {
 		sent, unanswered int
 		seen             []Status
 		doubting         bool
+		stirred          int
 		want             Status
 	}{
-		{"heavy, an agent asked found it degraded", FaultFree, heavy, heavy - 5, []Status{FaultFree, Degraded}, false, Degraded},
-		{"heavy, on the tester's word alone", FaultFree, heavy, heavy - 5, []Status{FaultFree}, false, FaultFree},
-		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, FaultFree},
-		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, Degraded},
-		{"light loss, held degraded", Degraded, heavy, 2, nil, false, FaultFree},
-		{"loss under Heavy's but over trustLoss, held degraded", Degraded, heavy, heavy * 3 / 10, nil, false, Degraded},
-		{"not measured, held degraded", Degraded, clean, 0, nil, false, Degraded},
-		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, FaultFree},
+		{"heavy, an agent asked found it degraded", FaultFree, heavy, heavy - 5, []Status{FaultFree, Degraded}, false, 0, Degraded},
+		{"heavy, on the tester's word alone", FaultFree, heavy, heavy - 5, []Status{FaultFree}, false, 0, FaultFree},
+		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, 0, FaultFree},
+		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, 0, Degraded},
+		{"light loss, held degraded", Degraded, heavy, 2, nil, false, 0, FaultFree},
+		{"loss under Heavy's but over trustLoss, held degraded", Degraded, heavy, heavy * 3 / 10, nil, false, 0, Degraded},
+		{"not measured, held degraded", Degraded, clean, 0, nil, false, 0, Degraded},
+		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, 0, FaultFree},
+		{"heavy, confirmed, but a status changed in the view lately", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 1, FaultFree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
 			const j = 1
 			n.View.Set(j, Entry{Status: c.held, Counter: 1})
-			n.health.doubting = c.doubting
+			n.health.doubting, n.stirred = c.doubting, c.stirred
 			iv := &interval{node: n}
 			a := testAnswer{status: FaultFree, sent: c.sent, unanswered: c.unanswered, seen: c.seen}
 			if got := iv.measured(j, &a); got != c.want {
@@ -401,5 +403,29 @@ func TestLossNamedFromOutside(t *testing.T) {
 				t.Fatalf("judged %v, its requests counted against the tester: %v", c.want, counted)
 			}
 		})
+	}
+}
+
+// TestCalmAfterChanges: a status change stirs the view for stirIntervals
+// intervals, a change to or from Degraded and a first verdict do not.
+func TestCalmAfterChanges(t *testing.T) {
+	n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
+	for _, c := range []struct {
+		old, new Status
+		stirs    bool
+	}{{Unknown, FaultFree, false}, {FaultFree, Degraded, false}, {Degraded, FaultFree, false}, {FaultFree, Faulty, true}, {Faulty, FaultFree, true}} {
+		n.noteReturn(3, Entry{Status: c.old}, Entry{Status: c.new, Counter: 1})
+		if n.Calm() == c.stirs {
+			t.Fatalf("%v to %v: calm %v", c.old, c.new, n.Calm())
+		}
+		for k := range stirIntervals {
+			if n.Calm() != !c.stirs {
+				t.Fatalf("%v to %v, %d intervals on: calm %v", c.old, c.new, k, n.Calm())
+			}
+			n.ageReturning()
+		}
+		if !n.Calm() {
+			t.Fatalf("%v to %v: still stirred after %d intervals", c.old, c.new, stirIntervals)
+		}
 	}
 }

@@ -27,6 +27,7 @@ type journal struct {
 	withheld  bool      // the view holds verdicts made while cut off: diagViewDigest is served empty
 	doubting  bool      // the agent doubts its own tests: diagSelfDoubt
 	seesLoss  bool      // it sees loss on its tests (hiadsd.Doubt.SeesLoss): diagViewDigest's ninth octet 2
+	calm      bool      // its view is calm (hiadsd.Node.Calm): it may answer a question with degraded
 	unreached []uint32  // NodeIDs out of this agent's reach alone: diagUnreached
 
 	// how, changed and held are owned by the loop goroutine.

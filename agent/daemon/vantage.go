@@ -213,9 +213,9 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					return
 				}
 				d.mu.Lock()
-				doubting := d.doubting
+				sure := !d.doubting && d.calm
 				d.mu.Unlock()
-				r.Status = hiadsd.Answer(r.Status, r.Sent, r.Unanswered, doubting)
+				r.Status = hiadsd.Answer(r.Status, r.Sent, r.Unanswered, sure)
 				if held == hiadsd.Degraded && !r.Status.Up() {
 					// It said it loses packets: a failed test is what it gives now
 					// and then. The asker may not know it yet; told so, it does
@@ -246,6 +246,9 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 	was, saw := d.vantage.doubt.Doubting, d.vantage.doubt.SeesLoss
 	d.vantage.doubt = doubt
+	d.mu.Lock()
+	d.calm = d.node.Calm()
+	d.mu.Unlock()
 	if doubt.SeesLoss != saw {
 		d.mu.Lock()
 		d.seesLoss = doubt.SeesLoss
