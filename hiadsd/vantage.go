@@ -226,7 +226,8 @@ func Heavy(sent, unanswered int) bool {
 // Answer is what an agent answers another agent's question with, given
 // its own test of the node (status st, sent and unanswered requests, the
 // ConfirmRequests included) and whether it may name a node degraded
-// (sure: it does not doubt its own tests, and its view is Calm): Degraded
+// (sure: it neither doubts its own tests nor sees loss on them, and its
+// view is Calm): Degraded
 // for a node alive with Heavy loss, measured by an agent that is sure;
 // else what the test found.
 func Answer(st Status, sent, unanswered int, sure bool) Status {
@@ -248,7 +249,7 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 	switch {
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
-	case heavy && !n.health.doubting && n.Calm() && slices.Contains(a.seen, Degraded):
+	case heavy && !n.health.doubting && !n.health.seesLoss && n.Calm() && slices.Contains(a.seen, Degraded):
 		return Degraded
 	}
 	return FaultFree

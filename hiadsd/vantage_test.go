@@ -386,13 +386,15 @@ func TestLossNamedFromOutside(t *testing.T) {
 		{"not measured, held degraded", Degraded, clean, 0, nil, false, 0, Degraded},
 		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, 0, FaultFree},
 		{"heavy, confirmed, but a status changed in the view lately", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 1, FaultFree},
+		{"heavy, confirmed, but the tester sees loss on its own tests", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, -1, FaultFree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
 			const j = 1
 			n.View.Set(j, Entry{Status: c.held, Counter: 1})
-			n.health.doubting, n.stirred = c.doubting, c.stirred
+			n.health.doubting, n.stirred = c.doubting, max(c.stirred, 0)
+			n.health.seesLoss = c.stirred < 0 // -1 marks the case of a tester that sees loss
 			iv := &interval{node: n}
 			a := testAnswer{status: FaultFree, sent: c.sent, unanswered: c.unanswered, seen: c.seen}
 			if got := iv.measured(j, &a); got != c.want {

@@ -208,12 +208,12 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
-				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: d.confirm(), Asked: true})
+				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: hiadsd.ConfirmRequests, Asked: true})
 				if r.Status == hiadsd.Unknown {
 					return
 				}
 				d.mu.Lock()
-				sure := !d.doubting && d.calm
+				sure := !d.doubting && !d.seesLoss && d.calm
 				d.mu.Unlock()
 				r.Status = hiadsd.Answer(r.Status, r.Sent, r.Unanswered, sure)
 				if held == hiadsd.Degraded && !r.Status.Up() {
@@ -318,11 +318,15 @@ func (d *Daemon) measure() int {
 	return 0
 }
 
-// confirm is probe.View.Confirm: with second vantage points, the
-// requests that measure a node's link where a verdict depends on it
-// (hiadsd.ConfirmRequests); none without.
+// confirm is probe.View.Confirm for this interval's tests: with second
+// vantage points, the requests that measure a node's link where a verdict
+// depends on it (hiadsd.ConfirmRequests); none without, and none while
+// this agent sees loss on its own tests or doubts them: its link is the
+// suspect, what it would measure is its own loss, and the agents it would
+// ask to measure the same have its questions to answer already. It runs
+// on the loop.
 func (d *Daemon) confirm() int {
-	if d.cfg.Vantage == 0 {
+	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting {
 		return 0
 	}
 	return hiadsd.ConfirmRequests

@@ -334,7 +334,8 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 		}
 		st, sent, unanswered := nw.testOnce(h, j)
 		st, sent, unanswered = nw.measure(h, j, st, sent, unanswered)
-		out[k] = hiadsd.Answer(st, sent, unanswered, !nw.hosts[h].node.Doubting() && nw.hosts[h].node.Calm())
+		n := &nw.hosts[h].node
+		out[k] = hiadsd.Answer(st, sent, unanswered, !n.Doubting() && !n.SeesLoss() && n.Calm())
 	}
 	return out
 }
