@@ -239,9 +239,11 @@ type View struct {
 	// Confirm is how many requests to spread over the re-test's wait to
 	// measure the peer's link (hiadsd.ConfirmRequests), into Result.Sent
 	// and Unanswered: in the re-test of a new failure, where one answer
-	// proves the peer alive and makes it fault-free; and, after the first
-	// try, in a test of a peer held degraded and in a test Asked by another
-	// agent, where the share lost says whether it still loses its packets.
+	// proves the peer alive and makes it fault-free; and, after a first
+	// try that it answered, in a test of a peer held degraded, of one held
+	// fault-free that lost requests or says it sees loss, and in a test
+	// Asked by another agent, where the share lost says whether it still
+	// loses its packets.
 	Confirm int
 	// Asked says the test answers another agent's question (measured).
 	Asked bool
@@ -313,8 +315,8 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
 	}
-	if !res.Retested && !res.Corroborated && res.Status != hiadsd.Unknown && v.Confirm > 0 &&
-		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && res.Status.Up() && (res.Unanswered >= 2 || res.SeesLoss)) {
+	if !res.Retested && !res.Corroborated && res.Status.Up() && v.Confirm > 0 &&
+		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && (res.Unanswered >= 2 || res.SeesLoss)) {
 		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {

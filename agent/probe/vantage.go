@@ -191,19 +191,21 @@ func (b *burst) add(res Result) Result {
 	return res
 }
 
-// measureLink is View.Confirm's measurement of a test that needed no
-// re-test: of a peer held degraded; of one held fault-free whose answer
-// lost two requests or more, or that says it sees loss on its own tests
+// measureLink is View.Confirm's measurement of a peer that answered a
+// test needing no re-test: held degraded; held fault-free, its answer
+// lost two requests or more, or it says it sees loss on its own tests
 // (other agents are asked to measure it too, as for a new failure: a
-// second vantage point names a lossy peer, a tester's word does not); and
-// of a test answering another agent's question. Each request waits the
+// second vantage point names a lossy peer, a tester's word does not); or
+// the test answers another agent's question. Each request waits the
 // re-test's wait (test.timeout): a reply late on a busy host is no loss.
 // A return (a peer held down that answers) is not measured: a link coming
-// back, and a host catching up, lose requests for a moment.
+// back, and a host catching up, lose requests for a moment; nor is a
+// peer that did not answer and is held down already: an agent asked
+// about it answers at once, within the asker's wait.
 func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.Status, res Result) Result {
 	wait := p.retry().wait
 	var others *vantages
-	if res.Status.Up() && held == hiadsd.FaultFree && !v.Asked && v.Second != nil {
+	if held == hiadsd.FaultFree && !v.Asked && v.Second != nil {
 		others = collect(v.Second(ctx))
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait).add(res)
