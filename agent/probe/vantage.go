@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
@@ -110,13 +112,20 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 // burst is a measurement of a peer's link under way (View.Confirm): n
 // GETs of hiADSDisUP, spread evenly over wait, each on a socket of its
 // own, awaited for wait and never resent (those the context cuts short
-// are not counted). One that comes back "1" proves
+// are not counted). A refused request (no agent listens) ends it. One that comes back "1" proves
 // the peer alive and diagnosing; the share unanswered is the link's loss.
 type burst struct {
 	sent, answered int
 	rtt            time.Duration // the first answer's round trip
 	mu             sync.Mutex
 	wg             sync.WaitGroup
+	stop           context.CancelFunc
+}
+
+// refusedPort reports whether err says the peer's host refused the
+// request (an ICMP port unreachable: no agent listens on the port).
+func refusedPort(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || strings.Contains(err.Error(), "connection refused")
 }
 
 // startBurst begins a burst of n requests to t within ctx.
@@ -126,6 +135,8 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 	if t.TestedOnly {
 		oids[0] = cmp.Or(t.OID, DefaultOID)
 	}
+	ctx, stop := context.WithCancel(ctx)
+	b.stop = stop
 	for k := range n {
 		b.wg.Go(func() {
 			at := time.NewTimer(wait * time.Duration(k) / time.Duration(n))
@@ -161,6 +172,8 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 				if b.answered++; b.rtt == 0 {
 					b.rtt = rtt
 				}
+			case refusedPort(err):
+				stop() // no agent listens: no loss explains that, and the rest would only wait out the spread
 			case ctx.Err() == nil: // a request cut short is not sent
 				b.sent++
 			}
@@ -173,6 +186,7 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 // sent and answered, and the first answer's round trip.
 func (b *burst) end() (sent, answered int, rtt time.Duration) {
 	b.wg.Wait()
+	b.stop()
 	return b.sent, b.answered, b.rtt
 }
 

@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -105,5 +107,25 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 				t.Fatalf("Heavy(%d, %d) = %v", res.Sent, res.Unanswered, heavy)
 			}
 		})
+	}
+}
+
+// TestBurstEndsAtARefusal: a peer whose host refuses the requests (no
+// agent listens: a crash) ends the re-test's burst at the first refusal,
+// and no request of the burst counts as lost.
+func TestBurstEndsAtARefusal(t *testing.T) {
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
+	conn.Close()
+	p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
+	base := p.ProbeInView(probeContext(t), closed, View{Held: hiadsd.FaultFree})
+	p = newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
+	res := p.ProbeInView(probeContext(t), closed, View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests})
+	if res.Status.Up() || !res.Retested || res.Sent != base.Sent || res.Unanswered != base.Unanswered {
+		t.Fatalf("a refused peer: %v (re-tested %v), %d sent, %d unanswered; without the burst %d and %d",
+			res.Status, res.Retested, res.Sent, res.Unanswered, base.Sent, base.Unanswered)
 	}
 }
