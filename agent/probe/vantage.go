@@ -148,6 +148,9 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			}
 			var rtt time.Duration
 			g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
+				// A request under way ends with ctx (a corroborated re-test, a
+				// refusal): gosnmp looks at its context only between resends.
+				defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
 				g.Timeout, g.Retries = wait, 0
 				start := time.Now()
 				pkt, err := g.Get(oids)
