@@ -183,13 +183,14 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 // over every test of a node held Degraded, of a node held fault-free that
 // lost two requests of the test or says it sees loss on its own tests,
 // and over every test that answers another agent's question; one answer
-// among them proves the node alive. A node that answers, but loses doubtLoss percent or more of them
-// (Heavy), is Degraded when a second vantage point measured the same
-// (an agent asked answered Degraded: Answer) or the view holds it so
-// already; a measurement that lost less than trustLoss percent ends it. A lossy tester cannot
-// make a healthy node degraded this way: the agents it asks reach that
-// node cleanly, and the loss counts against the tester's own health.
-// A crash is found as before: no request of the burst is answered.
+// among them proves the node alive. A node that answers, but loses
+// doubtLoss percent or more of them (Heavy), is Degraded when a second
+// vantage point measured the same (an agent asked answered Degraded:
+// Answer) or the view holds it so already; a measurement that lost less
+// than trustLoss percent ends it. A lossy tester cannot make a healthy
+// node degraded this way: the agents it asks reach that node cleanly, and
+// the loss counts against the tester's own health. A crash is found as
+// before: no request of the burst is answered.
 
 // A measurement names nobody while the view is stirred (Calm): a link
 // coming back, and the hosts catching up with the news of a heal, lose
@@ -207,9 +208,10 @@ const stirIntervals = 3
 func (n *Node) Calm() bool { return n.stirred == 0 }
 
 // ConfirmRequests is how many requests the caller spreads over a re-test
-// to measure a node's link: at 80% loss each way, a test, its re-test and
-// these find a live node silent once in eight or so, and with it every one
-// of three agents asked once in two thousand.
+// to measure a node's link: at 80% loss each way (one round trip in 25), a
+// test, its re-test and these find a live node silent about once in nine,
+// and the tester and all three agents asked together once in several
+// thousand.
 const ConfirmRequests = 48
 
 // confirmMin is how many requests a test must have sent for its share of
@@ -227,9 +229,8 @@ func Heavy(sent, unanswered int) bool {
 // its own test of the node (status st, sent and unanswered requests, the
 // ConfirmRequests included) and whether it may name a node degraded
 // (sure: it neither doubts its own tests nor sees loss on them, and its
-// view is Calm): Degraded
-// for a node alive with Heavy loss, measured by an agent that is sure;
-// else what the test found.
+// view is Calm): Degraded for a node alive with Heavy loss, measured by an
+// agent that is sure; else what the test found.
 func Answer(st Status, sent, unanswered int, sure bool) Status {
 	if st.Up() && sure && Heavy(sent, unanswered) {
 		return Degraded

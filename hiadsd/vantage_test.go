@@ -375,26 +375,26 @@ func TestLossNamedFromOutside(t *testing.T) {
 		seen             []Status
 		doubting         bool
 		stirred          int
+		seesLoss         bool
 		want             Status
 	}{
-		{"heavy, an agent asked found it degraded", FaultFree, heavy, heavy - 5, []Status{FaultFree, Degraded}, false, 0, Degraded},
-		{"heavy, on the tester's word alone", FaultFree, heavy, heavy - 5, []Status{FaultFree}, false, 0, FaultFree},
-		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, 0, FaultFree},
-		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, 0, Degraded},
-		{"light loss, held degraded", Degraded, heavy, 2, nil, false, 0, FaultFree},
-		{"loss under Heavy's but over trustLoss, held degraded", Degraded, heavy, heavy * 3 / 10, nil, false, 0, Degraded},
-		{"not measured, held degraded", Degraded, clean, 0, nil, false, 0, Degraded},
-		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, 0, FaultFree},
-		{"heavy, confirmed, but a status changed in the view lately", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 1, FaultFree},
-		{"heavy, confirmed, but the tester sees loss on its own tests", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, -1, FaultFree},
+		{"heavy, an agent asked found it degraded", FaultFree, heavy, heavy - 5, []Status{FaultFree, Degraded}, false, 0, false, Degraded},
+		{"heavy, on the tester's word alone", FaultFree, heavy, heavy - 5, []Status{FaultFree}, false, 0, false, FaultFree},
+		{"heavy, none answered", FaultFree, heavy, heavy - 5, nil, false, 0, false, FaultFree},
+		{"heavy, held degraded", Degraded, heavy, heavy - 5, nil, false, 0, false, Degraded},
+		{"light loss, held degraded", Degraded, heavy, 2, nil, false, 0, false, FaultFree},
+		{"loss under Heavy's but over trustLoss, held degraded", Degraded, heavy, heavy * 3 / 10, nil, false, 0, false, Degraded},
+		{"not measured, held degraded", Degraded, clean, 0, nil, false, 0, false, Degraded},
+		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, 0, false, FaultFree},
+		{"heavy, confirmed, but a status changed in the view lately", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 1, false, FaultFree},
+		{"heavy, confirmed, but the tester sees loss on its own tests", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 0, true, FaultFree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
 			const j = 1
 			n.View.Set(j, Entry{Status: c.held, Counter: 1})
-			n.health.doubting, n.stirred = c.doubting, max(c.stirred, 0)
-			n.health.seesLoss = c.stirred < 0 // -1 marks the case of a tester that sees loss
+			n.health.doubting, n.stirred, n.health.seesLoss = c.doubting, c.stirred, c.seesLoss
 			iv := &interval{node: n}
 			a := testAnswer{status: FaultFree, sent: c.sent, unanswered: c.unanswered, seen: c.seen}
 			if got := iv.measured(j, &a); got != c.want {
