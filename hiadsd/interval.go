@@ -55,9 +55,8 @@ func (iv *interval) test(j int) Status {
 	a, real := iv.probe(j)
 	got, second := a.status, SecondNone
 	if real {
-		if got = iv.measured(j, a); got == a.status { // a failure measurement made degraded needs no second vantage point: it had one
-			second = iv.second(j, a)
-		}
+		got = iv.measured(j, a)
+		second = iv.second(j, a)
 		iv.evidence(j, a, got, second)
 	}
 	iv.record(j, got, second)

@@ -242,28 +242,15 @@ func Answer(st Status, sent, unanswered int, sure bool) Status {
 // loss it measured is judged (see "A lossy member named from outside").
 func (iv *interval) measured(j int, a *testAnswer) Status {
 	n := iv.node
-	if n.Config.Vantage == 0 {
+	if n.Config.Vantage == 0 || a.status != FaultFree {
 		return a.status
 	}
 	held := n.View.Get(j).Status
-	sure := !n.health.doubting && !n.health.seesLoss && n.Calm()
-	if a.status == Faulty || a.status == Partial {
-		// Silent to this tester's burst, answering another agent's with
-		// heavy loss, reached cleanly by none: it answers now and then (a
-		// member stopped half the time, a link losing most packets).
-		if held == FaultFree && sure && slices.Contains(a.seen, Degraded) && !slices.Contains(a.seen, FaultFree) {
-			return Degraded
-		}
-		return a.status
-	}
-	if a.status != FaultFree {
-		return a.status
-	}
 	heavy := Heavy(a.sent, a.unanswered)
 	switch {
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
-	case heavy && sure && slices.Contains(a.seen, Degraded):
+	case heavy && !n.health.doubting && !n.health.seesLoss && n.Calm() && slices.Contains(a.seen, Degraded):
 		return Degraded
 	}
 	return FaultFree
