@@ -110,12 +110,19 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 		must(t, c.Net.SetLinkLoss(lossy, 0, 0))
 		settled(t, c, "after "+st.String())
 		false_, about := 0, 0
+		// When each agent's view took the lossy agent degraded, by the stamp
+		// its line carries (the harness's own polling, every 200 ms through
+		// sixteen snmpwalks, only says that it happened).
+		took := map[int]time.Time{}
 		for _, e := range c.Events(mark) {
 			if !e.Change() {
 				continue
 			}
 			if e.Node == lossy+1 {
 				about++
+				if _, ok := took[e.Self]; !ok && e.New == "degraded" {
+					took[e.Self] = e.At
+				}
 				continue
 			}
 			if e.New != "fault-free" {
@@ -139,6 +146,15 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 		var notified []string
 		for _, n := range about6() {
 			notified = append(notified, fmt.Sprintf("%s by agent %d", n.Status, n.Self))
+		}
+		if named > 0 {
+			last := began
+			for _, a := range others {
+				if at, ok := took[a+1]; ok && at.After(last) {
+					last = at
+				}
+			}
+			named = last.Sub(began)
 		}
 		doubted := c.LogLines(doubtLine) - doubts
 		own := agentLines(t, c, lossy, doubtLine) - before[lossy]
