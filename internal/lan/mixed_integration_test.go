@@ -49,7 +49,6 @@ func buildRelease(t *testing.T, rev string) string {
 // the upgraded state and does not start; with the state set aside it
 // starts afresh and rejoins.
 func TestMixedVersionLAN(t *testing.T) {
-	t.Parallel()
 	old := buildRelease(t, release090)
 	spec := ciSpec(t, "mx", "vcube", 8, false)
 	spec.Keyring = true
