@@ -181,8 +181,9 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 // The caller measures the link where it matters, spreading
 // ConfirmRequests requests over the wait of the re-test of a new failure,
 // over every test of a node held Degraded, of a node held fault-free that
-// lost two requests of the test or says it sees loss on its own tests,
-// and over every test that answers another agent's question; one answer
+// lost a request of the test (ended early when the link proves clean) or
+// says it sees loss on its own tests, and over every test that answers
+// another agent's question; one answer
 // among them proves the node alive. A node that answers, but loses
 // doubtLoss percent or more of them (Heavy), is Degraded when a second
 // vantage point measured the same (an agent asked answered Degraded:

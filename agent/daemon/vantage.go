@@ -246,6 +246,10 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 	was, saw := d.vantage.doubt.Doubting, d.vantage.doubt.SeesLoss
 	d.vantage.doubt = doubt
+	if doubt.Sent > 0 && d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
+		d.log.WithFields(logrus.Fields{"refuted": doubt.Refuted, "sent": doubt.Sent, "unanswered": doubt.Unanswered,
+			"targets": doubt.Targets, "sees_loss": doubt.SeesLoss, "doubting": doubt.Doubting}).Debug("own tests over the window")
+	}
 	d.mu.Lock()
 	d.calm = d.node.Calm()
 	d.mu.Unlock()

@@ -287,7 +287,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		var b *burst
 		if v.Confirm > 0 {
-			b = p.startBurst(rctx, t, v.Confirm, p.retry().wait)
+			b = p.startBurst(rctx, t, v.Confirm, p.retry().wait, burstOpts{})
 		}
 		res = p.test(rctx, t, p.retry())
 		res.Sent, res.Unanswered = res.Sent+first.Sent, res.Unanswered+first.Unanswered
@@ -316,7 +316,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		}
 	}
 	if !res.Retested && !res.Corroborated && res.Status.Up() && v.Confirm > 0 &&
-		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && (res.Unanswered >= 2 || res.SeesLoss)) {
+		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && (res.Unanswered > 0 || res.SeesLoss)) {
 		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -117,10 +118,28 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 type burst struct {
 	sent, answered int
 	rtt            time.Duration // the first answer's round trip
+	first          int           // answers to the first burstOpts.clean requests
 	mu             sync.Mutex
 	wg             sync.WaitGroup
 	stop           context.CancelFunc
+	lost           sync.Once // burstOpts.onLoss
 }
+
+// burstOpts shapes a burst begun on a hint of loss alone (a test that
+// lost one request: perhaps a reply late on a busy host, perhaps a lossy
+// link).
+type burstOpts struct {
+	// clean, when set, ends the burst once its first clean requests are
+	// all answered: the link is clean, the hint was a late reply.
+	clean int
+	// onLoss, when set, runs once, at the first request unanswered.
+	onLoss func()
+}
+
+// cleanRequests is burstOpts.clean for a hint of loss: 8 requests, the
+// first sixth of the spread. A link losing 40% of its round trips
+// (hiadsd.Heavy) answers all 8 about once in 60 bursts.
+const cleanRequests = 8
 
 // refusedPort reports whether err says the peer's host refused the
 // request (an ICMP port unreachable: no agent listens on the port).
@@ -129,7 +148,7 @@ func refusedPort(err error) bool {
 }
 
 // startBurst begins a burst of n requests to t within ctx.
-func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Duration) *burst {
+func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Duration, o burstOpts) *burst {
 	b := &burst{}
 	oids := []string{mib.HiADSDisUP0}
 	if t.TestedOnly {
@@ -167,18 +186,28 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			if err == nil {
 				p.close(g, t)
 			}
+			lost := false
 			b.mu.Lock()
-			defer b.mu.Unlock()
 			switch {
 			case err == nil:
 				b.sent++
 				if b.answered++; b.rtt == 0 {
 					b.rtt = rtt
 				}
+				if k < o.clean {
+					if b.first++; b.first == o.clean {
+						stop() // the link is clean: the rest would only load it
+					}
+				}
 			case refusedPort(err):
 				stop() // no agent listens: no loss explains that, and the rest would only wait out the spread
 			case ctx.Err() == nil: // a request cut short is not sent
 				b.sent++
+				lost = true
+			}
+			b.mu.Unlock()
+			if lost && o.onLoss != nil {
+				b.lost.Do(o.onLoss)
 			}
 		})
 	}
@@ -210,24 +239,35 @@ func (b *burst) add(res Result) Result {
 
 // measureLink is View.Confirm's measurement of a peer that answered a
 // test needing no re-test: held degraded; held fault-free, its answer
-// lost two requests or more, or it says it sees loss on its own tests
-// (other agents are asked to measure it too, as for a new failure: a
-// second vantage point names a lossy peer, a tester's word does not); or
-// the test answers another agent's question. Each request waits the
-// re-test's wait (test.timeout): a reply late on a busy host is no loss.
-// A return (a peer held down that answers) is not measured: a link coming
+// lost a request, or it says it sees loss on its own tests (other agents
+// are asked to measure it too, as for a new failure: a second vantage
+// point names a lossy peer, a tester's word does not); or the test
+// answers another agent's question. Each request waits the re-test's wait
+// (test.timeout): a reply late on a busy host is no loss. A lone request
+// lost is only a hint: the burst ends once its first cleanRequests are
+// answered, and other agents are asked only once one of its own requests
+// goes unanswered (a late reply on a loaded host costs 8 requests, not
+// every vantage point's burst). A return (a peer held down that answers) is not measured: a link coming
 // back, and a host catching up, lose requests for a moment; nor is a
 // peer that did not answer and is held down already: an agent asked
 // about it answers at once, within the asker's wait.
 func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.Status, res Result) Result {
 	wait := p.retry().wait
-	var others *vantages
-	if held == hiadsd.FaultFree && !v.Asked && v.Second != nil {
-		others = collect(v.Second(ctx))
+	ask := held == hiadsd.FaultFree && !v.Asked && v.Second != nil
+	var o burstOpts
+	var asked atomic.Pointer[vantages]
+	if held == hiadsd.FaultFree && !v.Asked && res.Unanswered < 2 && !res.SeesLoss {
+		o.clean = cleanRequests
+		if ask {
+			o.onLoss, ask = func() { asked.Store(collect(v.Second(ctx))) }, false
+		}
 	}
-	res = p.startBurst(ctx, t, v.Confirm, wait).add(res)
-	if others != nil {
-		seen, _ := others.end(ctx, 2*p.retry().wait)
+	if ask {
+		asked.Store(collect(v.Second(ctx)))
+	}
+	res = p.startBurst(ctx, t, v.Confirm, wait, o).add(res)
+	if others := asked.Load(); others != nil {
+		seen, _ := others.end(ctx, 2*wait)
 		res.Seen = append(res.Seen, seen...)
 	}
 	return res

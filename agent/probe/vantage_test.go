@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"net"
 	"net/netip"
 	"testing"
@@ -47,7 +48,7 @@ func TestDegradedRowsAndDigests(t *testing.T) {
 // the echo) with every request of the burst lost; a clean one costs no
 // burst unless it is held degraded or the test answers another agent's
 // question; one whose answer lost two requests, or that says it sees
-// loss on its own tests, is measured.
+// loss on its own tests, is measured whole (TestLoneLossIsAHint: one lost).
 func TestConfirmMeasuresTheLink(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
@@ -107,6 +108,51 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 				t.Fatalf("Heavy(%d, %d) = %v", res.Sent, res.Unanswered, heavy)
 			}
 		})
+	}
+}
+
+// TestLoneLossIsAHint: a peer held fault-free whose test lost one request
+// (a reply late on a busy host, or a lossy link) is measured: a clean link
+// ends the burst once its first cleanRequests are answered, and no other
+// agent is asked; a lossy one runs the whole burst, and the other agents
+// are asked once a request of it goes unanswered.
+func TestLoneLossIsAHint(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
+	oneLost := func(lossy bool) func(*gosnmp.SnmpPacket) bool {
+		tests, burst := 0, 0 // the test's own requests ask for two objects, the burst's for one
+		return func(req *gosnmp.SnmpPacket) bool {
+			if len(req.Variables) == 2 {
+				tests++
+				return tests > 1
+			}
+			burst++
+			return !lossy || burst%2 == 0
+		}
+	}
+	for _, lossy := range []bool{false, true} {
+		asked := 0
+		second := func(context.Context) <-chan hiadsd.Status {
+			asked++
+			ch := make(chan hiadsd.Status)
+			close(ch)
+			return ch
+		}
+		p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
+		res := p.ProbeInView(probeContext(t), startLossyPeer(t, oneLost(lossy), answer).target(),
+			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Second: second})
+		burst, lost := res.Sent-2, res.Unanswered-1 // the test: one request lost, one answered
+		switch {
+		case res.Status != hiadsd.FaultFree:
+			t.Fatalf("lossy %v: %v", lossy, res.Status)
+		case !lossy && (burst < cleanRequests || burst > cleanRequests+2 || lost != 0 || asked != 0):
+			t.Fatalf("clean link: a burst of %d, %d lost, %d questions; want %d or a little more, none lost, none asked",
+				burst, lost, asked, cleanRequests)
+		case lossy && (burst != hiadsd.ConfirmRequests || lost != burst/2 || asked != 1):
+			t.Fatalf("lossy link: a burst of %d, %d lost, %d questions; want %d, half lost, one question",
+				burst, lost, asked, hiadsd.ConfirmRequests)
+		}
 	}
 }
 

@@ -162,13 +162,22 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			if nw.cfg.Vantage > 0 && (nw.lossy != nil || nw.blocked != nil) { // else no node answers in part
 				held = nw.view(self).Get(op.Target).Status
 			}
+			hint := r.Status == hiadsd.FaultFree && held == hiadsd.FaultFree && r.Unanswered == 1
 			lost := r.Status == hiadsd.FaultFree && held == hiadsd.FaultFree &&
 				(r.Unanswered >= 2 || nw.Node(op.Target) != nil && nw.Node(op.Target).SeesLoss()) // it says it sees loss
+			hint = hint && !lost // one request lost: the burst ends if clean, and asks the others at its first loss
 			if (r.Status != hiadsd.FaultFree || lost) && len(op.Via) > 0 {
 				r.Seen = nw.second(self, op.Target, op.Via)
 			}
-			if held != hiadsd.Unknown && (r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded || lost) {
-				r.Status, r.Sent, r.Unanswered = nw.measure(self, op.Target, r.Status, r.Sent, r.Unanswered)
+			if held != hiadsd.Unknown && (r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded || lost || hint) {
+				clean, was := 0, r.Unanswered
+				if hint {
+					clean = cleanRequests
+				}
+				r.Status, r.Sent, r.Unanswered = nw.measure(self, op.Target, r.Status, r.Sent, r.Unanswered, clean)
+				if hint && r.Unanswered > was && len(op.Via) > 0 {
+					r.Seen = nw.second(self, op.Target, op.Via)
+				}
 			}
 			if r.Status == hiadsd.FaultFree {
 				r.Digest = nw.digestOf(op.Target)
@@ -333,7 +342,7 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 			continue
 		}
 		st, sent, unanswered := nw.testOnce(h, j)
-		st, sent, unanswered = nw.measure(h, j, st, sent, unanswered)
+		st, sent, unanswered = nw.measure(h, j, st, sent, unanswered, 0)
 		n := &nw.hosts[h].node
 		out[k] = hiadsd.Answer(st, sent, unanswered, !n.Doubting() && !n.SeesLoss() && n.Calm())
 	}
@@ -343,21 +352,33 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 // measure adds to a test of j by self that found st, having sent and lost
 // requests, the hiadsd.ConfirmRequests the daemon spreads over a re-test
 // of a new failure, a test of a node held degraded, or held fault-free
-// whose answer lost two requests or that says it sees loss, and a test
+// whose answer lost a request or that says it sees loss, and a test
 // answering another agent's question: a live node that answers one of them is
 // fault-free (or degraded: hiadsd.Heavy), whatever the test found before.
-func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered int) (hiadsd.Status, int, int) {
+// With clean set, the first clean requests all answered end it, as the
+// daemon's burst on a hint of loss.
+func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered, clean int) (hiadsd.Status, int, int) {
 	down := nw.test(self, j) != hiadsd.FaultFree || len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]
-	for range hiadsd.ConfirmRequests {
+	first := 0
+	for k := range hiadsd.ConfirmRequests {
 		sent++
 		if down || nw.lost(self, j) || nw.lost(j, self) {
 			unanswered++
 			continue
 		}
 		st = hiadsd.FaultFree
+		if k < clean {
+			if first++; first == clean {
+				break
+			}
+		}
 	}
 	return st, sent, unanswered
 }
+
+// cleanRequests is how many requests of a burst begun on a hint of loss
+// the daemon needs answered to end it (agent/probe's cleanRequests).
+const cleanRequests = 8
 
 // Lossy makes node id's link lose pct percent of the datagrams it sends
 // and of those it receives (0 repairs it), with draws from seed: its tests

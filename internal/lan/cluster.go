@@ -157,6 +157,9 @@ func NewClusterOn(nw *Net, s Spec) (*Cluster, error) {
 
 // setUp starts the station and printer and writes the configuration.
 func (c *Cluster) setUp() error {
+	if strings.Contains(c.Dir, ",") { // net-snmp reads -c as a list: snmptrapd would read no configuration and drop every notification
+		return fmt.Errorf("lan: directory %q holds a comma: snmptrapd's and snmpd's -c would split it", c.Dir)
+	}
 	st := c.Net.Hosts[len(c.Net.Hosts)-1]
 	log, err := os.Create(filepath.Join(c.Dir, "snmptrapd.log"))
 	if err != nil {
@@ -237,8 +240,9 @@ func (c *Cluster) WriteConfig(path string, hosts []int, grace time.Duration) err
 	} else {
 		fmt.Fprintf(&b, "traps: {nms: \"%s\", startup_grace: %s, %s}\n", c.Station.Addr, grace, kind)
 	}
-	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: info, format: json}\n",
-		filepath.Join(c.Dir, "state{id}"))
+	level := cmp.Or(os.Getenv("LAN_LOG_LEVEL"), "info") // LAN_LOG_LEVEL=debug: every test in the agents' logs
+	fmt.Fprintf(&b, "web: {listen: \"\"}\nstate_dir: %s\nfault_injection: true\nlog: {level: %s, format: json}\n",
+		filepath.Join(c.Dir, "state{id}"), level)
 	if c.Keyring {
 		ring := filepath.Join(c.Dir, "keyring")
 		if err := os.WriteFile(ring, []byte(c.Key.String()+"\n"), 0o600); err != nil {
