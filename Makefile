@@ -89,7 +89,7 @@ test:
 	GOOS=windows GOARCH=amd64 $(GO) vet $(PKGS) # nothing Unix-only in what Windows builds
 	GOOS=darwin GOARCH=arm64 $(GO) vet $(PKGS)
 	for m in $(LAB); do $(GO) vet -C $$m ./... || exit 1; done
-	$(GO) test -tags integration -count=1 -parallel 4 -timeout 20m $(PKGS)
+	$(GO) test -tags integration -count=1 -parallel 32 -timeout 20m $(PKGS) # internal/lan admits its LAN tests itself
 	for m in $(LAB); do $(GO) test -C $$m -count=1 ./... || exit 1; done
 
 # unit: the unit tests alone; they need no root and none of the test tools.

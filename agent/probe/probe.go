@@ -239,7 +239,8 @@ type View struct {
 	// Confirm is how many requests to spread over the re-test's wait to
 	// measure the peer's link (hiadsd.ConfirmRequests), into Result.Sent
 	// and Unanswered: in the re-test of a new failure, where one answer
-	// proves the peer alive and makes it fault-free; and, after a first
+	// proves the peer alive and makes it fault-free (the re-test ends with
+	// the burst then: its echoes would only wait); and, after a first
 	// try that it answered, in a test of a peer held degraded, of one held
 	// fault-free that lost requests or says it sees loss, and in a test
 	// Asked by another agent, where the share lost says whether it still
@@ -286,10 +287,22 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		}
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		var b *burst
+		retest := rctx
 		if v.Confirm > 0 {
 			b = p.startBurst(rctx, t, v.Confirm, p.retry().wait, burstOpts{})
+			var proved context.CancelFunc
+			retest, proved = context.WithCancel(rctx)
+			defer proved()
+			go func() {
+				if b.alive() {
+					proved() // an answer to the burst proves the peer alive: the re-test (its echoes, seconds on a lossy link) is moot
+				}
+			}()
 		}
-		res = p.test(rctx, t, p.retry())
+		res = p.test(retest, t, p.retry())
+		if res.Status == hiadsd.Unknown && retest.Err() != nil && rctx.Err() == nil {
+			res = Result{Status: first.Status, SNMPErr: first.SNMPErr, Wait: first.Wait} // b.add makes it fault-free
+		}
 		res.Sent, res.Unanswered = res.Sent+first.Sent, res.Unanswered+first.Unanswered
 		if b != nil {
 			res = b.add(res)

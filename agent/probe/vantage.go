@@ -214,6 +214,15 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 	return b
 }
 
+// alive waits for every request of the burst and reports whether any was
+// answered.
+func (b *burst) alive() bool {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.answered > 0
+}
+
 // end waits for every request of the burst and returns how many were
 // sent and answered, and the first answer's round trip.
 func (b *burst) end() (sent, answered int, rtt time.Duration) {

@@ -16,6 +16,7 @@ import (
 // station going away and back), with every invariant checked (Chaos). The
 // seed is random and logged; CHAOS_SEED replays one.
 func TestChaosOneMinute(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("CHAOS_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,14 +20,62 @@ import (
 var agent Agent
 
 // TestMain runs the tests and removes the binary they built. The LAN
-// tests run two at a time (t.Parallel; each LAN is namespaces of its own,
-// named by the process and the test's tag), except three that run alone
-// first: TestChaosOneMinute and TestVersusCrash measure timing, and
-// TestMixedVersionLAN builds 0.9.0, which takes both cores for a while.
+// tests are parallel (each LAN is namespaces of its own, named by the
+// process and the test's tag) and take a slot each (admit), but the
+// longest.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	agent.Remove()
 	os.Exit(code)
+}
+
+// longFirst are the LAN tests that need no slot: they begin at once, so
+// that the package lasts about as long as the longest of them while the
+// others take turns beside them.
+var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN", "TestReachableFromSomeLAN"}
+
+// lanSlots admits the other LAN tests a few at a time: LAN_SLOTS, 4 unless
+// set (go test's -parallel must leave room for all of them to wait here).
+var lanSlots struct {
+	once sync.Once
+	ch   chan struct{}
+	mu   sync.Mutex
+	held map[string]bool // the tests holding a slot
+}
+
+// admit waits for a slot for t, unless t is one of longFirst or holds one
+// already; the slot is freed when t ends, after its LAN is removed.
+func admit(t *testing.T) {
+	t.Helper()
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if slices.Contains(longFirst, top) {
+		return
+	}
+	lanSlots.once.Do(func() {
+		n := 4
+		if s := os.Getenv("LAN_SLOTS"); s != "" {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 1 {
+				panic(fmt.Sprintf("LAN_SLOTS=%q: want a count of 1 or more", s))
+			}
+			n = v
+		}
+		lanSlots.ch, lanSlots.held = make(chan struct{}, n), map[string]bool{}
+	})
+	lanSlots.mu.Lock()
+	held := lanSlots.held[t.Name()]
+	lanSlots.held[t.Name()] = true
+	lanSlots.mu.Unlock()
+	if held {
+		return
+	}
+	lanSlots.ch <- struct{}{}
+	t.Cleanup(func() {
+		<-lanSlots.ch
+		lanSlots.mu.Lock()
+		delete(lanSlots.held, t.Name())
+		lanSlots.mu.Unlock()
+	})
 }
 
 // binPath returns the diagagent binary, built at its first call.
@@ -74,6 +126,7 @@ func startCluster(t *testing.T, s Spec) *Cluster {
 // and the logs shown if the test failed, when the test ends.
 func buildCluster(t *testing.T, s Spec) *Cluster {
 	t.Helper()
+	admit(t)
 	c, err := NewCluster(s)
 	if err != nil {
 		t.Fatalf("build the LAN (the test needs root for network namespaces): %v", err)

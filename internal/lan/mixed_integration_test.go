@@ -49,6 +49,8 @@ func buildRelease(t *testing.T, rev string) string {
 // the upgraded state and does not start; with the state set aside it
 // starts afresh and rejoins.
 func TestMixedVersionLAN(t *testing.T) {
+	t.Parallel()
+	admit(t) // building 0.9.0 takes both cores for a while: a slot of its own
 	old := buildRelease(t, release090)
 	spec := ciSpec(t, "mx", "vcube", 8, false)
 	spec.Keyring = true

@@ -27,9 +27,9 @@ import (
 // nemesisSeed and nemesisFor are the run's seed and how long operators
 // change the list: LAN_NEMESIS_SEED and LAN_NEMESIS_DURATION, for make
 // nemesis (several seeds, three minutes each); make test runs seed 1 for
-// three minutes too, about 200 changes.
+// two minutes, about 170 changes.
 func nemesisRun(t *testing.T) (uint64, time.Duration) {
-	seed, dur := uint64(1), 3*time.Minute
+	seed, dur := uint64(1), 2*time.Minute
 	if s := os.Getenv("LAN_NEMESIS_SEED"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
 		must(t, err)

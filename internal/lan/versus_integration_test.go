@@ -16,6 +16,8 @@ import (
 // SIGKILL and restarted. Both systems must learn the crash and the restart
 // everywhere, and the steady window must have counted both systems' traffic.
 func TestVersusCrash(t *testing.T) {
+	t.Parallel()
+	admit(t)
 	swim := filepath.Join(t.TempDir(), "swimmember")
 	if out, err := exec.Command("go", "build", "-C", "../../cmd/swimmember", "-o", swim, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build swimmember: %v\n%s", err, out)
