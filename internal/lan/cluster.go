@@ -97,6 +97,9 @@ type Cluster struct {
 	closeErr  error
 	sharedNet bool // built by the caller (NewClusterOn), who closes it
 
+	walkMu sync.Mutex
+	walked time.Time // AllSee's last walk while the logs denied it
+
 	*eventLog
 }
 
