@@ -272,7 +272,9 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 // intervals, so while the window holds a refuted failure, or loss of
 // measureLoss percent over two nodes or more, or two requests lost or more
 // and half of all it sent (a link losing half its packets shows that in
-// one test, a reply late now and then on a loaded host does not), the
+// one test, a reply late now and then on a loaded host does not), or a
+// measurement of heavy loss that every agent asked refuted (they reached
+// the node cleanly: counted as a refuted failure, on that node), the
 // caller adds MeasureRequests requests to each test of a live node (Doubt.Measure):
 // none at steady state, where a reply late now and then on a loaded host
 // is the only loss. While it doubts, its word is never taken alone
@@ -383,7 +385,8 @@ func (h *health) add(e evidence) Doubt {
 		h.doubting = refuted || d.Sent >= doubtRequests && lossy(doubtLoss) && d.Targets >= doubtTargets
 	}
 	d.Doubting = h.doubting
-	d.SeesLoss = d.Targets >= doubtTargets && lossy(measureLoss) || d.Unanswered >= 2 && lossy(measureHalf)
+	d.SeesLoss = d.Targets >= doubtTargets && lossy(measureLoss) || d.Unanswered >= 2 && lossy(measureHalf) ||
+		d.Refuted > 0 && d.Unanswered >= 2 && lossy(measureLoss) // a measurement refuted: its testers measure it now
 	d.Measure = h.doubting || d.Refuted > 0 || d.SeesLoss
 	h.measure, h.seesLoss = d.Measure, d.SeesLoss
 	return d
@@ -418,6 +421,10 @@ func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	case a.status.Up():
 		e.sent += a.sent
 		e.unanswered += a.unanswered
+		if Heavy(a.sent, a.unanswered) && cleanElsewhere(a.seen) { // its measurement refuted: the loss is this node's
+			e.refuted++
+			note(&e.refutedOn, j)
+		}
 	case second == Refuted: // its requests do not count: a firewall may block this node alone
 		e.refuted++
 		note(&e.refutedOn, j)
@@ -427,6 +434,19 @@ func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	if a.unanswered > 0 {
 		note(&e.lossy, j)
 	}
+}
+
+// cleanElsewhere reports whether the agents asked about a node this node
+// measured heavy loss to all reached it cleanly (at least one answered,
+// every answer fault-free): the loss is on this node's side, as a failure
+// they refute would be.
+func cleanElsewhere(seen []Status) bool {
+	for _, s := range seen {
+		if s != FaultFree {
+			return false
+		}
+	}
+	return len(seen) > 0
 }
 
 // note keeps j (as j+1) in ids, if there is room and it is not there yet.

@@ -404,6 +404,12 @@ func TestLossNamedFromOutside(t *testing.T) {
 			if counted := iv.health.sent > 0; counted == (c.want == Degraded) {
 				t.Fatalf("judged %v, its requests counted against the tester: %v", c.want, counted)
 			}
+			// Heavy loss that every agent asked refuted (they reached j
+			// cleanly) counts as a refuted failure: the tester's link lost them.
+			refuted := c.want != Degraded && Heavy(c.sent, c.unanswered) && len(c.seen) > 0 && !slices.Contains(c.seen, Degraded)
+			if got := iv.health.refuted == 1 && iv.health.refutedOn[0] == j+1; got != refuted {
+				t.Fatalf("measurement refuted: %v (refuted %d on %v), want %v", got, iv.health.refuted, iv.health.refutedOn, refuted)
+			}
 		})
 	}
 }
@@ -429,5 +435,27 @@ func TestCalmAfterChanges(t *testing.T) {
 		if !n.Calm() {
 			t.Fatalf("%v to %v: still stirred after %d intervals", c.old, c.new, stirIntervals)
 		}
+	}
+}
+
+// TestRefutedMeasurementSeesLoss: a node whose measurement of one node lost
+// 48% of its requests sees loss on its own tests only when the agents it
+// asked reached that node cleanly (a refuted measurement), and doubts itself
+// once a second node's is refuted too.
+func TestRefutedMeasurementSeesLoss(t *testing.T) {
+	measured := evidence{sent: 50, unanswered: 24, lossy: [2]int{4}}
+	var alone health
+	if d := alone.add(measured); d.SeesLoss || d.Doubting {
+		t.Fatalf("heavy loss to one node, not refuted: %+v", d)
+	}
+	refuted := measured
+	refuted.refuted, refuted.refutedOn = 1, [2]int{4}
+	var h health
+	if d := h.add(refuted); !d.SeesLoss || d.Doubting || !d.Measure {
+		t.Fatalf("heavy loss to one node, refuted: %+v; want it to see loss, and not doubt yet", d)
+	}
+	refuted.lossy, refuted.refutedOn = [2]int{6}, [2]int{6}
+	if d := h.add(refuted); !d.Doubting {
+		t.Fatalf("measurements of two nodes refuted: %+v; want it to doubt", d)
 	}
 }

@@ -127,6 +127,9 @@ type Prober struct {
 	met    probeMetrics
 	// stretched doubles the tests' waits (Stretch).
 	stretched atomic.Bool
+	// starvedBy is a burst's starvation mark: a request leaving more than
+	// wait/starvedBy late (starvedBy; 0, only in tests, never).
+	starvedBy int
 }
 
 // New checks cfg and returns a Prober; a nil pinger means ICMP echo
@@ -139,7 +142,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
 	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots), asks: make(chan struct{}, askSlots),
-		met: newMetrics()}
+		met: newMetrics(), starvedBy: starvedBy}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
 	}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"math"
 	"net"
 	"net/netip"
 	"testing"
@@ -96,6 +97,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 				return up[:len(req.Variables)]
 			}
 			p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
+			p.starvedBy = 0 // counts asserted exactly: a loaded machine must not void the burst (TestStarvedBurstCountsNothing)
 			without := c.view
 			without.Confirm = 0
 			base := p.ProbeInView(probeContext(t), startLossyPeer(t, c.keep(), answer).target(), without)
@@ -149,6 +151,7 @@ func TestLoneLossIsAHint(t *testing.T) {
 			return ch
 		}
 		p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
+		p.starvedBy = 0
 		res := p.ProbeInView(probeContext(t), startLossyPeer(t, oneLost(lossy), answer).target(),
 			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Second: second})
 		burst, lost := res.Sent-2, res.Unanswered-1 // the test: one request lost, one answered
@@ -182,5 +185,24 @@ func TestBurstEndsAtARefusal(t *testing.T) {
 	if res.Status.Up() || !res.Retested || res.Sent != base.Sent || res.Unanswered != base.Unanswered {
 		t.Fatalf("a refused peer: %v (re-tested %v), %d sent, %d unanswered; without the burst %d and %d",
 			res.Status, res.Retested, res.Sent, res.Unanswered, base.Sent, base.Unanswered)
+	}
+}
+
+// TestStarvedBurstCountsNothing: a burst whose requests leave late (here
+// any lateness at all counts) proves the peer alive but adds no request to
+// the test's counts: on a host starved of CPU the share lost says nothing
+// of the link.
+func TestStarvedBurstCountsNothing(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
+	burstOnly := func(req *gosnmp.SnmpPacket) bool { return len(req.Variables) == 1 } // the test's own requests are lost
+	p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 1 })
+	p.starvedBy = math.MaxInt // wait/starvedBy is 0: every request is late
+	res := p.ProbeInView(probeContext(t), startLossyPeer(t, burstOnly, answer).target(),
+		View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests})
+	if res.Status != hiadsd.FaultFree || res.Sent >= hiadsd.ConfirmRequests || res.Sent != res.Unanswered {
+		t.Fatalf("%v, %d sent, %d unanswered; want fault-free (the burst answered) and only the test's own requests, all lost",
+			res.Status, res.Sent, res.Unanswered)
 	}
 }
