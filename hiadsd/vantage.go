@@ -1,6 +1,9 @@
 package hiadsd
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // A second vantage point. The diagnosis trusts a fault-free tester's word,
 // and a tester whose own link loses packets (a flaky NIC, cable or switch
@@ -322,21 +325,27 @@ type Doubt struct {
 	Refuted, Sent, Unanswered, Targets int
 }
 
-// health is the window Doubt is computed over.
+// health is the window Doubt is computed over. One is kept for every
+// node, so it stays small (72 octets): at 65,536 nodes the simulator's
+// time goes to reading nodes from memory.
 type health struct {
-	counts   [healthWindow]counts       // each interval's requests and refutations
-	names    *[healthWindow][2][2]int32 // the nodes each interval named (lossy, refutedOn); nil until one did
-	at       int                        // the slot the next interval takes
-	sum      Doubt                      // Refuted, Sent and Unanswered summed over counts
-	naming   int                        // intervals of the window that name a node
+	counts   [healthWindow]counts                      // each interval's requests and refutations
+	names    *[healthWindow][2][2]int32                // the nodes each interval named (lossy, refutedOn); nil until one did
+	sum      struct{ refuted, sent, unanswered int32 } // counts summed
+	at       uint8                                     // the slot the next interval takes
+	naming   uint8                                     // intervals of the window that name a node
 	doubting bool
 	measure  bool
 	seesLoss bool
 }
 
-// counts is an interval's evidence without the nodes it names: a health
-// is kept for every node, so its window stays small (96 octets).
-type counts struct{ refuted, sent, unanswered uint32 }
+// counts is an interval's evidence without the nodes it names, each count
+// held at 65,535 at most (an interval's tests send a few hundred requests
+// at most: 72 each, measured).
+type counts struct{ refuted, sent, unanswered uint16 }
+
+// count16 is n held within a counts field.
+func count16(n int) uint16 { return uint16(min(max(n, 0), math.MaxUint16)) }
 
 // evidence is one interval's; lossy lists (as id+1, 0 for none) up to two
 // nodes whose tests lost requests, refutedOn up to two whose failures
@@ -348,11 +357,11 @@ type evidence struct {
 
 // add takes an interval's evidence and returns the health that follows.
 func (h *health) add(e evidence) Doubt {
-	old := h.counts[h.at]
-	h.counts[h.at] = counts{uint32(e.refuted), uint32(e.sent), uint32(e.unanswered)}
-	h.sum.Refuted += e.refuted - int(old.refuted)
-	h.sum.Sent += e.sent - int(old.sent)
-	h.sum.Unanswered += e.unanswered - int(old.unanswered)
+	old, now := h.counts[h.at], counts{count16(e.refuted), count16(e.sent), count16(e.unanswered)}
+	h.counts[h.at] = now
+	h.sum.refuted += int32(now.refuted) - int32(old.refuted)
+	h.sum.sent += int32(now.sent) - int32(old.sent)
+	h.sum.unanswered += int32(now.unanswered) - int32(old.unanswered)
 	named := e.lossy != [2]int{} || e.refutedOn != [2]int{}
 	if named && h.names == nil {
 		h.names = new([healthWindow][2][2]int32)
@@ -360,10 +369,10 @@ func (h *health) add(e evidence) Doubt {
 	if h.names != nil {
 		was := h.names[h.at] != [2][2]int32{}
 		h.names[h.at] = [2][2]int32{{int32(e.lossy[0]), int32(e.lossy[1])}, {int32(e.refutedOn[0]), int32(e.refutedOn[1])}}
-		h.naming += b2i(named) - b2i(was)
+		h.naming = uint8(int(h.naming) + b2i(named) - b2i(was))
 	}
 	h.at = (h.at + 1) % healthWindow
-	d := Doubt{Refuted: h.sum.Refuted, Sent: h.sum.Sent, Unanswered: h.sum.Unanswered}
+	d := Doubt{Refuted: int(h.sum.refuted), Sent: int(h.sum.sent), Unanswered: int(h.sum.unanswered)}
 	var targets, refutedOn []int32
 	distinct := func(to *[]int32, ids [2]int32) {
 		for _, id := range ids {

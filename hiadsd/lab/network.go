@@ -5,17 +5,25 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"unsafe"
 
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
 // host is one of the core's nodes in the network's array, placed so that
-// its station and list, which every fetch of it reads, share one cache line.
+// its station and list, which every fetch of it reads, share one cache
+// line: hosts are a whole number of lines long (the array, a large
+// allocation, starts on a page), and the node starts 16 octets in.
 type host struct {
 	_    [16]byte
 	node hiadsd.Node
-	_    [16]byte
+	_    [hostPad]byte
 }
+
+// hostPad rounds host up to a whole number of 64-octet cache lines, as
+// hiadsd.Node's size changes: 1 to 64 octets (a zero-length last field
+// would be padded by 8, off the lines).
+const hostPad = 64 - (16+unsafe.Sizeof(hiadsd.Node{}))%64
 
 // ErrNoAnswer means the node asked for entries, or pushed to, did not answer.
 var ErrNoAnswer = errors.New("node gave no diagnostic information")
