@@ -128,7 +128,7 @@ type Prober struct {
 	// stretched doubles the tests' waits (Stretch).
 	stretched atomic.Bool
 	// starvedBy is a burst's starvation mark: a request leaving more than
-	// wait/starvedBy late (starvedBy; 0, only in tests, never).
+	// wait/starvedBy late (starvedShare; 0, only in tests, never).
 	starvedBy int
 }
 
@@ -142,7 +142,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
 	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots), asks: make(chan struct{}, askSlots),
-		met: newMetrics(), starvedBy: starvedBy}
+		met: newMetrics(), starvedBy: starvedShare}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
 	}

@@ -137,12 +137,12 @@ type burstOpts struct {
 	onLoss func()
 }
 
-// starvedBy: a burst whose request leaves a tenth of its wait late (100
+// starvedShare: a burst whose request leaves a tenth of its wait late (100
 // ms at the shipped test.timeout) ran on a host starved of CPU, whose
 // late reads lose replies as a lossy link would: its share lost is not
 // counted (a host so loaded that every agent on it lags said otherwise:
 // healthy peers named degraded).
-const starvedBy = 10
+const starvedShare = 10
 
 // cleanRequests is burstOpts.clean for a hint of loss: 8 requests, the
 // first sixth of the spread. A link losing 40% of its round trips

@@ -21,8 +21,8 @@ var agent Agent
 
 // TestMain runs the tests and removes the binary they built. The LAN
 // tests are parallel (each LAN is namespaces of its own, named by the
-// process and the test's tag) and take a slot each (admit), but the
-// longest.
+// process and the test's tag) and take a slot each (admit), but those
+// of longFirst.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	agent.Remove()
