@@ -229,6 +229,24 @@ func Heavy(sent, unanswered int) bool {
 	return sent >= confirmMin && 100*unanswered >= doubtLoss*sent
 }
 
+// Settled reports whether a measurement of n requests, answered and lost
+// of them so far (the rest under way or not sent yet), says what it will
+// say however the rest end: Heavy already, with doubtLoss percent of all n
+// lost; or less than trustLoss percent lost even if every other request
+// is. The caller ends it then, and counts the rest as never sent: on a
+// lossy link the verdict is known as soon as enough requests are lost,
+// not once the last one's wait runs out, and on a clean one once enough
+// are answered.
+func Settled(n, answered, lost int) bool {
+	return Heavy(answered+lost, lost) && 100*lost >= doubtLoss*n || 100*(n-answered) < trustLoss*n
+}
+
+// CleanRequests is how many of the first requests of a measurement begun
+// on a hint of loss (one request of a test lost: perhaps a reply late on a
+// busy host) must be answered to end it: the link is clean. A link losing
+// doubtLoss percent of its round trips answers all 8 about once in 60.
+const CleanRequests = 8
+
 // Answer is what an agent answers another agent's question with, given
 // its own test of the node (status st, sent and unanswered requests, the
 // ConfirmRequests included) and whether it may name a node degraded

@@ -459,3 +459,32 @@ func TestRefutedMeasurementSeesLoss(t *testing.T) {
 		t.Fatalf("measurements of two nodes refuted: %+v; want it to doubt", d)
 	}
 }
+
+// TestSettled: a measurement of 48 requests is settled once 20 are lost
+// with 24 counted (Heavy whatever the rest do), or 39 answered (under 20%
+// lost even if the rest are); not in between.
+func TestSettled(t *testing.T) {
+	n := ConfirmRequests
+	for _, c := range []struct {
+		answered, lost int
+		want           bool
+	}{
+		{0, 0, false}, {4, 20, true}, {3, 20, false}, {0, 24, true}, {10, 19, false},
+		{39, 0, true}, {38, 0, false}, {38, 10, false}, {20, 19, false}, {28, 20, true},
+	} {
+		if got := Settled(n, c.answered, c.lost); got != c.want {
+			t.Errorf("Settled(%d, %d answered, %d lost) = %v", n, c.answered, c.lost, got)
+		}
+		// Settled means every way the rest could end gives the verdict the
+		// counts give now.
+		if !c.want {
+			continue
+		}
+		now := Heavy(c.answered+c.lost, c.lost)
+		for more := range n - c.answered - c.lost + 1 {
+			if all := Heavy(n, c.lost+more); all != now {
+				t.Errorf("Settled(%d, %d, %d), Heavy now %v, but %v with %d more lost and the rest answered", n, c.answered, c.lost, now, all, more)
+			}
+		}
+	}
+}

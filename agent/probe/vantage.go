@@ -112,19 +112,50 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 
 // burst is a measurement of a peer's link under way (View.Confirm): n
 // GETs of hiADSDisUP, spread evenly over wait, each on a socket of its
-// own, awaited for wait and never resent (those the context cuts short
-// are not counted). A refused request (no agent listens) ends it. One that comes back "1" proves
-// the peer alive and diagnosing; the share unanswered is the link's loss.
+// own, awaited for wait and never resent. A refused request (no agent
+// listens) ends it. One that comes back "1" proves the peer alive and
+// diagnosing; the share unanswered is the link's loss.
+//
+// A request is lost when its wait runs out, or, sooner, once it is
+// overtaken: a request sent after it was answered, and it has waited
+// twice the longest round trip of the burst's answers and a twentieth of
+// wait more (RACK's rule, RFC 8985: a reply late on a busy host comes in
+// order, behind the others, and is not overtaken). The burst ends as soon
+// as its verdict is settled (hiadsd.Settled): on a link losing half its
+// packets, about half a second after its first request, not two seconds.
+// Requests under way when it ends, or cut short by the context, are not
+// counted.
 type burst struct {
-	sent, answered int
-	rtt            time.Duration // the first answer's round trip
-	first          int           // answers to the first burstOpts.clean requests
-	starved        bool          // a request left late: this host is starved of CPU, the share lost says nothing of the link
-	mu             sync.Mutex
-	wg             sync.WaitGroup
-	stop           context.CancelFunc
-	lost           sync.Once // burstOpts.onLoss
+	n, clean int
+	reqs     []request
+	rtt      time.Duration // the first answer's round trip
+	longest  time.Duration // the longest answer's round trip
+	first    int           // answers to the first burstOpts.clean requests
+	starved  bool          // a request left late: this host is starved of CPU, the share lost says nothing of the link
+	settled  bool          // ended by hiadsd.Settled: the requests' states hold still
+	mu       sync.Mutex
+	wg       sync.WaitGroup
+	stop     context.CancelFunc
+	hinted   sync.Once // burstOpts.onLoss
+	onLoss   func()
 }
+
+// request is one request of a burst.
+type request struct {
+	state reqState
+	at    time.Time // when it left
+}
+
+// reqState is how a request of a burst stands.
+type reqState uint8
+
+const (
+	reqUnsent    reqState = iota // not sent yet, or cut short
+	reqUnderWay                  // sent, not answered yet
+	reqAnswered                  // answered
+	reqLost                      // its wait ran out, or it was overtaken
+	reqOvertaken                 // a later request answered: lost once it has waited the reorder window
+)
 
 // burstOpts shapes a burst begun on a hint of loss alone (a test that
 // lost one request: perhaps a reply late on a busy host, perhaps a lossy
@@ -133,7 +164,7 @@ type burstOpts struct {
 	// clean, when set, ends the burst once its first clean requests are
 	// all answered: the link is clean, the hint was a late reply.
 	clean int
-	// onLoss, when set, runs once, at the first request unanswered.
+	// onLoss, when set, runs once, at the first request lost.
 	onLoss func()
 }
 
@@ -144,11 +175,6 @@ type burstOpts struct {
 // healthy peers named degraded).
 const starvedShare = 10
 
-// cleanRequests is burstOpts.clean for a hint of loss: 8 requests, the
-// first sixth of the spread. A link losing 40% of its round trips
-// (hiadsd.Heavy) answers all 8 about once in 60 bursts.
-const cleanRequests = 8
-
 // refusedPort reports whether err says the peer's host refused the
 // request (an ICMP port unreachable: no agent listens on the port).
 func refusedPort(err error) bool {
@@ -157,7 +183,7 @@ func refusedPort(err error) bool {
 
 // startBurst begins a burst of n requests to t within ctx.
 func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Duration, o burstOpts) *burst {
-	b := &burst{}
+	b := &burst{n: n, clean: o.clean, reqs: make([]request, n), onLoss: o.onLoss}
 	oids := []string{mib.HiADSDisUP0}
 	if t.TestedOnly {
 		oids[0] = cmp.Or(t.OID, DefaultOID)
@@ -175,15 +201,19 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			case <-ctx.Done():
 				return
 			}
+			b.mu.Lock()
 			if p.starvedBy > 0 && time.Since(begun)-due > wait/time.Duration(p.starvedBy) {
-				b.mu.Lock()
 				b.starved = true
-				b.mu.Unlock()
 			}
+			if !b.settled {
+				b.reqs[k] = request{state: reqUnderWay, at: time.Now()}
+			}
+			b.mu.Unlock()
 			var rtt time.Duration
 			g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
 				// A request under way ends with ctx (a corroborated re-test, a
-				// refusal): gosnmp looks at its context only between resends.
+				// refusal, a settled verdict): gosnmp looks at its context
+				// only between resends.
 				defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
 				g.Timeout, g.Retries = wait, 0
 				start := time.Now()
@@ -201,49 +231,132 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			if err == nil {
 				p.close(g, t)
 			}
-			lost := false
-			b.mu.Lock()
 			switch {
 			case err == nil:
-				b.sent++
-				if b.answered++; b.rtt == 0 {
-					b.rtt = rtt
-				}
-				if k < o.clean {
-					if b.first++; b.first == o.clean {
-						stop() // the link is clean: the rest would only load it
-					}
-				}
+				b.answer(k, rtt)
 			case refusedPort(err):
 				stop() // no agent listens: no loss explains that, and the rest would only wait out the spread
-			case ctx.Err() == nil: // a request cut short is not sent
-				b.sent++
-				lost = true
-			}
-			b.mu.Unlock()
-			if lost && o.onLoss != nil {
-				b.lost.Do(o.onLoss)
+			case ctx.Err() == nil:
+				b.mark(k, reqLost)
 			}
 		})
 	}
+	go b.watch(ctx, wait)
 	return b
+}
+
+// answer notes request k's answer, after rtt.
+func (b *burst) answer(k int, rtt time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.settled {
+		return
+	}
+	b.reqs[k].state = reqAnswered
+	if b.rtt == 0 {
+		b.rtt = rtt
+	}
+	b.longest = max(b.longest, rtt)
+	if k < b.clean {
+		if b.first++; b.first == b.clean {
+			b.stop() // the link is clean: the rest would only load it
+		}
+	}
+	for j := range k { // the requests sent before k and still under way are overtaken
+		if b.reqs[j].state == reqUnderWay {
+			b.reqs[j].state = reqOvertaken
+		}
+	}
+}
+
+// mark notes that request k ended as st.
+func (b *burst) mark(k int, st reqState) {
+	b.mu.Lock()
+	if !b.settled {
+		b.reqs[k].state = st
+	}
+	b.mu.Unlock()
+	b.judge(time.Time{}, 0)
+}
+
+// watch judges the burst every twentieth of wait until ctx ends (the
+// burst ended, settled or cut short): overtaken requests become lost once
+// they have waited the reorder window.
+func (b *burst) watch(ctx context.Context, wait time.Duration) {
+	tick := time.NewTicker(wait / 20)
+	defer tick.Stop()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	for {
+		select {
+		case now := <-tick.C:
+			b.judge(now, wait/20)
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// judge makes lost the overtaken requests that have waited 2·longest +
+// window by now (none with a zero now), runs onLoss at the first request
+// lost, and ends the burst once its verdict is settled.
+func (b *burst) judge(now time.Time, window time.Duration) {
+	b.mu.Lock()
+	if b.settled {
+		b.mu.Unlock()
+		return
+	}
+	var nAnswered, nLost int
+	for k := range b.reqs {
+		r := &b.reqs[k]
+		if r.state == reqOvertaken && !now.IsZero() && now.Sub(r.at) >= 2*b.longest+window {
+			r.state = reqLost
+		}
+		switch r.state {
+		case reqAnswered:
+			nAnswered++
+		case reqLost:
+			nLost++
+		}
+	}
+	if hiadsd.Settled(b.n, nAnswered, nLost) {
+		b.settled = true
+		b.stop()
+	}
+	b.mu.Unlock()
+	if nLost > 0 && b.onLoss != nil {
+		b.hinted.Do(b.onLoss)
+	}
 }
 
 // alive waits for every request of the burst and reports whether any was
 // answered.
 func (b *burst) alive() bool {
-	b.wg.Wait()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.answered > 0
+	_, answered, _ := b.end()
+	return answered > 0
 }
 
 // end waits for every request of the burst and returns how many were
-// sent and answered, and the first answer's round trip.
+// sent (answered or lost: those cut short under way are not counted) and
+// answered, and the first answer's round trip.
 func (b *burst) end() (sent, answered int, rtt time.Duration) {
 	b.wg.Wait()
 	b.stop()
-	return b.sent, b.answered, b.rtt
+	b.judge(time.Time{}, 0)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range b.reqs {
+		switch r.state {
+		case reqAnswered:
+			sent++
+			answered++
+		case reqLost:
+			sent++
+		}
+	}
+	return sent, answered, b.rtt
 }
 
 // add counts the burst's requests into res, once it has ended (none of a
@@ -271,7 +384,7 @@ func (b *burst) add(res Result) Result {
 // point names a lossy peer, a tester's word does not); or the test
 // answers another agent's question. Each request waits the re-test's wait
 // (test.timeout): a reply late on a busy host is no loss. A lone request
-// lost is only a hint: the burst ends once its first cleanRequests are
+// lost is only a hint: the burst ends once its first hiadsd.CleanRequests are
 // answered, and other agents are asked only once one of its own requests
 // goes unanswered (a late reply on a loaded host costs 8 requests, not
 // every vantage point's burst). A return (a peer held down that answers) is not measured: a link coming
@@ -284,7 +397,7 @@ func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.
 	var o burstOpts
 	var asked atomic.Pointer[vantages]
 	if held == hiadsd.FaultFree && !v.Asked && res.Unanswered < 2 && !res.SeesLoss {
-		o.clean = cleanRequests
+		o.clean = hiadsd.CleanRequests
 		if ask {
 			o.onLoss, ask = func() { asked.Store(collect(v.Second(ctx))) }, false
 		}

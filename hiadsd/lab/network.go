@@ -180,7 +180,7 @@ func (nw *Network) answer(self int, ops []hiadsd.Op) []hiadsd.Result {
 			if held != hiadsd.Unknown && (r.Status != hiadsd.FaultFree && r.Status != held || held == hiadsd.Degraded || lost || hint) {
 				clean, was := 0, r.Unanswered
 				if hint {
-					clean = cleanRequests
+					clean = hiadsd.CleanRequests
 				}
 				r.Status, r.Sent, r.Unanswered = nw.measure(self, op.Target, r.Status, r.Sent, r.Unanswered, clean)
 				if hint && r.Unanswered > was && len(op.Via) > 0 {
@@ -364,16 +364,20 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 // answering another agent's question: a live node that answers one of them is
 // fault-free (or degraded: hiadsd.Heavy), whatever the test found before.
 // With clean set, the first clean requests all answered end it, as the
-// daemon's burst on a hint of loss.
+// daemon's burst on a hint of loss; and it ends, as the daemon's, once its
+// verdict is settled (hiadsd.Settled).
 func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered, clean int) (hiadsd.Status, int, int) {
 	down := nw.test(self, j) != hiadsd.FaultFree || len(nw.blocked) > 0 && nw.blocked[[2]int{self, j}]
-	first := 0
+	first, answered, lost := 0, 0, 0
 	for k := range hiadsd.ConfirmRequests {
-		sent++
+		if hiadsd.Settled(hiadsd.ConfirmRequests, answered, lost) {
+			break
+		}
 		if down || nw.lost(self, j) || nw.lost(j, self) {
-			unanswered++
+			lost++
 			continue
 		}
+		answered++
 		st = hiadsd.FaultFree
 		if k < clean {
 			if first++; first == clean {
@@ -381,12 +385,8 @@ func (nw *Network) measure(self, j int, st hiadsd.Status, sent, unanswered, clea
 			}
 		}
 	}
-	return st, sent, unanswered
+	return st, sent + answered + lost, unanswered + lost
 }
-
-// cleanRequests is how many requests of a burst begun on a hint of loss
-// the daemon needs answered to end it (agent/probe's cleanRequests).
-const cleanRequests = 8
 
 // Lossy makes node id's link lose pct percent of the datagrams it sends
 // and of those it receives (0 repairs it), with draws from seed: its tests
