@@ -432,7 +432,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	d.refuse(rep, "fetch")
 	d.selfSuspicion(ctx, rep, began)
 	d.noteDoubt(ctx, rep.Doubt)
-	d.noteUnreached()
+	d.noteUnreached(ctx)
 	d.learnEngines(ctx)
 	d.noteSeconds(rep, probes)
 	d.backAgain(ctx, rep, began)

@@ -192,7 +192,10 @@ func (d *Daemon) helloAt(ctx context.Context, began time.Time, why string) {
 // it is fault-free. They come in the order the agent asks them (sayHello,
 // knocking): under the rotating plan the tester of the round under way
 // first, then those of the clusters that follow; else cluster 1 first.
-func (d *Daemon) testers() []int {
+func (d *Daemon) testers() []int { return d.testersOf(d.id) }
+
+// testersOf is testers for node id, this agent left out.
+func (d *Daemon) testersOf(id int) []int {
 	n := len(d.list.Members)
 	l := hiadsd.Levels(n)
 	first := 1
@@ -202,14 +205,42 @@ func (d *Daemon) testers() []int {
 	}
 	var to []int
 	for k := range l {
-		for _, j := range hiadsd.ClusterHiADSD(d.id, (first-1+k)%l+1, n) {
+		for _, j := range hiadsd.ClusterHiADSD(id, (first-1+k)%l+1, n) {
 			if m := d.list.Members[j]; !m.Removed && !m.TestedOnly {
-				to = append(to, j)
+				if j != d.id {
+					to = append(to, j)
+				}
 				break
 			}
 		}
 	}
 	return to
+}
+
+// tellTesters asks node id's other testers to test it now: this agent's
+// test of it failed, and another agent reached it (hiadsd's Unreached). A
+// host firewall or a switch ACL that keeps some agents from a node keeps
+// each of its testers from it in that tester's turn of the rotating plan,
+// up to log2 N intervals after the first; told, each tests it at once, and
+// finds it out of its own reach too, or reaches it. The hello names the
+// node, not this agent: a tester takes a hello about any member from any
+// agent (Hello), and a hello, forged or not, costs it one test at most
+// once an interval per node.
+func (d *Daemon) tellTesters(ctx context.Context, id int) {
+	g, ok := d.prober.(greeting)
+	if !ok || !d.pushes || d.removed {
+		return
+	}
+	to := d.testersOf(id)
+	d.log.WithFields(logrus.Fields{"node": id + 1, "to": ids(to)}).Info("asking the node's other testers to test it now")
+	for _, t := range to {
+		target := d.list.Members[t]
+		d.push.sends.Go(func() {
+			if err := g.Hello(ctx, target, uint32(id+1)); err != nil {
+				d.log.WithFields(logrus.Fields{"to": t + 1, "node": id + 1}).WithError(err).Debug("hello not taken")
+			}
+		})
+	}
 }
 
 // testerTargets returns testers and, for each, its target, read by the

@@ -318,3 +318,37 @@ func cutOff(t *testing.T, d *Daemon, slow *slowLAN) {
 		t.Fatal("an interval in which no peer answered left the agent not cut off")
 	}
 }
+
+// namingLAN is a slowLAN that notes each hello's address and the node it
+// names.
+type namingLAN struct {
+	*slowLAN
+	mu     sync.Mutex
+	hellos map[netip.Addr]uint32
+}
+
+func (g *namingLAN) Hello(_ context.Context, t probe.Target, node uint32) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.hellos[t.Addr] = node
+	return nil
+}
+
+// TestUnreachedTellsTheTesters: an agent that finds a node out of its own
+// reach, while others reach it, says hello on the node's behalf to each of
+// its other testers, naming the node: each tests it at once rather than
+// in its turn of the rotating plan.
+func TestUnreachedTellsTheTesters(t *testing.T) {
+	lan := &namingLAN{slowLAN: newSlowLAN(false), hellos: map[netip.Addr]uint32{}}
+	d := slowDaemon(t, lan, &sink{})
+	// Node 5's testers: c(4,1) = {6}, c(4,2) = {7, 8}, c(4,3) = {1..4},
+	// whose first is node 1, this agent.
+	if got := ids(d.testersOf(4)); !slices.Equal(got, []int{6, 7}) {
+		t.Fatalf("node 5's other testers %v, want [6 7]", got)
+	}
+	d.tellTesters(context.Background(), 4)
+	d.push.sends.Wait()
+	if want := map[netip.Addr]uint32{addr(5): 5, addr(6): 5}; !maps.Equal(lan.hellos, want) {
+		t.Errorf("hellos %v, want %v: nodes 6 and 7 each asked to test node 5", lan.hellos, want)
+	}
+}

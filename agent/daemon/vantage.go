@@ -282,8 +282,9 @@ func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 
 // noteUnreached tells the operator, once, each node this agent starts or
 // stops being unable to reach while other agents reach it (hiadsd's
-// Unreached), and serves the set (diagUnreached). It runs on the loop.
-func (d *Daemon) noteUnreached() {
+// Unreached), and the node's other testers as it starts (tellTesters),
+// and serves the set (diagUnreached). It runs on the loop.
+func (d *Daemon) noteUnreached(ctx context.Context) {
 	now := d.node.Unreached()
 	was := d.vantage.unreached
 	if slices.Equal(now, was) {
@@ -294,6 +295,7 @@ func (d *Daemon) noteUnreached() {
 			d.log.WithFields(logrus.Fields{"node": id + 1, "address": d.list.Members[id].Addr.String()}).
 				Warn("this agent cannot reach the node, which other agents reach: a firewall or ACL between them " +
 					"(the node stays fault-free; diagagent reachability lists every agent in this case)")
+			d.tellTesters(ctx, id)
 		}
 	}
 	for _, id := range was {
