@@ -17,8 +17,9 @@ import (
 // (its self-suspicion ended), says hello to one of its testers: it writes
 // its NodeID to that tester's diagHello (sayHello). A tester that hears it
 // starts an interval at once and tests it there (hiadsd.Node.Ask), and the
-// verdict is recorded and pushed as any other. The hello changes no status
-// by itself, so a forged or replayed one costs one test; each node is
+// verdict is recorded and pushed as any other. An agent that cannot reach
+// a node other agents reach writes that node's id to the node's other
+// testers the same way (tellTesters). The hello changes no status by itself, so a forged or replayed one costs one test; each node is
 // heard at most once per interval, and a tester starts at most one early
 // interval per quarter interval.
 
@@ -49,8 +50,9 @@ type hello struct {
 	restarted bool
 }
 
-// Hello takes a hello written to diagHello by node (a NodeID): the node is
-// tested in an interval that starts at once. A node of another list, this
+// Hello takes a hello written to diagHello naming node (a NodeID), by the
+// node itself or by an agent that cannot reach it (tellTesters): the node
+// is tested in an interval that starts at once. A node of another list, this
 // agent itself, or one heard less than an interval ago is not taken.
 func (d *Daemon) Hello(node uint32) error {
 	id := int(node) - 1
@@ -83,7 +85,7 @@ func (d *Daemon) takeAsked() {
 	d.mu.Unlock()
 	for _, id := range asked {
 		d.node.Ask(id)
-		d.log.WithField("node", id+1).Info("hello: the node asked to be tested, testing it now")
+		d.log.WithField("node", id+1).Info("hello: asked to test the node now, testing it")
 	}
 }
 

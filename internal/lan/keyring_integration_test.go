@@ -57,7 +57,7 @@ func TestVCubeLANKeyring(t *testing.T) {
 	must(t, c.StartAgent(4))
 	expect(t, c, "keyring: agent 5 restarted", mark, all, 5, 0)
 	// It said hello to its testers, one of which tested it at once.
-	if n := c.LogLines(`"msg":"hello: the node asked to be tested, testing it now","node":5,`); n == 0 {
+	if n := c.LogLines(`"msg":"hello: asked to test the node now, testing it","node":5,`); n == 0 {
 		t.Error("no agent tested agent 5 on its hello")
 	}
 
