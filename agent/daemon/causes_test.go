@@ -7,6 +7,7 @@ import (
 	"github.com/diagagent/diagagent/agent/metrics"
 	"github.com/diagagent/diagagent/agent/metrics/metricstest"
 	"github.com/diagagent/diagagent/agent/notify"
+	"github.com/diagagent/diagagent/agent/viewmetrics"
 
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
@@ -178,8 +179,9 @@ diagagent_cause_nodes{cause="17-24"} 8
 // metricHelp returns the help text of the daemon's metric name.
 func metricHelp(t *testing.T, name string) string {
 	t.Helper()
-	descs := []*metrics.Desc{descCause, descGrouped}
-	ch := make(chan *metrics.Desc, 16)
+	var descs []*metrics.Desc
+	ch := make(chan *metrics.Desc, 32)
+	viewmetrics.New(nil, nil).Describe(ch)
 	for _, c := range notify.New(notify.Options{}, 0).Collectors() {
 		c.Describe(ch)
 	}

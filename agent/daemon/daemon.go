@@ -21,6 +21,7 @@ import (
 	"github.com/diagagent/diagagent/agent/notify"
 	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
+	"github.com/diagagent/diagagent/agent/viewmetrics"
 	"github.com/diagagent/diagagent/hiadsd"
 	"github.com/diagagent/diagagent/mib"
 	"github.com/diagagent/diagagent/traps"
@@ -162,6 +163,7 @@ type Daemon struct {
 	start     time.Time
 	observe   func(IntervalInfo)
 	met       loopMetrics
+	viewMet   *viewmetrics.Collector // the published snapshot's metrics
 
 	loop
 	runList
@@ -273,6 +275,7 @@ func New(o Options) (*Daemon, error) {
 		d.rng = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(d.id)))
 	}
 	d.start = d.now()
+	d.viewMet = viewmetrics.New(d.Snapshot, d.now)
 	d.lastDone = d.start // the loop counts as alive from its start
 	if !d.st.Station.Addr.IsValid() && c.Station.IsValid() {
 		d.st.Station.Addr = c.Station

@@ -293,28 +293,33 @@ func waitCause(t *testing.T, c *Cluster, what string, mark, kind int, nodes stri
 }
 
 // causeNotifiedAt returns the stamp of the first "cause notified" line
-// naming nodes that an agent logged after since.
+// naming nodes that an agent logged after since, waiting for it: the
+// agent writes the line once the notification has left, and the station
+// may have it before the line is there.
 func causeNotifiedAt(t *testing.T, c *Cluster, nodes string, since time.Time) time.Time {
 	t.Helper()
 	var first time.Time
-	for k := range c.Agents {
-		b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
-		must(t, err)
-		for _, l := range strings.Split(string(b), "\n") {
-			var line struct {
-				Msg, Nodes string
-				Time       time.Time
-			}
-			if json.Unmarshal([]byte(l), &line) != nil || line.Msg != "cause notified" || line.Nodes != nodes || line.Time.Before(since) {
-				continue
-			}
-			if first.IsZero() || line.Time.Before(first) {
-				first = line.Time
+	find := func() bool {
+		for k := range c.Agents {
+			b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
+			must(t, err)
+			for _, l := range strings.Split(string(b), "\n") {
+				var line struct {
+					Msg, Nodes string
+					Time       time.Time
+				}
+				if json.Unmarshal([]byte(l), &line) != nil || line.Msg != "cause notified" || line.Nodes != nodes || line.Time.Before(since) {
+					continue
+				}
+				if first.IsZero() || line.Time.Before(first) {
+					first = line.Time
+				}
 			}
 		}
+		return !first.IsZero()
 	}
-	if first.IsZero() {
-		t.Fatalf("no agent logged a cause naming %s notified", nodes)
+	if _, err := c.Poll(10*time.Second, find); err != nil {
+		t.Fatalf("no agent logged a cause naming %s notified: %v", nodes, err)
 	}
 	return first
 }
