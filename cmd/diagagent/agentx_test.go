@@ -21,6 +21,7 @@ import (
 // reaches every agent, and so do a node added and removed through two
 // snmpds; the restarted agent registers again.
 func TestAgentXCluster(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")

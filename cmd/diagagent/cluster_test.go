@@ -196,7 +196,7 @@ func freeTCPPortOnAll(t *testing.T, n int) int {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		if tcpFreeOn(port, n) {
+		if tcpFreeOn(port, n) && netsnmptest.Reserve("tcp", port) {
 			return port
 		}
 	}

@@ -42,6 +42,7 @@ var packagePaths = []string{
 // net-snmp finds the MIB by name from anywhere, the manual page formats
 // cleanly), and purges it, leaving nothing behind.
 func TestDebianPackage(t *testing.T) {
+	slot(t, true)
 	if out, err := exec.Command("dpkg", "-s", "diagagent").CombinedOutput(); err == nil {
 		t.Fatalf("diagagent is already installed on this machine; the test would replace it:\n%s", out)
 	}

@@ -17,6 +17,7 @@ import (
 // must end with agent 5 partial at every other agent and the station's
 // notification about it.
 func TestMakeDemo(t *testing.T) {
+	slot(t, false)
 	hide := "for t in /usr/bin/snmp* /usr/sbin/snmpd /usr/sbin/snmptrapd; do [ -e \"$t\" ] && mount --bind /dev/null \"$t\"; done; " +
 		"! snmpwalk -V 2>/dev/null || { echo 'snmpwalk still runs'; exit 1; }; exec ../../scripts/demo.sh"
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "bash", "-c", hide)

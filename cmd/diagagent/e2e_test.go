@@ -18,6 +18,25 @@ import (
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
+// slots lets three of the package's longer tests run side by side (each
+// runs agents, a build or a browser, and mostly waits), and heavy one of
+// those that build for several platforms: the package lasts about a third
+// of their sum, and loads the machine little more beside internal/lan's
+// LANs than one after the other did.
+var slots, heavy = make(chan struct{}, 3), make(chan struct{}, 1)
+
+// slot makes t parallel and waits for one of slots (and heavy's, for a
+// test that builds), freed when t ends.
+func slot(t *testing.T, builds bool) {
+	t.Parallel()
+	if builds {
+		heavy <- struct{}{}
+		t.Cleanup(func() { <-heavy })
+	}
+	slots <- struct{}{}
+	t.Cleanup(func() { <-slots })
+}
+
 // enterprise200 is the BER encoding of 1.3.6.1.4.1.200, the DIAGNOSIS-MIB's
 // root: a request that carries it asks for diagnostic information.
 var enterprise200 = []byte{0x2b, 0x06, 0x01, 0x04, 0x01, 0x81, 0x48}
@@ -38,6 +57,7 @@ func notificationAbout(node, status int) func(string) bool {
 // and the station hears of it; a restart brings it back; the printer is
 // diagnosed too but never asked for diagnostic information.
 func TestVCubeClusterOfRealAgents(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -129,6 +149,7 @@ func checkSources(t *testing.T, what string, got map[string]int, n int) {
 // TestHiADSDClusterOfRealAgents is the same stop and restart with Hi-ADSD,
 // whose bound is ceil(log2 N)^2 rounds.
 func TestHiADSDClusterOfRealAgents(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -152,6 +173,7 @@ func TestHiADSDClusterOfRealAgents(t *testing.T) {
 // TestNMSidSetOnOneAgentReachesAll sets nmsID on one agent and checks that
 // every agent adopts it and that later notifications go to the new station only.
 func TestNMSidSetOnOneAgentReachesAll(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	oldStation := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.100:%d", port), nil, "-On")
 	newStation := netsnmptest.StartTrapd(t, fmt.Sprintf("127.0.0.101:%d", port), nil, "-On")
@@ -190,6 +212,7 @@ func TestNMSidSetOnOneAgentReachesAll(t *testing.T) {
 // TestRestartKeepsEventTable kills an agent with SIGKILL and checks that its
 // restarted self serves every event row it served before.
 func TestRestartKeepsEventTable(t *testing.T) {
+	slot(t, false)
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: "127.0.0.100:162"})
 	c.startAll()
 	bound := latencyBound("vcube", 8)
@@ -222,6 +245,7 @@ func TestRestartKeepsEventTable(t *testing.T) {
 // replayed. Boots are now on disk before the agent serves: three starts, each
 // ended by SIGKILL before any interval ran, serve 1, 2 and 3.
 func TestEngineBootsNeverRepeat(t *testing.T) {
+	slot(t, false)
 	dir := t.TempDir()
 	port := freePortOnAll(t, 2)
 	conf := filepath.Join(dir, "boots.yaml")

@@ -28,6 +28,7 @@ import (
 // its detector logged unmuted, judging the node flapping later; while it
 // flaps, members says so.
 func TestFlappingLAN(t *testing.T) {
+	slot(t, false)
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 4, station: station})

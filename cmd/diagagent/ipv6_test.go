@@ -21,6 +21,7 @@ import (
 // with an IPv6 station: they test each other over UDP6, a stopped agent is
 // found partial by ICMPv6 echo everywhere, and the station hears of it.
 func TestIPv6Agents(t *testing.T) {
+	slot(t, false)
 	dir := t.TempDir()
 	station := fmt.Sprintf("[::1]:%d", netsnmptest.FreeUDPPort(t, "::1"))
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -114,6 +115,7 @@ func TestIPv6Agents(t *testing.T) {
 // resolves from /etc/hosts) are resolved at start, IPv4 first, and tested
 // there; -config.check resolves too.
 func TestHostNames(t *testing.T) {
+	slot(t, false)
 	dir := t.TempDir()
 	p1, p2 := netsnmptest.FreeUDPPort(t, "127.0.0.1"), netsnmptest.FreeUDPPort(t, "127.0.0.1")
 	tp := netsnmptest.FreeUDPPort(t, "127.0.0.1")

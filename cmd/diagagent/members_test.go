@@ -23,6 +23,7 @@ import (
 // maintenance (with the cluster key) puts node 3 in maintenance, which
 // members shows and check counts apart (OK), and -end takes it out.
 func TestMembersAndCheck(t *testing.T) {
+	slot(t, false)
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 4, station: "127.0.0.100:9", keyring: true})
 	c.startAll()
 	bound := latencyBound("vcube", 4)

@@ -20,6 +20,7 @@ import (
 // 9), are both taken. Every agent comes to hold both windows and to list
 // both nodes, under ids 9 and 10, and still does 15 s later.
 func TestTwoOperatorsAtOnce(t *testing.T) {
+	slot(t, false)
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 8, station: "127.0.0.100:1"})
 	c.startAll()
 	bound := latencyBound("vcube", 8)

@@ -35,6 +35,7 @@ func readmeBlock(t *testing.T, name string) []string {
 // agents' notifications (snmptrapd 5.9 drops them all without an access
 // line) and prints them by name.
 func TestREADMEStation(t *testing.T) {
+	slot(t, false)
 	lines := readmeBlock(t, "station")
 	if len(lines) != 1 || !strings.HasSuffix(lines[0], " udp:0.0.0.0:162") {
 		t.Fatalf("the station block is %q, want one snmptrapd command on udp:0.0.0.0:162", lines)

@@ -22,6 +22,7 @@ import (
 // RPMs with rpm, and two arm64 agents under qemu-user that diagnose each
 // other.
 func TestRelease(t *testing.T) {
+	slot(t, true)
 	dir := t.TempDir()
 	sh(t, "make", "-C", "../..", "release", "RELEASE_DIR="+dir)
 	hosts, _ := filepath.Glob(filepath.Join(dir, "diagagent_*_linux_amd64"))

@@ -31,6 +31,7 @@ var usmStatsNotInTimeWindows0 = []byte{0x06, 0x0a, 0x2b, 0x06, 0x01, 0x06, 0x03,
 // and nmsID keeps its value. Before, the agent refused to start (and before
 // that it served the old boots and accepted the replay).
 func TestCapturedSetNotReplayedAfterFailedSave(t *testing.T) {
+	slot(t, false)
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state")
 	port := freePortOnAll(t, 2)

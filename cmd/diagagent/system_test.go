@@ -30,6 +30,7 @@ const notifyWait = 10 * time.Second
 // authtrapenable), and a system group that names the build, the algorithm
 // running, the contact and the location from the configuration.
 func TestWhatAnSNMPAgentSays(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -100,6 +101,7 @@ func TestPortTakenSaysWhatToDo(t *testing.T) {
 // terminal) ended the agent without a word; now it reloads the node list
 // (here unchanged, as it says) and the agent goes on answering.
 func TestHangupDoesNotStopTheAgent(t *testing.T) {
+	slot(t, false)
 	c := newCluster(t, clusterSpec{algo: "vcube", agents: 2, station: "127.0.0.100:162"})
 	c.start(0)
 	if err := c.procs[0].Process.Signal(syscall.SIGHUP); err != nil {
@@ -125,6 +127,7 @@ func TestHangupDoesNotStopTheAgent(t *testing.T) {
 // reached the station. Now the station hears only their coldStarts; a real
 // fault after start-up is still notified.
 func TestAgentsStartedApartStayQuiet(t *testing.T) {
+	slot(t, false)
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.100")
 	station := fmt.Sprintf("127.0.0.100:%d", port)
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -154,6 +157,7 @@ func TestAgentsStartedApartStayQuiet(t *testing.T) {
 // source; the station gets one diagNodeListMismatch, at the end of the
 // start-up grace (2 s here), since the conflict outlives it.
 func TestAgentsWithDifferentLists(t *testing.T) {
+	slot(t, false)
 	dir := t.TempDir()
 	port := netsnmptest.FreeUDPPort(t, "127.0.0.1")
 	web := netsnmptest.FreeTCPPort(t, "127.0.0.1")

@@ -48,6 +48,7 @@ var updateScreenshot = flag.Bool("update-screenshot", false, "rewrite docs/dashb
 // A maintenance window set on agent 3 then shows as a pill on agent 1's page
 // and in its metrics.
 func TestDashboardInChromium(t *testing.T) {
+	slot(t, false)
 	chrome := chromiumPath(t)
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
 	netsnmptest.StartTrapd(t, station, nil, "-On")
@@ -394,6 +395,7 @@ func edgesOf(g [][]int, k int) int {
 // headless Chromium: every node gets a row and a cell of the compact grid,
 // only the edges of one node are drawn, and a change reaches the page live.
 func TestDashboardAt1024Nodes(t *testing.T) {
+	slot(t, false)
 	const n = 1024
 	chrome := chromiumPath(t)
 	src, _, url := servePage(t, n, nil)
@@ -423,6 +425,7 @@ func TestDashboardAt1024Nodes(t *testing.T) {
 // at a laptop's size and a phone's, with no text over text; a node down
 // alone gets none.
 func TestPageShowsCauses(t *testing.T) {
+	slot(t, false)
 	chrome := chromiumPath(t)
 	src, _, url := servePage(t, 24, nil)
 	ctx := browser(t, chrome, 60*time.Second)
@@ -476,6 +479,7 @@ func servePage(t *testing.T, n int, wrap func(http.Handler) http.Handler) (*bigS
 // TestDashboardFallsBackToPolling breaks the event stream: the page then
 // polls /api/v1/state and still follows a change without a reload.
 func TestDashboardFallsBackToPolling(t *testing.T) {
+	slot(t, false)
 	chrome := chromiumPath(t)
 	src, _, url := servePage(t, 16, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -505,6 +509,7 @@ func TestDashboardFallsBackToPolling(t *testing.T) {
 // counts it (diagagent_peers_refusing_keys) and its page, in headless
 // Chromium, names it beside the key agent 1 runs.
 func TestPageShowsAKeyRefused(t *testing.T) {
+	slot(t, false)
 	chrome := chromiumPath(t)
 	station := fmt.Sprintf("127.0.0.100:%d", netsnmptest.FreeUDPPort(t, "127.0.0.100"))
 	trapd := netsnmptest.StartTrapd(t, station, nil, "-On")

@@ -26,9 +26,10 @@ import (
 // here. The state directory's tests then run under Wine as well
 // (stateTestsUnderWine).
 func TestWindowsBuildUnderWine(t *testing.T) {
-	winetest.Prefix(t)
+	slot(t, true)
+	prefix := winetest.Prefix(t)
 	exe := winetest.Build(t, ".", t.TempDir())
-	out, err := winetest.Run(exe, "-version")
+	out, err := winetest.Run(prefix, exe, "-version")
 	if err != nil || !strings.HasPrefix(out, "diagagent ") {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -51,16 +52,16 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := winetest.Run(exe, "-config", conf, "-id", "3", "-config.check"); err != nil || !strings.Contains(out, "configuration is valid (this host is node 4 of 4)") || strings.Contains(out, "warning") {
+	if out, err := winetest.Run(prefix, exe, "-config", conf, "-id", "3", "-config.check"); err != nil || !strings.Contains(out, "configuration is valid (this host is node 4 of 4)") || strings.Contains(out, "warning") {
 		t.Fatalf("-config.check under Wine: %v\n%s", err, out)
 	}
-	out, err = winetest.Run(exe, "-config", conf, "-id", "3")
+	out, err = winetest.Run(prefix, exe, "-config", conf, "-id", "3")
 	want := fmt.Sprintf("snmp.listen: cannot bind udp/127.0.0.4:%d: listen udp 127.0.0.4:%d: wsaioctl: winapi error #10045", port, port)
 	if err == nil || !strings.Contains(out, want) {
 		t.Fatalf("the agent under Wine: %v\n%s\nwant it to stop at %q (Wine 8.0 has no SIO_UDP_CONNRESET); if it got further, test the mixed cluster here", err, out, want)
 	}
 	t.Logf("under Wine the agent stops at: %s", strings.TrimSpace(out))
-	stateTestsUnderWine(t)
+	stateTestsUnderWine(t, prefix)
 }
 
 // stateTestsUnderWine runs the tests of the state directory, built for
@@ -70,7 +71,7 @@ func TestWindowsBuildUnderWine(t *testing.T) {
 // 8.0 cannot do, which is the testing package's, not the agent's: removing
 // a test's temporary directory (Go's os.RemoveAll asks for POSIX delete
 // semantics, and Wine answers "Invalid function").
-func stateTestsUnderWine(t *testing.T) {
+func stateTestsUnderWine(t *testing.T, prefix string) {
 	for _, pkg := range []struct {
 		dir   string
 		tests []string
@@ -84,7 +85,7 @@ func stateTestsUnderWine(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go test -c %s for windows: %v\n%s", pkg.dir, err, out)
 		}
-		out, _ := winetest.Run(bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(pkg.tests, "|")+")$")
+		out, _ := winetest.Run(prefix, bin, "-test.v", "-test.count=1", "-test.run", "^("+strings.Join(pkg.tests, "|")+")$")
 		cleanup := regexp.MustCompile(`^\s+testing\.go:\d+: TempDir RemoveAll cleanup: unlinkat .*: Invalid function\.$`)
 		for _, l := range strings.Split(out, "\n") {
 			l = strings.TrimRight(l, "\r")

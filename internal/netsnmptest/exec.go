@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -46,26 +47,72 @@ func ToolAddr(addr string) string {
 	return "udp:" + addr
 }
 
-// FreeUDPPort returns a UDP port that was free on host (IPv4 or IPv6) a moment ago.
+// FreeUDPPort returns a UDP port that was free on host (IPv4 or IPv6) a
+// moment ago, and that no other call in this process returned: tests side
+// by side never get the same one.
 func FreeUDPPort(t testing.TB, host string) int {
 	t.Helper()
-	c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		t.Fatalf("free UDP port on %s: %v", host, err)
-	}
-	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
+	return freePort(t, "udp", host)
 }
 
-// FreeTCPPort returns a TCP port that was free on host (IPv4 or IPv6) a moment ago.
+// FreeTCPPort is FreeUDPPort for TCP.
 func FreeTCPPort(t testing.TB, host string) int {
 	t.Helper()
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		t.Fatalf("free TCP port on %s: %v", host, err)
+	return freePort(t, "tcp", host)
+}
+
+// handedOut holds the ports FreeUDPPort and FreeTCPPort returned, by
+// network.
+var handedOut struct {
+	sync.Mutex
+	ports map[string]map[int]bool
+}
+
+// Reserve reports whether port, on network, was not handed out yet in this
+// process, and hands it out: for a caller that found a port free by its
+// own means (on several addresses at once).
+func Reserve(network string, port int) bool {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports == nil {
+		handedOut.ports = map[string]map[int]bool{}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	if handedOut.ports[network] == nil {
+		handedOut.ports[network] = map[int]bool{}
+	}
+	if handedOut.ports[network][port] {
+		return false
+	}
+	handedOut.ports[network][port] = true
+	return true
+}
+
+// freePort finds a port free on host for network and hands it out.
+func freePort(t testing.TB, network, host string) int {
+	t.Helper()
+	for range 100 {
+		var port int
+		if network == "udp" {
+			c, err := net.ListenPacket("udp", net.JoinHostPort(host, "0"))
+			if err != nil {
+				t.Fatalf("free UDP port on %s: %v", host, err)
+			}
+			port = c.LocalAddr().(*net.UDPAddr).Port
+			c.Close()
+		} else {
+			l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+			if err != nil {
+				t.Fatalf("free TCP port on %s: %v", host, err)
+			}
+			port = l.Addr().(*net.TCPAddr).Port
+			l.Close()
+		}
+		if Reserve(network, port) {
+			return port
+		}
+	}
+	t.Fatalf("no %s port on %s that this process did not hand out already", network, host)
+	return 0
 }
 
 // Env is the environment for net-snmp programs: no MIBs loaded unless asked,

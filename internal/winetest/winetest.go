@@ -20,17 +20,15 @@ import (
 // /usr/bin).
 const Wine = "/usr/lib/wine/wine64"
 
-// Prefix makes a Wine prefix under a temporary directory, sets WINEPREFIX
-// (and WINEDEBUG quiet) for the rest of the test, and installs the
-// ProcessPrng stub in its System32. When the test ends, its wineserver is
-// stopped.
+// Prefix makes a Wine prefix under a temporary directory and installs
+// the ProcessPrng stub in its System32; Run runs in it. When the test
+// ends, its wineserver is stopped. The environment is left alone: tests
+// with a prefix each run side by side.
 func Prefix(t *testing.T) string {
 	t.Helper()
 	prefix := filepath.Join(t.TempDir(), "wine")
-	t.Setenv("WINEPREFIX", prefix)
-	t.Setenv("WINEDEBUG", "-all")
-	t.Cleanup(func() { _ = exec.Command(filepath.Join(filepath.Dir(Wine), "wineserver"), "-k").Run() })
-	if out, err := exec.Command(Wine, "wineboot", "--init").CombinedOutput(); err != nil {
+	t.Cleanup(func() { _ = command(prefix, filepath.Join(filepath.Dir(Wine), "wineserver"), "-k").Run() })
+	if out, err := command(prefix, Wine, "wineboot", "--init").CombinedOutput(); err != nil {
 		t.Fatalf("wineboot --init: %v\n%s", err, out)
 	}
 	sys32 := filepath.Join(prefix, "drive_c", "windows", "system32")
@@ -59,11 +57,19 @@ func Build(t *testing.T, pkg, dir string) string {
 	return exe
 }
 
-// Run runs exe under Wine with args and returns what it printed.
-func Run(exe string, args ...string) (string, error) {
-	out, err := exec.Command(Wine, append([]string{exe}, args...)...).CombinedOutput()
+// Run runs exe under Wine, in prefix, with args and returns what it
+// printed.
+func Run(prefix, exe string, args ...string) (string, error) {
+	out, err := command(prefix, Wine, append([]string{exe}, args...)...).CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("wine %s %s: %w", filepath.Base(exe), strings.Join(args, " "), err)
 	}
 	return string(out), nil
+}
+
+// command is name with args, run in the Wine prefix, quiet.
+func command(prefix, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "WINEPREFIX="+prefix, "WINEDEBUG=-all")
+	return cmd
 }
