@@ -166,10 +166,17 @@ type greetingLAN struct {
 	*slowLAN
 	hellos chan netip.Addr
 	deaf   map[netip.Addr]bool
+	mu     sync.Mutex
+	named  map[netip.Addr]uint32 // the node each hello named, when set
 }
 
-func (g *greetingLAN) Hello(_ context.Context, t probe.Target, _ uint32) error {
+func (g *greetingLAN) Hello(_ context.Context, t probe.Target, node uint32) error {
 	g.hellos <- t.Addr
+	if g.named != nil {
+		g.mu.Lock()
+		g.named[t.Addr] = node
+		g.mu.Unlock()
+	}
 	if g.deaf[t.Addr] {
 		return errors.New("no answer")
 	}
@@ -319,27 +326,12 @@ func cutOff(t *testing.T, d *Daemon, slow *slowLAN) {
 	}
 }
 
-// namingLAN is a slowLAN that notes each hello's address and the node it
-// names.
-type namingLAN struct {
-	*slowLAN
-	mu     sync.Mutex
-	hellos map[netip.Addr]uint32
-}
-
-func (g *namingLAN) Hello(_ context.Context, t probe.Target, node uint32) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.hellos[t.Addr] = node
-	return nil
-}
-
 // TestUnreachedTellsTheTesters: an agent that finds a node out of its own
 // reach, while others reach it, says hello on the node's behalf to each of
 // its other testers, naming the node: each tests it at once rather than
 // in its turn of the rotating plan.
 func TestUnreachedTellsTheTesters(t *testing.T) {
-	lan := &namingLAN{slowLAN: newSlowLAN(false), hellos: map[netip.Addr]uint32{}}
+	lan := &greetingLAN{slowLAN: newSlowLAN(false), hellos: make(chan netip.Addr, 16), named: map[netip.Addr]uint32{}}
 	d := slowDaemon(t, lan, &sink{})
 	// Node 5's testers: c(4,1) = {6}, c(4,2) = {7, 8}, c(4,3) = {1..4},
 	// whose first is node 1, this agent.
@@ -348,7 +340,7 @@ func TestUnreachedTellsTheTesters(t *testing.T) {
 	}
 	d.tellTesters(context.Background(), 4)
 	d.push.sends.Wait()
-	if want := map[netip.Addr]uint32{addr(5): 5, addr(6): 5}; !maps.Equal(lan.hellos, want) {
-		t.Errorf("hellos %v, want %v: nodes 6 and 7 each asked to test node 5", lan.hellos, want)
+	if want := map[netip.Addr]uint32{addr(5): 5, addr(6): 5}; !maps.Equal(lan.named, want) {
+		t.Errorf("hellos %v, want %v: nodes 6 and 7 each asked to test node 5", lan.named, want)
 	}
 }
