@@ -46,6 +46,12 @@ bind /usr/local/go /usr/local/go ro
 inside() { chroot "$root" env -i PATH=/usr/local/go/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb CI=true "$@"; }
 inside apt-get update -qq
 inside env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc libc6-dev make git ca-certificates >/dev/null
+# The machine's own certificate authorities (a proxy's, say), as a new machine of the
+# kind carries them: the Go module proxy is reached through them.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	inside update-ca-certificates >/dev/null
+fi
 git clone -q "$PWD" "$root/src"
 echo "fresh-machine: the root is ready after $(($(date +%s) - start)) s: $(inside go version)"
 t=$(date +%s)
