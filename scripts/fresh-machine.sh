@@ -34,8 +34,13 @@ bind() { # bind SRC DEST [OPTS]: a recursive bind mount, undone at the end
 	mounts+=("$root$2")
 }
 start=$(date +%s)
+mkdir -p "$root"
+# The root is a mount of its own, as / is on a machine: unshare -m and ip netns change
+# its propagation, which a plain directory refuses.
+mount --bind "$root" "$root" && mount --make-private "$root" && mounts+=("$root")
 debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/dev/null
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 bind /proc /proc
 bind /sys /sys
 bind /dev /dev
