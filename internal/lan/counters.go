@@ -25,7 +25,8 @@ func (nw *Net) Count(groups [][]int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "add table inet %[1]s\nadd counter inet %[1]s ping\n", countTable)
 	fmt.Fprintf(&b, "add chain inet %s out { type filter hook output priority 0; policy accept; }\n", countTable)
-	fmt.Fprintf(&b, "add rule inet %s out meta l4proto { icmp, ipv6-icmp } counter name ping\n", countTable)
+	// ICMP and ICMPv6 by number: a host without /etc/protocols (netbase) has no names for them.
+	fmt.Fprintf(&b, "add rule inet %s out meta l4proto { 1, 58 } counter name ping\n", countTable)
 	for k, ports := range groups {
 		set := make([]string, len(ports))
 		for i, p := range ports {
