@@ -19,8 +19,9 @@ import (
 // starts an interval at once and tests it there (hiadsd.Node.Ask), and the
 // verdict is recorded and pushed as any other. An agent that cannot reach
 // a node other agents reach writes that node's id to the node's other
-// testers the same way (tellTesters). The hello changes no status by itself, so a forged or replayed one costs one test; each node is
-// heard at most once per interval, and a tester starts at most one early
+// testers the same way (tellTesters). The hello changes no status by
+// itself, so a forged or replayed one costs one test; each node is heard
+// at most once per interval, and a tester starts at most one early
 // interval per quarter interval.
 
 // greeting is a Prober that can say hello (probe.Prober.Hello).

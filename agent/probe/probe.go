@@ -372,11 +372,11 @@ func (p *Prober) asked(ctx context.Context, t Target, confirm int) Result {
 	}()
 	res := p.test(tctx, t, p.retry())
 	if res.Status == hiadsd.Unknown && tctx.Err() != nil && ctx.Err() == nil {
-		res = Result{Status: hiadsd.FaultFree} // b.add gives it the burst's round trip
+		res = Result{Status: hiadsd.FaultFree} // alive: the burst was answered
 	}
 	res = b.add(res)
 	if res.Status == hiadsd.FaultFree && res.RTT == 0 {
-		_, _, res.RTT = b.end()
+		_, _, res.RTT = b.end() // its round trip is the burst's first answer's
 	}
 	return res
 }
