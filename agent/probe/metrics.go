@@ -53,12 +53,11 @@ func newMetrics() probeMetrics {
 	return m
 }
 
-// observe counts one finished test; one asked by another agent waits
-// the re-test's ceiling, not the peer's round-trip timeout.
-func (m probeMetrics) observe(r Result, asked bool) {
+// observe counts one finished test.
+func (m probeMetrics) observe(r Result) {
 	m.tests.WithLabelValues(r.Status.String()).Inc()
 	m.testTime.Observe(r.Duration.Seconds())
-	if r.Wait > 0 && !r.Retested && !asked {
+	if r.Wait > 0 && !r.Retested {
 		m.wait.Observe(r.Wait.Seconds())
 	}
 	switch {

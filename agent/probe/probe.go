@@ -259,7 +259,7 @@ func (p *Prober) ProbeInView(ctx context.Context, t Target, v View) Result {
 	res := p.probe(ctx, t, v)
 	res.Duration = time.Since(start)
 	if ctx.Err() == nil { // a test cut short by the agent stopping is no test
-		p.met.observe(res, v.Asked)
+		p.met.observe(res)
 	}
 	return res
 }
@@ -277,18 +277,11 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	defer release(p.slots)
 	key := key(t)
 	was := p.book.get(key)
+	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))
 	held := v.Held
 	if held == hiadsd.Unknown {
 		held = was.last
 	}
-	if v.Asked && v.Confirm > 0 && (held.Up() || held == hiadsd.Unknown) {
-		res := p.asked(ctx, t, v.Confirm)
-		if res.Status != hiadsd.Unknown {
-			p.book.update(key, func(s *peerState) { s.last = res.Status })
-		}
-		return res
-	}
-	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))
 	if suspect(res.Status, held) {
 		first := res
 		var others *vantages
@@ -348,35 +341,6 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if res.Status.Up() && v.Measure > 0 {
 		sent, unanswered := p.measure(ctx, t, v.Measure)
 		res.Sent, res.Unanswered = res.Sent+sent, res.Unanswered+unanswered
-	}
-	return res
-}
-
-// asked is the test that answers another agent's question about a peer
-// this agent holds up: the re-test's waits and its burst of confirm
-// requests at once, with no first try before them. The asker found the
-// peer down and re-tests it meanwhile; a first try here, on the peer's
-// round-trip timeout, would only delay the answer past the asker's
-// re-test (0.16 s on a frozen peer at the shipped settings), and a
-// failure it found would be re-tested with these waits anyway. One answer
-// to the burst proves the peer alive, and ends the test once the burst
-// is over; the burst measures the link as View.Confirm says.
-func (p *Prober) asked(ctx context.Context, t Target, confirm int) Result {
-	b := p.startBurst(ctx, t, confirm, p.retry().wait, burstOpts{})
-	tctx, proved := context.WithCancel(ctx)
-	defer proved()
-	go func() {
-		if b.alive() {
-			proved()
-		}
-	}()
-	res := p.test(tctx, t, p.retry())
-	if res.Status == hiadsd.Unknown && tctx.Err() != nil && ctx.Err() == nil {
-		res = Result{Status: hiadsd.FaultFree} // alive: the burst was answered
-	}
-	res = b.add(res)
-	if res.Status == hiadsd.FaultFree && res.RTT == 0 {
-		_, _, res.RTT = b.end() // its round trip is the burst's first answer's
 	}
 	return res
 }

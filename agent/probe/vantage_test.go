@@ -5,7 +5,6 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 
@@ -264,41 +263,5 @@ func TestOvertakenRequestsAreLost(t *testing.T) {
 	b.answer(3, time.Millisecond)
 	if b.reqs[3].state != reqUnderWay {
 		t.Fatal("an answer after the verdict was settled moved the burst's counts")
-	}
-}
-
-// TestAskedTestSkipsTheFirstTry: a test that answers another agent's
-// question about a peer held up runs the re-test's waits and its burst at
-// once: of a silent peer it sends the re-test's two requests, not a first
-// try's four before them, and finds it down (partial: loopback answers the
-// echo); of a live one it answers at the first request and measures.
-func TestAskedTestSkipsTheFirstTry(t *testing.T) {
-	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
-		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
-	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }
-	for _, alive := range []bool{false, true} {
-		var mu sync.Mutex
-		own := 0 // the test's own requests ask for two objects, the burst's for one
-		keep := func(req *gosnmp.SnmpPacket) bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if len(req.Variables) == 2 {
-				own++
-			}
-			return alive
-		}
-		p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
-		p.starvedBy = 0
-		res := p.ProbeInView(probeContext(t), startLossyPeer(t, keep, answer).target(),
-			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Asked: true})
-		mu.Lock()
-		sent := own
-		mu.Unlock()
-		switch {
-		case !alive && (res.Status != hiadsd.Partial || sent != 2):
-			t.Errorf("silent peer: %v after %d requests of the test's own; want partial after the re-test's 2", res.Status, sent)
-		case alive && (res.Status != hiadsd.FaultFree || sent != 1 || res.Sent < 1+hiadsd.ConfirmRequests*4/5):
-			t.Errorf("live peer: %v after %d requests of the test's own, %d sent in all; want fault-free after 1, and the burst", res.Status, sent, res.Sent)
-		}
 	}
 }

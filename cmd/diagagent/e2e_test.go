@@ -18,12 +18,13 @@ import (
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
-// slots lets three of the package's longer tests run side by side (each
+// slots lets two of the package's longer tests run side by side (each
 // runs agents, a build or a browser, and mostly waits), and heavy one of
-// those that build for several platforms: the package lasts about a third
-// of their sum, and loads the machine little more beside internal/lan's
-// LANs than one after the other did.
-var slots, heavy = make(chan struct{}, 3), make(chan struct{}, 1)
+// those that build for several platforms: the package lasts about half
+// their sum, and loads the machine little more beside internal/lan's LANs
+// than one after the other did (three at a time, a clean-clone run timed
+// out operators' SETs in a LAN test beside them).
+var slots, heavy = make(chan struct{}, 2), make(chan struct{}, 1)
 
 // slot makes t parallel and waits for one of slots (and heavy's, for a
 // test that builds), freed when t ends.
