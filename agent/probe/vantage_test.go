@@ -265,3 +265,39 @@ func TestOvertakenRequestsAreLost(t *testing.T) {
 		t.Fatal("an answer after the verdict was settled moved the burst's counts")
 	}
 }
+
+// TestAskedRetestEndsWithTheAskers: a test that answers another agent's
+// question about a peer held up, finding it silent, re-tests it with its
+// waits shortened by half of what its first try took (attempt.after), so
+// its answer comes as the asker's own re-test ends; a test of its own
+// waits test.timeout in its re-test. The peer stays down either way
+// (partial: loopback answers the echo).
+func TestAskedRetestEndsWithTheAskers(t *testing.T) {
+	for _, asked := range []bool{false, true} {
+		p := newTestProber(t, func(c *Config) { c.Retries = 3 })
+		p.starvedBy = 0
+		silent := startLossyPeer(t, func(*gosnmp.SnmpPacket) bool { return false }, nil).target()
+		res := p.ProbeInView(probeContext(t), silent, View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Asked: asked})
+		if res.Status != hiadsd.Partial || !res.Retested {
+			t.Fatalf("asked %v: %v (re-tested %v), want partial after a re-test", asked, res.Status, res.Retested)
+		}
+		timeout := p.cfg.Timeout
+		switch {
+		case !asked && res.Wait != timeout:
+			t.Errorf("own test: the re-test waited %v for each reply, want test.timeout %v", res.Wait, timeout)
+		case asked && (res.Wait >= timeout || res.Wait < timeout/2):
+			t.Errorf("asked: the re-test waited %v for each reply, want less than test.timeout %v by half the first try, no less than half", res.Wait, timeout)
+		}
+	}
+}
+
+// TestAfter: the shortened re-test's arithmetic, and its floors.
+func TestAfter(t *testing.T) {
+	a := attempt{wait: time.Second, retries: 1, pingNow: true}
+	if got := a.after(160*time.Millisecond, 2*time.Second); got.wait != 920*time.Millisecond || got.pingBy != 1840*time.Millisecond || got.retries != 1 || !got.pingNow {
+		t.Errorf("after 160ms: %+v", got)
+	}
+	if got := a.after(5*time.Second, 2*time.Second); got.wait != 500*time.Millisecond || got.pingBy != time.Second {
+		t.Errorf("after 5s: %+v, want the floors", got)
+	}
+}
