@@ -64,6 +64,8 @@ inside bash -c 'cd /src && scripts/test-deps.sh'
 echo "fresh-machine: the install step (scripts/test-deps.sh) took $(($(date +%s) - t)) s"
 t=$(date +%s)
 status=0
-inside bash -c 'cd /src && make test' || status=$?
+# Each line of the suite's output carries the seconds since it began: make echoes each
+# step before it runs, and go test names each package as it ends.
+inside bash -c 'set -o pipefail; cd /src && make test 2>&1 | while IFS= read -r l; do printf "[%4d s] %s\n" "$SECONDS" "$l"; done' || status=$?
 echo "fresh-machine: make test took $(($(date +%s) - t)) s, exit $status"
 exit $status
