@@ -278,11 +278,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	key := key(t)
 	was := p.book.get(key)
 	begun := time.Now()
-	first := p.firstTry(p.book.estimate(t))
-	if v.Asked {
-		first = first.within(p.retry().wait / 2)
-	}
-	res := p.test(ctx, t, first)
+	res := p.test(ctx, t, p.firstTry(p.book.estimate(t)))
 	held := v.Held
 	if held == hiadsd.Unknown {
 		held = was.last
@@ -431,23 +427,6 @@ func (p *Prober) stretch() time.Duration {
 // and a frozen or cut-off peer costs max(2·test.timeout, ping_timeout).
 func (p *Prober) retry() attempt {
 	return attempt{wait: p.cfg.Timeout * p.stretch(), retries: 1, pingNow: true}
-}
-
-// within caps a's waits so that the whole of it, each request and resend
-// and the echo check's wait after them, takes no longer than d. A test
-// that answers another agent's question gives its first try half the
-// re-test's window: a vantage point rarely tests the peer it is asked
-// about, and without a round trip measured its waits are test.timeout's
-// ceiling (at N = 64, two vantage points of a frozen peer answered 3.5 s
-// after the question, and the asker waited 2 s past its own re-test for
-// them).
-func (a attempt) within(d time.Duration) attempt {
-	w := d / time.Duration(a.retries+2)
-	a.wait = min(a.wait, w)
-	if a.pingBound > 0 {
-		a.pingBound = min(a.pingBound, w)
-	}
-	return a
 }
 
 // after is the re-test a, in a test that answers another agent's
