@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/internal/cpugate"
 	"github.com/diagagent/diagagent/internal/netsnmptest"
 )
 
@@ -37,7 +36,6 @@ func slot(t *testing.T, builds bool) {
 	}
 	slots <- struct{}{}
 	t.Cleanup(func() { <-slots })
-	cpugate.Wait(2 * time.Minute)
 }
 
 // enterprise200 is the BER encoding of 1.3.6.1.4.1.200, the DIAGNOSIS-MIB's

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/diagagent/diagagent/internal/cpugate"
 	"github.com/diagagent/diagagent/mib"
 )
 
@@ -41,9 +40,7 @@ func TestMain(m *testing.M) {
 var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN"}
 
 // lanSlots admits the other LAN tests a few at a time: LAN_SLOTS, 4 unless
-// set (go test's -parallel must leave room for all of them to wait here),
-// each once the CPU has room (internal/cpugate): on a machine whose system
-// calls cost twice as much, four at once beside the long ones starved it.
+// set (go test's -parallel must leave room for all of them to wait here).
 var lanSlots struct {
 	once sync.Once
 	ch   chan struct{}
@@ -78,9 +75,6 @@ func admit(t *testing.T) {
 		return
 	}
 	lanSlots.ch <- struct{}{}
-	if waited := cpugate.Wait(2 * time.Minute); waited > time.Second {
-		t.Logf("waited %v for the CPU (pressure under %v%%, internal/cpugate)", waited.Round(time.Second), cpugate.Limit())
-	}
 	t.Cleanup(func() {
 		<-lanSlots.ch
 		lanSlots.mu.Lock()
