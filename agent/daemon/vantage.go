@@ -208,7 +208,9 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
+				began := d.now()
 				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: hiadsd.ConfirmRequests, Asked: true})
+				took := d.now().Sub(began)
 				if r.Status == hiadsd.Unknown {
 					return
 				}
@@ -226,7 +228,8 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 				if err != nil {
 					return
 				}
-				f := d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node, "found": r.Status.String()})
+				f := d.log.WithFields(logrus.Fields{"to": q.From, "node": q.Node, "found": r.Status.String(),
+					"tested_in": took.String(), "answered_in": d.now().Sub(began).String()})
 				if err := sp.Vantage(ctx, members[q.From-1], b); err != nil {
 					f.WithError(err).Info("answer to another agent not taken")
 					return
