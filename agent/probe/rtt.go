@@ -84,7 +84,19 @@ type peerState struct {
 	engine engine
 	// user is the SNMPv3 user the peer last accepted, "" for the first.
 	user string
+	// sampled is when rtt last took a sample in.
+	sampled time.Time
 }
+
+// staleRTT is how old a peer's last round trip may be for its own estimate
+// to stand; past it, the LAN's, which every peer's replies keep fresh,
+// stands in. A peer this agent tests only when another agent asks about it
+// kept the estimate a loaded start-up gave it: at N = 64, two vantage
+// points asked about a frozen node waited its 1 s ceiling in their first
+// tries and answered after 3.1 and 5.3 s, where the tester's whole test
+// took 2.2 s. The tests of the rotating plan sample each peer they test
+// every few intervals, well within it.
+const staleRTT = 30 * time.Second
 
 // peerBook holds the state of every peer tested, keyed by address and port,
 // and one estimate of the LAN's round trip fed by every peer's samples.
@@ -110,20 +122,26 @@ func (b *peerBook) get(ap netip.AddrPort) peerState {
 }
 
 // estimate is the round trip to t that its waits derive from: its own, or
-// for an agent not measured yet the LAN's, with its own backoff. A
+// for an agent not measured yet the LAN's, with its own backoff, and for
+// one last measured longer than staleRTT ago the LAN's. A
 // tested-only device runs another SNMP agent, slower or faster than ours,
 // so it waits the ceiling until it answers once.
 func (b *peerBook) estimate(t Target) rtt {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	var r rtt
+	var at time.Time
 	if s := b.peers[key(t)]; s != nil {
-		r = s.rtt
+		r, at = s.rtt, s.sampled
 	}
-	if r.samples == 0 && !t.TestedOnly {
+	switch {
+	case t.TestedOnly:
+	case r.samples == 0:
 		backoff := r.backoff
 		r = b.lan
 		r.backoff = backoff
+	case time.Since(at) > staleRTT && b.lan.samples > 0:
+		r = b.lan
 	}
 	return r
 }
@@ -131,7 +149,7 @@ func (b *peerBook) estimate(t Target) rtt {
 // sampled takes in the round trip d of a reply from t to a request sent
 // once, for t and, when t is an agent, for the LAN.
 func (b *peerBook) sampled(t Target, d time.Duration) {
-	b.update(key(t), func(s *peerState) { s.rtt.sample(d) })
+	b.update(key(t), func(s *peerState) { s.rtt.sample(d); s.sampled = time.Now() })
 	if !t.TestedOnly {
 		b.mu.Lock()
 		b.lan.sample(d)

@@ -368,3 +368,31 @@ func TestLANEstimate(t *testing.T) {
 		t.Errorf("an agent measured at 5ms: %v, want the floor (its own estimate)", w)
 	}
 }
+
+// TestStaleEstimate: a peer whose last sample is older than staleRTT (one
+// tested only when another agent asks) waits as the LAN's round trip says,
+// its backoff too; a tested-only device keeps its own.
+func TestStaleEstimate(t *testing.T) {
+	const floor, ceiling = 50 * time.Millisecond, time.Second
+	var b peerBook
+	slow := Target{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161}
+	other := Target{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161}
+	printer := Target{Addr: netip.MustParseAddr("10.0.0.3"), Port: 161, TestedOnly: true}
+	b.sampled(slow, 400*time.Millisecond) // a loaded start-up's round trip
+	b.update(key(slow), func(s *peerState) { s.rtt.ambiguous() })
+	b.sampled(printer, 400*time.Millisecond)
+	b.sampled(other, 20*time.Millisecond)
+	if w := b.estimate(slow).timeout(floor, ceiling); w != ceiling {
+		t.Fatalf("a fresh 400ms sample, backed off: %v, want its own (the ceiling)", w)
+	}
+	long := time.Now().Add(-staleRTT - time.Second)
+	b.update(key(slow), func(s *peerState) { s.sampled = long })
+	b.update(key(printer), func(s *peerState) { s.sampled = long })
+	b.sampled(other, 20*time.Millisecond)
+	if w := b.estimate(slow).timeout(floor, ceiling); w >= 200*time.Millisecond {
+		t.Errorf("a stale 400ms estimate beside a LAN at 20ms: %v, want the LAN's", w)
+	}
+	if w := b.estimate(printer).timeout(floor, ceiling); w != ceiling {
+		t.Errorf("a tested-only device's stale estimate: %v, want its own (400ms + 4 x 200ms, the ceiling)", w)
+	}
+}
