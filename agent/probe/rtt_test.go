@@ -335,6 +335,13 @@ func TestProbeRetestCorroborated(t *testing.T) {
 	}
 }
 
+// twoAgentsAndADevice are the peers of the estimate tests: two agents and
+// a tested-only device.
+func twoAgentsAndADevice() (Target, Target, Target) {
+	return Target{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161}, Target{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161},
+		Target{Addr: netip.MustParseAddr("10.0.0.3"), Port: 161, TestedOnly: true}
+}
+
 // TestLANEstimate: an agent never measured waits as the LAN's round trip
 // says, not the ceiling; a tested-only device waits the ceiling until it
 // answers once; a peer's own samples win over the LAN's, and its own
@@ -342,9 +349,7 @@ func TestProbeRetestCorroborated(t *testing.T) {
 func TestLANEstimate(t *testing.T) {
 	const floor, ceiling = 50 * time.Millisecond, time.Second
 	var b peerBook
-	a := Target{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161}
-	fresh := Target{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161}
-	printer := Target{Addr: netip.MustParseAddr("10.0.0.3"), Port: 161, TestedOnly: true}
+	a, fresh, printer := twoAgentsAndADevice()
 	if w := b.estimate(fresh).timeout(floor, ceiling); w != ceiling {
 		t.Fatalf("before any sample: %v, want the ceiling", w)
 	}
@@ -375,9 +380,7 @@ func TestLANEstimate(t *testing.T) {
 func TestStaleEstimate(t *testing.T) {
 	const floor, ceiling = 50 * time.Millisecond, time.Second
 	var b peerBook
-	slow := Target{Addr: netip.MustParseAddr("10.0.0.1"), Port: 161}
-	other := Target{Addr: netip.MustParseAddr("10.0.0.2"), Port: 161}
-	printer := Target{Addr: netip.MustParseAddr("10.0.0.3"), Port: 161, TestedOnly: true}
+	slow, other, printer := twoAgentsAndADevice()
 	b.sampled(slow, 400*time.Millisecond) // a loaded start-up's round trip
 	b.update(key(slow), func(s *peerState) { s.rtt.ambiguous() })
 	b.sampled(printer, 400*time.Millisecond)
