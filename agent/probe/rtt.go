@@ -92,9 +92,9 @@ type peerState struct {
 // to stand; past it, the LAN's, which every peer's replies keep fresh,
 // stands in. A peer this agent tests only when another agent asks about it
 // kept the estimate a loaded start-up gave it: at N = 64, two vantage
-// points asked about a frozen node waited its 1 s ceiling in their first
-// tries and answered after 3.1 and 5.3 s, where the tester's whole test
-// took 2.2 s. The tests of the rotating plan sample each peer they test
+// points asked about a frozen node waited up to the 1 s ceiling in their
+// first tries, their tests taking 3.1 and 5.3 s, where the tester's whole
+// test took 2.2 s. The tests of the rotating plan sample each peer they test
 // every few intervals, well within it.
 const staleRTT = 30 * time.Second
 
