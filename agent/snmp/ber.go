@@ -10,9 +10,10 @@ var ErrMalformed = errors.New("snmp: malformed SNMP message")
 
 // BER tags the header reader needs.
 const (
-	tagInteger  = 0x02
-	tagOctets   = 0x04
-	tagSequence = 0x30
+	tagInteger    = 0x02
+	tagOctets     = 0x04
+	tagSequence   = 0x30
+	tagSetRequest = 0xa3
 )
 
 // tlv is one decoded BER element: its tag and the bounds of its contents in
@@ -103,6 +104,15 @@ func messageVersion(b []byte) (int64, int, error) {
 	}
 	v, t, err := readInt(b, outer.start)
 	return v, t.end, err
+}
+
+// communitySet reports whether the SNMPv1/v2c message b, whose version ends
+// at off, carries a SetRequest: its community is followed by the tag 0xa3.
+// It decodes nothing else; a malformed message says false and is refused
+// where it is answered.
+func communitySet(b []byte, off int) bool {
+	c, err := expect(b, off, tagOctets)
+	return err == nil && c.end < len(b) && b[c.end] == tagSetRequest
 }
 
 // minimalInt reports whether INTEGER contents c use the fewest octets

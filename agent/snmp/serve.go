@@ -11,10 +11,12 @@ import (
 // called, and closes conn; after Close it returns nil, or ErrClosed if the
 // responder was closed before Serve began.
 //
-// One goroutine reads the socket and answers SNMPv1/v2c requests itself, as
+// One goroutine reads the socket and answers SNMPv1/v2c reads itself, as
 // they take far less time than a hand-over; SNMPv3 requests, which pay for
-// USM cryptography, go to Config.Workers workers, so at most that many are in
-// flight besides the one the reader handles.
+// USM cryptography, and every SetRequest, which may wait for the state file
+// to reach the disk, go to Config.Workers workers, so at most that many are
+// in flight besides the one the reader handles, and a slow disk never holds
+// up the peers' tests.
 func (r *Responder) Serve(conn net.PacketConn) error {
 	r.mu.Lock()
 	if r.closed {
@@ -58,7 +60,8 @@ type job struct {
 }
 
 // reader reads datagrams until the connection fails, answering community
-// messages itself and queueing SNMPv3 ones (blocking while all workers are busy).
+// reads itself and queueing SNMPv3 messages and community SETs (blocking
+// while all workers are busy).
 func (r *Responder) reader(pc packetIO, jobs, free chan *job) error {
 	buf := make([]byte, r.cfg.MaxMessageSize+1)
 	ws := &workspace{}
@@ -69,7 +72,7 @@ func (r *Responder) reader(pc packetIO, jobs, free chan *job) error {
 			return fmt.Errorf("snmp: reading requests: %w", err)
 		}
 		b := buf[:n]
-		if v, _, err := messageVersion(b); err == nil && v == 3 && n <= r.cfg.MaxMessageSize {
+		if v, after, err := messageVersion(b); err == nil && (v == 3 || communitySet(b, after)) && n <= r.cfg.MaxMessageSize {
 			j := <-free
 			j.n, j.src, j.addr = copy(j.buf, b), src, addr
 			jobs <- j

@@ -22,17 +22,27 @@ var ErrTimeout = errors.New("lan: timed out")
 
 // snmp runs a net-snmp tool from the station's namespace and returns its output.
 func (c *Cluster) snmp(tool, community, addr string, args ...string) (string, error) {
+	return c.netSNMP(tool, []string{"-v2c", "-c", community, "-t", "0.5", "-r", "1", "-On", addr}, args...)
+}
+
+// OperatorSet runs snmpset from the station's host as an operator types it:
+// net-snmp's own timeout and retries (1 s, 5 retries), the write community.
+func (c *Cluster) OperatorSet(addr string, args ...string) (string, error) {
+	return c.netSNMP("snmpset", []string{"-v2c", "-c", "private", "-On", addr}, args...)
+}
+
+// netSNMP runs net-snmp's tool from the station's host with options opts, then args.
+func (c *Cluster) netSNMP(tool string, opts []string, args ...string) (string, error) {
 	bin, err := netsnmptest.Find(tool)
 	if err != nil {
 		return "", err
 	}
-	all := append([]string{"netns", "exec", c.Net.Hosts[len(c.Net.Hosts)-1], "env", "MIBS=", bin,
-		"-v2c", "-c", community, "-t", "0.5", "-r", "1", "-On", addr}, args...)
+	all := append(append([]string{"netns", "exec", c.Net.Hosts[len(c.Net.Hosts)-1], "env", "MIBS=", bin}, opts...), args...)
 	var out bytes.Buffer
 	cmd := exec.Command("ip", all...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("lan: %s %s: %w: %s", tool, addr, err, strings.TrimSpace(out.String()))
+		return out.String(), fmt.Errorf("lan: %s %s: %w: %s", tool, opts[len(opts)-1], err, strings.TrimSpace(out.String()))
 	}
 	return out.String(), nil
 }
