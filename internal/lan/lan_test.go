@@ -3,10 +3,11 @@
 package lan
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,66 +22,115 @@ var agent Agent
 
 // TestMain runs the tests and removes the binary they built. The LAN
 // tests are parallel (each LAN is namespaces of its own, named by the
-// process and the test's tag) and take a slot each (admit), but those
-// of longFirst.
+// process and the test's tag) and each waits for room for its agents
+// (admit), but those of longFirst.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	lanRoom.expectLong(flag.Lookup("test.run").Value.String())
 	code := m.Run()
 	agent.Remove()
 	os.Exit(code)
 }
 
-// longFirst are the LAN tests that need no slot: they begin at once, so
-// that the package lasts about as long as the longest of them while the
+// longFirst are the LAN tests that wait for no room: they begin at once,
+// so that the package lasts about as long as the longest of them while the
 // others take turns beside them: the nemesis (three minutes) and the
 // lossy member's three LANs (two steps of a minute each, and the repairs
-// between them). Nine LANs at once beside cmd/diagagent's tests starved
-// the machine once (a clean-clone run of 2026-11-29: a burst's replies
-// came late enough to name healthy hosts degraded); a burst whose
-// requests leave late counts no loss since, and eight is the most now.
+// between them).
 var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN"}
 
-// lanSlots admits the other LAN tests a few at a time: LAN_SLOTS, 4 unless
-// set (go test's -parallel must leave room for all of them to wait here).
-var lanSlots struct {
-	once sync.Once
-	ch   chan struct{}
-	mu   sync.Mutex
-	held map[string]bool // the tests holding a slot
+// lanRoom admits the other LAN tests while the agents running stay within
+// LAN_AGENTS, 64 unless set: on two cores of a machine slow at system
+// calls (page-table isolation), 140 agents at once starved each other
+// until their tests timed out (a clean-clone run of 2026-11-29: nine LAN
+// tests failed, each passing alone). A test waits until the long ones
+// that will run have begun (30 s at most: one may fail before its LAN),
+// so that they never wait behind it.
+var lanRoom = room{cap: 64, long: map[string]bool{}}
+
+// room is a budget of agents; see lanRoom.
+type room struct {
+	mu      sync.Mutex
+	changed *sync.Cond
+	cap     int
+	used    int             // the agents of the LANs admitted
+	long    map[string]bool // the tests of longFirst that will run, true once begun
+	patient *time.Timer     // ends the wait for them
+	held    map[string]int  // the tests admitted, and their agents
 }
 
-// admit waits for a slot for t, unless t is one of longFirst or holds one
-// already; the slot is freed when t ends, after its LAN is removed.
-func admit(t *testing.T) {
+// expectLong notes which tests of longFirst the -run pattern selects, and
+// reads LAN_AGENTS.
+func (r *room) expectLong(run string) {
+	r.changed = sync.NewCond(&r.mu)
+	r.held = map[string]int{}
+	if s := os.Getenv("LAN_AGENTS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			panic(fmt.Sprintf("LAN_AGENTS=%q: want a count of 1 or more", s))
+		}
+		r.cap = v
+	}
+	top, _, _ := strings.Cut(run, "/")
+	re, err := regexp.Compile(top)
+	for _, name := range longFirst {
+		if run == "" || err == nil && re.MatchString(name) {
+			r.long[name] = false
+		}
+	}
+}
+
+// admit waits until the LAN of agents agents that t builds fits, unless t
+// is one of longFirst or holds room already; the room is freed when t
+// ends, after its LAN is removed. A test fits when the LANs running leave
+// room for it, or when no other runs.
+func admit(t *testing.T, agents int) {
 	t.Helper()
 	top, _, _ := strings.Cut(t.Name(), "/")
-	if slices.Contains(longFirst, top) {
+	r := &lanRoom
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.held[t.Name()]; ok {
 		return
 	}
-	lanSlots.once.Do(func() {
-		n := 4
-		if s := os.Getenv("LAN_SLOTS"); s != "" {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < 1 {
-				panic(fmt.Sprintf("LAN_SLOTS=%q: want a count of 1 or more", s))
-			}
-			n = v
+	if begun, ok := r.long[top]; ok {
+		if !begun {
+			r.long[top] = true
+			r.changed.Broadcast()
 		}
-		lanSlots.ch, lanSlots.held = make(chan struct{}, n), map[string]bool{}
-	})
-	lanSlots.mu.Lock()
-	held := lanSlots.held[t.Name()]
-	lanSlots.held[t.Name()] = true
-	lanSlots.mu.Unlock()
-	if held {
-		return
+	} else {
+		if r.patient == nil {
+			r.patient = time.AfterFunc(30*time.Second, func() {
+				r.mu.Lock()
+				clear(r.long)
+				r.changed.Broadcast()
+				r.mu.Unlock()
+			})
+		}
+		for !r.longBegun() || r.used > 0 && r.used+agents > r.cap {
+			r.changed.Wait()
+		}
 	}
-	lanSlots.ch <- struct{}{}
+	r.used += agents
+	r.held[t.Name()] = agents
 	t.Cleanup(func() {
-		<-lanSlots.ch
-		lanSlots.mu.Lock()
-		delete(lanSlots.held, t.Name())
-		lanSlots.mu.Unlock()
+		r.mu.Lock()
+		r.used -= r.held[t.Name()]
+		delete(r.held, t.Name())
+		r.changed.Broadcast()
+		r.mu.Unlock()
 	})
+}
+
+// longBegun reports whether every test of longFirst that will run has
+// begun. The caller holds r.mu.
+func (r *room) longBegun() bool {
+	for _, begun := range r.long {
+		if !begun {
+			return false
+		}
+	}
+	return true
 }
 
 // binPath returns the diagagent binary, built at its first call.
@@ -131,7 +181,7 @@ func startCluster(t *testing.T, s Spec) *Cluster {
 // and the logs shown if the test failed, when the test ends.
 func buildCluster(t *testing.T, s Spec) *Cluster {
 	t.Helper()
-	admit(t)
+	admit(t, s.Agents)
 	c, err := NewCluster(s)
 	if err != nil {
 		t.Fatalf("build the LAN (the test needs root for network namespaces): %v", err)

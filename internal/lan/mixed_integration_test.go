@@ -50,7 +50,7 @@ func buildRelease(t *testing.T, rev string) string {
 // starts afresh and rejoins.
 func TestMixedVersionLAN(t *testing.T) {
 	t.Parallel()
-	admit(t) // building 0.9.0 takes both cores for a while: a slot of its own
+	admit(t, 16) // its 8 agents, and building 0.9.0 takes both cores for a while
 	old := buildRelease(t, release090)
 	spec := ciSpec(t, "mx", "vcube", 8, false)
 	spec.Keyring = true

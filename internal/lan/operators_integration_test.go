@@ -411,7 +411,8 @@ func changeList(chs []*change) string {
 		if !ch.acked {
 			state = "not answered"
 		}
-		fmt.Fprintf(&b, "\n\t%s at agent %d, %s, %s to %s", ch.what, ch.at+1, state, ch.start.Format("15:04:05.000"), ch.done.Format("15:04:05.000"))
+		fmt.Fprintf(&b, "\n\t%s at agent %d, %s, %s to %s: %s", ch.what, ch.at+1, state, ch.start.Format("15:04:05.000"),
+			ch.done.Format("15:04:05.000"), strings.Join(strings.Fields(ch.out), " "))
 	}
 	return b.String()
 }
@@ -421,7 +422,8 @@ func changeList(chs []*change) string {
 // node, one lost; of the devices added, each whose id is not the one it
 // was added under (it was given at once to another, at an agent that did
 // not know of this one yet): its id when it was removed, or in the list at
-// the end. A change not answered may have lost or not.
+// the end. A change not answered may have lost or not, and so may a
+// device whose removal was not answered.
 func (o *operators) losses(changes []*change, got map[string]row, pairs int) (least, most int) {
 	c := o.c
 	for n := 1; n <= pairs; n++ {
@@ -449,16 +451,19 @@ func (o *operators) losses(changes []*change, got map[string]row, pairs int) (le
 		if !ch.acked || ch.addedAs == 0 {
 			continue
 		}
-		id := got[fmt.Sprintf("%s:%d", c.Net.Addrs[c.Agents], ch.port)].id
+		id, known := got[fmt.Sprintf("%s:%d", c.Net.Addrs[c.Agents], ch.port)].id, true
 		for _, later := range changes[k+1:] {
-			// The id a removal named, if it was taken: acknowledged, or not
-			// answered and the device is gone.
-			if later.port == ch.port && later.gone > 0 && (later.acked || later.unknown && id == 0) {
-				id = later.gone
+			// The id a removal named: taken if acknowledged, perhaps if not answered.
+			if later.port == ch.port && later.gone > 0 && (later.acked || later.unknown) {
+				id, known = later.gone, later.acked
 				break
 			}
 		}
-		if id != ch.addedAs {
+		switch {
+		case !known:
+			most++
+			o.t.Logf("device %d added as node %d: its removal as node %d was not answered", ch.port, ch.addedAs, id)
+		case id != ch.addedAs:
 			least++
 			most++
 			o.t.Logf("device %d added as node %d is node %d", ch.port, ch.addedAs, id)

@@ -17,7 +17,7 @@ import (
 // everywhere, and the steady window must have counted both systems' traffic.
 func TestVersusCrash(t *testing.T) {
 	t.Parallel()
-	admit(t)
+	admit(t, 16) // 8 agents, 8 memberlist members
 	swim := filepath.Join(t.TempDir(), "swimmember")
 	if out, err := exec.Command("go", "build", "-C", "../../cmd/swimmember", "-o", swim, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build swimmember: %v\n%s", err, out)
