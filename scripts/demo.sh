@@ -51,6 +51,11 @@ show() {
 	done
 }
 
+# Another demo still running holds the ports: say so rather than read its agents.
+if command -v ss >/dev/null && ss -Hlun 'sport = :1161' | grep -q .; then
+	echo "demo: UDP port 1161 is taken on this host (another demo still running? ss -lunp 'sport = :1161' names it)" >&2
+	exit 1
+fi
 "$agentbin" traps -listen 127.0.0.100:1162 >"$run/station.log" 2>"$run/station.err" &
 pids+=($!)
 (umask 077 && "$agentbin" keygen >"$run/keyring")

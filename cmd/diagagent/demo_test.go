@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -22,6 +23,7 @@ func TestMakeDemo(t *testing.T) {
 		"! snmpwalk -V 2>/dev/null || { echo 'snmpwalk still runs'; exit 1; }; exec ../../scripts/demo.sh"
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "bash", "-c", hide)
 	cmd.Env = append(os.Environ(), "DIAGAGENT="+binPath(t), "DEMO_WAIT=0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its agents with it, so that a timeout stops them all
 	done := make(chan struct{})
 	var out []byte
 	var err error
@@ -29,7 +31,7 @@ func TestMakeDemo(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
 		t.Fatalf("demo still running after 2 minutes:\n%s", out)
 	}
