@@ -2,6 +2,7 @@ package main
 
 import (
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -30,18 +31,28 @@ func TestAgentLeavesHeavyDepsOut(t *testing.T) {
 	}
 }
 
-// TestLeanHeap: the agent sets GOGC=50 unless its environment gives GOGC.
+// TestLeanHeap: the agent sets GOGC and GOMAXPROCS unless its environment
+// gives them.
 func TestLeanHeap(t *testing.T) {
-	was := debug.SetGCPercent(100)
+	was, procs := debug.SetGCPercent(100), runtime.GOMAXPROCS(0)
 	defer debug.SetGCPercent(was)
-	for _, env := range [][]string{{"PATH=/bin"}, {"GOGC="}} {
+	defer runtime.GOMAXPROCS(procs)
+	for _, env := range [][]string{{"PATH=/bin"}, {"GOGC=", "GOMAXPROCS="}} {
+		runtime.GOMAXPROCS(2)
 		leanHeap(env)
 		if got := debug.SetGCPercent(100); got != agentGOGC {
 			t.Errorf("GOGC %d with the environment %q; want %d", got, env, agentGOGC)
 		}
+		if got := runtime.GOMAXPROCS(0); got != agentProcs {
+			t.Errorf("GOMAXPROCS %d with the environment %q; want %d", got, env, agentProcs)
+		}
 	}
-	leanHeap([]string{"GOGC=200"})
+	runtime.GOMAXPROCS(2)
+	leanHeap([]string{"GOGC=200", "GOMAXPROCS=2"})
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC %d with GOGC=200 given; want the runtime's own reading of it left alone (100 here)", got)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Errorf("GOMAXPROCS %d with GOMAXPROCS=2 given; want it left alone", got)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -32,21 +33,11 @@ import (
 )
 
 func main() {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(oneProcessor)
-	}
 	if code, ok := runService(os.Args[1:], os.Environ()); ok { // started by the Windows service manager
 		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
-
-// oneProcessor is how many processors the agent's Go code runs on unless
-// the environment sets GOMAXPROCS. An agent mostly waits; with one
-// processor its runtime stops waking a second one for each datagram and
-// timer: at N = 16 with the cluster key a steady agent spent 0.076 CPU s
-// a minute against 0.117 with two (docs/data/versus/gomaxprocs-2026-11-29.md).
-const oneProcessor = 1
 
 // subcommands are the commands beside the agent itself, by name.
 var subcommands = map[string]func(args, env []string, stdout, stderr io.Writer) int{
@@ -345,12 +336,28 @@ func reloadOn(ctx context.Context, reload <-chan struct{}, reread func(context.C
 // N = 64 (docs/data/versus/memory-2026-11-28.md).
 const agentGOGC = 25
 
-// leanHeap sets agentGOGC unless env gives GOGC a value, which then stands.
+// agentProcs is how many processors the agent's Go code runs on (GOMAXPROCS).
+// An agent mostly waits; with one processor its runtime stops waking a
+// second thread for each datagram and timer: at N = 16 with the cluster
+// key a steady agent spent 0.076 CPU s a minute against 0.117 with two
+// (docs/data/versus/gomaxprocs-2026-11-29.md).
+const agentProcs = 1
+
+// leanHeap sets agentGOGC and agentProcs, each unless env gives its
+// variable (GOGC, GOMAXPROCS) a value, which then stands.
 func leanHeap(env []string) {
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GOGC="); ok && v != "" {
-			return
-		}
+	if !given(env, "GOGC") {
+		debug.SetGCPercent(agentGOGC)
 	}
-	debug.SetGCPercent(agentGOGC)
+	if !given(env, "GOMAXPROCS") {
+		runtime.GOMAXPROCS(agentProcs)
+	}
+}
+
+// given reports whether env gives the variable name a value.
+func given(env []string, name string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool {
+		v, ok := strings.CutPrefix(kv, name+"=")
+		return ok && v != ""
+	})
 }

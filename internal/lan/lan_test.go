@@ -40,13 +40,13 @@ func TestMain(m *testing.M) {
 var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN"}
 
 // lanRoom admits the other LAN tests while the agents running stay within
-// LAN_AGENTS, 64 unless set: on two cores of a machine slow at system
+// LAN_AGENTS, 48 unless set: on two cores of a machine slow at system
 // calls (page-table isolation), 140 agents at once starved each other
 // until their tests timed out (a clean-clone run of 2026-11-29: nine LAN
 // tests failed, each passing alone). A test waits until the long ones
 // that will run have begun (30 s at most: one may fail before its LAN),
 // so that they never wait behind it.
-var lanRoom = room{cap: 64, long: map[string]bool{}}
+var lanRoom = room{cap: 48, long: map[string]bool{}}
 
 // room is a budget of agents; see lanRoom.
 type room struct {
