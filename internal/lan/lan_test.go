@@ -36,8 +36,8 @@ func TestMain(m *testing.M) {
 // so that the package lasts about as long as the longest of them while the
 // others take turns beside them: the nemesis (three minutes) and the
 // lossy member's three LANs (two steps of a minute each, and the repairs
-// between them).
-var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN"}
+// between them). Each with the LANs it builds at once.
+var longFirst = map[string]int{"TestOperatorsNemesisLAN": 1, "TestLossyMemberLAN": 3}
 
 // lanRoom admits the other LAN tests while the agents running stay within
 // LAN_AGENTS, 48 unless set: on two cores of a machine slow at system
@@ -46,17 +46,17 @@ var longFirst = []string{"TestOperatorsNemesisLAN", "TestLossyMemberLAN"}
 // tests failed, each passing alone). A test waits until the long ones
 // that will run have begun (30 s at most: one may fail before its LAN),
 // so that they never wait behind it.
-var lanRoom = room{cap: 48, long: map[string]bool{}}
+var lanRoom = room{cap: 48, long: map[string]int{}}
 
 // room is a budget of agents; see lanRoom.
 type room struct {
 	mu      sync.Mutex
 	changed *sync.Cond
 	cap     int
-	used    int             // the agents of the LANs admitted
-	long    map[string]bool // the tests of longFirst that will run, true once begun
-	patient *time.Timer     // ends the wait for them
-	held    map[string]int  // the tests admitted, and their agents
+	used    int            // the agents of the LANs admitted
+	long    map[string]int // the tests of longFirst that will run: their LANs not begun yet
+	patient *time.Timer    // ends the wait for them
+	held    map[string]int // the tests admitted, and their agents
 }
 
 // expectLong notes which tests of longFirst the -run pattern selects, and
@@ -73,9 +73,9 @@ func (r *room) expectLong(run string) {
 	}
 	top, _, _ := strings.Cut(run, "/")
 	re, err := regexp.Compile(top)
-	for _, name := range longFirst {
+	for name, lans := range longFirst {
 		if run == "" || err == nil && re.MatchString(name) {
-			r.long[name] = false
+			r.long[name] = lans
 		}
 	}
 }
@@ -93,11 +93,9 @@ func admit(t *testing.T, agents int) {
 	if _, ok := r.held[t.Name()]; ok {
 		return
 	}
-	if begun, ok := r.long[top]; ok {
-		if !begun {
-			r.long[top] = true
-			r.changed.Broadcast()
-		}
+	if _, ok := longFirst[top]; ok {
+		r.long[top] = max(r.long[top]-1, 0)
+		r.changed.Broadcast()
 	} else {
 		if r.patient == nil {
 			r.patient = time.AfterFunc(30*time.Second, func() {
@@ -125,8 +123,8 @@ func admit(t *testing.T, agents int) {
 // longBegun reports whether every test of longFirst that will run has
 // begun. The caller holds r.mu.
 func (r *room) longBegun() bool {
-	for _, begun := range r.long {
-		if !begun {
+	for _, waiting := range r.long {
+		if waiting > 0 {
 			return false
 		}
 	}
