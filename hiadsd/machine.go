@@ -124,6 +124,7 @@ type Interval struct {
 	plan     []planned // the rotating plan's targets, by the clusters tested
 	taken    []int     // ids whose entry Take merged during the interval
 	heads    []int     // nonTesterHeads' storage
+	addHead  func(int) // nonTesterHeads' filter, adding to heads
 	all      []Range   // everyID's storage
 }
 
@@ -140,13 +141,12 @@ func (m *Interval) everyID() []Range {
 }
 
 // testAnswer is the answer to one test.
-type testAnswer struct {
-	status           Status
-	digest           uint64
-	withheld         bool
-	seen             []Status
-	noneAsked        bool
-	sent, unanswered int
+type testAnswer struct { // the flags last: 56 octets, not 72
+	digest              uint64
+	seen                []Status
+	sent, unanswered    int
+	status              Status
+	withheld, noneAsked bool
 }
 
 // fetchAnswer is the answer to one fetch.

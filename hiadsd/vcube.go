@@ -165,13 +165,16 @@ func (n *Node) vcubeTargetsAt(s int, heads, out []int) []int {
 // in n's own top-level half; the list is m's until the next call. An id
 // held Unknown counts as a tester (firstTester).
 func (m *Interval) nonTesterHeads(n *Node) []int {
-	out := m.heads[:0]
-	n.View.EachNotFaultFree(func(id int) {
-		if !n.unknownTester(id) {
-			out = append(out, id)
+	if m.addHead == nil { // made once: a closure made at each call escaped through the View, two allocations a node
+		m.addHead = func(id int) {
+			if !m.node.unknownTester(id) {
+				m.heads = append(m.heads, id)
+			}
 		}
-	})
-	out = append(out, n.Config.TestedOnly...)
+	}
+	m.heads = m.heads[:0]
+	n.View.EachNotFaultFree(m.addHead)
+	out := append(m.heads, n.Config.TestedOnly...)
 	out = append(out, n.Config.Removed...)
 	if l := Levels(n.Config.N); l > 0 {
 		lo := n.ID >> (l - 1) << (l - 1)
