@@ -442,8 +442,14 @@ func (n *Node) SeesLoss() bool { return n.health.seesLoss }
 // says of this node's own link.
 func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	e := &iv.health
+	held := iv.node.View.Get(j).Status // before this test: record follows
 	switch {
 	case got == Degraded: // the node's own link explains what it lost
+		return
+	case a.status.Up() && !held.Up() && held != Unknown:
+		// A return: its requests lost may be from before the node came
+		// back (a test that began while a cut still held lost every first
+		// try), and after a switch heals that was every node beyond it.
 		return
 	case a.status.Up():
 		e.sent += a.sent

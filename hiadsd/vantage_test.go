@@ -414,6 +414,25 @@ func TestLossNamedFromOutside(t *testing.T) {
 	}
 }
 
+// TestReturnCountsNoLoss: a test that finds up a node the view held down
+// counts no request against the tester's own link, as what it lost may be
+// from before the node came back (a switch healing); a node held up does.
+func TestReturnCountsNoLoss(t *testing.T) {
+	heavy := ConfirmRequests + 4
+	for _, held := range []Status{Faulty, Partial, FaultFree, Unknown} {
+		n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
+		const j = 1
+		n.View.Set(j, Entry{Status: held, Counter: 1})
+		iv := &interval{node: n}
+		a := testAnswer{status: FaultFree, sent: heavy, unanswered: heavy - 5}
+		iv.evidence(j, &a, FaultFree, SecondNone)
+		want := held.Up() || held == Unknown
+		if counted := iv.health.sent == heavy && iv.health.unanswered == heavy-5 && iv.health.lossy[0] == j+1; counted != want {
+			t.Errorf("held %v, found fault-free after losing %d of %d: counted %v (%+v), want %v", held, heavy-5, heavy, counted, iv.health, want)
+		}
+	}
+}
+
 // TestCalmAfterChanges: a status change stirs the view for stirIntervals
 // intervals, a change to or from Degraded and a first verdict do not.
 func TestCalmAfterChanges(t *testing.T) {
