@@ -12,7 +12,7 @@ func (iv *interval) vcube() {
 		return
 	}
 	if !iv.m.targeted { // planned once an interval (rotatingPlan says why)
-		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.nonTesterHeads(iv.node), iv.m.targets[:0]), true
+		iv.m.targets, iv.m.targeted = iv.node.vcubeTargets(iv.m.nonTesterHeads(), iv.m.targets[:0]), true
 	}
 	targets := iv.m.targets
 	iv.report.Tests = slices.Grow(iv.report.Tests, len(targets))
@@ -54,7 +54,7 @@ func (iv *interval) vcubeRotating() {
 	l := Levels(n.Config.N)
 	s := n.level()
 	iv.report.Level = s
-	heads := iv.m.nonTesterHeads(n)
+	heads := iv.m.nonTesterHeads() // of n, the machine's node
 	for k := 0; k < l; k++ {
 		from := len(iv.report.Tests)
 		for _, j := range iv.rotatingPlan(k, (s-1+k)%l+1, heads) {
@@ -161,10 +161,11 @@ func (n *Node) vcubeTargetsAt(s int, heads, out []int) []int {
 }
 
 // nonTesterHeads lists the ids that may head a cluster without being a
-// tester in n's plan: held faulty or partial, tested-only, or absent (>= N)
+// tester in the plan of the machine's node n: held faulty or partial, tested-only, or absent (>= N)
 // in n's own top-level half; the list is m's until the next call. An id
 // held Unknown counts as a tester (firstTester).
-func (m *Interval) nonTesterHeads(n *Node) []int {
+func (m *Interval) nonTesterHeads() []int {
+	n := m.node
 	if m.addHead == nil { // made once: a closure made at each call escaped through the View, two allocations a node
 		m.addHead = func(id int) {
 			if !m.node.unknownTester(id) {
