@@ -59,9 +59,17 @@ func (iv *interval) test(j int) Status {
 		second = iv.second(j, a)
 		iv.evidence(j, a, got, second)
 	}
+	if iv.testedBefore(j) {
+		got, second = iv.node.View.Get(j).Status, SecondNone
+	}
 	iv.record(j, got, second)
 	return got
 }
+
+// testedBefore reports whether news about j was taken while this
+// interval was testing it (Interval.Take, newsFirst): the test began
+// before the news, and its verdict does not override it.
+func (iv *interval) testedBefore(j int) bool { return iv.m != nil && slices.Contains(iv.m.early, j) }
 
 // record stores a direct verdict on j: in the report, and in the view
 // unless no second vantage point bears it out (Second.Believed).

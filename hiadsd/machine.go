@@ -123,6 +123,7 @@ type Interval struct {
 	targeted bool
 	plan     []planned // the rotating plan's targets, by the clusters tested
 	taken    []int     // ids whose entry Take merged during the interval
+	early    []int     // those of them this interval was testing then (midway.go)
 	heads    []int     // nonTesterHeads' storage
 	addHead  func(int) // nonTesterHeads' filter, adding to heads
 	all      []Range   // everyID's storage
@@ -227,7 +228,7 @@ func (m *Interval) reset() {
 	for k := range m.plan {
 		m.plan[k].made = false
 	}
-	m.taken = m.taken[:0]
+	m.taken, m.early = m.taken[:0], m.early[:0]
 }
 
 // Ready returns the ops the interval needs answered now, nil once it is done.

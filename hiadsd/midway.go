@@ -9,8 +9,13 @@ import "fmt"
 // view holds only what the intervals before this one made of it; the next
 // pass replays the algorithm from that view.
 //
-// Two kinds are taken. A push about a node this interval neither tested nor
-// is testing (Take): no verdict of this interval can contradict it. And the
+// Three kinds are taken. A push about a node this interval neither tested
+// nor is testing (Take): no verdict of this interval can contradict it. A
+// push that names a node this node holds up degraded (Take, newsFirst): a
+// lossy member is slow to test (its tester's requests and questions wait
+// on its lost replies, seconds in all), and the tester testing it would
+// otherwise be the last to know; the test under way began before the news,
+// so its verdict does not override it this interval. And the
 // repair of a node this interval tested (Repairs): a test that found a node
 // held down fault-free again is final, since every later op of the interval
 // only reads views, and a direct verdict stands against what they bring
@@ -45,7 +50,8 @@ func (m *Interval) midway(what string) error {
 // testing are not merged: they are returned in later, for Receive once the
 // interval is over, so that a verdict of a test begun before the push came
 // does not, applied after it, override the newer news as if it were newer
-// itself. A source read later in the interval that still holds an older
+// itself. The one exception is news of a node degraded (newsFirst): it is
+// merged at once, and the verdict of that test stands aside (testedBefore). A source read later in the interval that still holds an older
 // entry about an id taken has not heard the news yet: that is no dispute
 // to settle by a test (Config.Recheck). Outside an interval it fails
 // (ErrBadConfig): use Receive.
@@ -62,18 +68,29 @@ func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push
 	}
 	later = Push{To: p.To, Cluster: p.Cluster}
 	for _, ie := range pass {
-		if m.testing(ie.ID) {
+		testing := m.testing(ie.ID)
+		if testing && !m.newsFirst(ie) {
 			later.Entries = append(later.Entries, ie)
 			continue
 		}
 		if n.merge(ie, from, &rep) {
 			m.taken = append(m.taken, ie.ID)
+			if testing {
+				m.early = append(m.early, ie.ID)
+			}
 		}
 	}
 	if n.Config.Push {
 		rep.Pushes = n.pushTargets(pass, p.Cluster-1)
 	}
 	return rep, later, nil
+}
+
+// newsFirst reports whether Take merges ie although this interval is
+// testing its node: it names the node degraded, and the view holds the node
+// up (a degraded node's other news, and a return, wait for the test).
+func (m *Interval) newsFirst(ie IDEntry) bool {
+	return ie.Entry.Status == Degraded && m.node.View.Get(ie.ID).Status.Up()
 }
 
 // Repairs commits, while the interval waits on a later batch, every test

@@ -201,3 +201,71 @@ func pushedTo(pushes []Push) []int {
 	}
 	return out
 }
+
+// TestDegradedNewsTakenDuringItsTest: news that a node under test is
+// degraded is merged at once, not at the interval's end (a lossy member
+// is slow to test, and its tester would be the last to know), and the
+// verdict of that test, begun before the news, does not override it: a
+// clean measurement leaves it degraded until the next interval's test. A
+// degraded node's return, and other news about it, still wait.
+func TestDegradedNewsTakenDuringItsTest(t *testing.T) {
+	n := midwayNode(t, false, 4)
+	n.Config.Vantage = 3
+	m := begin(t, n)
+	ops := m.Ready()
+	if got := tested(ops); !slices.Equal(got, []int{1, 2, 4}) {
+		t.Fatalf("node 0 tests %v, want [1 2 4]", got)
+	}
+	push := Push{To: 0, Cluster: 3, Entries: []IDEntry{
+		{ID: 2, Entry: Entry{Status: Degraded, Counter: 3}}, // held up: merged now
+		{ID: 4, Entry: Entry{Status: Degraded, Counter: 4}}, // held faulty, a return: waits
+	}}
+	rep, later, err := m.Take(5, push, n.List)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != 2 || n.View.Get(2) != (Entry{Status: Degraded, Counter: 3}) {
+		t.Fatalf("updates %+v, node 2 held %v; want node 2 degraded at 3 at once", rep.Updates, n.View.Get(2))
+	}
+	if len(later.Entries) != 1 || later.Entries[0].ID != 4 {
+		t.Fatalf("left for later %+v; want node 4's return alone", later)
+	}
+	// Node 2's test measured a clean link: 48 requests, none lost.
+	res := make([]Result, len(ops))
+	for k, op := range ops {
+		res[k] = Result{Status: FaultFree, Sent: ConfirmRequests}
+		if op.Target == 4 {
+			res[k] = Result{Status: Faulty}
+		}
+	}
+	if err := m.Advance(res); err != nil {
+		t.Fatal(err)
+	}
+	finish(t, m, &fakeTester{truth: map[int]Status{4: Faulty}})
+	if got := n.View.Get(2); got != (Entry{Status: Degraded, Counter: 3}) {
+		t.Fatalf("node 2 held %v after the interval, want the news, degraded at 3", got)
+	}
+	// The next interval's test, begun after the news, decides.
+	m = begin(t, n)
+	for !m.Done() {
+		ops := m.Ready()
+		res := make([]Result, len(ops))
+		for k, op := range ops {
+			res[k] = Result{Status: FaultFree, Sent: ConfirmRequests}
+			if op.Kind == OpFetch {
+				res[k] = answer(&fakeTester{truth: map[int]Status{4: Faulty}}, []Op{op})[0]
+			} else if op.Target == 4 {
+				res[k] = Result{Status: Faulty}
+			}
+		}
+		if err := m.Advance(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Contains(targets(m.Report()), 2) {
+		t.Fatalf("the next interval tested %v; want node 2 among them", targets(m.Report()))
+	}
+	if got := n.View.Get(2); got.Status != FaultFree {
+		t.Fatalf("node 2 held %v after a clean test begun after the news, want fault-free", got)
+	}
+}

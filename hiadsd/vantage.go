@@ -260,6 +260,17 @@ func Answer(st Status, sent, unanswered int, sure bool) Status {
 	return st
 }
 
+// Decided reports whether more answers from the agents a test asked can
+// no longer change what a test of a live node (status st, sent and
+// unanswered requests, its measurement included) comes to, given those
+// seen so far: its loss is not Heavy, so it is fault-free (or stays
+// degraded) whatever they say; or it is Heavy and one of them measured the
+// node degraded too (measured). A test that found the node down needs them
+// all (second).
+func Decided(st Status, sent, unanswered int, seen []Status) bool {
+	return st.Up() && (!Heavy(sent, unanswered) || slices.Contains(seen, Degraded))
+}
+
 // measured is the status a real test answer a about j gives once the
 // loss it measured is judged (see "A lossy member named from outside").
 func (iv *interval) measured(j int, a *testAnswer) Status {

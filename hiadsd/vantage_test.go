@@ -507,3 +507,28 @@ func TestSettled(t *testing.T) {
 		}
 	}
 }
+
+// TestDecided: the answers of the agents asked still matter only to a
+// test that found the node down, or measured heavy loss that none of them
+// measured too.
+func TestDecided(t *testing.T) {
+	n := ConfirmRequests
+	for _, c := range []struct {
+		st               Status
+		sent, unanswered int
+		seen             []Status
+		want             bool
+	}{
+		{FaultFree, n, 0, nil, true},                      // a clean link: fault-free whatever they say
+		{FaultFree, n, n / 2, nil, false},                 // heavy: a clean answer would refute it
+		{FaultFree, n, n / 2, []Status{FaultFree}, false}, // one refutes so far: the rest may too, or not
+		{FaultFree, n, n / 2, []Status{FaultFree, Degraded}, true},
+		{Degraded, 2, 1, nil, true},             // held degraded, not measured
+		{Faulty, 4, 4, []Status{Faulty}, false}, // down: every answer counts (second)
+		{Partial, 4, 4, nil, false},
+	} {
+		if got := Decided(c.st, c.sent, c.unanswered, c.seen); got != c.want {
+			t.Errorf("Decided(%v, %d sent, %d unanswered, %v) = %v", c.st, c.sent, c.unanswered, c.seen, got)
+		}
+	}
+}

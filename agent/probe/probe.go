@@ -332,7 +332,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 				!res.Corroborated {
 				wait = p.retry().wait * 2 // a corroborated verdict has its second vantage point already
 			}
-			seen, noneAsked := others.end(ctx, wait)
+			seen, noneAsked := others.end(ctx, wait, nil)
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
 	}

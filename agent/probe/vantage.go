@@ -25,11 +25,12 @@ type vantages struct {
 	closed   bool // every agent asked answered, refused or could not be reached
 	done     chan struct{}
 	stop     chan struct{}
+	news     chan struct{} // a verdict came: end's decided may hold now
 }
 
 // collect gathers from in until in closes or end.
 func collect(in <-chan hiadsd.Status) *vantages {
-	v := &vantages{done: make(chan struct{}), stop: make(chan struct{})}
+	v := &vantages{done: make(chan struct{}), stop: make(chan struct{}), news: make(chan struct{}, 1)}
 	go func() {
 		defer close(v.done)
 		for {
@@ -46,6 +47,10 @@ func collect(in <-chan hiadsd.Status) *vantages {
 					v.seen = append(v.seen, st)
 				}
 				v.mu.Unlock()
+				select {
+				case v.news <- struct{}{}:
+				default:
+				}
 			case <-v.stop:
 				return
 			}
@@ -56,16 +61,24 @@ func collect(in <-chan hiadsd.Status) *vantages {
 
 // end waits up to wait for every agent asked to be done (one that reached
 // the peer answers fast; one that did not answers once its own re-test
-// ends, and the first answer must not cut the others short), then stops
-// gathering and returns the verdicts, and whether every agent asked
-// refused the question.
-func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.Status, noneAsked bool) {
+// ends, and the first answer must not cut the others short), or, with
+// decided, until the verdicts so far settle what the test says (more could
+// not change it); then stops gathering and returns the verdicts, and
+// whether every agent asked refused the question.
+func (v *vantages) end(ctx context.Context, wait time.Duration, decided func([]hiadsd.Status) bool) (seen []hiadsd.Status, noneAsked bool) {
 	if wait > 0 {
 		t := time.NewTimer(wait)
-		select {
-		case <-v.done:
-		case <-t.C:
-		case <-ctx.Done():
+	waiting:
+		for !v.settles(decided) {
+			select {
+			case <-v.done:
+				break waiting
+			case <-v.news:
+			case <-t.C:
+				break waiting
+			case <-ctx.Done():
+				break waiting
+			}
 		}
 		t.Stop()
 	}
@@ -74,6 +87,16 @@ func (v *vantages) end(ctx context.Context, wait time.Duration) (seen []hiadsd.S
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.seen, v.closed && len(v.seen) == 0 && v.answered > 0
+}
+
+// settles reports whether decided holds for the verdicts so far.
+func (v *vantages) settles(decided func([]hiadsd.Status) bool) bool {
+	if decided == nil {
+		return false
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return decided(v.seen)
 }
 
 // Vantage writes value (a board.MarshalVantage) to diagVantage.0 of the
@@ -413,7 +436,13 @@ func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait, o).add(res)
 	if others := asked.Load(); others != nil {
-		seen, _ := others.end(ctx, 2*wait)
+		// Once the answers so far settle what the core makes of the
+		// measurement, the rest are not waited for: a lossy member's
+		// vantage points answer over a second or two, the first one that
+		// measured it degraded as well as the last.
+		seen, _ := others.end(ctx, 2*wait, func(seen []hiadsd.Status) bool {
+			return hiadsd.Decided(res.Status, res.Sent, res.Unanswered, seen)
+		})
 		res.Seen = append(res.Seen, seen...)
 	}
 	return res

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -300,5 +301,39 @@ func TestAfter(t *testing.T) {
 	}
 	if got := a.after(5*time.Second, 2*time.Second); got.wait != 500*time.Millisecond || got.pingBy != time.Second {
 		t.Errorf("after 5s: %+v, want the floors", got)
+	}
+}
+
+// TestAnswersEndOnceDecided: the wait for the agents asked ends as soon as
+// the verdicts so far decide the test (hiadsd.Decided: a heavy loss that
+// one of them measured too), not when the last one answers; without a
+// decision it waits for every one. The wait is an hour and the context
+// ends long before: only the decision can end it in time.
+func TestAnswersEndOnceDecided(t *testing.T) {
+	heavy := func(seen []hiadsd.Status) bool {
+		return hiadsd.Decided(hiadsd.FaultFree, hiadsd.ConfirmRequests, hiadsd.ConfirmRequests/2, seen)
+	}
+	for _, c := range []struct {
+		name    string
+		decided func([]hiadsd.Status) bool
+		close   bool // every agent asked answers
+		want    []hiadsd.Status
+	}{
+		{"decided by a degraded answer", heavy, false, []hiadsd.Status{hiadsd.FaultFree, hiadsd.Degraded}},
+		{"waits for every answer", nil, true, []hiadsd.Status{hiadsd.FaultFree, hiadsd.Degraded, hiadsd.FaultFree}},
+	} {
+		in := make(chan hiadsd.Status, 3)
+		v := collect(in)
+		in <- hiadsd.FaultFree
+		in <- hiadsd.Degraded
+		ctx := probeContext(t)
+		if c.close {
+			in <- hiadsd.FaultFree
+			close(in)
+		}
+		seen, _ := v.end(ctx, time.Hour, c.decided)
+		if ctx.Err() != nil || !slices.Equal(seen, c.want) {
+			t.Errorf("%s: seen %v (context: %v); want %v before the context ends", c.name, seen, ctx.Err(), c.want)
+		}
 	}
 }

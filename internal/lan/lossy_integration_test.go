@@ -103,8 +103,13 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 		before := map[int]int{lossy: agentLines(t, c, lossy, doubtLine)}
 		told := len(c.Notified())
 		mark := c.Mark()
-		began := time.Now()
+		// The loss holds from the moment nft commits its rules, just before
+		// it exits: time runs from then, not from its start (on a loaded
+		// host starting nft takes a second or more).
+		asked := time.Now()
 		must(t, c.Net.SetLinkLoss(lossy, st.in, st.out))
+		began := time.Now()
+		t.Logf("%v: the rules took %v to put in place", st, began.Sub(asked).Round(time.Millisecond))
 		var doubting, named time.Duration
 		for time.Since(began) < step {
 			if doubting == 0 && c.LogLines(doubtLine) > doubts {
