@@ -11,7 +11,7 @@ import "fmt"
 //
 // Three kinds are taken. A push about a node this interval neither tested
 // nor is testing (Take): no verdict of this interval can contradict it. A
-// push that names a node this node holds up degraded (Take, newsFirst): a
+// push that calls degraded a node the view holds up (Take, newsFirst): a
 // lossy member is slow to test (its tester's requests and questions wait
 // on its lost replies, seconds in all), and the tester testing it would
 // otherwise be the last to know; the test under way began before the news,
@@ -51,9 +51,10 @@ func (m *Interval) midway(what string) error {
 // interval is over, so that a verdict of a test begun before the push came
 // does not, applied after it, override the newer news as if it were newer
 // itself. The one exception is news of a node degraded (newsFirst): it is
-// merged at once, and the verdict of that test stands aside (testedBefore). A source read later in the interval that still holds an older
-// entry about an id taken has not heard the news yet: that is no dispute
-// to settle by a test (Config.Recheck). Outside an interval it fails
+// merged at once, and the verdict of that test stands aside (testedBefore).
+// A source read later in the interval that still holds an older entry
+// about an id taken has not heard the news yet: that is no dispute to
+// settle by a test (Config.Recheck). Outside an interval it fails
 // (ErrBadConfig): use Receive.
 func (m *Interval) Take(from int, p Push, v ListVersion) (rep Report, later Push, err error) {
 	if err := m.midway("push taken"); err != nil {
