@@ -249,12 +249,15 @@ const CleanRequests = 8
 
 // Answer is what an agent answers another agent's question with, given
 // its own test of the node (status st, sent and unanswered requests, the
-// ConfirmRequests included) and whether it may name a node degraded
-// (sure: it neither doubts its own tests nor sees loss on them, and its
-// view is Calm): Degraded for a node alive with Heavy loss, measured by an
-// agent that is sure; else what the test found.
-func Answer(st Status, sent, unanswered int, sure bool) Status {
-	if st.Up() && sure && Heavy(sent, unanswered) {
+// ConfirmRequests included), what its view held of the node before it
+// (held), and whether it may name a node degraded (sure: it neither
+// doubts its own tests nor sees loss on them, and its view is Calm):
+// Degraded for a node held up and alive with Heavy loss, measured by an
+// agent that is sure; else what the test found. A node held unknown or
+// down is not named so: what its requests lost may be from before it
+// started or came back (measured).
+func Answer(st, held Status, sent, unanswered int, sure bool) Status {
+	if st.Up() && held.Up() && sure && Heavy(sent, unanswered) {
 		return Degraded
 	}
 	return st
@@ -281,6 +284,12 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 	held := n.View.Get(j).Status
 	heavy := Heavy(a.sent, a.unanswered)
 	switch {
+	case !held.Up():
+		// A first verdict, or a return: the requests lost may be from before
+		// the node's agent started or came back (37 agents starting: three
+		// were named degraded for two seconds, and notified). Its next test
+		// measures it, if it still loses them.
+		return FaultFree
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
 	case heavy && !n.health.doubting && !n.health.seesLoss && n.Calm() && slices.Contains(a.seen, Degraded):
@@ -457,10 +466,11 @@ func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	switch {
 	case got == Degraded: // the node's own link explains what it lost
 		return
-	case a.status.Up() && !held.Up() && held != Unknown:
-		// A return: its requests lost may be from before the node came
-		// back (a test that began while a cut still held lost every first
-		// try), and after a switch heals that was every node beyond it.
+	case a.status.Up() && !held.Up():
+		// A return, or a first verdict: its requests lost may be from
+		// before the node came back or started (a test that began while a
+		// cut still held lost every first try, and after a switch heals
+		// that was every node beyond it).
 		return
 	case a.status.Up():
 		e.sent += a.sent

@@ -364,9 +364,11 @@ func TestLossNamedFromOutside(t *testing.T) {
 	if !Heavy(heavy, heavy-5) || Heavy(heavy, heavy/3) || Heavy(4, 4) {
 		t.Fatalf("Heavy: %v %v %v", Heavy(heavy, heavy-5), Heavy(heavy, heavy/3), Heavy(4, 4))
 	}
-	if Answer(FaultFree, heavy, heavy-5, true) != Degraded || Answer(FaultFree, heavy, heavy-5, false) != FaultFree ||
-		Answer(Faulty, heavy, heavy, true) != Faulty || Answer(FaultFree, clean, 0, true) != FaultFree {
-		t.Fatal("Answer: want degraded for a heavy loss measured by an agent sure of its link and view, else the status")
+	if Answer(FaultFree, FaultFree, heavy, heavy-5, true) != Degraded || Answer(FaultFree, Degraded, heavy, heavy-5, true) != Degraded ||
+		Answer(FaultFree, FaultFree, heavy, heavy-5, false) != FaultFree ||
+		Answer(Faulty, FaultFree, heavy, heavy, true) != Faulty || Answer(FaultFree, FaultFree, clean, 0, true) != FaultFree ||
+		Answer(FaultFree, Unknown, heavy, heavy-5, true) != FaultFree || Answer(FaultFree, Partial, heavy, heavy-5, true) != FaultFree {
+		t.Fatal("Answer: want degraded for a node held up with a heavy loss measured by an agent sure of its link and view, else the status")
 	}
 	cases := []struct {
 		name             string
@@ -388,6 +390,8 @@ func TestLossNamedFromOutside(t *testing.T) {
 		{"heavy, confirmed, but the tester doubts itself", FaultFree, heavy, heavy - 5, []Status{Degraded}, true, 0, false, FaultFree},
 		{"heavy, confirmed, but a status changed in the view lately", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 1, false, FaultFree},
 		{"heavy, confirmed, but the tester sees loss on its own tests", FaultFree, heavy, heavy - 5, []Status{Degraded}, false, 0, true, FaultFree},
+		{"heavy, confirmed, a first verdict (the node just started)", Unknown, heavy, heavy - 5, []Status{Degraded}, false, 0, false, FaultFree},
+		{"heavy, confirmed, a return", Partial, heavy, heavy - 5, []Status{Degraded}, false, 0, false, FaultFree},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -401,12 +405,15 @@ func TestLossNamedFromOutside(t *testing.T) {
 				t.Fatalf("measured: %v, want %v", got, c.want)
 			}
 			iv.evidence(j, &a, c.want, SecondNone)
-			if counted := iv.health.sent > 0; counted == (c.want == Degraded) {
-				t.Fatalf("judged %v, its requests counted against the tester: %v", c.want, counted)
+			// A node named degraded, or not up before (a first verdict, a
+			// return), counts nothing against the tester.
+			count := c.want != Degraded && c.held.Up()
+			if counted := iv.health.sent > 0; counted != count {
+				t.Fatalf("judged %v, held %v: its requests counted against the tester: %v", c.want, c.held, counted)
 			}
 			// Heavy loss that every agent asked refuted (they reached j
 			// cleanly) counts as a refuted failure: the tester's link lost them.
-			refuted := c.want != Degraded && Heavy(c.sent, c.unanswered) && len(c.seen) > 0 && !slices.Contains(c.seen, Degraded)
+			refuted := count && Heavy(c.sent, c.unanswered) && len(c.seen) > 0 && !slices.Contains(c.seen, Degraded)
 			if got := iv.health.refuted == 1 && iv.health.refutedOn[0] == j+1; got != refuted {
 				t.Fatalf("measurement refuted: %v (refuted %d on %v), want %v", got, iv.health.refuted, iv.health.refutedOn, refuted)
 			}
@@ -414,9 +421,11 @@ func TestLossNamedFromOutside(t *testing.T) {
 	}
 }
 
-// TestReturnCountsNoLoss: a test that finds up a node the view held down
-// counts no request against the tester's own link, as what it lost may be
-// from before the node came back (a switch healing); a node held up does.
+// TestReturnCountsNoLoss: a test that finds up a node the view held down,
+// or never held at all, counts no request against the tester's own link,
+// as what it lost may be from before the node came back (a switch
+// healing) or started (agents starting one after the other); a node held
+// up does.
 func TestReturnCountsNoLoss(t *testing.T) {
 	heavy := ConfirmRequests + 4
 	for _, held := range []Status{Faulty, Partial, FaultFree, Unknown} {
@@ -426,7 +435,7 @@ func TestReturnCountsNoLoss(t *testing.T) {
 		iv := &interval{node: n}
 		a := testAnswer{status: FaultFree, sent: heavy, unanswered: heavy - 5}
 		iv.evidence(j, &a, FaultFree, SecondNone)
-		want := held.Up() || held == Unknown
+		want := held.Up()
 		if counted := iv.health.sent == heavy && iv.health.unanswered == heavy-5 && iv.health.lossy[0] == j+1; counted != want {
 			t.Errorf("held %v, found fault-free after losing %d of %d: counted %v (%+v), want %v", held, heavy-5, heavy, counted, iv.health, want)
 		}

@@ -217,7 +217,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 				d.mu.Lock()
 				sure := !d.doubting && !d.seesLoss && d.calm
 				d.mu.Unlock()
-				r.Status = hiadsd.Answer(r.Status, r.Sent, r.Unanswered, sure)
+				r.Status = hiadsd.Answer(r.Status, held, r.Sent, r.Unanswered, sure)
 				if held == hiadsd.Degraded && !r.Status.Up() {
 					// It said it loses packets: a failed test is what it gives now
 					// and then. The asker may not know it yet; told so, it does

@@ -352,7 +352,7 @@ func (nw *Network) second(self, j int, via []int) []hiadsd.Status {
 		st, sent, unanswered := nw.testOnce(h, j)
 		st, sent, unanswered = nw.measure(h, j, st, sent, unanswered, 0)
 		n := &nw.hosts[h].node
-		out[k] = hiadsd.Answer(st, sent, unanswered, !n.Doubting() && !n.SeesLoss() && n.Calm())
+		out[k] = hiadsd.Answer(st, n.View.Get(j).Status, sent, unanswered, !n.Doubting() && !n.SeesLoss() && n.Calm())
 	}
 	return out
 }
