@@ -148,7 +148,9 @@ func (n *Node) noteReturn(id int, old, e Entry) {
 // ageReturning counts one interval off every node that came back, and
 // off the view's stir.
 func (n *Node) ageReturning() {
-	n.stirred = max(n.stirred-1, 0)
+	if n.stirred > 0 {
+		n.stirred--
+	}
 	for id, left := range n.returning {
 		if left <= 1 {
 			delete(n.returning, id)

@@ -293,8 +293,11 @@ func (m *Interval) pass() {
 	n.CatchUp = max(m.start.catchUp-1, 0)
 	iv.report.Wasted = m.answered - iv.used
 	iv.report.Pushes = iv.pushes()
+	wasCut := n.isolated > 0
 	iv.isolation()
-	iv.report.Doubt = n.health.add(iv.health)
+	if n.Config.Vantage > 0 { // without second vantage points no node keeps a health window
+		iv.report.Doubt = n.health.add(iv.ownEvidence(wasCut))
+	}
 	n.asked = n.asked[:0] // asked and tested: a pass that is undone keeps them for the next one
 	n.afterTests(iv.report.Tests)
 	m.report, m.done = iv.report, true

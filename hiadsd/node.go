@@ -49,21 +49,26 @@ type Node struct {
 	// down a push tree (pushTargets): the same entry pushed again, by
 	// another tester that found it, goes no further from here (sift).
 	pushed map[int]Entry
+	// stirred counts the intervals left before the view is calm again
+	// (Calm, vantage.go).
+	stirred int
 	// isolated counts the intervals in a row in which no test was answered,
 	// released the verdicts applied during them once held long enough
 	// (isolation.go).
 	isolated int
+	// afterCut counts the intervals left in which, a cut just over, its
+	// tests say nothing of its own link (vantage.go).
+	afterCut int
 	released []released
-	health   health // the node's own health (vantage.go)
+	// The rest serves second vantage points alone (Config.Vantage),
+	// last, so that a run without them reads none of it.
+	health health // the node's own health (vantage.go)
 	// silent counts, per node held Degraded, the intervals in a row its
 	// tests failed and it was held anyway (Holding, vantage.go).
 	silent map[int]int
 	// unreached counts, per node out of this node's reach alone, the
 	// intervals it stays so without news (Unreached, vantage.go).
 	unreached map[int]int
-	// stirred counts the intervals left before the view is calm again
-	// (Calm, vantage.go).
-	stirred int
 }
 
 // NewNode returns node id with the given view, holding itself fault-free and

@@ -461,6 +461,9 @@ func (n *Node) SeesLoss() bool { return n.health.seesLoss }
 // evidence notes what a real test answer a of j, judged got and second,
 // says of this node's own link.
 func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
+	if iv.node.Config.Vantage == 0 {
+		return
+	}
 	e := &iv.health
 	held := iv.node.View.Get(j).Status // before this test: record follows
 	switch {
@@ -488,6 +491,28 @@ func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 	if a.unanswered > 0 {
 		note(&e.lossy, j)
 	}
+}
+
+// afterCutIntervals is how many intervals, the one that ends a cut
+// included, say nothing of a node's own link: the requests its tests lost
+// then are the cut's, and at a heal links coming back and peers catching
+// up lose some more for a moment (a node cut off for 4 s, in a chaos run,
+// then lost 26 of 56 and was named degraded for 4 s).
+const afterCutIntervals = 2
+
+// ownEvidence returns what the interval's tests say of this node's own
+// link: nothing in the interval that ends a cut (wasCut: the node was cut
+// off as it began, isolation.go) and the one after it; else iv.health.
+func (iv *interval) ownEvidence(wasCut bool) evidence {
+	n := iv.node
+	if wasCut && n.isolated == 0 {
+		n.afterCut = afterCutIntervals
+	}
+	if n.afterCut > 0 {
+		n.afterCut--
+		return evidence{}
+	}
+	return iv.health
 }
 
 // cleanElsewhere reports whether the agents asked about a node this node
@@ -522,6 +547,9 @@ func (iv *interval) isDoubted(j int) bool { return slices.Contains(iv.doubted, j
 // end to it for any other outcome; of the nodes out of this node's reach
 // alone (Unreached).
 func (n *Node) afterTests(tests []TestResult) {
+	if n.Config.Vantage == 0 { // no test is Refuted or Holding
+		return
+	}
 	for id, left := range n.unreached {
 		if left <= 1 || n.health.doubting {
 			delete(n.unreached, id)

@@ -541,3 +541,60 @@ func TestDecided(t *testing.T) {
 		}
 	}
 }
+
+// TestCutCountsNoLoss: the interval that ends a cut, and the one after
+// it, say nothing of a node's own link: its tests began while it was cut
+// off, or as the links came back, and lost requests for that. A node cut
+// off for two intervals whose tests then lose half their requests does not
+// doubt itself; the same losses after those intervals make it doubt.
+func TestCutCountsNoLoss(t *testing.T) {
+	n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3, Isolation: 2}, 0)
+	for id := range 16 {
+		n.View.Set(id, Entry{Status: FaultFree, Counter: 1})
+	}
+	run := func(answer func(op Op) Result) Report {
+		t.Helper()
+		var m Interval
+		if err := m.Begin(n); err != nil {
+			t.Fatal(err)
+		}
+		for !m.Done() {
+			ops := m.Ready()
+			res := make([]Result, len(ops))
+			for k, op := range ops {
+				res[k] = answer(op)
+			}
+			if err := m.Advance(res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m.Report()
+	}
+	cut := func(op Op) Result { return Result{Status: Faulty, Sent: 4, Unanswered: 4, Seen: []Status{Unknown}} }
+	// Half the requests lost, every node answering with a view like this
+	// node's: what a link losing half its packets gives, or a heal.
+	lossy := func(op Op) Result {
+		if op.Kind == OpFetch {
+			return Result{Err: errNoAnswer}
+		}
+		return Result{Status: FaultFree, Sent: 2 * ConfirmRequests, Unanswered: ConfirmRequests}
+	}
+	for k := range 3 {
+		if rep := run(cut); rep.Isolated != k+1 {
+			t.Fatalf("interval %d of the cut: isolated %d, want %d", k+1, rep.Isolated, k+1)
+		}
+	}
+	for k := range afterCutIntervals {
+		if rep := run(lossy); rep.Isolated != 0 || rep.Doubt.Sent != 0 || rep.Doubt.Doubting {
+			t.Fatalf("interval %d after the cut: isolated %d, %+v; want no requests counted", k+1, rep.Isolated, rep.Doubt)
+		}
+	}
+	doubted := false
+	for range healthWindow {
+		rep := run(lossy)
+		doubted = doubted || rep.Doubt.Doubting
+	}
+	if !doubted {
+		t.Fatal("half its requests lost once the cut was over: the node never doubted itself")
+	}
+}
