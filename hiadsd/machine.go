@@ -296,6 +296,9 @@ func (m *Interval) pass() {
 	wasCut := n.isolated > 0
 	iv.isolation()
 	if n.Config.Vantage > 0 { // without second vantage points no node keeps a health window
+		if n.health == nil {
+			n.health = new(health)
+		}
 		iv.report.Doubt = n.health.add(iv.ownEvidence(wasCut))
 	}
 	n.asked = n.asked[:0] // asked and tested: a pass that is undone keeps them for the next one

@@ -49,20 +49,19 @@ type Node struct {
 	// down a push tree (pushTargets): the same entry pushed again, by
 	// another tester that found it, goes no further from here (sift).
 	pushed map[int]Entry
-	// stirred counts the intervals left before the view is calm again
-	// (Calm, vantage.go).
-	stirred int
 	// isolated counts the intervals in a row in which no test was answered,
 	// released the verdicts applied during them once held long enough
 	// (isolation.go).
 	isolated int
-	// afterCut counts the intervals left in which, a cut just over, its
-	// tests say nothing of its own link (vantage.go).
-	afterCut int
 	released []released
-	// The rest serves second vantage points alone (Config.Vantage),
-	// last, so that a run without them reads none of it.
-	health health // the node's own health (vantage.go)
+	// stirred counts the intervals left before the view is calm again
+	// (Calm, vantage.go); afterCut those in which, a cut just over, its
+	// tests say nothing of its own link (vantage.go). Both are 3 at most.
+	stirred, afterCut uint8
+	// The rest serves second vantage points alone (Config.Vantage), so
+	// that a run without them carries and reads none of it: the
+	// simulator's time at 65,536 nodes goes to reading nodes from memory.
+	health *health // the node's own health (vantage.go), nil until the first interval with them
 	// silent counts, per node held Degraded, the intervals in a row its
 	// tests failed and it was held anyway (Holding, vantage.go).
 	silent map[int]int

@@ -169,9 +169,9 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 		return Holding // its own link explains the failure, not this tester's
 	case confirmed || lossy: // silent to this tester degradedHold intervals running: down
 		return Confirmed
-	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation && !n.health.measure:
+	case n.Config.Isolation > 0 && n.isolated >= n.Config.Isolation && !n.Measuring():
 		return Alone // cut off past the hold, with no sign of a lossy link: the last one standing
-	case !n.health.doubting && (a.noneAsked || len(n.vantages(j, &iv.m.via)) == 0):
+	case !n.Doubting() && (a.noneAsked || len(n.vantages(j, &iv.m.via)) == 0):
 		return Alone
 	}
 	return Unheard
@@ -292,7 +292,7 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 		return FaultFree
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
-	case heavy && !n.health.doubting && !n.health.seesLoss && n.Calm() && slices.Contains(a.seen, Degraded):
+	case heavy && !n.Doubting() && !n.SeesLoss() && n.Calm() && slices.Contains(a.seen, Degraded):
 		return Degraded
 	}
 	return FaultFree
@@ -364,8 +364,8 @@ type Doubt struct {
 }
 
 // health is the window Doubt is computed over. One is kept for every
-// node, so it stays small (72 octets): at 65,536 nodes the simulator's
-// time goes to reading nodes from memory.
+// node that has second vantage points, so it stays small (80 octets): at
+// 65,536 nodes the simulator's time goes to reading nodes from memory.
 type health struct {
 	counts   [healthWindow]counts                      // each interval's requests and refutations
 	names    *[healthWindow][2][2]int32                // the nodes each interval named (lossy, refutedOn); nil until one did
@@ -448,15 +448,15 @@ func b2i(b bool) int {
 }
 
 // Doubting reports whether the node doubts its own tests.
-func (n *Node) Doubting() bool { return n.health.doubting }
+func (n *Node) Doubting() bool { return n.health != nil && n.health.doubting }
 
 // Measuring reports whether the caller adds MeasureRequests requests to
 // each test of a live node (Doubt.Measure).
-func (n *Node) Measuring() bool { return n.health.measure }
+func (n *Node) Measuring() bool { return n.health != nil && n.health.measure }
 
 // SeesLoss reports whether the node sees loss on its tests of live nodes
 // (Doubt.SeesLoss).
-func (n *Node) SeesLoss() bool { return n.health.seesLoss }
+func (n *Node) SeesLoss() bool { return n.health != nil && n.health.seesLoss }
 
 // evidence notes what a real test answer a of j, judged got and second,
 // says of this node's own link.
@@ -551,7 +551,7 @@ func (n *Node) afterTests(tests []TestResult) {
 		return
 	}
 	for id, left := range n.unreached {
-		if left <= 1 || n.health.doubting {
+		if left <= 1 || n.Doubting() {
 			delete(n.unreached, id)
 		} else {
 			n.unreached[id] = left - 1
@@ -559,7 +559,7 @@ func (n *Node) afterTests(tests []TestResult) {
 	}
 	for _, t := range tests {
 		switch {
-		case t.Second == Refuted && !n.health.doubting:
+		case t.Second == Refuted && !n.Doubting():
 			if n.unreached == nil {
 				n.unreached = map[int]int{}
 			}

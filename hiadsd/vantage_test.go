@@ -398,7 +398,7 @@ func TestLossNamedFromOutside(t *testing.T) {
 			n := newTestNode(t, &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: 3}, 0)
 			const j = 1
 			n.View.Set(j, Entry{Status: c.held, Counter: 1})
-			n.health.doubting, n.stirred, n.health.seesLoss = c.doubting, c.stirred, c.seesLoss
+			n.health, n.stirred = &health{doubting: c.doubting, seesLoss: c.seesLoss}, uint8(c.stirred)
 			iv := &interval{node: n}
 			a := testAnswer{status: FaultFree, sent: c.sent, unanswered: c.unanswered, seen: c.seen}
 			if got := iv.measured(j, &a); got != c.want {
