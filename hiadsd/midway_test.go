@@ -246,24 +246,17 @@ func TestDegradedNewsTakenDuringItsTest(t *testing.T) {
 		t.Fatalf("node 2 held %v after the interval, want the news, degraded at 3", got)
 	}
 	// The next interval's test, begun after the news, decides.
-	m = begin(t, n)
-	for !m.Done() {
-		ops := m.Ready()
-		res := make([]Result, len(ops))
-		for k, op := range ops {
-			res[k] = Result{Status: FaultFree, Sent: ConfirmRequests}
-			if op.Kind == OpFetch {
-				res[k] = answer(&fakeTester{truth: map[int]Status{4: Faulty}}, []Op{op})[0]
-			} else if op.Target == 4 {
-				res[k] = Result{Status: Faulty}
-			}
+	rep = runInterval(t, n, func(op Op) Result {
+		switch {
+		case op.Kind == OpFetch:
+			return answer(&fakeTester{truth: map[int]Status{4: Faulty}}, []Op{op})[0]
+		case op.Target == 4:
+			return Result{Status: Faulty}
 		}
-		if err := m.Advance(res); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !slices.Contains(targets(m.Report()), 2) {
-		t.Fatalf("the next interval tested %v; want node 2 among them", targets(m.Report()))
+		return Result{Status: FaultFree, Sent: ConfirmRequests}
+	})
+	if !slices.Contains(targets(rep), 2) {
+		t.Fatalf("the next interval tested %v; want node 2 among them", targets(rep))
 	}
 	if got := n.View.Get(2); got.Status != FaultFree {
 		t.Fatalf("node 2 held %v after a clean test begun after the news, want fault-free", got)

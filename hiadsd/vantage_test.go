@@ -16,6 +16,19 @@ type lossyWorld struct {
 
 func (w *lossyWorld) step(t *testing.T, n *Node) Report {
 	t.Helper()
+	return runInterval(t, n, func(op Op) Result {
+		if op.Kind == OpFetch {
+			return Result{Err: errNoAnswer}
+		}
+		w.ops = append(w.ops, Op{Kind: op.Kind, Target: op.Target, Via: slices.Clone(op.Via)})
+		return Result{Status: w.fail, Seen: w.seen, Sent: w.sent, Unanswered: w.sent}
+	})
+}
+
+// runInterval runs one interval of n, each op answered by answer, and
+// returns its report.
+func runInterval(t *testing.T, n *Node, answer func(Op) Result) Report {
+	t.Helper()
 	var m Interval
 	if err := m.Begin(n); err != nil {
 		t.Fatal(err)
@@ -24,13 +37,7 @@ func (w *lossyWorld) step(t *testing.T, n *Node) Report {
 		ops := m.Ready()
 		res := make([]Result, len(ops))
 		for k, op := range ops {
-			switch op.Kind {
-			case OpTest:
-				w.ops = append(w.ops, Op{Kind: op.Kind, Target: op.Target, Via: slices.Clone(op.Via)})
-				res[k] = Result{Status: w.fail, Seen: w.seen, Sent: w.sent, Unanswered: w.sent}
-			case OpFetch:
-				res[k].Err = errNoAnswer
-			}
+			res[k] = answer(op)
 		}
 		if err := m.Advance(res); err != nil {
 			t.Fatal(err)
@@ -552,24 +559,7 @@ func TestCutCountsNoLoss(t *testing.T) {
 	for id := range 16 {
 		n.View.Set(id, Entry{Status: FaultFree, Counter: 1})
 	}
-	run := func(answer func(op Op) Result) Report {
-		t.Helper()
-		var m Interval
-		if err := m.Begin(n); err != nil {
-			t.Fatal(err)
-		}
-		for !m.Done() {
-			ops := m.Ready()
-			res := make([]Result, len(ops))
-			for k, op := range ops {
-				res[k] = answer(op)
-			}
-			if err := m.Advance(res); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return m.Report()
-	}
+	run := func(answer func(op Op) Result) Report { t.Helper(); return runInterval(t, n, answer) }
 	cut := func(op Op) Result { return Result{Status: Faulty, Sent: 4, Unanswered: 4, Seen: []Status{Unknown}} }
 	// Half the requests lost, every node answering with a view like this
 	// node's: what a link losing half its packets gives, or a heal.
