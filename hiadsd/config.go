@@ -90,8 +90,8 @@ type Config struct {
 	// test finds it faulty or partial where the view holds it otherwise
 	// (vantage.go): the verdict is believed only when one of them confirms
 	// it, or when there is no other agent to ask; 0 believes every test,
-	// as the papers do, and keeps no health window (no self-doubt, no node
-	// named Degraded by this node). The daemon sets it; the simulator
+	// as the papers do, and keeps no health window (the node never doubts
+	// its own tests). The daemon sets it; the simulator
 	// leaves it off to reproduce the papers, and sets it for its
 	// lossy-tester faults.
 	Vantage int

@@ -138,7 +138,7 @@ type Test struct {
 	// Concurrency bounds how many tests run at once.
 	Concurrency int `mapstructure:"concurrency" doc:"tests run at once, each with its own socket"`
 	// Vantage is how many other agents confirm a new failure (daemon.Config.Vantage).
-	Vantage int `mapstructure:"vantage" doc:"other agents asked to test a node this agent's test finds newly faulty or partial, while it re-tests it; the verdict is believed only if none of them reaches the node and one finds it down too (a flaky member's word is not spread). Needs pushes (the cluster key or a write community); 0 believes every test"`
+	Vantage int `mapstructure:"vantage" doc:"other agents asked to test a node this agent's test finds newly faulty or partial, while it re-tests it; the verdict is believed only if none of them reaches the node and one finds it down too (a flaky member's word is not spread). Needs pushes (the cluster key or a write community); 0 believes every test, and the agent keeps no health window: it never doubts its own tests"`
 	// V3User names the entry of snmp.users that tests peers; empty tests with SNMPv2c.
 	V3User string `mapstructure:"v3_user" doc:"name of an snmp.users entry to test peers with SNMPv3; empty tests with the read community"`
 }
