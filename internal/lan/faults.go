@@ -10,8 +10,12 @@ import (
 	"strings"
 )
 
-// lossTable is the nftables table SetLoss installs inside a host's namespace.
-const lossTable = "diaglan_loss"
+// lossTable names the nftables table (bridge family) SetLinkLoss installs
+// in the switch's namespace for host k: the loss is on the host's switch
+// port, so a packet lost on its way out is lost silently, as on a lossy
+// cable, not refused to the sender (a rule on the host's own output hook
+// makes its send fail with EPERM, which no lossy NIC does).
+func lossTable(k int) string { return fmt.Sprintf("diaglan_loss_%d", k) }
 
 // LinkDown takes host k's interface down inside its namespace: the host
 // neither answers SNMP nor ping, so testers diagnose it faulty.
@@ -36,7 +40,8 @@ func (nw *Net) LinkUp(k int) error {
 }
 
 // SetLoss drops pct percent of the packets host k receives, at random and
-// independently (nftables numgen, since these kernels have no netem); with
+// independently (nftables numgen on its switch port, since these kernels
+// have no netem); with
 // loss on every host each datagram is lost with probability pct/100 once.
 // pct 0 removes the rule.
 func (nw *Net) SetLoss(k, pct int) error { return nw.SetLinkLoss(k, pct, 0) }
@@ -51,9 +56,9 @@ func (nw *Net) SetLinkLoss(k, in, out int) error {
 			return fmt.Errorf("lan: loss %d%%: want 0 to 100", pct)
 		}
 	}
-	ns := nw.Hosts[k]
+	table := lossTable(k)
 	if _, had := nw.loss[k]; had {
-		if err := nft(ns, "delete table inet "+lossTable); err != nil {
+		if err := nft(nw.Switch, "delete table bridge "+table); err != nil {
 			return err
 		}
 		delete(nw.loss, k)
@@ -61,11 +66,15 @@ func (nw *Net) SetLinkLoss(k, in, out int) error {
 	if in == 0 && out == 0 {
 		return nil
 	}
-	script := fmt.Sprintf("add table inet %s\n", lossTable)
+	// IP alone: the hosts' neighbour entries are static, and a lossy cable
+	// loses frames, but ARP's retries would only blur the figure.
+	script := fmt.Sprintf("add table bridge %[1]s\n"+
+		"add chain bridge %[1]s forward { type filter hook forward priority 0; policy accept; }\n", table)
+	port := fmt.Sprintf("p%d", k)
 	for _, h := range []struct {
-		hook, dir string
-		pct       int
-	}{{"input", "iifname", in}, {"output", "oifname", out}} {
+		dir string // toward the host: out of its port; from it: into its port
+		pct int
+	}{{"oifname", in}, {"iifname", out}} {
 		if h.pct == 0 {
 			continue
 		}
@@ -73,10 +82,9 @@ func (nw *Net) SetLinkLoss(k, in, out int) error {
 		if h.pct == 100 {
 			match = "" // nftables refuses "< 100" on a mod-100 value
 		}
-		script += fmt.Sprintf("add chain inet %[1]s %[2]s { type filter hook %[2]s priority 0; policy accept; }\n"+
-			"add rule inet %[1]s %[2]s %[3]s \"eth0\" %[4]scounter drop\n", lossTable, h.hook, h.dir, match)
+		script += fmt.Sprintf("add rule bridge %s forward %s %q meta protocol { ip, ip6 } %scounter drop\n", table, h.dir, port, match)
 	}
-	if err := nft(ns, script); err != nil {
+	if err := nft(nw.Switch, script); err != nil {
 		return err
 	}
 	nw.loss[k] = max(in, out)
@@ -99,9 +107,9 @@ func (nw *Net) LossDrops(k int) (int, error) {
 	if _, had := nw.loss[k]; !had {
 		return 0, nil
 	}
-	out, err := exec.Command("ip", "netns", "exec", nw.Hosts[k], "nft", "list", "table", "inet", lossTable).Output()
+	out, err := exec.Command("ip", "netns", "exec", nw.Switch, "nft", "list", "table", "bridge", lossTable(k)).Output()
 	if err != nil {
-		return 0, fmt.Errorf("lan: nft list in %s: %w", nw.Hosts[k], err)
+		return 0, fmt.Errorf("lan: nft list in %s: %w", nw.Switch, err)
 	}
 	return parseDropCounter(string(out))
 }

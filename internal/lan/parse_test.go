@@ -61,8 +61,8 @@ func TestParseStatusWalk(t *testing.T) {
 }
 
 func TestParseDropCounter(t *testing.T) {
-	out := "table inet diaglan_loss {\n\tchain input {\n\t\ttype filter hook input priority filter; policy accept;\n" +
-		"\t\tiifname \"eth0\" numgen random mod 100 < 5 counter packets 17 bytes 1200 drop\n\t}\n}\n"
+	out := "table bridge diaglan_loss_3 {\n\tchain forward {\n\t\ttype filter hook forward priority filter; policy accept;\n" +
+		"\t\toifname \"p3\" meta protocol { ip, ip6 } numgen random mod 100 < 5 counter packets 17 bytes 1200 drop\n\t}\n}\n"
 	if n, err := parseDropCounter(out); err != nil || n != 17 {
 		t.Fatalf("parseDropCounter = %d, %v; want 17", n, err)
 	}
