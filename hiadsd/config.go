@@ -91,9 +91,8 @@ type Config struct {
 	// (vantage.go): the verdict is believed only when one of them confirms
 	// it, or when there is no other agent to ask; 0 believes every test,
 	// as the papers do, and keeps no health window (the node never doubts
-	// its own tests). The daemon sets it; the simulator
-	// leaves it off to reproduce the papers, and sets it for its
-	// lossy-tester faults.
+	// its own tests). The daemon sets it; the simulator leaves it off to
+	// reproduce the papers, and sets it for its lossy-tester faults.
 	Vantage int
 	// Rotate makes vCube test one cluster per interval, Next, instead of all
 	// log2 N (vcubeRotating): each node is then tested about once per

@@ -286,9 +286,8 @@ func (iv *interval) measured(j int, a *testAnswer) Status {
 	switch {
 	case !held.Up():
 		// A first verdict, or a return: the requests lost may be from before
-		// the node's agent started or came back (37 agents starting: three
-		// were named degraded for two seconds, and notified). Its next test
-		// measures it, if it still loses them.
+		// the node's agent started or came back. Its next test measures it,
+		// if it still loses them.
 		return FaultFree
 	case held == Degraded && (a.sent < confirmMin || 100*a.unanswered >= trustLoss*a.sent):
 		return Degraded // not measured, or still losing trustLoss percent (no flap about doubtLoss)
@@ -496,8 +495,7 @@ func (iv *interval) evidence(j int, a *testAnswer, got Status, second Second) {
 // afterCutIntervals is how many intervals, the one that ends a cut
 // included, say nothing of a node's own link: the requests its tests lost
 // then are the cut's, and at a heal links coming back and peers catching
-// up lose some more for a moment (a node cut off for 4 s, in a chaos run,
-// then lost 26 of 56 and was named degraded for 4 s).
+// up lose some more for a moment.
 const afterCutIntervals = 2
 
 // ownEvidence returns what the interval's tests say of this node's own
