@@ -20,8 +20,8 @@ import (
 // is among the faults, they are due: a node alone is told about a round
 // trip after it is known instead of a window later, and a switch's nodes
 // once the last of them is known. A sweep costs one question (an SNMP GET,
-// probe.Prober.Ask) to each node the agent holds fault-free, once per
-// cause, at the owner only.
+// probe.Prober.Ask) to each node the agent holds fault-free, two to one
+// whose reply did not come, once per cause, at the owner only.
 
 // sweepLocked starts a sweep of the faults collecting, if none is out and
 // none has reported on them; whether this agent owns them is decided by
@@ -136,10 +136,11 @@ type asking interface {
 
 // askAll asks every row at once and returns the ids of those that did
 // not answer fault-free within half an interval (a test's budget if that
-// is shorter). A node up answers in a round trip; one that does not is
-// waited for by the faults until it is among them or the window closes,
-// so a slow answer costs a node alone the window, not a wrong cause, and
-// the faults of a cut need not wait for its tests to time out.
+// is shorter), asked twice at most. A node up answers in a round trip;
+// one that does not is waited for by the faults until it is among them or
+// the window closes, so a slow answer costs a node alone the window, not a
+// wrong cause, and the faults of a cut need not wait for its tests to time
+// out.
 func (p *Policy) askAll(ctx context.Context, rows []board.Row) []int {
 	ctx, cancel := context.WithTimeout(ctx, min(p.cfg.Interval/2, p.cfg.TestBudget))
 	defer cancel()
@@ -150,7 +151,10 @@ func (p *Policy) askAll(ctx context.Context, rows []board.Row) []int {
 	)
 	ask := func(r board.Row) bool { return p.prober.Probe(ctx, r.Member).Status.Up() }
 	if a, ok := p.prober.(asking); ok {
-		ask = func(r board.Row) bool { return a.Ask(ctx, r.Member) }
+		// A question is one round trip's wait: one whose reply was lost,
+		// or late on a loaded host, is asked once more within the sweep's
+		// wait rather than cost the cause the whole window.
+		ask = func(r board.Row) bool { return a.Ask(ctx, r.Member) || ctx.Err() == nil && a.Ask(ctx, r.Member) }
 	}
 	next := make(chan board.Row)
 	for range min(len(rows), sweepWorkers) {
