@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -65,5 +67,37 @@ func TestTheTreeSpeaksOfTheProduct(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("read %d files of the tree, want every source and manual", files)
+	}
+}
+
+// TestNoBuiltBinaryIsTracked: a program built in the tree (go build in a
+// command's folder leaves one beside its source) is never committed; the
+// package and the release build every binary from source.
+func TestNoBuiltBinaryIsTracked(t *testing.T) {
+	if _, err := os.Stat("../../.git"); err != nil {
+		t.Skip("not a git checkout (a source tarball): no file is tracked")
+	}
+	out, err := exec.Command("git", "-C", "../..", "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	magic := [][]byte{{0x7f, 'E', 'L', 'F'}, {'M', 'Z'}, {0xcf, 0xfa, 0xed, 0xfe}}
+	files := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	for _, rel := range files {
+		f, err := os.Open(filepath.Join("../..", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 4)
+		n, _ := f.Read(head)
+		f.Close()
+		for _, m := range magic {
+			if n >= len(m) && bytes.Equal(head[:len(m)], m) {
+				t.Errorf("%s is a built program (%x); it is built from source, not tracked", rel, head[:n])
+			}
+		}
+	}
+	if len(files) < 100 {
+		t.Fatalf("git tracks %d files, want the whole tree", len(files))
 	}
 }
