@@ -41,8 +41,8 @@ func (nw *Net) LinkUp(k int) error {
 
 // SetLoss drops pct percent of the packets host k receives, at random and
 // independently (nftables numgen on its switch port, since these kernels
-// have no netem); with
-// loss on every host each datagram is lost with probability pct/100 once.
+// have no netem); with loss on every host each datagram is lost with
+// probability pct/100 once.
 // pct 0 removes the rule.
 func (nw *Net) SetLoss(k, pct int) error { return nw.SetLinkLoss(k, pct, 0) }
 
