@@ -168,8 +168,9 @@ type Daemon struct {
 	loop
 	runList
 	journal
-	hi  hello          // nodes that asked to be tested now (under mu, but early: the loop's)
-	pol *notify.Policy // which events reach the station, when, and grouped how
+	hi     hello          // nodes that asked to be tested now (under mu, but early: the loop's)
+	starve starvation     // the agent's own CPU health (starve.go)
+	pol    *notify.Policy // which events reach the station, when, and grouped how
 
 	// mu guards what the responder's SET, the watchdog and the saves share
 	// with the loop: the journal's state and snapshot, the list queued and
@@ -306,6 +307,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	answered := make(chan struct{})
 	go func() { defer close(answered); d.answerQuestions(ctx) }()
 	defer func() { <-answered }()
+	if d.realClock {
+		lagged := make(chan struct{})
+		go func() { defer close(lagged); d.watchLag(ctx) }()
+		defer func() { <-lagged }()
+	}
 	timer := time.NewTimer(d.firstDelay())
 	defer timer.Stop()
 	defer d.push.sends.Wait()

@@ -55,8 +55,9 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}
+				sent, unanswered := d.lossSamples(r.Sent, r.Unanswered)
 				res[k] = hiadsd.Result{Status: r.Status, Digest: r.Digest, Withheld: r.Withheld,
-					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: r.Sent, Unanswered: r.Unanswered}
+					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: sent, Unanswered: unanswered}
 				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 					d.log.WithFields(logrus.Fields{"node": op.Target + 1, "status": r.Status.String(), "took": d.now().Sub(began).String(),
 						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated, "seen": r.Seen,

@@ -163,6 +163,9 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		d.vantage.mu.Unlock()
 		return nil
 	}
+	if d.starved() {
+		return ErrVantageBusy // its test would read the replies late: the asker counts it refused
+	}
 	select {
 	case d.vantage.asks <- v:
 		return nil
@@ -196,7 +199,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 			d.mu.Lock()
 			members := d.list.Members
 			d.mu.Unlock()
-			if int(q.Node) > len(members) || int(q.From) > len(members) {
+			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() {
 				<-slots
 				continue
 			}
@@ -270,9 +273,7 @@ func (d *Daemon) noteDoubt(ctx context.Context, doubt hiadsd.Doubt) {
 	d.mu.Lock()
 	d.doubting = doubt.Doubting
 	d.mu.Unlock()
-	if sp, ok := d.prober.(seconding); ok {
-		sp.Stretch(doubt.Doubting)
-	}
+	d.restretch()
 	f := d.log.WithFields(logrus.Fields{"refuted": doubt.Refuted, "sent": doubt.Sent, "unanswered": doubt.Unanswered})
 	d.sayHello(ctx, "doubt") // a tester reads the change at once: degraded, or fault-free again
 	if doubt.Doubting {
@@ -321,7 +322,7 @@ func (d *Daemon) noteUnreached(ctx context.Context) {
 // measure is probe.View.Measure for this interval's tests: the requests
 // the core asks added while it has seen loss (hiadsd.Doubt.Measure).
 func (d *Daemon) measure() int {
-	if d.node.Measuring() {
+	if d.node.Measuring() && !d.starved() {
 		return hiadsd.MeasureRequests
 	}
 	return 0
@@ -335,7 +336,7 @@ func (d *Daemon) measure() int {
 // ask to measure the same have its questions to answer already. It runs
 // on the loop.
 func (d *Daemon) confirm() int {
-	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting {
+	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.starved() {
 		return 0
 	}
 	return hiadsd.ConfirmRequests
