@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -159,8 +158,6 @@ type burst struct {
 	mu       sync.Mutex
 	wg       sync.WaitGroup
 	stop     context.CancelFunc
-	hinted   sync.Once // burstOpts.onLoss
-	onLoss   func()
 }
 
 // request is one request of a burst.
@@ -187,8 +184,6 @@ type burstOpts struct {
 	// clean, when set, ends the burst once its first clean requests are
 	// all answered: the link is clean, the hint was a late reply.
 	clean int
-	// onLoss, when set, runs once, at the first request lost.
-	onLoss func()
 }
 
 // starvedShare: a burst whose request leaves a tenth of its wait late (100
@@ -206,7 +201,7 @@ func refusedPort(err error) bool {
 
 // startBurst begins a burst of n requests to t within ctx.
 func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Duration, o burstOpts) *burst {
-	b := &burst{n: n, clean: o.clean, reqs: make([]request, n), onLoss: o.onLoss}
+	b := &burst{n: n, clean: o.clean, reqs: make([]request, n)}
 	oids := []string{mib.HiADSDisUP0}
 	if t.TestedOnly {
 		oids[0] = cmp.Or(t.OID, DefaultOID)
@@ -323,8 +318,8 @@ func (b *burst) watch(ctx context.Context, wait time.Duration) {
 }
 
 // judge makes lost the overtaken requests that have waited 2·longest +
-// window by now (none with a zero now), runs onLoss at the first request
-// lost, and ends the burst once its verdict is settled.
+// window by now (none with a zero now), and ends the burst once its verdict
+// is settled.
 func (b *burst) judge(now time.Time, window time.Duration) {
 	b.mu.Lock()
 	if b.settled {
@@ -349,9 +344,6 @@ func (b *burst) judge(now time.Time, window time.Duration) {
 		b.stop()
 	}
 	b.mu.Unlock()
-	if nLost > 0 && b.onLoss != nil {
-		b.hinted.Do(b.onLoss)
-	}
 }
 
 // alive waits for every request of the burst and reports whether any was
@@ -402,48 +394,43 @@ func (b *burst) add(res Result) Result {
 
 // measureLink is View.Confirm's measurement of a peer that answered a test
 // needing no re-test: held degraded; held fault-free, its answer lost a
-// request, or it says it sees loss on its own tests (other agents are asked to
-// measure it too, as for a new failure: a second vantage point names a lossy
-// peer, a tester's word does not); or the test answers another agent's
-// question. Each request waits the re-test's wait (test.timeout): a reply late
-// on a busy host is no loss. A lone request lost is only a hint: the burst ends
-// once its first hiadsd.CleanRequests are answered, and other agents are asked
-// only once one of its own requests goes unanswered (a late reply on a loaded
-// host costs 8 requests, not every vantage point's burst). The same holds for a
-// test asked by another agent about a peer it holds fault-free: its burst ends
-// once its first 8 are answered, as the link's loss is then no heavy loss from
-// here. Each question of a loaded start-up (64 agents on 2 cores, a late reply
-// taken for a lost one) cost 48 requests before: 1,265 questions in the first
-// 100 s of one run, its tests' waits at their ceiling for 30 s and at half of
-// it for 60 s more (30 s in all at 1.0). A return (a peer held down
-// that answers) is not measured: a link coming back, and a host catching up,
-// lose requests for a moment; nor is a peer that did not answer and is held
-// down already: an agent asked about it answers at once, within the asker's
-// wait.
+// request, or it says it sees loss on its own tests; or the test answers
+// another agent's question. Each request waits the re-test's wait
+// (test.timeout): a reply late on a busy host is no loss. A lone request lost
+// is only a hint: the burst ends once its first hiadsd.CleanRequests are
+// answered (a late reply on a loaded host costs 8 requests). The same holds
+// for a test asked by another agent about a peer it holds fault-free: its
+// burst ends once its first 8 are answered, as the link's loss is then no
+// heavy loss from here. A return (a peer held down that answers) is not
+// measured: a link coming back, and a host catching up, lose requests for a
+// moment; nor is a peer that did not answer and is held down already: an
+// agent asked about it answers at once, within the asker's wait.
+//
+// Other agents are asked to measure a peer held fault-free (a second vantage
+// point names a lossy peer, a tester's word does not) once this burst has
+// found heavy loss, not before: what they say cannot change a measurement
+// that did not (hiadsd.Decided), and each of them makes a whole test with a
+// burst of its own. Asked at the burst's first lost request instead,
+// the agents of a loaded host (192 processes on two cores) answered 50 to 60
+// such questions every ten seconds, nearly all of them fault-free, and the
+// work kept the host starved.
 func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.Status, res Result) Result {
 	wait := p.retry().wait
-	ask := held == hiadsd.FaultFree && !v.Asked && v.Second != nil
 	var o burstOpts
-	var asked atomic.Pointer[vantages]
 	if held == hiadsd.FaultFree && res.Unanswered < 2 && !res.SeesLoss {
 		o.clean = hiadsd.CleanRequests
-		if ask {
-			o.onLoss, ask = func() { asked.Store(collect(v.Second(ctx))) }, false
-		}
-	}
-	if ask {
-		asked.Store(collect(v.Second(ctx)))
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait, o).add(res)
-	if others := asked.Load(); others != nil {
-		// Once the answers so far settle what the core makes of the
-		// measurement, the rest are not waited for: a lossy member's
-		// vantage points answer over a second or two, the first one that
-		// measured it degraded as well as the last.
-		seen, _ := others.end(ctx, 2*wait, func(seen []hiadsd.Status) bool {
-			return hiadsd.Decided(res.Status, res.Sent, res.Unanswered, seen)
-		})
-		res.Seen = append(res.Seen, seen...)
+	if held != hiadsd.FaultFree || v.Asked || v.Second == nil || !res.Status.Up() || !hiadsd.Heavy(res.Sent, res.Unanswered) {
+		return res
 	}
+	// Once the answers so far settle what the core makes of the
+	// measurement, the rest are not waited for: a lossy member's vantage
+	// points answer over a second or two, the first one that measured it
+	// degraded as well as the last.
+	seen, _ := collect(v.Second(ctx)).end(ctx, 2*wait, func(seen []hiadsd.Status) bool {
+		return hiadsd.Decided(res.Status, res.Sent, res.Unanswered, seen)
+	})
+	res.Seen = append(res.Seen, seen...)
 	return res
 }
