@@ -36,12 +36,13 @@ func (l *learningLAN) LearnEngine(_ context.Context, t probe.Target) error {
 	return nil
 }
 
-// TestEnginesLearnedAheadOfNeed: after each interval the agent learns the
-// engine of one agent it holds fault-free and does not know yet (not its
-// own, not a faulty one's, not a known one's again, not a printer's), the
-// first after its own id; once all are known, an interval learns nothing.
+// TestEnginesLearnedAheadOfNeed: after an interval the agent learns the
+// engine of every agent it holds fault-free and does not know yet (not
+// its own, not a faulty one's, not a known one's again, not a printer's),
+// once, beginning after its own id; a later interval learns nothing more,
+// and a starved agent learns none.
 func TestEnginesLearnedAheadOfNeed(t *testing.T) {
-	cfg := testConfig(t, 6, hiadsd.BruteForce, notify.Owner)
+	cfg := testConfig(t, 7, hiadsd.BruteForce, notify.Owner)
 	cfg.Self = 3
 	cfg.Nodes[4].TestedOnly = true
 	lan := &learningLAN{fakeLAN: newFakeLAN(), known: map[netip.Addr]bool{addr(1): true}}
@@ -52,11 +53,18 @@ func TestEnginesLearnedAheadOfNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range [][]netip.Addr{{addr(5)}, {addr(5), addr(0)}, {addr(5), addr(0)}} {
+	d.starve.on.Store(true)
+	d.interval(context.Background())
+	d.push.sends.Wait()
+	if len(lan.learned) != 0 {
+		t.Fatalf("a starved agent learned %v", lan.learned)
+	}
+	d.starve.on.Store(false)
+	for range 2 {
 		d.interval(context.Background())
 		d.push.sends.Wait()
-		if !slices.Equal(lan.learned, want) {
-			t.Fatalf("after interval %d: engines learned %v, want %v", k+1, lan.learned, want)
-		}
+	}
+	if want := []netip.Addr{addr(5), addr(6), addr(0)}; !slices.Equal(lan.learned, want) {
+		t.Fatalf("engines learned %v, want %v once", lan.learned, want)
 	}
 }

@@ -58,6 +58,10 @@ type lagMeter struct {
 	calm    int     // calm windows in a row while starved
 	need    int     // calm windows in a row that end this starvation (at least lagCalm)
 	share   float64 // the share of the last whole window lost
+	// lagging says the last whole window lost 1/starvedLeave of its time or
+	// more: not starved yet, but late enough that a reply read late may
+	// look lost.
+	lagging bool
 }
 
 // tick notes a tick that fired at now, late by late, and reports whether
@@ -74,6 +78,7 @@ func (m *lagMeter) tick(now time.Time, late time.Duration) bool {
 	}
 	m.share = float64(m.lost) / float64(span)
 	m.begun, m.lost = now, 0
+	m.lagging = m.share >= 1.0/starvedLeave
 	was := m.starved
 	switch {
 	case !m.starved && m.share >= 1.0/starvedEnter:
@@ -91,8 +96,9 @@ func (m *lagMeter) tick(now time.Time, late time.Duration) bool {
 // starvation is the daemon's side of the meter: the judgement the loop,
 // the tests and the responder read.
 type starvation struct {
-	on atomic.Bool
-	mu sync.Mutex // one restretch at a time, so the last judgement read is the one applied
+	on      atomic.Bool
+	lagging atomic.Bool // starved, or the last window lost a tenth of its time
+	mu      sync.Mutex  // one restretch at a time, so the last judgement read is the one applied
 }
 
 // starved reports whether the agent is starved of CPU now.
@@ -116,7 +122,9 @@ func (d *Daemon) watchLag(ctx context.Context) {
 		late := now.Sub(last) - lagTick
 		last = now
 		t.Reset(lagTick)
-		if !m.tick(now, late) {
+		changed := m.tick(now, late)
+		d.starve.lagging.Store(m.starved || m.lagging)
+		if !changed {
 			continue
 		}
 		m.need = lagCalm + rand.IntN(2*lagCalm+1)
@@ -150,10 +158,14 @@ func (d *Daemon) restretch() {
 }
 
 // lossSamples is the requests a test sent and lost, as the core counts them
-// into the agent's own health: none while it is starved of CPU, whose
-// replies are read late rather than lost.
+// into the agent's own health: none while it is starved of CPU, or its last
+// window lost a tenth of its time, as its replies are read late rather than
+// lost. Counted until a quarter was, the agents of a loaded host (192
+// processes on two cores, load 57) saw loss on their own tests, said so,
+// and each was measured by its testers' bursts: a storm of false verdicts
+// across the cluster about once a minute.
 func (d *Daemon) lossSamples(sent, unanswered int) (int, int) {
-	if d.starved() {
+	if d.starved() || d.starve.lagging.Load() {
 		return 0, 0
 	}
 	return sent, unanswered

@@ -13,7 +13,6 @@ import (
 
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/usm"
-	"github.com/diagagent/diagagent/mib"
 )
 
 // client opens one connected UDP socket to t for one probe or fetch, as
@@ -123,33 +122,21 @@ func (p *Prober) usersFor(t Target) []usm.User {
 	return *users
 }
 
-// engine is a peer's SNMPv3 engine (RFC 3414 section 4) as an answer told
-// it: its ID, boots and time, and when the answer came. Kept per peer, it
-// spares every exchange after the first its discovery round trip.
-type engine struct {
-	id          string
-	boots, time uint32
-	at          time.Time
-}
-
-// now is the engine's time at t, as the peer counts it.
-func (e engine) now(t time.Time) uint32 { return e.time + uint32(max(t.Sub(e.at), 0)/time.Second) }
-
 // close keeps the SNMPv3 engine the exchange with t last heard of and
 // closes the socket. gosnmp stores the engine of every answer, reports
 // included, so a peer that restarted (new boots) or was reinstalled (new
 // engine ID) is learned again by the exchange that met it.
 func (p *Prober) close(g *gosnmp.GoSNMP, t Target) {
 	if sp, ok := g.SecurityParameters.(*gosnmp.UsmSecurityParameters); ok && g.Version == gosnmp.Version3 && sp.AuthoritativeEngineID != "" {
-		e := engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()}
-		p.book.update(key(t), func(s *peerState) { s.engine = e })
+		p.heard(t, engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()})
 	}
 	g.Conn.Close()
 }
 
 // setSecurity picks v2c with a community, or v3 as user u; a tested-only
 // device runs no agent, so it is never spoken to as a user. A peer whose
-// engine is known is spoken to without a discovery.
+// engine is known is spoken to without a discovery, with u's keys localized
+// to it (keysFor).
 func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target, u *usm.User) {
 	if t.Community != "" || t.TestedOnly || u == nil {
 		g.Version = gosnmp.Version2c
@@ -168,6 +155,7 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target, u *usm.User) {
 	sp := u.USM()
 	if e := p.book.get(key(t)).engine; e.id != "" {
 		sp.AuthoritativeEngineID, sp.AuthoritativeEngineBoots, sp.AuthoritativeEngineTime = e.id, e.boots, e.now(time.Now())
+		sp.SecretKey, sp.PrivacyKey = p.keysFor(t, e, *u)
 	}
 	g.SecurityParameters = sp
 }
@@ -175,22 +163,4 @@ func (p *Prober) setSecurity(g *gosnmp.GoSNMP, t Target, u *usm.User) {
 // sameOID compares two dotted OIDs, ignoring a leading dot.
 func sameOID(a, b string) bool {
 	return strings.TrimPrefix(a, ".") == strings.TrimPrefix(b, ".")
-}
-
-// KnowsEngine reports whether t is spoken to without a discovery round
-// trip: its SNMPv3 engine is known, or it is spoken to in v2c.
-func (p *Prober) KnowsEngine(t Target) bool {
-	return len(p.usersFor(t)) == 0 || p.book.get(key(t)).engine.id != ""
-}
-
-// LearnEngine discovers t's SNMPv3 engine ahead of need, with one GET of
-// sysUpTime.0 (the discovery's round trip, then the request), unless it
-// is known already: a question (diagVantage) or a push to a peer this
-// agent never tested then costs one request, as a test does.
-func (p *Prober) LearnEngine(ctx context.Context, t Target) error {
-	if p.KnowsEngine(t) {
-		return nil
-	}
-	_, err := p.Get(ctx, t, mib.SysUpTime0)
-	return err
 }

@@ -178,23 +178,30 @@ func TestProbeV3KeepsTheEngine(t *testing.T) {
 	}
 }
 
-// TestLearnEngineAheadOfNeed: LearnEngine discovers a peer's engine once
-// (two requests: the discovery, then sysUpTime.0); a question written to
-// the peer afterwards, as a second vantage point's, is one request, and a
-// second LearnEngine sends nothing.
+// TestLearnEngineAheadOfNeed: LearnEngine discovers a peer's engine (net-
+// snmp's snmpd) once, with one unauthenticated request that names no user;
+// a GET as the cluster key's user afterwards is one request, spoken with
+// the keys this agent localized itself (usm.User.Localized), which snmpd
+// accepts; a second LearnEngine sends nothing.
 func TestLearnEngineAheadOfNeed(t *testing.T) {
 	p, target, relay := v3PeerThroughRelay(t)
 	if p.KnowsEngine(target) {
 		t.Fatal("an engine known before any exchange")
 	}
-	if err := p.LearnEngine(probeContext(t), target); err != nil || !p.KnowsEngine(target) || len(relay.Sent()) != 2 {
-		t.Fatalf("LearnEngine: %v, known %v, %d datagrams sent; want nil, true, 2", err, p.KnowsEngine(target), len(relay.Sent()))
+	if err := p.LearnEngine(probeContext(t), target); err != nil || !p.KnowsEngine(target) || len(relay.Sent()) != 1 {
+		t.Fatalf("LearnEngine: %v, known %v, %d datagrams sent; want nil, true, 1", err, p.KnowsEngine(target), len(relay.Sent()))
 	}
-	if err := p.LearnEngine(probeContext(t), target); err != nil || len(relay.Sent()) != 2 {
-		t.Fatalf("LearnEngine again: %v, %d datagrams sent in all; want nil, still 2", err, len(relay.Sent()))
+	if flags := v3Flags(t, relay.Sent()[0]); flags&byte(gosnmp.AuthPriv) != 0 {
+		t.Fatalf("the discovery has msgFlags %#x, want neither auth nor priv", flags)
 	}
-	if _, err := p.Get(probeContext(t), target, mib.SysUpTime0); err != nil || len(relay.Sent()) != 3 {
-		t.Fatalf("a GET once the engine is learned: %v, %d datagrams sent in all; want nil, 3", err, len(relay.Sent()))
+	if err := p.LearnEngine(probeContext(t), target); err != nil || len(relay.Sent()) != 1 {
+		t.Fatalf("LearnEngine again: %v, %d datagrams sent in all; want nil, still 1", err, len(relay.Sent()))
+	}
+	if _, err := p.Get(probeContext(t), target, mib.SysUpTime0); err != nil || len(relay.Sent()) != 2 {
+		t.Fatalf("a GET once the engine is learned: %v, %d datagrams sent in all; want nil, 2", err, len(relay.Sent()))
+	}
+	if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree || len(relay.Sent()) != 3 {
+		t.Fatalf("a test once the engine is learned: %+v, %d datagrams sent in all; want fault-free, 3", res, len(relay.Sent()))
 	}
 }
 
