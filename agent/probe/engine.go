@@ -151,18 +151,33 @@ func (p *Prober) discover(ctx context.Context, t Target, wait time.Duration) (en
 		if err != nil {
 			return engine{}, err
 		}
-		// gosnmp decodes an unauthenticated message as a user's; the report
-		// names none, and the name given here is only what gosnmp asks for.
-		dec := &gosnmp.GoSNMP{Version: gosnmp.Version3, SecurityModel: gosnmp.UserSecurityModel, MsgFlags: gosnmp.NoAuthNoPriv,
-			SecurityParameters: &gosnmp.UsmSecurityParameters{UserName: "discovery"}}
-		in, err := dec.SnmpDecodePacket(buf[:n])
-		if err != nil || in.MsgID != id {
+		e, ours, err := discoveryReport(buf[:n], id)
+		if !ours {
 			continue // not the answer to this discovery: wait on
 		}
-		sp, ok := in.SecurityParameters.(*gosnmp.UsmSecurityParameters)
-		if !ok || in.PDUType != gosnmp.Report || len(sp.AuthoritativeEngineID) < 5 || len(sp.AuthoritativeEngineID) > 32 {
-			return engine{}, fmt.Errorf("%w from %s", errNoReport, conn.RemoteAddr())
+		if err != nil {
+			return engine{}, fmt.Errorf("%w from %s", err, conn.RemoteAddr())
 		}
-		return engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()}, nil
+		return e, nil
 	}
+}
+
+// discoveryReport reads b as the answer to the discovery of message id:
+// ours says it answers that message (else it is dropped, and the wait goes
+// on), and then it is a report carrying an engine ID of 5 to 32 octets
+// (RFC 3411), or an error.
+func discoveryReport(b []byte, id uint32) (e engine, ours bool, err error) {
+	// gosnmp decodes an unauthenticated message as a user's; the report
+	// names none, and the name given here is only what gosnmp asks for.
+	dec := &gosnmp.GoSNMP{Version: gosnmp.Version3, SecurityModel: gosnmp.UserSecurityModel, MsgFlags: gosnmp.NoAuthNoPriv,
+		SecurityParameters: &gosnmp.UsmSecurityParameters{UserName: "discovery"}}
+	in, err := dec.SnmpDecodePacket(b)
+	if err != nil || in == nil || in.MsgID != id {
+		return engine{}, false, nil
+	}
+	sp, ok := in.SecurityParameters.(*gosnmp.UsmSecurityParameters)
+	if !ok || in.PDUType != gosnmp.Report || len(sp.AuthoritativeEngineID) < 5 || len(sp.AuthoritativeEngineID) > 32 {
+		return engine{}, true, errNoReport
+	}
+	return engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()}, true, nil
 }
