@@ -55,7 +55,7 @@ func discoverySeed(tb testing.TB, engineID string) []byte {
 	tb.Helper()
 	pkt := &gosnmp.SnmpPacket{Version: gosnmp.Version3, MsgFlags: gosnmp.NoAuthNoPriv, SecurityModel: gosnmp.UserSecurityModel,
 		SecurityParameters: &gosnmp.UsmSecurityParameters{AuthoritativeEngineID: engineID, AuthoritativeEngineBoots: 3, AuthoritativeEngineTime: 100},
-		PDUType: gosnmp.Report, MsgID: 42, RequestID: 42,
+		PDUType:            gosnmp.Report, MsgID: 42, RequestID: 42,
 		Variables: []gosnmp.SnmpPDU{{Name: ".1.3.6.1.6.3.15.1.1.4.0", Type: gosnmp.Counter32, Value: uint32(1)}}}
 	b, err := pkt.MarshalMsg()
 	if err != nil {
