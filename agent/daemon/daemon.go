@@ -16,6 +16,7 @@ import (
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/flap"
 	"github.com/diagagent/diagagent/agent/keyring"
+	"github.com/diagagent/diagagent/agent/lag"
 	"github.com/diagagent/diagagent/agent/membership"
 	"github.com/diagagent/diagagent/agent/nodelist"
 	"github.com/diagagent/diagagent/agent/notify"
@@ -168,9 +169,9 @@ type Daemon struct {
 	loop
 	runList
 	journal
-	hi     hello          // nodes that asked to be tested now (under mu, but early: the loop's)
-	starve starvation     // the agent's own CPU health (starve.go)
-	pol    *notify.Policy // which events reach the station, when, and grouped how
+	hi  hello          // nodes that asked to be tested now (under mu, but early: the loop's)
+	lag *lag.Watch     // the agent's own CPU health (starve.go)
+	pol *notify.Policy // which events reach the station, when, and grouped how
 
 	// mu guards what the responder's SET, the watchdog and the saves share
 	// with the loop: the journal's state and snapshot, the list queued and
@@ -180,8 +181,9 @@ type Daemon struct {
 	// save (a manager's SET, a reload, a merge); saving writes one state
 	// file at a time, each taken when its turn comes, so a later state is
 	// never overwritten by an earlier one.
-	changing sync.Mutex
-	saving   sync.Mutex
+	changing   sync.Mutex
+	saving     sync.Mutex
+	stretching sync.Mutex // the prober's stretches, one at a time (restretch)
 }
 
 // loop is the diagnosis loop's own: the core's node and its machine, the
@@ -268,6 +270,7 @@ func New(o Options) (*Daemon, error) {
 	d.push.in = make(chan board.Push, pushQueue)
 	d.vantage = vantage{waiting: map[vantageKey]*question{}, asks: make(chan board.Vantage, questions)}
 	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
+	d.lag = lag.New(o.Log, d.restretch)
 	d.pushes = o.Prober.CanPush()
 	if d.now == nil {
 		d.now, d.realClock = time.Now, true
@@ -309,7 +312,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer func() { <-answered }()
 	if d.realClock {
 		lagged := make(chan struct{})
-		go func() { defer close(lagged); d.watchLag(ctx) }()
+		go func() { defer close(lagged); d.lag.Run(ctx) }()
 		defer func() { <-lagged }()
 	}
 	timer := time.NewTimer(d.firstDelay())

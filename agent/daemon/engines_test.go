@@ -53,13 +53,13 @@ func TestEnginesLearnedAheadOfNeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.starve.on.Store(true)
+	d.lag.Set(true)
 	d.interval(context.Background())
 	d.push.sends.Wait()
 	if len(lan.learned) != 0 {
 		t.Fatalf("a starved agent learned %v", lan.learned)
 	}
-	d.starve.on.Store(false)
+	d.lag.Set(false)
 	for range 2 {
 		d.interval(context.Background())
 		d.push.sends.Wait()

@@ -21,7 +21,6 @@ type loopMetrics struct {
 	unsaved   metrics.Gauge
 	seconds   *metrics.CounterVec
 	doubt     metrics.Gauge
-	starved   metrics.Gauge
 	unreached metrics.Gauge
 }
 
@@ -47,8 +46,6 @@ func newMetrics() loopMetrics {
 			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a node held degraded, here or by an agent asked, silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
 		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
 			Help: "1 while this agent doubts its own tests (diagSelfDoubt): other agents refute its failures, or its requests to live nodes go unanswered; its link is the likely fault."}),
-		starved: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_cpu_starved",
-			Help: "1 while this agent is starved of CPU: its timers fire late, a quarter of the time or more; its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions."}),
 		unreached: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_unreached_nodes",
 			Help: "Nodes this agent cannot reach while other agents reach them (diagUnreached): a firewall or ACL between them; they stay fault-free."}),
 	}
@@ -94,7 +91,7 @@ func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int)
 // collectors are the daemon's own counters, gauges and histograms.
 func (m *loopMetrics) collectors() []metrics.Collector {
 	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.took, m.unsaved,
-		m.seconds, m.doubt, m.starved, m.unreached}
+		m.seconds, m.doubt, m.unreached}
 }
 
 // Describe sends the descriptions of the daemon's metrics, the view's
@@ -117,5 +114,5 @@ func (d *Daemon) Collect(ch chan<- metrics.Metric) {
 
 // collectors are the daemon's counters, its rooms' included.
 func (d *Daemon) collectors() []metrics.Collector {
-	return append(append(d.met.collectors(), d.pol.Collectors()...), d.members.Collectors()...)
+	return append(append(d.met.collectors(), d.pol.Collectors()...), append(d.members.Collectors(), d.lag.Collector())...)
 }

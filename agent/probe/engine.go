@@ -181,3 +181,32 @@ func discoveryReport(b []byte, id uint32) (e engine, ours bool, err error) {
 	}
 	return engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()}, true, nil
 }
+
+// Learner is a prober that learns peers' SNMPv3 engines ahead of need
+// (Prober.LearnEngine).
+type Learner interface {
+	KnowsEngine(t Target) bool
+	LearnEngine(ctx context.Context, t Target) error
+}
+
+// engineGap spaces the discoveries of one LearnAhead pass: 64 peers take
+// about 1.3 s, and agents that start together do not all speak at once.
+const engineGap = 20 * time.Millisecond
+
+// LearnAhead learns the engine of each of ts in turn, engineGap apart,
+// while goOn says so and ctx lasts, handing each failure to failed.
+func LearnAhead(ctx context.Context, l Learner, ts []Target, goOn func() bool, failed func(Target, error)) {
+	for _, t := range ts {
+		if !goOn() {
+			return
+		}
+		if err := l.LearnEngine(ctx, t); err != nil {
+			failed(t, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(engineGap):
+		}
+	}
+}

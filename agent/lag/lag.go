@@ -1,0 +1,161 @@
+// Package lag is an agent's own CPU health: how late its timers fire, and
+// whether it is starved. On a host whose CPU is starved (192 agents on two
+// cores, load 290), every reply is read late: a test finds live peers
+// silent, a measurement finds healthy links lossy, and each of those makes
+// more work (a re-test, three questions, bursts of requests) that starves
+// the host further. Lifeguard (Dadgar et al. 2018) has a member that misses
+// its own deadlines trust its timeouts less and do less; so does the agent
+// (agent/daemon says what it stops doing). A Watch sets a timer every
+// lagTick and notes how late each fires; once a quarter of a window's time
+// is lost so (starvedEnter), the agent is starved until calm windows in a
+// row lose under a tenth (starvedLeave); from a tenth lost it is lagging.
+//
+// A gap longer than lagGapCap counts as lagGapCap: a process stopped and
+// resumed (a freeze) lost one stretch of time, and its hello says so; it
+// is not starved.
+package lag
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/diagagent/diagagent/agent/metrics"
+)
+
+const (
+	lagTick      = 100 * time.Millisecond
+	lagWindow    = 5 * time.Second
+	lagGapCap    = time.Second
+	starvedEnter = 4  // a window losing 1/starvedEnter of its time or more starts starvation
+	starvedLeave = 10 // calm windows in a row losing under 1/starvedLeave of their time end it
+	// lagCalm is the fewest calm windows in a row that end starvation; each
+	// time the agent is starved it draws how many, from lagCalm to
+	// 3·lagCalm (15 to 45 s). Agents on one loaded host catch up together,
+	// and each then resumes its bursts, questions and engine discoveries,
+	// which starve the host again: left after one calm window, 64 agents of
+	// 192 on two cores went in and out of starvation six times each in three
+	// minutes; after three, all at once, five times. Drawn apart, they come
+	// back one by one, and each that comes back while the host cannot bear
+	// it holds the others starved.
+	lagCalm = 3
+)
+
+// meter judges starvation from how late a periodic timer fires, one
+// window at a time. Its zero value is a meter at rest, not starved.
+type meter struct {
+	begun   time.Time     // the window's start; zero before the first tick
+	lost    time.Duration // time lost to late ticks in the window
+	starved bool
+	calm    int     // calm windows in a row while starved
+	need    int     // calm windows in a row that end this starvation (at least lagCalm)
+	share   float64 // the share of the last whole window lost
+	// lagging says the last whole window lost 1/starvedLeave of its time or
+	// more: not starved yet, but late enough that a reply read late may
+	// look lost.
+	lagging bool
+}
+
+// tick notes a tick that fired at now, late by late, and reports whether
+// the meter's judgement changed with it (only at the end of a window).
+func (m *meter) tick(now time.Time, late time.Duration) bool {
+	if m.begun.IsZero() {
+		m.begun = now
+		return false
+	}
+	m.lost += min(max(late, 0), lagGapCap)
+	span := now.Sub(m.begun)
+	if span < lagWindow {
+		return false
+	}
+	m.share = float64(m.lost) / float64(span)
+	m.begun, m.lost = now, 0
+	m.lagging = m.share >= 1.0/starvedLeave
+	was := m.starved
+	switch {
+	case !m.starved && m.share >= 1.0/starvedEnter:
+		m.starved = true
+	case m.starved && m.share < 1.0/starvedLeave:
+		if m.calm++; m.calm >= max(m.need, lagCalm) {
+			m.starved, m.calm = false, 0
+		}
+	case m.starved:
+		m.calm = 0
+	}
+	return m.starved != was
+}
+
+// Watch runs the meter on the wall clock and holds its judgement for the
+// agent's other goroutines.
+type Watch struct {
+	starved, lagging atomic.Bool
+	log              *logrus.Entry
+	gauge            metrics.Gauge
+	onChange         func()
+}
+
+// New returns a Watch that logs to log and, each time the agent starts or
+// stops being starved, calls onChange (nil for none) once its judgement
+// reads so.
+func New(log *logrus.Entry, onChange func()) *Watch {
+	return &Watch{log: log, onChange: onChange, gauge: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_cpu_starved",
+		Help: "1 while this agent is starved of CPU: its timers fire late, a quarter of the time or more; its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions."})}
+}
+
+// Starved reports whether the agent is starved of CPU now; false for a nil
+// Watch.
+func (w *Watch) Starved() bool { return w != nil && w.starved.Load() }
+
+// Lagging reports whether the agent is starved, or its last window lost a
+// tenth of its time or more: a reply read late may look lost. False for a
+// nil Watch.
+func (w *Watch) Lagging() bool { return w != nil && w.lagging.Load() }
+
+// Set makes the judgement starved, as a test's fake host would be.
+func (w *Watch) Set(starved bool) { w.starved.Store(starved); w.lagging.Store(starved) }
+
+// Collector is the Watch's gauge, diagagent_cpu_starved.
+func (w *Watch) Collector() metrics.Collector { return w.gauge }
+
+// Run meters the timer until ctx ends, and says when the agent starts or
+// stops being starved: in the log, in the gauge and to onChange.
+func (w *Watch) Run(ctx context.Context) {
+	var m meter
+	t := time.NewTimer(lagTick)
+	defer t.Stop()
+	last := time.Now()
+	m.tick(last, 0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		late := now.Sub(last) - lagTick
+		last = now
+		t.Reset(lagTick)
+		changed := m.tick(now, late)
+		w.lagging.Store(m.starved || m.lagging)
+		if !changed {
+			continue
+		}
+		m.need = lagCalm + rand.IntN(2*lagCalm+1)
+		w.starved.Store(m.starved)
+		if w.onChange != nil {
+			w.onChange()
+		}
+		f := w.log.WithField("lost", int(100*m.share+0.5))
+		if m.starved {
+			w.gauge.Set(1)
+			f.Warn("this agent is starved of CPU: its timers fire late (lost: the share of the last five seconds, in percent). " +
+				"Until it catches up its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions")
+		} else {
+			w.gauge.Set(0)
+			f.Info("this agent has the CPU it needs again")
+		}
+	}
+}
