@@ -333,8 +333,8 @@ func (d *Daemon) measure() int {
 // depends on it (hiadsd.ConfirmRequests); none without, and none while
 // this agent sees loss on its own tests or doubts them: its link is the
 // suspect, what it would measure is its own loss, and the agents it would
-// ask to measure the same have its questions to answer already. It runs
-// on the loop.
+// ask to measure the same have its questions to answer already; nor while
+// it is starved of CPU (starve.go). It runs on the loop.
 func (d *Daemon) confirm() int {
 	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.starved() {
 		return 0
