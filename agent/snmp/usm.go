@@ -51,16 +51,12 @@ func localizeUsers(users []User, engineID []byte) (map[string]*usmUser, error) {
 	m := make(map[string]*usmUser, len(users))
 	for _, u := range users {
 		auth, priv := u.AuthProto(), u.PrivProto()
-		sp := &gosnmp.UsmSecurityParameters{
-			AuthoritativeEngineID: string(engineID), UserName: u.Name,
-			AuthenticationProtocol: auth, AuthenticationPassphrase: u.AuthPassphrase,
-			PrivacyProtocol: priv, PrivacyPassphrase: u.PrivPassphrase,
-		}
-		if err := sp.InitSecurityKeys(); err != nil {
+		secret, privKey, err := u.Localized(string(engineID))
+		if err != nil {
 			return nil, fmt.Errorf("snmp: localizing keys of user %q: %w", u.Name, err)
 		}
 		uu := &usmUser{User: u, auth: auth, priv: priv, write: u.Write,
-			secret: sp.SecretKey, privKey: sp.PrivacyKey, level: gosnmp.NoAuthNoPriv}
+			secret: secret, privKey: privKey, level: gosnmp.NoAuthNoPriv}
 		if auth != gosnmp.NoAuth {
 			uu.level = gosnmp.AuthNoPriv
 		}
