@@ -163,7 +163,7 @@ type Daemon struct {
 	realClock bool
 	start     time.Time
 	observe   func(IntervalInfo)
-	met       loopMetrics
+	met       viewmetrics.Loop
 	viewMet   *viewmetrics.Collector // the published snapshot's metrics
 
 	loop
@@ -235,10 +235,10 @@ func New(o Options) (*Daemon, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	host, met := &membersHost{}, newMetrics()
+	host, met := &membersHost{}, viewmetrics.NewLoop()
 	members, s, err := membership.New(membership.Options{Nodes: c.Nodes, Self: c.Self, Keys: c.Keys, Kept: kept, StateDir: c.StateDir,
 		Interval: c.Interval, Prober: o.Prober, Notifier: o.Notifier, Host: host, Lookup: o.Lookup, OnKeys: o.OnKeys,
-		Refused: met.refused, Log: o.Log}, o.State, now())
+		Refused: met.Refused, Log: o.Log}, o.State, now())
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +460,7 @@ func (d *Daemon) interval(ctx context.Context) {
 	unsaved := len(d.unsaved)
 	d.mu.Unlock()
 	took := d.now().Sub(began)
-	d.met.observe(rep, took, unsaved)
+	d.met.Observe(rep, took, unsaved)
 	if d.observe != nil {
 		d.observe(IntervalInfo{Report: rep, Probes: probes, Started: began, Took: took, Unsaved: unsaved})
 	}

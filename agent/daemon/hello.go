@@ -44,6 +44,10 @@ type hello struct {
 	said       time.Time
 	// knock stops the knocking (knocking), nil when it is not on; the loop's.
 	knock context.CancelFunc
+	// testing is the nodes the interval under way tests on their hellos
+	// (takeAsked): each test measures the node's link, which a node that
+	// sees loss on its own tests asks for (lossy). The loop's.
+	testing []int
 	// restarted is set when the agent started from a state of an earlier
 	// run: it says hello at start. A first start does not: no peer saw it
 	// up yet, and a tester whose test of it began before it listened would
@@ -84,6 +88,7 @@ func (d *Daemon) takeAsked() {
 	asked := d.hi.asked
 	d.hi.asked = nil
 	d.mu.Unlock()
+	d.hi.testing = asked
 	for _, id := range asked {
 		d.node.Ask(id)
 		d.log.WithField("node", id+1).Info("hello: asked to test the node now, testing it")
@@ -267,11 +272,20 @@ func (d *Daemon) testerTargets() ([]int, []probe.Target) {
 // median (41 ms for a repair one tester found). It runs in the
 // background.
 func (d *Daemon) sayHello(ctx context.Context, why string) {
-	g, ok := d.prober.(greeting)
-	if !ok || !d.pushes || d.removed {
+	if !d.pushes || d.removed {
 		return
 	}
 	to, targets := d.testerTargets()
+	d.greet(ctx, why, to, targets)
+}
+
+// greet is sayHello to testers to, whose targets are targets, from any
+// goroutine.
+func (d *Daemon) greet(ctx context.Context, why string, to []int, targets []probe.Target) {
+	g, ok := d.prober.(greeting)
+	if !ok {
+		return
+	}
 	d.log.WithFields(logrus.Fields{"to": ids(to), "why": why}).Info("asking a tester to test this agent now, the first of these that answers")
 	self := uint32(d.id + 1)
 	d.push.sends.Go(func() {

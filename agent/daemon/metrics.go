@@ -1,98 +1,8 @@
 package daemon
 
 import (
-	"time"
-
 	"github.com/diagagent/diagagent/agent/metrics"
-
-	"github.com/diagagent/diagagent/hiadsd"
 )
-
-// metrics are what only the testing intervals tell: the reads of peers'
-// diagnostic information, the entries they brought, the intervals and the
-// events waiting for a save.
-type loopMetrics struct {
-	entries   metrics.Counter
-	fetches   *metrics.CounterVec
-	intervals metrics.Counter
-	unused    metrics.Counter
-	refused   metrics.Counter
-	took      metrics.Histogram
-	unsaved   metrics.Gauge
-	seconds   *metrics.CounterVec
-	doubt     metrics.Gauge
-	unreached metrics.Gauge
-}
-
-// newMetrics makes the interval metrics, every label value at 0.
-func newMetrics() loopMetrics {
-	m := loopMetrics{
-		entries: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_entries_received_total",
-			Help: "Diagnostic units (one node's entry) this agent took from the nodes it tested."}),
-		fetches: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_fetches_total",
-			Help: "Reads of a tested node's diagnostic information, by result (ok, error, skipped: its digest said nothing was new)."}, []string{"result"}),
-		intervals: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_intervals_total",
-			Help: "Testing intervals (this agent's share of a testing round) completed."}),
-		refused: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_counters_refused_total",
-			Help: "Entries, stations and node lists read or pushed from peers whose counter led the one held further than a correct peer's can (hiadsd.MaxLead): not taken, not passed on."}),
-		unused: metrics.NewCounter(metrics.CounterOpts{Name: "diagagent_answers_unused_total",
-			Help: "Tests and reads made ahead, on an expected verdict that the real answer then overturned, so their answers went unused."}),
-		took: metrics.NewHistogram(metrics.HistogramOpts{Name: "diagagent_interval_duration_seconds",
-			Help:    "Duration of one testing interval: tests, reads and recording.",
-			Buckets: metrics.ExponentialBuckets(0.001, 2, 14)}),
-		unsaved: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_events_unsaved",
-			Help: "Events recorded but waiting for state_dir to take them; they are served and notified once saved."}),
-		seconds: metrics.NewCounterVec(metrics.CounterOpts{Name: "diagagent_second_vantage_total",
-			Help: "Faulty or partial verdicts of this agent's tests about nodes it held fault-free, by what the other agents it asked said (test.vantage): confirmed (believed), alone (no other agent to ask: believed), refuted (another reached the node: not believed), unheard (none answered: not believed), holding (a node held degraded, here or by an agent asked, silent for fewer intervals in a row than the hold: not believed yet)."}, []string{"result"}),
-		doubt: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_self_doubt",
-			Help: "1 while this agent doubts its own tests (diagSelfDoubt): other agents refute its failures, or its requests to live nodes go unanswered; its link is the likely fault."}),
-		unreached: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_unreached_nodes",
-			Help: "Nodes this agent cannot reach while other agents reach them (diagUnreached): a firewall or ACL between them; they stay fault-free."}),
-	}
-	for _, r := range []string{"ok", "error", "skipped"} {
-		m.fetches.WithLabelValues(r)
-	}
-	for _, s := range []hiadsd.Second{hiadsd.Confirmed, hiadsd.Alone, hiadsd.Refuted, hiadsd.Unheard, hiadsd.Holding} {
-		m.seconds.WithLabelValues(s.String())
-	}
-	return m
-}
-
-// observe counts one testing interval: the reads it made, the entries they
-// brought, the answers it did not use, its duration and the events still waiting for a save.
-func (m loopMetrics) observe(rep hiadsd.Report, took time.Duration, unsaved int) {
-	for _, f := range rep.Fetches {
-		switch {
-		case f.Err != nil:
-			m.fetches.WithLabelValues("error").Inc()
-		case f.Skipped:
-			m.fetches.WithLabelValues("skipped").Inc()
-		default:
-			m.fetches.WithLabelValues("ok").Inc()
-		}
-	}
-	m.entries.Add(float64(rep.Units))
-	m.intervals.Inc()
-	m.unused.Add(float64(rep.Wasted))
-	m.took.Observe(took.Seconds())
-	m.unsaved.Set(float64(unsaved))
-	for _, t := range rep.Tests {
-		if t.Second != hiadsd.SecondNone {
-			m.seconds.WithLabelValues(t.Second.String()).Inc()
-		}
-	}
-	doubt := 0.0
-	if rep.Doubt.Doubting {
-		doubt = 1
-	}
-	m.doubt.Set(doubt)
-}
-
-// collectors are the daemon's own counters, gauges and histograms.
-func (m *loopMetrics) collectors() []metrics.Collector {
-	return []metrics.Collector{m.entries, m.fetches, m.intervals, m.unused, m.refused, m.took, m.unsaved,
-		m.seconds, m.doubt, m.unreached}
-}
 
 // Describe sends the descriptions of the daemon's metrics, the view's
 // included (metrics.Collector).
@@ -114,5 +24,5 @@ func (d *Daemon) Collect(ch chan<- metrics.Metric) {
 
 // collectors are the daemon's counters, its rooms' included.
 func (d *Daemon) collectors() []metrics.Collector {
-	return append(append(d.met.collectors(), d.pol.Collectors()...), append(d.members.Collectors(), d.lag.Collector())...)
+	return append(append(d.met.Collectors(), d.pol.Collectors()...), append(d.members.Collectors(), d.lag.Collector())...)
 }

@@ -47,7 +47,7 @@ diagagent_intervals_total 1
 		"diagagent_up", "diagagent_intervals_total"); err != nil {
 		t.Error(err)
 	}
-	if got := metricstest.ToFloat64(d.met.unsaved); got != 0 {
+	if got := metricstest.ToFloat64(d.met.Unsaved); got != 0 {
 		t.Errorf("diagagent_events_unsaved = %v, want 0", got)
 	}
 	if seq := d.Snapshot().LastSeq(); seq == 0 {
@@ -68,14 +68,14 @@ func TestMetricsUnusedAnswers(t *testing.T) {
 	if got := d.node.View.Get(2).Status; got != hiadsd.Faulty {
 		t.Fatalf("node 2 held %v, want faulty", got)
 	}
-	if got := metricstest.ToFloat64(d.met.unused); got != 0 {
+	if got := metricstest.ToFloat64(d.met.Unused); got != 0 {
 		t.Fatalf("diagagent_answers_unused_total = %v before the repair, want 0", got)
 	}
 	delete(lan.status, addr(2))
 	for range 2 {
 		d.interval(context.Background())
 	}
-	if got := metricstest.ToFloat64(d.met.unused); got != 1 {
+	if got := metricstest.ToFloat64(d.met.Unused); got != 1 {
 		t.Errorf("diagagent_answers_unused_total = %v after the repair, want 1 (node 3's test)", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/sirupsen/logrus"
@@ -66,11 +67,12 @@ func (d *Daemon) Receive(p board.Push) error {
 func (d *Daemon) batchTakingPushes(ctx context.Context, ops []hiadsd.Op, probes map[int]probe.Result) []hiadsd.Result {
 	peers := map[int]chan hiadsd.Status{}
 	views := map[int]probe.View{}
+	lossy := d.lossy(ctx)
 	for _, op := range ops {
 		if op.Kind == hiadsd.OpTest {
 			peers[op.Target] = make(chan hiadsd.Status, 1)
 			views[op.Target] = probe.View{Held: d.node.View.Get(op.Target).Status, Peer: peers[op.Target], Second: d.second(op.Target, op.Via), Measure: d.measure(),
-				Confirm: d.confirm()}
+				Confirm: d.confirm(), Hinted: slices.Contains(d.hi.testing, op.Target), Lossy: lossy}
 		}
 	}
 	done := make(chan []hiadsd.Result, 1)
@@ -186,7 +188,7 @@ func (d *Daemon) mergeCore(ctx context.Context, from int, p hiadsd.Push, v hiads
 // correct peer's can. One line per entry, at warning level: a correct
 // agent never sends one.
 func (d *Daemon) refuse(rep hiadsd.Report, how string) {
-	d.met.refused.Add(float64(len(rep.Refused) + rep.StationRefused))
+	d.met.Refused.Add(float64(len(rep.Refused) + rep.StationRefused))
 	for _, u := range rep.Refused {
 		d.log.WithFields(logrus.Fields{"node": u.ID + 1, "status": u.New.Status.String(), "counter": u.New.Counter,
 			"held": u.Old.Counter, "from": u.From + 1, "how": how,

@@ -316,7 +316,7 @@ func (d *Daemon) noteUnreached(ctx context.Context) {
 	d.mu.Lock()
 	d.unreached = ids
 	d.mu.Unlock()
-	d.met.unreached.Set(float64(len(now)))
+	d.met.Unreached.Set(float64(len(now)))
 }
 
 // measure is probe.View.Measure for this interval's tests: the requests
@@ -340,6 +340,29 @@ func (d *Daemon) confirm() int {
 		return 0
 	}
 	return hiadsd.ConfirmRequests
+}
+
+// lossy is probe.View.Lossy for this interval's tests: a measurement of a
+// node held fault-free found heavy loss, which may be this agent's own
+// link's. One of its testers is asked to test it now (sayHello), and
+// measures its link (probe.View.Hinted) while the agents this one asks
+// measure the node's: a lossy agent is named seconds sooner than once its
+// own tests' judgement is in (noteDoubt), and a clean one costs its tester
+// hiadsd.CleanRequests requests. None while it already sees loss. It runs
+// on the loop; what it returns, in the tests.
+func (d *Daemon) lossy(ctx context.Context) func() {
+	if !d.pushes || d.removed {
+		return nil
+	}
+	to, targets := d.testerTargets()
+	return func() {
+		d.mu.Lock()
+		said := d.seesLoss || d.doubting
+		d.mu.Unlock()
+		if !said {
+			d.greet(ctx, "loss measured", to, targets)
+		}
+	}
 }
 
 // noteSeconds logs each new failure this interval's tests found, with

@@ -251,6 +251,15 @@ type View struct {
 	Confirm int
 	// Asked says the test answers another agent's question (measured).
 	Asked bool
+	// Hinted says the peer asked to be tested now (a hello): a test that
+	// finds it fault-free measures its link, ended once
+	// hiadsd.CleanRequests answers prove it clean.
+	Hinted bool
+	// Lossy, when set, is called as a measurement of a peer held
+	// fault-free finds heavy loss (hiadsd.Heavy), before any agent asked
+	// answers: the loss may be the tester's own, and its testers can
+	// measure its link at once rather than once the answers are in.
+	Lossy func()
 }
 
 // ProbeInView is Probe for an agent that holds v about t.
@@ -332,12 +341,16 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 				!res.Corroborated {
 				wait = p.retry().wait * 2 // a corroborated verdict has its second vantage point already
 			}
-			seen, noneAsked := others.end(ctx, wait, nil)
+			// A re-test that proved the peer alive is settled as a
+			// measurement is (measureLink); a failure needs every answer.
+			seen, noneAsked := others.end(ctx, wait, func(seen []hiadsd.Status) bool {
+				return hiadsd.Decided(res.Status, res.Sent, res.Unanswered, append(res.Seen[:len(res.Seen):len(res.Seen)], seen...))
+			})
 			res.Seen, res.NoneAsked = append(res.Seen, seen...), noneAsked && len(res.Seen) == 0
 		}
 	}
 	if !res.Retested && !res.Corroborated && res.Status.Up() && v.Confirm > 0 &&
-		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && (res.Unanswered > 0 || res.SeesLoss)) {
+		(v.Asked || held == hiadsd.Degraded || held == hiadsd.FaultFree && (res.Unanswered > 0 || res.SeesLoss || v.Hinted)) {
 		res = p.measureLink(ctx, t, v, held, res)
 	}
 	if res.Status != hiadsd.Unknown {

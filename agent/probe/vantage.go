@@ -421,6 +421,9 @@ func (p *Prober) measureLink(ctx context.Context, t Target, v View, held hiadsd.
 		o.clean = hiadsd.CleanRequests
 	}
 	res = p.startBurst(ctx, t, v.Confirm, wait, o).add(res)
+	if held == hiadsd.FaultFree && !v.Asked && v.Lossy != nil && res.Status.Up() && hiadsd.Heavy(res.Sent, res.Unanswered) {
+		v.Lossy()
+	}
 	if held != hiadsd.FaultFree || v.Asked || v.Second == nil || !res.Status.Up() || !hiadsd.Heavy(res.Sent, res.Unanswered) {
 		return res
 	}

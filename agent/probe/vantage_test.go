@@ -95,6 +95,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 		{"clean, says it sees loss", always, View{Held: hiadsd.FaultFree, Confirm: confirm}, hiadsd.FaultFree, [2]int{settledClean, confirm}, [2]int{}, false, true},
 		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, [2]int{settledClean, confirm}, [2]int{}, false, false},
 		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, [2]int{hiadsd.CleanRequests, hiadsd.CleanRequests + 2}, [2]int{}, false, false},
+		{"clean, hinted (a hello)", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Hinted: true}, hiadsd.FaultFree, [2]int{hiadsd.CleanRequests, hiadsd.CleanRequests + 2}, [2]int{}, false, false},
 		{"clean, asked, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm, Asked: true}, hiadsd.FaultFree, [2]int{settledClean, confirm}, [2]int{}, false, false},
 	}
 	for _, c := range cases {
@@ -138,7 +139,9 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 // (a reply late on a busy host, or a lossy link) is measured: a clean link
 // ends the burst once its first hiadsd.CleanRequests are answered, and no other
 // agent is asked; a lossy one runs the burst until 40% of it is lost
-// (hiadsd.Settled), and the other agents are asked once a request of it is.
+// (hiadsd.Settled), and the other agents are asked once a request of it is,
+// View.Lossy called before them (the tester's own testers measure it
+// meanwhile), and never on a clean one.
 func TestLoneLossIsAHint(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
@@ -155,9 +158,10 @@ func TestLoneLossIsAHint(t *testing.T) {
 		}
 	}
 	for _, lossy := range []bool{false, true} {
-		asked := 0
+		asked, said, saidFirst := 0, 0, false
 		second := func(context.Context) <-chan hiadsd.Status {
 			asked++
+			saidFirst = said == 1
 			ch := make(chan hiadsd.Status)
 			close(ch)
 			return ch
@@ -165,11 +169,14 @@ func TestLoneLossIsAHint(t *testing.T) {
 		p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
 		p.starvedBy = 0
 		res := p.ProbeInView(probeContext(t), startLossyPeer(t, oneLost(lossy), answer).target(),
-			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Second: second})
+			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Second: second, Lossy: func() { said++ }})
 		burst, lost := res.Sent-2, res.Unanswered-1 // the test: one request lost, one answered
 		switch {
 		case res.Status != hiadsd.FaultFree:
 			t.Fatalf("lossy %v: %v", lossy, res.Status)
+		case lossy != (said == 1) || lossy && !saidFirst:
+			t.Fatalf("lossy %v: View.Lossy called %d times, before the question: %v; want once before it on a lossy link, never on a clean one",
+				lossy, said, saidFirst)
 		case !lossy && (burst < hiadsd.CleanRequests || burst > hiadsd.CleanRequests+2 || lost != 0 || asked != 0):
 			t.Fatalf("clean link: a burst of %d, %d lost, %d questions; want %d or a little more, none lost, none asked",
 				burst, lost, asked, hiadsd.CleanRequests)

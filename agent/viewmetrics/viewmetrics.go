@@ -1,7 +1,8 @@
 // Package viewmetrics serves the view an agent last published (a
 // board.Snapshot) as Prometheus metrics, read at scrape time: each node's
 // status, flapping, maintenance and cause, the counts by status, and
-// hiADSDisUP.
+// hiADSDisUP; and what each testing interval told (Loop): the reads of
+// peers, the second vantage points' outcomes, the agent's self-doubt.
 package viewmetrics
 
 import (
