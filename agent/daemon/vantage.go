@@ -177,7 +177,8 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 // answerQuestions tests, at most answering at once, each node a peer asked
 // about, and writes what it found back to the asker, until ctx ends. The
 // test is a whole one (a new fault is re-tested), so that one spurious
-// failure of a helper does not confirm the asker's.
+// failure of a helper does not confirm the asker's; a refused one is not
+// spurious, and is answered at once (probe.View.Asked).
 func (d *Daemon) answerQuestions(ctx context.Context) {
 	sp, ok := d.prober.(seconding)
 	if !ok {

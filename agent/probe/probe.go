@@ -292,7 +292,14 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	if held == hiadsd.Unknown {
 		held = was.last
 	}
-	if suspect(res.Status, held) {
+	// A refusal (ICMP port unreachable) says no agent listens on a host
+	// that is up: no loss makes one. Its re-test measures no link, and an
+	// agent asked answers with it at once: the asker re-tests the node
+	// itself, and each refusal a busy host does not send (Linux sends a
+	// peer about one a second once a few went out) costs a burst and a
+	// re-test their whole waits, seconds a crash is known later.
+	refused := res.Status == hiadsd.Partial && res.SNMPErr != nil && refusedPort(res.SNMPErr)
+	if suspect(res.Status, held) && !(v.Asked && refused) {
 		first := res
 		var others *vantages
 		if v.Second != nil {
@@ -301,7 +308,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		rctx, cut := corroboration(ctx, v.Peer, first.Status)
 		var b *burst
 		retest := rctx
-		if v.Confirm > 0 {
+		if v.Confirm > 0 && !refused {
 			b = p.startBurst(rctx, t, v.Confirm, p.retry().wait, burstOpts{})
 			var proved context.CancelFunc
 			retest, proved = context.WithCancel(rctx)

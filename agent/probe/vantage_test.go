@@ -207,6 +207,32 @@ func TestBurstEndsAtARefusal(t *testing.T) {
 	}
 }
 
+// TestAskedRefusalAnswersAtOnce: a test that answers another agent's
+// question about a peer whose host refuses the requests gives the refusal's
+// verdict without a re-test or a burst (the asker re-tests it itself); a
+// peer that is silent is still re-tested.
+func TestAskedRefusalAnswersAtOnce(t *testing.T) {
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
+	conn.Close()
+	asked := View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Asked: true}
+	p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
+	res := p.ProbeInView(probeContext(t), closed, asked)
+	base := p.ProbeInView(probeContext(t), closed, View{Held: hiadsd.FaultFree})
+	if res.Status != hiadsd.Partial || res.Retested || res.Sent >= base.Sent {
+		t.Fatalf("a refused peer, asked: %v (re-tested %v), %d sent; want partial at once, fewer requests than the %d of a test and its re-test",
+			res.Status, res.Retested, res.Sent, base.Sent)
+	}
+	silent := startLossyPeer(t, func(*gosnmp.SnmpPacket) bool { return false }, nil).target()
+	res = p.ProbeInView(probeContext(t), silent, asked)
+	if res.Status != hiadsd.Partial || !res.Retested {
+		t.Fatalf("a silent peer, asked: %v (re-tested %v); want partial, re-tested", res.Status, res.Retested)
+	}
+}
+
 // TestStarvedBurstCountsNothing: a burst whose requests leave late (here
 // any lateness at all counts) proves the peer alive but adds no request to
 // the test's counts: on a host starved of CPU the share lost says nothing
