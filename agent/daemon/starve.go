@@ -25,8 +25,8 @@ func (d *Daemon) restretch() {
 }
 
 // lossSamples is the requests a test sent and lost, as the core counts them
-// into the agent's own health: none while it lags (a tenth of its time lost
-// or more), as its replies are read late rather than lost.
+// into the agent's own health: none while it lags (its timer late by 10 ms
+// or more on average), as its replies are read late rather than lost.
 func (d *Daemon) lossSamples(sent, unanswered int) (int, int) {
 	if d.lag.Lagging() {
 		return 0, 0

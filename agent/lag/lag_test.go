@@ -25,20 +25,20 @@ func TestLagMeter(t *testing.T) {
 	if got := runMeter(&m, &at, time.Minute, time.Millisecond); len(got) != 0 {
 		t.Fatalf("ticks 1 ms late for a minute changed the judgement: %v", got)
 	}
-	// 60 ms late every 100 ms: 37% of the time lost, starved within a window.
+	// Each tick 60 ms late: 60% of lagRef lost, starved within a window.
 	began := at
 	if got := runMeter(&m, &at, 2*lagWindow, 60*time.Millisecond); len(got) != 1 || !got[0] {
-		t.Fatalf("37%% of the time lost: changes %v, want [starved]", got)
+		t.Fatalf("60%% lost: changes %v, want [starved]", got)
 	}
 	if took := at.Sub(began); took > 2*lagWindow+time.Second {
 		t.Fatalf("starved after %v", took)
 	}
-	// 15% lost: between the two marks, it stays starved.
+	// 18% lost: between the two marks, it stays starved.
 	if got := runMeter(&m, &at, time.Minute, 18*time.Millisecond); len(got) != 0 || !m.starved {
-		t.Fatalf("15%% lost while starved: changes %v, starved %v", got, m.starved)
+		t.Fatalf("18%% lost while starved: changes %v, starved %v", got, m.starved)
 	}
 	// 5% lost: it catches up after lagCalm whole windows, not one, and a
-	// window of 37% among them starts the count again.
+	// window of 60% among them starts the count again.
 	if got := runMeter(&m, &at, (lagCalm-1)*lagWindow, 5*time.Millisecond); len(got) != 0 {
 		t.Fatalf("5%% lost for %d windows: changes %v", lagCalm-1, got)
 	}
@@ -49,11 +49,11 @@ func TestLagMeter(t *testing.T) {
 	if got := runMeter(&m, &at, 2*lagWindow, 5*time.Millisecond); len(got) != 1 || got[0] {
 		t.Fatalf("5%% lost while starved: changes %v, want [not starved]", got)
 	}
-	// 15% lost from rest: not starved.
+	// 18% lost from rest: not starved.
 	if got := runMeter(&m, &at, time.Minute, 18*time.Millisecond); len(got) != 0 {
-		t.Fatalf("15%% lost at rest: changes %v", got)
+		t.Fatalf("18%% lost at rest: changes %v", got)
 	}
-	// A process stopped for 30 s and resumed: one gap, counted as lagGapCap.
+	// A process stopped for 30 s and resumed: one gap, counted as lagRef.
 	at = at.Add(30 * time.Second)
 	if m.tick(at, 30*time.Second) || m.starved {
 		t.Fatal("a freeze's one gap made the agent starved")
