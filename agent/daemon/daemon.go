@@ -189,25 +189,26 @@ type Daemon struct {
 // loop is the diagnosis loop's own: the core's node and its machine, the
 // prober and the pushes; owned by the loop goroutine.
 type loop struct {
-	node      *hiadsd.Node
-	machine   hiadsd.Interval // the node's interval machine, reused from one interval to the next
-	view      hiadsd.Dense
-	prober    Prober
-	rng       *rand.Rand
-	push      pushing                 // pushes received, waiting for the loop, and sent
-	vantage   vantage                 // questions asked of peers and asked by them (vantage.go)
-	learning  atomic.Bool             // a pass of learnEngines runs (engines.go)
-	listSince time.Time               // when the list run last changed
-	pushes    bool                    // pushes are sent (the prober can write)
-	told      map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
-	refusing  map[int]bool            // peers that refused every cluster key at this agent's last test of them
-	lagging   bool                    // every agent tested last refused every key: this agent missed a rotation
-	flaps     *flap.Detector          // which nodes flap, judged on the view every interval
-	extra     bool                    // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
-	sample    bool                    // the record under way is a planned interval's: the flapping detector samples the view
-	isolated  int                     // the core's Report.Isolated of the last interval
-	maintOpen map[int]nodelist.Window // the maintenance windows open at the last interval's end, by node
-	setNMS    *hiadsd.Station         // a station SET since the last interval began, for the core (under mu)
+	node         *hiadsd.Node
+	machine      hiadsd.Interval // the node's interval machine, reused from one interval to the next
+	view         hiadsd.Dense
+	prober       Prober
+	rng          *rand.Rand
+	push         pushing                 // pushes received, waiting for the loop, and sent
+	vantage      vantage                 // questions asked of peers and asked by them (vantage.go)
+	learning     atomic.Bool             // a pass of learnEngines runs (engines.go)
+	enginesKnown bool                    // every other agent's engine was known at the last pass (engines.go); the loop's
+	listSince    time.Time               // when the list run last changed
+	pushes       bool                    // pushes are sent (the prober can write)
+	told         map[int]bool            // peers whose partial verdict's likely cause was logged, until they test otherwise
+	refusing     map[int]bool            // peers that refused every cluster key at this agent's last test of them
+	lagging      bool                    // every agent tested last refused every key: this agent missed a rotation
+	flaps        *flap.Detector          // which nodes flap, judged on the view every interval
+	extra        bool                    // the interval under way is one more than the plan's (a hello, a link down): not a flapping sample
+	sample       bool                    // the record under way is a planned interval's: the flapping detector samples the view
+	isolated     int                     // the core's Report.Isolated of the last interval
+	maintOpen    map[int]nodelist.Window // the maintenance windows open at the last interval's end, by node
+	setNMS       *hiadsd.Station         // a station SET since the last interval began, for the core (under mu)
 }
 
 // New builds a Daemon; the view starts unknown with the counters st kept.

@@ -18,19 +18,30 @@ import (
 // while the agent is starved of CPU. It runs on the loop, which owns the
 // list and the view.
 func (d *Daemon) learnEngines(ctx context.Context) {
+	// Once every other agent's engine is known, the agent says so, once
+	// until one is not: it ends the start-up's work (lanrun's steady window
+	// waits for it).
 	l, ok := d.prober.(probe.Learner)
 	if !ok || d.starved() || !d.learning.CompareAndSwap(false, true) {
 		return
 	}
 	var todo []probe.Target
-	n := len(d.list.Members)
+	n, all := len(d.list.Members), true
 	for k := 1; k < n; k++ {
 		id := (d.id + k) % n
 		m := d.list.Members[id]
-		if !m.Removed && !m.TestedOnly && d.view[id].Status == hiadsd.FaultFree && !l.KnowsEngine(m) {
+		if m.Removed || m.TestedOnly || l.KnowsEngine(m) {
+			continue
+		}
+		all = false
+		if d.view[id].Status == hiadsd.FaultFree {
 			todo = append(todo, m)
 		}
 	}
+	if all && !d.enginesKnown {
+		d.log.Info(enginesKnownLine)
+	}
+	d.enginesKnown = all
 	if len(todo) == 0 {
 		d.learning.Store(false)
 		return
@@ -42,3 +53,6 @@ func (d *Daemon) learnEngines(ctx context.Context) {
 		})
 	})
 }
+
+// enginesKnownLine is logged once the engine of every other agent is known.
+const enginesKnownLine = "the SNMPv3 engine of every other agent is known: a question to any costs one request"

@@ -227,6 +227,17 @@ func (c *Cluster) Stale() string {
 	return strings.Join(parts, "; ")
 }
 
+// EveryLogged reports whether every agent's log holds sub.
+func (c *Cluster) EveryLogged(sub string) bool {
+	files, _ := filepath.Glob(filepath.Join(c.Dir, "agent*.log"))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err != nil || !strings.Contains(string(b), sub) {
+			return false
+		}
+	}
+	return len(files) > 0
+}
+
 // LogLines counts the lines holding sub in every agent's log so far.
 func (c *Cluster) LogLines(sub string) int {
 	files, _ := filepath.Glob(filepath.Join(c.Dir, "agent*.log"))
