@@ -293,11 +293,12 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		held = was.last
 	}
 	// A refusal (ICMP port unreachable) says no agent listens on a host
-	// that is up: no loss makes one. Its re-test measures no link, and an
-	// agent asked answers with it at once: the asker re-tests the node
-	// itself, and each refusal a busy host does not send (Linux sends a
-	// peer about one a second once a few went out) costs a burst and a
-	// re-test their whole waits, seconds a crash is known later.
+	// that is up: no loss makes one. Its re-test measures no link and waits
+	// as a first try does, and an agent asked answers with it at once: the
+	// asker re-tests the node itself, and each refusal a busy host does not
+	// send (Linux sends a peer about one a second once a few went out) cost
+	// a burst and a re-test their whole waits, seconds a crash was known
+	// later.
 	refused := res.Status == hiadsd.Partial && res.SNMPErr != nil && refusedPort(res.SNMPErr)
 	if suspect(res.Status, held) && !(v.Asked && refused) {
 		first := res
@@ -320,7 +321,15 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 			}()
 		}
 		again := p.retry()
-		if v.Asked {
+		switch {
+		case refused:
+			// Only whether the agent came back (a restart) is asked: on the
+			// round-trip timeout, as a first try waits. A busy host that no
+			// longer sends refusals left the full waits to time out, a
+			// second a crash was known later.
+			again = p.firstTry(p.book.estimate(t))
+			again.pingNow = true
+		case v.Asked:
 			again = again.after(time.Since(begun), p.cfg.PingTimeout)
 		}
 		res = p.test(retest, t, again)

@@ -188,8 +188,8 @@ func TestLoneLossIsAHint(t *testing.T) {
 }
 
 // TestBurstEndsAtARefusal: a peer whose host refuses the requests (no
-// agent listens: a crash) ends the re-test's burst at the first refusal,
-// and no request of the burst counts as lost.
+// agent listens: a crash) is re-tested without a burst, and no request
+// counts as lost but the test's own.
 func TestBurstEndsAtARefusal(t *testing.T) {
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
