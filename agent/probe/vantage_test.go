@@ -187,16 +187,22 @@ func TestLoneLossIsAHint(t *testing.T) {
 	}
 }
 
-// TestBurstEndsAtARefusal: a peer whose host refuses the requests (no
-// agent listens: a crash) is re-tested without a burst, and no request
-// counts as lost but the test's own.
-func TestBurstEndsAtARefusal(t *testing.T) {
+// closedPort is a loopback target whose port no socket holds: its host
+// refuses every request (ICMP port unreachable), as a crashed agent's does.
+func closedPort(t *testing.T) Target {
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
-	conn.Close()
+	defer conn.Close()
+	return Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
+}
+
+// TestBurstEndsAtARefusal: a peer whose host refuses the requests (no
+// agent listens: a crash) is re-tested without a burst, and no request
+// counts as lost but the test's own.
+func TestBurstEndsAtARefusal(t *testing.T) {
+	closed := closedPort(t)
 	p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
 	base := p.ProbeInView(probeContext(t), closed, View{Held: hiadsd.FaultFree})
 	p = newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
@@ -212,12 +218,7 @@ func TestBurstEndsAtARefusal(t *testing.T) {
 // verdict without a re-test or a burst (the asker re-tests it itself); a
 // peer that is silent is still re-tested.
 func TestAskedRefusalAnswersAtOnce(t *testing.T) {
-	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := Target{Addr: netip.MustParseAddr("127.0.0.1"), Port: uint16(conn.LocalAddr().(*net.UDPAddr).Port)}
-	conn.Close()
+	closed := closedPort(t)
 	asked := View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Asked: true}
 	p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount = 50*time.Millisecond, 1 })
 	res := p.ProbeInView(probeContext(t), closed, asked)
