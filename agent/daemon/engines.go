@@ -54,5 +54,6 @@ func (d *Daemon) learnEngines(ctx context.Context) {
 	})
 }
 
-// enginesKnownLine is logged once the engine of every other agent is known.
-const enginesKnownLine = "the SNMPv3 engine of every other agent is known: a question to any costs one request"
+// enginesKnownLine is logged once the engine of every other agent is known
+// (at the first pass with SNMPv2c, which needs none).
+const enginesKnownLine = "a question to any other agent costs one request: its SNMPv3 engine is known, or it is spoken to in SNMPv2c"

@@ -463,7 +463,7 @@ func (v *versus) start(r *VersusResult) error {
 
 // enginesKnownLine begins the line an agent logs once it knows the SNMPv3
 // engine of every other agent (agent/daemon/engines.go).
-const enginesKnownLine = "the SNMPv3 engine of every other agent is known"
+const enginesKnownLine = "a question to any other agent costs one request"
 
 // startedUp reports whether every diagagent agent said its start-up work
 // was done.
