@@ -107,9 +107,23 @@ func (d *Daemon) explain(probes map[int]probe.Result) {
 	}
 }
 
+// errOwnLoss is a fetch's error while the agent sees loss on its own tests.
+var errOwnLoss = errors.New("not read: this agent sees loss on its own tests")
+
 // fetch reads a peer's station and its rows for ranges: the first range in
-// the same GETBULK as the station, any other with a walk of its own.
+// the same GETBULK as the station, any other with a walk of its own. None
+// is read while the agent sees loss on its own tests or doubts them: each
+// read lost waited test.timeout for every try, and one after each test of
+// the interval held a lossy agent's loop 15 to 50 s at 50 to 80% loss
+// each way, its own doubt and its hellos with it; the core reads the rows
+// again once a read succeeds.
 func (d *Daemon) fetch(ctx context.Context, id int, ranges []hiadsd.Range) hiadsd.Result {
+	d.mu.Lock()
+	lossy := d.seesLoss || d.doubting
+	d.mu.Unlock()
+	if lossy {
+		return hiadsd.Result{Err: errOwnLoss}
+	}
 	t := d.list.Members[id]
 	var res hiadsd.Result
 	first := true
