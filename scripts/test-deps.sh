@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives (net-snmp tools and daemons,
 # smitools, ping, iproute2, nftables, chromium, promtool, tcpdump, qemu-user, rpm, wine64,
-# MinGW-w64, systemd, Icinga 2) when any of them is missing.
+# MinGW-w64, systemd, Icinga 2) when any of them is missing, and builds the pinned nfpm.
 # Tests never skip for a missing tool: this script runs first in `make test`.
 set -euo pipefail
 
@@ -29,14 +29,20 @@ check /lib/systemd/systemd systemd        # runs the packaged unit for real (Tes
 check nsenter util-linux                  # unshare and nsenter boot that systemd in namespaces
 check icinga2 icinga2-bin                 # runs diagagent check as its CheckCommand (TestMembersAndCheck)
 
-if [ ${#need[@]} -eq 0 ]; then
-	exit 0
+if [ ${#need[@]} -gt 0 ]; then
+	echo "test-deps: installing ${need[*]}" >&2
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "test-deps: need root to apt-get install ${need[*]}" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
-echo "test-deps: installing ${need[*]}" >&2
-if [ "$(id -u)" -ne 0 ]; then
-	echo "test-deps: need root to apt-get install ${need[*]}" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+
+# nfpm builds the packages (make deb, make release) at the release the Makefile pins;
+# go run keeps the binary it builds in Go's build cache, so it is built here, once, and
+# no package test waits for it.
+nfpm=$(sed -n 's/^NFPM *?= *$(GO) run \(.*\)$/\1/p' "$(dirname "$0")/../Makefile")
+[ -n "$nfpm" ] || { echo "test-deps: no NFPM line in the Makefile" >&2; exit 1; }
+go run "$nfpm" --version >/dev/null

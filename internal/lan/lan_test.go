@@ -20,13 +20,17 @@ import (
 // agent is the diagagent binary the tests that run agents build, once.
 var agent Agent
 
+// packageBegan is when the package's tests began: admit logs each LAN's
+// admission against it.
+var packageBegan = time.Now()
+
 // TestMain runs the tests and removes the binary they built. The LAN
 // tests are parallel (each LAN is namespaces of its own, named by the
 // process and the test's tag) and each waits for room for its agents
 // (admit), but those of longFirst.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	lanRoom.expectLong(flag.Lookup("test.run").Value.String())
+	lanRoom.expectLong(flag.Lookup("test.run").Value.String(), flag.Lookup("test.skip").Value.String())
 	code := m.Run()
 	agent.Remove()
 	os.Exit(code)
@@ -59,9 +63,9 @@ type room struct {
 	held    map[string]int // the tests admitted, and their agents
 }
 
-// expectLong notes which tests of longFirst the -run pattern selects, and
-// reads LAN_AGENTS.
-func (r *room) expectLong(run string) {
+// expectLong notes which tests of longFirst the -run and -skip patterns
+// select, and reads LAN_AGENTS.
+func (r *room) expectLong(run, skip string) {
 	r.changed = sync.NewCond(&r.mu)
 	r.held = map[string]int{}
 	if s := os.Getenv("LAN_AGENTS"); s != "" {
@@ -71,13 +75,23 @@ func (r *room) expectLong(run string) {
 		}
 		r.cap = v
 	}
-	top, _, _ := strings.Cut(run, "/")
-	re, err := regexp.Compile(top)
 	for name, lans := range longFirst {
-		if run == "" || err == nil && re.MatchString(name) {
+		if selects(run, name, true) && !selects(skip, name, false) {
 			r.long[name] = lans
 		}
 	}
+}
+
+// selects reports whether the top-level part of a -test.run or -test.skip
+// pattern matches the test name; an empty pattern matches every name when
+// all is set (-run) and none otherwise (-skip).
+func selects(pattern, name string, all bool) bool {
+	if pattern == "" {
+		return all
+	}
+	top, _, _ := strings.Cut(pattern, "/")
+	re, err := regexp.Compile(top)
+	return err == nil && re.MatchString(name)
 }
 
 // admit waits until the LAN of agents agents that t builds fits, unless t
@@ -111,7 +125,10 @@ func admit(t *testing.T, agents int) {
 	}
 	r.used += agents
 	r.held[t.Name()] = agents
+	in := time.Now()
+	t.Logf("room: admitted %v into the package with %d agents of %d held", in.Sub(packageBegan).Round(time.Second), r.used, r.cap)
 	t.Cleanup(func() {
+		t.Logf("room: held %d agents for %v", agents, time.Since(in).Round(time.Second))
 		r.mu.Lock()
 		r.used -= r.held[t.Name()]
 		delete(r.held, t.Name())
