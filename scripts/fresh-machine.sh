@@ -5,7 +5,7 @@
 # project touches it (Go at /usr/local/go, bind-mounted read-only; gcc, make, git,
 # ca-certificates), and a clone of this repository's HEAD, with no Go module or build
 # cache. Inside it, it times scripts/test-deps.sh (the install step: every Debian
-# package the suite drives) and then `make test`. Needs root, debootstrap and Debian's
+# package the suite drives, and the pinned nfpm) and then `make test`. Needs root, debootstrap and Debian's
 # package archive; removes the root at the end unless FRESH_KEEP=1.
 #   scripts/fresh-machine.sh        # about 15 minutes: the root, the install, the suite
 set -euo pipefail
