@@ -166,7 +166,13 @@ func TestLoneLossIsAHint(t *testing.T) {
 			close(ch)
 			return ch
 		}
-		p := newTestProber(t, func(c *Config) { c.PingTimeout, c.PingCount, c.Retries = 50*time.Millisecond, 1, 3 })
+		// The burst's requests leave spread over the wait: a 1 s wait puts
+		// 42 ms between them, so a loaded host reading the eighth answer a
+		// little late sends none more (at 300 ms, 12.5 ms apart, 12 left
+		// in a clean-clone run beside the LAN tests).
+		p := newTestProber(t, func(c *Config) {
+			c.Timeout, c.PingTimeout, c.PingCount, c.Retries = time.Second, 50*time.Millisecond, 1, 3
+		})
 		p.starvedBy = 0
 		res := p.ProbeInView(probeContext(t), startLossyPeer(t, oneLost(lossy), answer).target(),
 			View{Held: hiadsd.FaultFree, Confirm: hiadsd.ConfirmRequests, Second: second, Lossy: func() { said++ }})
@@ -177,13 +183,9 @@ func TestLoneLossIsAHint(t *testing.T) {
 		case lossy != (said == 1) || lossy && !saidFirst:
 			t.Fatalf("lossy %v: View.Lossy called %d times, before the question: %v; want once before it on a lossy link, never on a clean one",
 				lossy, said, saidFirst)
-		case !lossy && (burst < hiadsd.CleanRequests || burst >= hiadsd.ConfirmRequests || lost != 0 || asked != 0):
-			// The requests leave spread over the wait, so on a loaded host a
-			// few more may leave before the eighth answer is read (12 in a
-			// clean-clone run beside the LAN tests); the burst still ends
-			// short of a measurement.
-			t.Fatalf("clean link: a burst of %d, %d lost, %d questions; want %d to %d, none lost, none asked",
-				burst, lost, asked, hiadsd.CleanRequests, hiadsd.ConfirmRequests-1)
+		case !lossy && (burst < hiadsd.CleanRequests || burst > hiadsd.CleanRequests+2 || lost != 0 || asked != 0):
+			t.Fatalf("clean link: a burst of %d, %d lost, %d questions; want %d or a little more, none lost, none asked",
+				burst, lost, asked, hiadsd.CleanRequests)
 		case lossy && (lost < hiadsd.ConfirmRequests*2/5 || lost > burst/2+1 || asked != 1):
 			t.Fatalf("lossy link: a burst of %d, %d lost, %d questions; want it settled (%d lost or more), about half lost, one question",
 				burst, lost, asked, hiadsd.ConfirmRequests*2/5)
