@@ -96,9 +96,9 @@ test:
 	$(GO) test -tags integration -count=1 -parallel 32 -timeout 20m $$($(GO) list $(PKGS) | grep -vx $(LANPKG))
 	# internal/lan after the rest: its LANs take the machine (beside cmd/diagagent's tests they starved).
 	# First the lossy member alone, its bounds the tightest under load; then the others, admitted by their agents (LAN_AGENTS)
-	if $(GO) list $(PKGS) | grep -qx $(LANPKG); then \
-		$(GO) test -tags integration -count=1 -parallel 32 -timeout 15m -run '$(LANALONE)' $(LANPKG) && \
-		$(GO) test -tags integration -count=1 -parallel 32 -timeout 30m -skip '$(LANALONE)' $(LANPKG); fi
+	if $(GO) list $(PKGS) | grep -qx $(LANPKG); then rc=0; \
+		$(GO) test -tags integration -count=1 -parallel 32 -timeout 15m -run '$(LANALONE)' $(LANPKG) || rc=1; \
+		$(GO) test -tags integration -count=1 -parallel 32 -timeout 30m -skip '$(LANALONE)' $(LANPKG) || rc=1; exit $$rc; fi
 	for m in $(LAB); do $(GO) test -C $$m -count=1 ./... || exit 1; done
 
 # unit: the unit tests alone; they need no root and none of the test tools.
