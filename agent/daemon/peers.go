@@ -61,7 +61,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 					d.log.WithFields(logrus.Fields{"node": op.Target + 1, "status": r.Status.String(), "took": d.now().Sub(began).String(),
 						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated, "seen": r.Seen,
-						"sent": r.Sent, "unanswered": r.Unanswered, "sees_loss": r.SeesLoss}).WithError(r.SNMPErr).Debug("tested")
+						"sent": r.Sent, "unanswered": r.Unanswered, "sees_loss": r.SeesLoss, "starved": r.Starved}).WithError(r.SNMPErr).Debug("tested")
 				}
 				mu.Lock()
 				probes[op.Target] = r

@@ -91,6 +91,9 @@ type Result struct {
 	// Sent and Unanswered count the SNMP requests of the test (first and
 	// re-test) and those no reply came to.
 	Sent, Unanswered int
+	// Starved says a burst of the test (a measurement) ran on a host
+	// starved of CPU, its requests leaving late: none of them is counted.
+	Starved bool
 	// Duration is the whole probe, waiting for a concurrency slot included.
 	Duration time.Duration
 }
@@ -235,7 +238,7 @@ type View struct {
 	// them into Result.Seen until it ends, and waits up to as long as the
 	// re-test more for the rest.
 	Second func(ctx context.Context) <-chan hiadsd.Status
-	// Measure is how many requests to add, one at a time, to a test that
+	// Measure is how many requests to add, as a burst, to a test that
 	// finds the peer fault-free: the agent measures its own link while it
 	// has seen loss (hiadsd.Doubt.Measure), into Result.Sent and Unanswered.
 	Measure int
@@ -373,8 +376,8 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 		p.book.update(key, func(s *peerState) { s.last = res.Status })
 	}
 	if res.Status.Up() && v.Measure > 0 {
-		sent, unanswered := p.measure(ctx, t, v.Measure)
-		res.Sent, res.Unanswered = res.Sent+sent, res.Unanswered+unanswered
+		sent, unanswered, starved := p.measure(ctx, t, v.Measure)
+		res.Sent, res.Unanswered, res.Starved = res.Sent+sent, res.Unanswered+unanswered, res.Starved || starved
 	}
 	return res
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -374,5 +375,52 @@ func TestAnswersEndOnceDecided(t *testing.T) {
 		if ctx.Err() != nil || !slices.Equal(seen, c.want) {
 			t.Errorf("%s: seen %v (context: %v); want %v before the context ends", c.name, seen, ctx.Err(), c.want)
 		}
+	}
+}
+
+// TestMeasureSpreadsItsRequests: the requests a test adds while the agent
+// has seen loss (View.Measure) are under way together, spread over the
+// re-test's wait, not sent one after another, each awaiting the last: a
+// peer that answers each of them only once the next has come loses none
+// of them, where one after another would lose every one (the agent's loop
+// stalled up to 48 s a test at 50% loss).
+func TestMeasureSpreadsItsRequests(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	var mu sync.Mutex
+	arrived, order := 0, map[uint32]int{} // the measurement's requests so far; each one's place
+	note := func(req *gosnmp.SnmpPacket) bool {
+		if len(req.Variables) == 1 { // the measurement's requests ask for hiADSDisUP alone
+			mu.Lock()
+			order[req.RequestID] = arrived
+			arrived++
+			mu.Unlock()
+		}
+		return true
+	}
+	answer := func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
+		if len(req.Variables) == 1 {
+			mu.Lock()
+			me := order[req.RequestID]
+			mu.Unlock()
+			for give := time.Now().Add(1500 * time.Millisecond); time.Now().Before(give); time.Sleep(time.Millisecond) {
+				mu.Lock()
+				next := arrived > me+1
+				mu.Unlock()
+				if next {
+					break
+				}
+			}
+		}
+		return up[:len(req.Variables)]
+	}
+	p := newTestProber(t, func(c *Config) { c.Timeout = time.Second })
+	p.starvedBy = 0 // counts asserted exactly: a loaded machine must not void the measurement
+	res := p.ProbeInView(probeContext(t), startLossyPeer(t, note, answer).target(),
+		View{Held: hiadsd.FaultFree, Measure: hiadsd.MeasureRequests})
+	measured := res.Sent - 1 // the test's own request, answered at once
+	if res.Status != hiadsd.FaultFree || measured < hiadsd.MeasureRequests*4/5 || measured > hiadsd.MeasureRequests || res.Unanswered != 0 {
+		t.Fatalf("%v, %d sent, %d unanswered; want fault-free, the test's request and %d to %d of the measurement's sent, none lost",
+			res.Status, res.Sent, res.Unanswered, hiadsd.MeasureRequests*4/5, hiadsd.MeasureRequests)
 	}
 }

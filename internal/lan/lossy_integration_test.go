@@ -63,18 +63,21 @@ func TestLossyMemberLAN(t *testing.T) {
 	// Three LANs of their own, side by side, two steps each: a minute a
 	// step, the suite waits about three minutes for the six.
 	groups := [][]lossyStep{{{10, 10}, {80, 80}}, {{30, 30}, {0, 50}}, {{50, 50}, {50, 0}}}
-	if only := os.Getenv("LAN_LOSSY_ONLY"); only != "" { // one step: LAN_LOSSY_ONLY=50 (both ways), 50in, 50out
-		num := strings.TrimSuffix(strings.TrimSuffix(only, "in"), "out")
-		pct, err := strconv.Atoi(num)
-		must(t, err)
-		st := lossyStep{pct, pct}
-		switch only[len(num):] {
-		case "in":
-			st.out = 0
-		case "out":
-			st.in = 0
+	if only := os.Getenv("LAN_LOSSY_ONLY"); only != "" { // LAN_LOSSY_ONLY=50 (both ways), 50in, 50out; a comma list runs one LAN a step, side by side
+		groups = nil
+		for _, one := range strings.Split(only, ",") {
+			num := strings.TrimSuffix(strings.TrimSuffix(one, "in"), "out")
+			pct, err := strconv.Atoi(num)
+			must(t, err)
+			st := lossyStep{pct, pct}
+			switch one[len(num):] {
+			case "in":
+				st.out = 0
+			case "out":
+				st.in = 0
+			}
+			groups = append(groups, []lossyStep{st})
 		}
-		groups = [][]lossyStep{{st}}
 	}
 	for k, steps := range groups {
 		var names []string
