@@ -241,6 +241,18 @@ func Settled(n, answered, lost int) bool {
 	return Heavy(answered+lost, lost) && 100*lost >= doubtLoss*n || 100*(n-answered) < trustLoss*n
 }
 
+// Unsure reports whether a measurement (sent requests, unanswered of them
+// lost) is too close to call: enough counted (confirmMin), and less than
+// doubtLoss but at least trustLoss percent lost. A link losing half its
+// round trips measures under doubtLoss percent about one time in ten with
+// ConfirmRequests requests (a binomial tail); the caller measures once
+// more and judges the two together, about one time in fifty. A clean link
+// is sure at once, and a link losing a tenth of its round trips is never
+// Heavy over both (about one in a million at a fifth).
+func Unsure(sent, unanswered int) bool {
+	return sent >= confirmMin && !Heavy(sent, unanswered) && 100*unanswered >= trustLoss*sent
+}
+
 // CleanRequests is how many of the first requests of a measurement begun
 // on a hint of loss (one request of a test lost: perhaps a reply late on a
 // busy host) must be answered to end it: the link is clean. A link losing

@@ -524,6 +524,25 @@ func TestSettled(t *testing.T) {
 	}
 }
 
+// TestUnsure: a measurement is measured again only between trustLoss and
+// doubtLoss percent lost, once enough requests are counted.
+func TestUnsure(t *testing.T) {
+	for _, c := range []struct {
+		sent, unanswered int
+		want             bool
+	}{
+		{48, 19, true}, {48, 10, true}, {48, 9, false}, {48, 20, false}, {23, 9, false},
+		{96, 38, true}, {96, 39, false}, {9, 1, false}, {0, 0, false},
+	} {
+		if got := Unsure(c.sent, c.unanswered); got != c.want {
+			t.Errorf("Unsure(%d, %d) = %v", c.sent, c.unanswered, got)
+		}
+		if Unsure(c.sent, c.unanswered) && (Heavy(c.sent, c.unanswered) || Settled(c.sent, c.sent-c.unanswered, c.unanswered)) {
+			t.Errorf("Unsure(%d, %d) and settled", c.sent, c.unanswered)
+		}
+	}
+}
+
 // TestDecided: the answers of the agents asked still matter only to a
 // test that found the node down, or measured heavy loss that none of them
 // measured too.

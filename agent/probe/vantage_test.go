@@ -66,6 +66,13 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 			return len(req.Variables) == 1 && n%5 == 1
 		}
 	}
+	oneInThreeLost := func() func(req *gosnmp.SnmpPacket) bool {
+		n := 0
+		return func(req *gosnmp.SnmpPacket) bool {
+			n += len(req.Variables) % 2
+			return len(req.Variables) != 1 || n%3 != 0
+		}
+	}
 	never := func() func(*gosnmp.SnmpPacket) bool { return func(*gosnmp.SnmpPacket) bool { return false } }
 	always := func() func(*gosnmp.SnmpPacket) bool { return nil }
 	twoLost := func() func(*gosnmp.SnmpPacket) bool {
@@ -97,6 +104,7 @@ func TestConfirmMeasuresTheLink(t *testing.T) {
 		{"clean, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm}, hiadsd.FaultFree, [2]int{settledClean, confirm}, [2]int{}, false, false},
 		{"clean, asked", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Asked: true}, hiadsd.FaultFree, [2]int{hiadsd.CleanRequests, hiadsd.CleanRequests + 2}, [2]int{}, false, false},
 		{"clean, hinted (a hello)", always, View{Held: hiadsd.FaultFree, Confirm: confirm, Hinted: true}, hiadsd.FaultFree, [2]int{hiadsd.CleanRequests, hiadsd.CleanRequests + 2}, [2]int{}, false, false},
+		{"one in three lost, hinted: unsure, measured twice", oneInThreeLost, View{Held: hiadsd.FaultFree, Confirm: confirm, Hinted: true}, hiadsd.FaultFree, [2]int{2*confirm - 2, 2 * confirm}, [2]int{2*confirm/3 - 2, 2*confirm/3 + 1}, false, false},
 		{"clean, asked, held degraded", always, View{Held: hiadsd.Degraded, Confirm: confirm, Asked: true}, hiadsd.FaultFree, [2]int{settledClean, confirm}, [2]int{}, false, false},
 	}
 	for _, c := range cases {
