@@ -114,7 +114,13 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 		began := time.Now()
 		t.Logf("%v: the rules took %v to put in place", st, began.Sub(asked).Round(time.Millisecond))
 		var doubting, named time.Duration
+		early := -1 // packets the rules dropped in their first 2 s: none says the loss was not in place
 		for time.Since(began) < step {
+			if early < 0 && time.Since(began) >= 2*time.Second {
+				n, err := c.Net.LossDrops(lossy)
+				must(t, err)
+				early = n
+			}
 			if doubting == 0 && c.LogLines(doubtLine) > doubts {
 				doubting = time.Since(began)
 			}
@@ -123,6 +129,8 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
+		dropped, err := c.Net.LossDrops(lossy)
+		must(t, err)
 		must(t, c.Net.SetLinkLoss(lossy, 0, 0))
 		settled(t, c, "after "+st.String())
 		false_, about := 0, 0
@@ -175,9 +183,10 @@ func lossySteps(t *testing.T, s Spec, c *Cluster, steps []lossyStep) {
 		doubted := c.LogLines(doubtLine) - doubts
 		own := agentLines(t, c, lossy, doubtLine) - before[lossy]
 		t.Logf("%v for %v: %d false verdicts about other nodes; the lossy agent %d doubted its own tests after %v (%d times; %d by other agents), "+
-			"every other agent held it degraded after %v (%.1f intervals); %d status changes about it at the agents; notified about it, its repair included: %v",
+			"every other agent held it degraded after %v (%.1f intervals); %d status changes about it at the agents; notified about it, its repair included: %v; "+
+			"the rules dropped %d packets in their first 2 s, %d in all",
 			st, step, false_, lossy+1, doubting.Round(100*time.Millisecond), own, doubted-own, named.Round(100*time.Millisecond),
-			named.Seconds()/s.Interval.Seconds(), about, notified)
+			named.Seconds()/s.Interval.Seconds(), about, notified, early, dropped)
 		clean := st.in == 10 && st.out == 10
 		switch {
 		case clean && (about > 0 || doubted > 0):
