@@ -432,3 +432,22 @@ func TestMeasureSpreadsItsRequests(t *testing.T) {
 			res.Status, res.Sent, res.Unanswered, hiadsd.MeasureRequests*4/5, hiadsd.MeasureRequests)
 	}
 }
+
+// TestMeasureIsPacedOnACleanLink: on a clean link each request of the
+// measurement leaves once the one before is answered, not at its turn of
+// the spread: with a 20 s wait (a turn every 833 ms) the 24 requests are
+// answered within a few round trips, long before a 5 s deadline.
+func TestMeasureIsPacedOnACleanLink(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
+		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
+	p := newTestProber(t, func(c *Config) { c.Timeout = 20 * time.Second })
+	p.starvedBy = 0
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res := p.ProbeInView(ctx, startFakePeer(t, func(req *gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up[:len(req.Variables)] }).target(),
+		View{Held: hiadsd.FaultFree, Measure: hiadsd.MeasureRequests})
+	if measured := res.Sent - 1; res.Status != hiadsd.FaultFree || measured < hiadsd.MeasureRequests*4/5 || res.Unanswered != 0 || ctx.Err() != nil {
+		t.Fatalf("%v, %d sent, %d unanswered, deadline passed: %v; want fault-free and %d or more of the measurement's answered before it",
+			res.Status, res.Sent, res.Unanswered, ctx.Err() != nil, hiadsd.MeasureRequests*4/5)
+	}
+}
