@@ -238,7 +238,7 @@ type View struct {
 	// them into Result.Seen until it ends, and waits up to as long as the
 	// re-test more for the rest.
 	Second func(ctx context.Context) <-chan hiadsd.Status
-	// Measure is how many requests to add, as a burst, to a test that
+	// Measure is how many requests to add, as a paced burst, to a test that
 	// finds the peer fault-free: the agent measures its own link while it
 	// has seen loss (hiadsd.Doubt.Measure), into Result.Sent and Unanswered.
 	Measure int

@@ -410,10 +410,11 @@ func (b *burst) add(res Result) Result {
 // heavy loss from here. A measurement too close to call (hiadsd.Unsure:
 // 20 to 40% lost) is made once more and the two judged together: a link
 // losing half its round trips measured under 40% about one time in ten,
-// and the lossy member went unnamed for another interval or more. A return (a peer held down that answers) is not
-// measured: a link coming back, and a host catching up, lose requests for a
-// moment; nor is a peer that did not answer and is held down already: an
-// agent asked about it answers at once, within the asker's wait.
+// and the lossy member went unnamed for another interval or more. A
+// return (a peer held down that answers) is not measured: a link coming
+// back, and a host catching up, lose requests for a moment; nor is a peer
+// that did not answer and is held down already: an agent asked about it
+// answers at once, within the asker's wait.
 //
 // Other agents are asked to measure a peer held fault-free (a second vantage
 // point names a lossy peer, a tester's word does not) once this burst has

@@ -387,11 +387,12 @@ func TestAnswersEndOnceDecided(t *testing.T) {
 }
 
 // TestMeasureSpreadsItsRequests: the requests a test adds while the agent
-// has seen loss (View.Measure) are under way together, spread over the
-// re-test's wait, not sent one after another, each awaiting the last: a
-// peer that answers each of them only once the next has come loses none
-// of them, where one after another would lose every one (the agent's loop
-// stalled up to 48 s a test at 50% loss).
+// has seen loss (View.Measure) do not wait for each other's timeouts: one
+// left unanswered, the next leaves at its turn of the spread over the
+// re-test's wait. A peer that answers each of them only once the next has
+// come loses none of them, where one after another, each awaiting the
+// last, would lose every one (the agent's loop stalled up to 48 s a test
+// at 50% loss).
 func TestMeasureSpreadsItsRequests(t *testing.T) {
 	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")},
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
