@@ -203,9 +203,12 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 	ctx, stop := context.WithCancel(ctx)
 	b.stop = stop
 	begun := time.Now()
-	answered := make([]chan struct{}, n) // closed once request k is answered (paced)
-	for k := range answered {
-		answered[k] = make(chan struct{})
+	var answered []chan struct{} // paced: closed once request k is answered
+	if o.paced {
+		answered = make([]chan struct{}, n)
+		for k := range answered {
+			answered[k] = make(chan struct{})
+		}
 	}
 	for k := range n {
 		b.wg.Go(func() {
@@ -255,7 +258,9 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			switch {
 			case err == nil:
 				b.answer(k, rtt)
-				close(answered[k])
+				if o.paced {
+					close(answered[k])
+				}
 			case refusedPort(err):
 				stop() // no agent listens: no loss explains that, and the rest would only wait out the spread
 			case ctx.Err() == nil:
