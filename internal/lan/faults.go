@@ -145,22 +145,30 @@ func nft(ns, script string) error {
 // blockTable is the nftables table Unreachable installs inside a host's namespace.
 const blockTable = "diaglan_block"
 
-// Unreachable makes host k unable to reach the address to, and to hear
-// from it (on), or lifts that (off): a host firewall, or a switch ACL on
-// k's port, that the rest of the LAN does not have.
-func (nw *Net) Unreachable(k int, to netip.Addr, on bool) error {
+// Unreachable makes host k unable to reach the addresses to, and to hear
+// from them (on), or lifts that (off, to unused): a host firewall, or a
+// switch ACL on k's port, that the rest of the LAN does not have. The
+// addresses are of one family.
+func (nw *Net) Unreachable(k int, on bool, to ...netip.Addr) error {
 	ns := nw.Hosts[k]
 	_ = nft(ns, "delete table inet "+blockTable) // none yet is no error
 	if !on {
 		return nil
 	}
+	if len(to) == 0 {
+		return fmt.Errorf("lan: Unreachable(%d): no address to block", k)
+	}
 	family := "ip"
-	if to.Is6() {
+	if to[0].Is6() {
 		family = "ip6"
+	}
+	set := make([]string, len(to))
+	for i, a := range to {
+		set[i] = a.String()
 	}
 	return nft(ns, fmt.Sprintf("add table inet %[1]s\n"+
 		"add chain inet %[1]s output { type filter hook output priority 0; policy accept; }\n"+
 		"add chain inet %[1]s input { type filter hook input priority 0; policy accept; }\n"+
-		"add rule inet %[1]s output %[2]s daddr %[3]s drop\n"+
-		"add rule inet %[1]s input %[2]s saddr %[3]s drop\n", blockTable, family, to))
+		"add rule inet %[1]s output %[2]s daddr { %[3]s } drop\n"+
+		"add rule inet %[1]s input %[2]s saddr { %[3]s } drop\n", blockTable, family, strings.Join(set, ", ")))
 }

@@ -244,7 +244,7 @@ func TestReachableFromSomeLAN(t *testing.T) {
 	mark := c.Mark()
 	began := time.Now()
 	for _, k := range blocked {
-		must(t, c.Net.Unreachable(k, c.Net.Addrs[host], true))
+		must(t, c.Net.Unreachable(k, true, c.Net.Addrs[host]))
 	}
 	// diagagent reachability, from the stations' host, names the node with
 	// the four agents (a row "9  -  198.18.0.9:161  1, 10, 11, 13"); the
@@ -296,7 +296,7 @@ func TestReachableFromSomeLAN(t *testing.T) {
 	out, err := c.CLI(1, "reachability")
 	t.Logf("diagagent reachability at the end of the hold (%v):\n%s", err, out)
 	for _, k := range blocked {
-		must(t, c.Net.Unreachable(k, c.Net.Addrs[host], false))
+		must(t, c.Net.Unreachable(k, false))
 	}
 	changes := 0
 	for _, e := range c.Events(mark) {

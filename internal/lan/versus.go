@@ -568,7 +568,7 @@ func (v *versus) run(r *VersusResult) error {
 			return func() error {
 				var errs []error
 				for _, b := range from {
-					errs = append(errs, v.nw.Unreachable(b, v.nw.Addrs[k], on))
+					errs = append(errs, v.nw.Unreachable(b, on, v.nw.Addrs[k]))
 				}
 				return errors.Join(errs...)
 			}
