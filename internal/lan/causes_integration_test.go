@@ -35,11 +35,22 @@ func TestCausesLAN(t *testing.T) {
 	// alone, a group of one, returns as a status change). This comes
 	// first: a change made less than a handover window before agent 1 is
 	// cut off is handed over by agent 9 and comes twice (agent/notify/owner.go).
-	mark := c.Station.Mark()
+	mark, evCut := c.Station.Mark(), c.Mark()
 	must(t, c.Net.Uplink(0, false))
 	waitCause(t, c, "uplink of switch 1 cut", mark, 1, "1-8", c.Bound()+c.RoundTime())
 	time.Sleep(settle)
 	only(t, c, "uplink of switch 1 cut", mark)
+	// Agent 1 finds 9-24 lost over several rounds of its own, which a loaded
+	// machine stretches: the heal waits until its log holds all 16 lost, so
+	// that each has a return to tell (in a clean-clone run of 2026-11-30 it
+	// came with 10 of them lost, and the station rightly heard of 10).
+	var far []int
+	for id := 9; id <= 24; id++ {
+		far = append(far, id)
+	}
+	if err := c.WaitEvents(c.Bound(), evCut, func(evs []Event) bool { _, ok := Learned(evs, []int{0}, far, "faulty"); return ok }); err != nil {
+		t.Fatalf("uplink of switch 1 cut: agent 1 never held all of 9-24 faulty: %v", err)
+	}
 	mark = c.Station.Mark()
 	must(t, c.Net.Uplink(0, true))
 	if _, err := c.Poll(c.Bound(), func() bool { return c.AllSee(all, nodeIDs(c.Agents), 0) }); err != nil {
@@ -95,9 +106,18 @@ func TestCausesLAN(t *testing.T) {
 	}
 	// By the agents' own stamps: the harness reads the station's line later
 	// by however long a loaded machine keeps it waiting.
-	cutLag := causeNotifiedAt(t, c, "17-24", cut).Sub(last)
-	if window := c.RoundTime() - c.Interval/10; cutLag >= window {
-		t.Errorf("uplink cut: told %v after agent 1 knew the last of the 8, the group window (%v) or more: no sweep closed it", cutLag, window)
+	told, silent := causeNotifiedAt(t, c, "17-24", cut)
+	cutLag := told.Sub(last)
+	window := c.RoundTime() - c.Interval/10
+	switch outside := silent != "" && slices.ContainsFunc(rangesIDs(t, silent), func(id uint32) bool { return id < 17 || id > 24 }); {
+	case cutLag < window:
+	case outside:
+		// An agent the loaded machine kept from answering the sweep in
+		// time is silent too; the group waits for it and the window
+		// closes the group, as it must (LAN_AGENTS=72, 2026-11-30: node 8).
+		t.Logf("uplink cut: told %v after agent 1 knew the last of the 8, at the group window: its sweep found %s silent, more than the 8", cutLag, silent)
+	default:
+		t.Errorf("uplink cut: told %v after agent 1 knew the last of the 8, the group window (%v) or more, though its sweep found %q silent: no sweep closed it", cutLag, window, silent)
 	}
 	time.Sleep(settle)
 	only(t, c, "uplink of switch 3 cut", mark)
@@ -293,26 +313,30 @@ func waitCause(t *testing.T, c *Cluster, what string, mark, kind int, nodes stri
 }
 
 // causeNotifiedAt returns the stamp of the first "cause notified" line
-// naming nodes that an agent logged after since, waiting for it: the
+// naming nodes that an agent logged at since or later, waiting for it (the
 // agent writes the line once the notification has left, and the station
-// may have it before the line is there.
-func causeNotifiedAt(t *testing.T, c *Cluster, nodes string, since time.Time) time.Time {
+// may have it before the line is there), and the nodes the last sweep that
+// agent logged between since and then found silent ("" if none).
+func causeNotifiedAt(t *testing.T, c *Cluster, nodes string, since time.Time) (first time.Time, silent string) {
 	t.Helper()
-	var first time.Time
+	type line struct {
+		Msg, Nodes, Silent string
+		Time               time.Time
+	}
+	var by []line // the notifying agent's lines
 	find := func() bool {
 		for k := range c.Agents {
 			b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
 			must(t, err)
+			var lines []line
 			for _, l := range strings.Split(string(b), "\n") {
-				var line struct {
-					Msg, Nodes string
-					Time       time.Time
-				}
-				if json.Unmarshal([]byte(l), &line) != nil || line.Msg != "cause notified" || line.Nodes != nodes || line.Time.Before(since) {
+				var ln line
+				if json.Unmarshal([]byte(l), &ln) != nil || ln.Time.Before(since) {
 					continue
 				}
-				if first.IsZero() || line.Time.Before(first) {
-					first = line.Time
+				lines = append(lines, ln)
+				if ln.Msg == "cause notified" && ln.Nodes == nodes && (first.IsZero() || ln.Time.Before(first)) {
+					first, by = ln.Time, lines
 				}
 			}
 		}
@@ -321,8 +345,17 @@ func causeNotifiedAt(t *testing.T, c *Cluster, nodes string, since time.Time) ti
 	if _, err := c.Poll(10*time.Second, find); err != nil {
 		t.Fatalf("no agent logged a cause naming %s notified: %v", nodes, err)
 	}
-	return first
+	for _, ln := range by {
+		if ln.Msg == sweptMsg {
+			silent = ln.Silent
+		}
+	}
+	return first, silent
 }
+
+// sweptMsg is the agent's log line of a sweep: the nodes it asked about,
+// and those no agent could reach (silent).
+const sweptMsg = "swept the nodes up: the faults are due once every silent node is among them"
 
 // only fails unless the station got exactly one DIAGNOSIS-MIB notification
 // since mark.
