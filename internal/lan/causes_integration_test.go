@@ -5,8 +5,6 @@ package lan
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -44,10 +42,7 @@ func TestCausesLAN(t *testing.T) {
 	// machine stretches: the heal waits until its log holds all 16 lost, so
 	// that each has a return to tell (in a clean-clone run of 2026-11-30 it
 	// came with 10 of them lost, and the station rightly heard of 10).
-	var far []int
-	for id := 9; id <= 24; id++ {
-		far = append(far, id)
-	}
+	far := nodeIDs(c.Agents)[8:]
 	if err := c.WaitEvents(c.Bound(), evCut, func(evs []Event) bool { _, ok := Learned(evs, []int{0}, far, "faulty"); return ok }); err != nil {
 		t.Fatalf("uplink of switch 1 cut: agent 1 never held all of 9-24 faulty: %v", err)
 	}
@@ -326,10 +321,8 @@ func causeNotifiedAt(t *testing.T, c *Cluster, nodes string, since time.Time) (f
 	var by []line // the notifying agent's lines
 	find := func() bool {
 		for k := range c.Agents {
-			b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
-			must(t, err)
 			var lines []line
-			for _, l := range strings.Split(string(b), "\n") {
+			for _, l := range strings.Split(agentLog(t, c, k), "\n") {
 				var ln line
 				if json.Unmarshal([]byte(l), &ln) != nil || ln.Time.Before(since) {
 					continue

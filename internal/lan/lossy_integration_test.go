@@ -216,9 +216,14 @@ func shippedSpec(t *testing.T, tag string) Spec {
 
 // agentLines counts the lines holding sub in agent k's log so far.
 func agentLines(t *testing.T, c *Cluster, k int, sub string) int {
+	return strings.Count(agentLog(t, c, k), sub)
+}
+
+// agentLog is agent k's log so far.
+func agentLog(t *testing.T, c *Cluster, k int) string {
 	b, err := os.ReadFile(filepath.Join(c.Dir, fmt.Sprintf("agent%d.log", k+1)))
 	must(t, err)
-	return strings.Count(string(b), sub)
+	return string(b)
 }
 
 // TestReachableFromSomeLAN: 16 vCube agents with the cluster key; four of

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -269,11 +267,7 @@ func (o *operators) oneList(all []int, d time.Duration) {
 func (o *operators) madeVersion() int {
 	most := 0
 	for k := range o.c.Agents {
-		b, err := os.ReadFile(filepath.Join(o.c.Dir, fmt.Sprintf("agent%d.log", k+1)))
-		if err != nil {
-			o.t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
+		for _, l := range strings.Split(agentLog(o.t, o.c, k), "\n") {
 			var line struct {
 				Msg     string
 				Version int
