@@ -100,14 +100,23 @@ type batch struct {
 	silent []int
 }
 
-// closes returns when a batch is due under window w: at its window, or
-// once a sweep reported and every node silent in it is in the batch.
+// closes returns when a batch is due under window w: at its window; once
+// a sweep reported and every node silent in it is in the batch; and, while
+// a node the sweep found silent is not, at its span's end. A silent node
+// is one the cause may have taken: its testers find it in their own time,
+// which a loaded machine stretches past the window, and closing at the
+// window then splits one cause into two notifications. A node silent only
+// because its answers were lost costs the faults the span, not a split.
 func (b *batch) closes(w time.Duration) time.Duration {
-	t := min(b.last+w, b.opened+spanWindows*w)
-	if b.swept > 0 && len(b.silent) == 0 {
-		t = min(t, max(b.last, b.swept))
+	span := b.opened + spanWindows*w
+	switch {
+	case b.swept == 0:
+		return min(b.last+w, span)
+	case len(b.silent) > 0:
+		return span
+	default:
+		return min(b.last+w, span, max(b.last, b.swept))
 	}
-	return t
 }
 
 // put adds or replaces the entry of ie.ID, at at.
@@ -168,8 +177,9 @@ func (g *Grouper) Unswept() (opened time.Duration, nodes []int, ok bool) {
 // Swept reports, at at, a sweep made for the faults that started
 // collecting at opened (Unswept): silent are the nodes it asked that did
 // not answer fault-free. Those faults are then due as soon as every silent
-// node is among them, or at their window if that comes first. A sweep made
-// for faults already due is of no use and is dropped.
+// node is among them, or spanWindows windows after they opened if some
+// never is. A sweep made for faults already due is of no use and is
+// dropped.
 func (g *Grouper) Swept(opened, at time.Duration, silent []int) {
 	b := g.lost
 	if b == nil || b.opened != opened || b.swept > 0 {

@@ -177,7 +177,7 @@ type Traps struct {
 	// GroupWindow is how long after a node's fault another node's fault
 	// joins it in one notification; negative is one testing interval and
 	// one test's budget, 0 notifies each node on its own.
-	GroupWindow time.Duration `mapstructure:"group_window" doc:"nodes that become faulty or partial within this long of the first are one notification (diagCauseChange), and so is their return, which says whether they were down or cut off; the agent that sends them asks the other nodes once and sends as soon as every silent one is among them, so the window bounds the wait; -1s (the default) is one testing interval and one test's budget; 0s notifies each node on its own"`
+	GroupWindow time.Duration `mapstructure:"group_window" doc:"nodes that become faulty or partial within this long of the first are one notification (diagCauseChange), and so is their return, which says whether they were down or cut off; the agent that sends them asks the other nodes once and sends as soon as every silent one is among them, waiting four windows at most; -1s (the default) is one testing interval and one test's budget; 0s notifies each node on its own"`
 	// AuthFailure sends authenticationFailure for requests that fail authentication.
 	AuthFailure bool `mapstructure:"auth_failure" doc:"send authenticationFailure when a request fails authentication, at most one a second (snmpd.conf's authtrapenable)"`
 	// Flapping holds when a node's changes are notified as flapping instead.
