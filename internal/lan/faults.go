@@ -101,7 +101,7 @@ func (nw *Net) SetLossAll(pct int) error {
 	return nil
 }
 
-// LossDrops returns how many packets host k's loss rule has dropped so far,
+// LossDrops returns how many packets host k's loss rules have dropped so far,
 // read from its counter; 0 when the host has no rule.
 func (nw *Net) LossDrops(k int) (int, error) {
 	if _, had := nw.loss[k]; !had {
@@ -114,8 +114,10 @@ func (nw *Net) LossDrops(k int) (int, error) {
 	return parseDropCounter(string(out))
 }
 
-// parseDropCounter finds "counter packets N" on the drop rule's line.
+// parseDropCounter sums "counter packets N" over the drop rules' lines (one
+// a direction).
 func parseDropCounter(s string) (int, error) {
+	sum, found := 0, false
 	for _, l := range strings.Split(s, "\n") {
 		if !strings.Contains(l, "drop") {
 			continue
@@ -123,9 +125,12 @@ func parseDropCounter(s string) (int, error) {
 		var n int
 		if i := strings.Index(l, "counter packets "); i >= 0 {
 			if _, err := fmt.Sscanf(l[i:], "counter packets %d", &n); err == nil {
-				return n, nil
+				sum, found = sum+n, true
 			}
 		}
+	}
+	if found {
+		return sum, nil
 	}
 	return 0, fmt.Errorf("lan: no drop counter in nft output: %q", s)
 }

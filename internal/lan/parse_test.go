@@ -5,6 +5,7 @@ package lan
 import (
 	"errors"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 )
@@ -65,6 +66,10 @@ func TestParseDropCounter(t *testing.T) {
 		"\t\toifname \"p3\" meta protocol { ip, ip6 } numgen random mod 100 < 5 counter packets 17 bytes 1200 drop\n\t}\n}\n"
 	if n, err := parseDropCounter(out); err != nil || n != 17 {
 		t.Fatalf("parseDropCounter = %d, %v; want 17", n, err)
+	}
+	both := strings.Replace(out, "\t}\n}", "\t\tiifname \"p3\" meta protocol { ip, ip6 } numgen random mod 100 < 5 counter packets 4 bytes 300 drop\n\t}\n}", 1)
+	if n, err := parseDropCounter(both); err != nil || n != 21 {
+		t.Fatalf("parseDropCounter over both directions = %d, %v; want 21", n, err)
 	}
 	if _, err := parseDropCounter("table inet x {}"); err == nil {
 		t.Fatal("parseDropCounter found a counter in a table without one")
