@@ -4,10 +4,16 @@ package daemon
 // carry no measurement of a link and count no loss (a reply read late is no
 // packet lost); it refuses other agents' questions (ErrVantageBusy: an asker
 // whose every helper refuses believes its re-tested verdict, as 1.0 did);
-// and it learns no engine ahead.
+// and it learns no engine ahead. A lagging one (late, not yet starved)
+// measures no link either, and answers questions with a plain test.
 
 // starved reports whether the agent is starved of CPU now.
 func (d *Daemon) starved() bool { return d.lag.Starved() }
+
+// lateReads reports whether the agent is starved, or its timer ran late
+// enough over the last window that a reply read late may look lost
+// (lag.Watch.Lagging).
+func (d *Daemon) lateReads() bool { return d.lag.Lagging() }
 
 // restretch doubles the prober's waits while the agent doubts its own
 // tests or is starved of CPU, and undoes it once neither holds.

@@ -36,3 +36,27 @@ func TestStarvedAgentDoesLess(t *testing.T) {
 		t.Fatalf("a starved agent measures: measure %d, confirm %d", d.measure(), d.confirm())
 	}
 }
+
+// TestLaggingAgentMeasuresNothing: an agent whose timer runs late, not yet
+// starved, still answers questions, but measures no link: its late reads
+// would look like the peer's loss, and the bursts add to the load.
+func TestLaggingAgentMeasuresNothing(t *testing.T) {
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
+	d := newTestDaemon(t, cfg, newFakeLAN(), &sink{}, state.State{}, nil)
+	d.cfg.Vantage = DefaultVantage // the fake LAN asks no other agent: New set it to 0
+	d.interval(context.Background())
+	if got := d.confirm(); got != hiadsd.ConfirmRequests {
+		t.Fatalf("confirm at rest = %d, want %d", got, hiadsd.ConfirmRequests)
+	}
+	d.lag.SetLagging(true)
+	if got := d.confirm(); got != 0 {
+		t.Fatalf("confirm while lagging = %d, want 0", got)
+	}
+	if err := d.OnVantage(board.Vantage{Kind: board.Ask, From: 2, Node: 3, Nonce: 7}); err != nil {
+		t.Fatalf("question to a lagging agent: %v, want it queued", err)
+	}
+	d.lag.SetLagging(false)
+	if got := d.confirm(); got != hiadsd.ConfirmRequests {
+		t.Fatalf("confirm once the lag is over = %d, want %d", got, hiadsd.ConfirmRequests)
+	}
+}

@@ -212,8 +212,12 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
+				confirm := hiadsd.ConfirmRequests
+				if d.lateReads() {
+					confirm = 0 // a plain test: its late reads would measure this host, not the link (confirm)
+				}
 				began := d.now()
-				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: hiadsd.ConfirmRequests, Asked: true})
+				r := sp.ProbeInView(ctx, members[q.Node-1], probe.View{Held: held, Confirm: confirm, Asked: true})
 				took := d.now().Sub(began)
 				if r.Status == hiadsd.Unknown {
 					return
@@ -321,9 +325,10 @@ func (d *Daemon) noteUnreached(ctx context.Context) {
 }
 
 // measure is probe.View.Measure for this interval's tests: the requests
-// the core asks added while it has seen loss (hiadsd.Doubt.Measure).
+// the core asks added while it has seen loss (hiadsd.Doubt.Measure); none
+// while its reads run late (confirm).
 func (d *Daemon) measure() int {
-	if d.node.Measuring() && !d.starved() {
+	if d.node.Measuring() && !d.lateReads() {
 		return hiadsd.MeasureRequests
 	}
 	return 0
@@ -335,9 +340,15 @@ func (d *Daemon) measure() int {
 // this agent sees loss on its own tests or doubts them: its link is the
 // suspect, what it would measure is its own loss, and the agents it would
 // ask to measure the same have its questions to answer already; nor while
-// it is starved of CPU (starve.go). It runs on the loop.
+// its reads run late (starve.go): a burst then measures this host's
+// lateness, not the peer's link, and adds to the load that makes it. At N
+// = 64, 192 processes on two cores (make versus, 2026-11-30), a CPU spike
+// made tests lose requests everywhere, each lost request drew a burst,
+// and the bursts' late answers made false failures whose re-tests drew
+// more: the cluster never settled. Held back while lagging, the same run
+// settled as 1.0 did. It runs on the loop.
 func (d *Daemon) confirm() int {
-	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.starved() {
+	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.lateReads() {
 		return 0
 	}
 	return hiadsd.ConfirmRequests

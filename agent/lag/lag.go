@@ -129,6 +129,10 @@ func (w *Watch) Lagging() bool { return w != nil && w.lagging.Load() }
 // Set makes the judgement starved, as a test's fake host would be.
 func (w *Watch) Set(starved bool) { w.starved.Store(starved); w.lagging.Store(starved) }
 
+// SetLagging makes the judgement lagging but not starved, as a test's
+// fake host would be.
+func (w *Watch) SetLagging(on bool) { w.starved.Store(false); w.lagging.Store(on) }
+
 // Collector is the Watch's gauge, diagagent_cpu_starved.
 func (w *Watch) Collector() metrics.Collector { return w.gauge }
 
