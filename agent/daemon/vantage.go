@@ -345,8 +345,9 @@ func (d *Daemon) measure() int {
 // = 64, 192 processes on two cores (make versus, 2026-11-30), a CPU spike
 // made tests lose requests everywhere, each lost request drew a burst,
 // and the bursts' late answers made false failures whose re-tests drew
-// more: the cluster never settled. Held back while lagging, the same run
-// settled as 1.0 did. It runs on the loop.
+// more: the cluster never settled. Held back while lagging, its steady
+// window settled as 1.0's did (1% loss on every host still stormed:
+// docs/data/versus/make-versus-n64-2026-11-30.md). It runs on the loop.
 func (d *Daemon) confirm() int {
 	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.lateReads() {
 		return 0

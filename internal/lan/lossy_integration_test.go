@@ -56,9 +56,9 @@ const (
 // lossy agent doubts its own tests (diagSelfDoubt, its log), no other
 // agent does, and every other agent holds it degraded within five
 // intervals of the first packet its link lost; at 10% nothing changes at
-// all. The station is told at most
-// twice about it a step (degraded, then fault-free). How soon it is named,
-// and what each step costs in status changes and notifications, is logged.
+// all. The station is told at most twice about it a step (degraded, then
+// fault-free). How soon it is named, and what each step costs in status
+// changes and notifications, is logged.
 func TestLossyMemberLAN(t *testing.T) {
 	t.Parallel()
 	// Three LANs of their own, side by side, two steps each: a minute a
