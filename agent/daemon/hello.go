@@ -106,15 +106,12 @@ func (d *Daemon) earlyOK() bool {
 }
 
 // backAgain says hello once this agent is back after being away from its
-// testers, which then held it faulty or partial: when an interval lasted
-// far longer than it could (the process was stopped within it), and when
-// a test of an agent is answered after intervals whose every test of one
-// went unanswered (its link was down; under the rotating plan an agent
-// tests too few peers an interval for self-suspicion to see it). While
-// none is answered, Run starts the next interval after an eighth of one,
-// so the hello leaves soon after the link comes back (a quarter left it
-// 0.39 s after the link at N = 16). A hello said for nothing costs the
-// tester that takes it one test; one is said at most every four intervals.
+// testers (which held it faulty or partial): after an interval far longer
+// than it could last (stopped within it), and when a test of an agent is
+// answered after intervals whose every one went unanswered (its link was
+// down). While none is answered, Run starts the next interval after an
+// eighth of one, so the hello leaves soon after the link comes back. One
+// said for nothing costs a tester one test; one at most every four intervals.
 func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {
 	agents, answered := 0, 0
 	for _, tr := range rep.Tests {
@@ -164,13 +161,10 @@ func (d *Daemon) answeredAgain(ops []hiadsd.Op, res []hiadsd.Result) bool {
 }
 
 // resume runs as an interval begins. The loop counts as alive from here,
-// so hiADSDisUP turns 1 at once after a stall, not when the interval ends.
-// An interval that begins long after the last one ended (the process was
-// stopped, or starved) also says hello now, rather than after its tests and
-// fetches (backAgain): the testers heard 1.7 s after the thaw at N = 64.
-// Before hiADSDisUP turned 1 here, the testers the hello sent found the
-// thawed agent stalled 3 ms after the thaw, and the repair waited for the
-// next planned test (0.8 s at N = 16).
+// so hiADSDisUP turns 1 at once after a stall (else the testers the hello
+// sent found the thawed agent stalled). An interval that begins long after
+// the last one ended (stopped, or starved) says hello now, rather than
+// after its tests and fetches (backAgain: 1.7 s later at N = 64).
 func (d *Daemon) resume(ctx context.Context, began time.Time) {
 	d.mu.Lock()
 	last := d.lastDone
@@ -310,18 +304,13 @@ const knocksPerInterval = 16
 
 // knocking starts, with on, knocking on this agent's testers: while none
 // of the agents it tested answered in its last interval (its link may be
-// down), it sends a hello every sixteenth of an interval (125 ms at the
-// defaults) to one tester after another, in testers' order, until on is
-// false. While the link is down the knocks go nowhere; the first that
-// passes once it is back reaches a tester, which tests this agent at once,
-// alone (one tree of pushes, as sayHello says). Left to its own tests, the
-// agent found the link back only when one of them was next answered: each
-// awaits the peer's round-trip timeout, and an interval follows another an
-// eighth of an interval apart, so its hello left 0.62 s after the link
-// came back at N = 64 with the key (2026-11-26 17:14). A tester takes one
-// hello per node an interval, so an agent whose tested peers are truly
-// down costs a live tester at most one test an interval; a knock is not
-// logged, since self-suspicion's warning says the link may be down.
+// down), it sends a hello every sixteenth of an interval to one tester
+// after another, until on is false. The first knock that passes once the
+// link is back reaches a tester, which tests this agent at once (left to
+// its own tests, the agent said hello 0.62 s after the link came back at N
+// = 64 with the key). A tester takes one hello per node an interval, so a
+// truly cut-off agent costs a live tester at most one test an interval; a
+// knock is not logged, since self-suspicion's warning says the link may be down.
 func (d *Daemon) knocking(ctx context.Context, on bool) {
 	if !on {
 		if d.hi.knock != nil {

@@ -12,11 +12,9 @@ import (
 // agree without a message: round r is the r-th interval since the Unix
 // epoch, and its cluster is r mod log2 N + 1. An agent starts its interval
 // at the round's start plus a stagger of up to a quarter interval, set by
-// its id, so agents on one host (or one hypervisor) do not all test in the
-// same millisecond. Clocks a few milliseconds apart (NTP) change nothing;
-// clocks further apart than that still test every node, since each tester
-// keeps turning through its clusters, but a node may then go a round
-// untested or be tested twice in one.
+// its id, so agents on one host do not all test in the same millisecond.
+// Clocks further apart than NTP's milliseconds still test every node, but a
+// node may then go a round untested or be tested twice in one.
 
 // rotating reports whether the agent follows the rotating plan.
 func (d *Daemon) rotating() bool { return d.node.Config.Rotate }

@@ -2,10 +2,10 @@ package daemon
 
 // A starved agent does less (agent/lag): its tests wait twice as long,
 // carry no measurement of a link and count no loss (a reply read late is no
-// packet lost); it refuses other agents' questions (ErrVantageBusy: an asker
-// whose every helper refuses believes its re-tested verdict, as 1.0 did);
-// and it learns no engine ahead. A lagging one (late, not yet starved)
-// measures no link either, and answers questions with a plain test.
+// packet lost); it refuses other agents' questions as busy (ErrVantageBusy,
+// unheard by the asker); and it learns no engine ahead. A lagging one (late,
+// not yet starved) measures no link either, and answers a question with a
+// plain test, giving no failure it found but a refusal (vantage.go).
 
 // starved reports whether the agent is starved of CPU now.
 func (d *Daemon) starved() bool { return d.lag.Starved() }

@@ -3,10 +3,16 @@ package daemon
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
+	"syscall"
 	"testing"
+
+	"github.com/gosnmp/gosnmp"
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/notify"
+	"github.com/diagagent/diagagent/agent/probe"
 	"github.com/diagagent/diagagent/agent/state"
 	"github.com/diagagent/diagagent/hiadsd"
 )
@@ -58,5 +64,121 @@ func TestLaggingAgentMeasuresNothing(t *testing.T) {
 	d.lag.SetLagging(false)
 	if got := d.confirm(); got != hiadsd.ConfirmRequests {
 		t.Fatalf("confirm once the lag is over = %d, want %d", got, hiadsd.ConfirmRequests)
+	}
+}
+
+// askingLAN is a fake LAN whose agents take questions: each diagVantage
+// SET returns setErr, and each test asked of it finds found (the interval's
+// own, the fake LAN's truth). The answers written to peers are kept.
+type askingLAN struct {
+	*fakeLAN
+	setErr  error
+	found   probe.Result
+	tested  chan struct{}
+	mu      sync.Mutex
+	answers []board.Vantage
+}
+
+func (a *askingLAN) CanPush() bool                                    { return true }
+func (a *askingLAN) Push(context.Context, probe.Target, []byte) error { return nil }
+func (a *askingLAN) Stretch(bool)                                     {}
+
+func (a *askingLAN) ProbeInView(ctx context.Context, t probe.Target, v probe.View) probe.Result {
+	if !v.Asked {
+		return a.Probe(ctx, t)
+	}
+	a.tested <- struct{}{}
+	return a.found
+}
+
+func (a *askingLAN) Vantage(_ context.Context, _ probe.Target, b []byte) error {
+	if a.setErr != nil {
+		return a.setErr
+	}
+	v, err := board.ParseVantage(b)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.answers = append(a.answers, v)
+	a.mu.Unlock()
+	return nil
+}
+
+func newAskingDaemon(t *testing.T, lan *askingLAN) *Daemon {
+	t.Helper()
+	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
+	d, err := New(Options{Config: cfg, Prober: lan, Board: (&sink{}).board(), Notifier: &sink{},
+		State: state.State{Version: state.FileVersion, Nodes: 4, Counters: make([]uint32, 4)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.interval(context.Background())
+	return d
+}
+
+// TestBusyHelpersLeaveAFailureUnheard: a question every helper refuses as
+// busy (commitFailed: too many questions, or starved) leaves the failure
+// unheard, not believed; one every helper cannot take (an older agent,
+// notWritable) lets it stand alone. Under a stall of a whole host every
+// agent is busy, and each failure believed alone was a false one.
+func TestBusyHelpersLeaveAFailureUnheard(t *testing.T) {
+	for _, c := range []struct {
+		status gosnmp.SNMPError
+		want   []hiadsd.Status
+	}{
+		{gosnmp.CommitFailed, nil},
+		{gosnmp.NotWritable, []hiadsd.Status{hiadsd.Unknown}},
+	} {
+		d := newAskingDaemon(t, &askingLAN{fakeLAN: newFakeLAN(), setErr: &probe.SetError{Status: c.status, Index: 1}})
+		ask := d.second(2, []int{1, 3})
+		if ask == nil {
+			t.Fatal("no question asked")
+		}
+		var got []hiadsd.Status
+		for st := range ask(context.Background()) {
+			got = append(got, st)
+		}
+		d.push.sends.Wait()
+		if !slices.Equal(got, c.want) {
+			t.Errorf("every helper refusing with %v: the test was handed %v, want %v", c.status, got, c.want)
+		}
+	}
+}
+
+// TestLaggingHelperGivesNoFailure: a helper whose reads run late answers a
+// question with what it reached (fault-free) and with a refusal (no agent
+// listens on the host), but gives no failure that a request gone
+// unanswered made: that may be its own lateness.
+func TestLaggingHelperGivesNoFailure(t *testing.T) {
+	timeout := errors.New("request timeout")
+	for _, c := range []struct {
+		found probe.Result
+		want  []hiadsd.Status
+	}{
+		{probe.Result{Status: hiadsd.FaultFree}, []hiadsd.Status{hiadsd.FaultFree}},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, nil},
+		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, nil},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, []hiadsd.Status{hiadsd.Partial}},
+	} {
+		lan := &askingLAN{fakeLAN: newFakeLAN(), found: c.found, tested: make(chan struct{}, 1)}
+		d := newAskingDaemon(t, lan)
+		d.lag.SetLagging(true)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); d.answerQuestions(ctx) }()
+		if err := d.OnVantage(board.Vantage{Kind: board.Ask, From: 2, Node: 3, Nonce: 7}); err != nil {
+			t.Fatalf("question to a lagging agent: %v", err)
+		}
+		<-lan.tested
+		cancel()
+		<-done // answerQuestions waits for its answers
+		var got []hiadsd.Status
+		for _, a := range lan.answers {
+			got = append(got, a.Status)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("a lagging helper that found %v (%v): answered %v, want %v", c.found.Status, c.found.SNMPErr, got, c.want)
+		}
 	}
 }

@@ -122,9 +122,19 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 				if err == nil {
 					return
 				}
+				// An agent that serves no diagVantage refuses (an older one):
+				// with every one so, the verdict stands alone. A busy one (too
+				// many questions, or starved) counts as unheard: under a stall
+				// of the whole host every agent is busy, and each verdict
+				// believed alone there was a false one spread to every agent.
 				var se *probe.SetError
-				refused := errors.As(err, &se)
-				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Info("question to another agent not taken")
+				busy := errors.As(err, &se) && se.Busy()
+				refused := se != nil && !busy
+				lvl := logrus.InfoLevel
+				if busy {
+					lvl = logrus.DebugLevel // thousands under a stall
+				}
+				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Log(lvl, "question to another agent not taken")
 				d.vantage.mu.Lock()
 				d.vantage.resolve(q.k, hiadsd.Unknown, refused)
 				d.vantage.mu.Unlock()
@@ -164,7 +174,7 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		return nil
 	}
 	if d.starved() {
-		return ErrVantageBusy // its test would read the replies late: the asker counts it refused
+		return ErrVantageBusy // its test would read the replies late: the asker counts it unheard
 	}
 	select {
 	case d.vantage.asks <- v:
@@ -212,8 +222,8 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
-				confirm := hiadsd.ConfirmRequests
-				if d.lateReads() {
+				late, confirm := d.lateReads(), hiadsd.ConfirmRequests
+				if late {
 					confirm = 0 // a plain test: its late reads would measure this host, not the link (confirm)
 				}
 				began := d.now()
@@ -222,15 +232,25 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 				if r.Status == hiadsd.Unknown {
 					return
 				}
+				refused := r.Refused()
 				d.mu.Lock()
 				sure := !d.doubting && !d.seesLoss && d.calm
 				d.mu.Unlock()
 				r.Status = hiadsd.Answer(r.Status, held, r.Sent, r.Unanswered, sure)
-				if held == hiadsd.Degraded && !r.Status.Up() {
+				switch {
+				case held == hiadsd.Degraded && !r.Status.Up():
 					// It said it loses packets: a failed test is what it gives now
 					// and then. The asker may not know it yet; told so, it does
 					// not take the failure from a test of its own.
 					r.Status = hiadsd.Degraded
+				case !r.Status.Up() && !refused && (late || d.lateReads()):
+					// A failure found while its reads ran late may be its own
+					// lateness: no word rather than a false one, and the asker's
+					// question goes unheard. Under a stall of the whole host
+					// (192 agents on two cores, 1% loss) each such answer
+					// confirmed a false failure that every agent then learned.
+					// A refusal is the host's word, whatever the lateness.
+					return
 				}
 				b, err := board.MarshalVantage(board.Vantage{Kind: board.Answer, From: uint32(d.id + 1), Node: q.Node, Nonce: q.Nonce, Status: r.Status})
 				if err != nil {
@@ -336,18 +356,12 @@ func (d *Daemon) measure() int {
 
 // confirm is probe.View.Confirm for this interval's tests: with second
 // vantage points, the requests that measure a node's link where a verdict
-// depends on it (hiadsd.ConfirmRequests); none without, and none while
-// this agent sees loss on its own tests or doubts them: its link is the
-// suspect, what it would measure is its own loss, and the agents it would
-// ask to measure the same have its questions to answer already; nor while
-// its reads run late (starve.go): a burst then measures this host's
-// lateness, not the peer's link, and adds to the load that makes it. At N
-// = 64, 192 processes on two cores (make versus, 2026-11-30), a CPU spike
-// made tests lose requests everywhere, each lost request drew a burst,
-// and the bursts' late answers made false failures whose re-tests drew
-// more: the cluster never settled. Held back while lagging, its steady
-// window settled as 1.0's did (1% loss on every host still stormed:
-// docs/data/versus/make-versus-n64-2026-11-30.md). It runs on the loop.
+// depends on it (hiadsd.ConfirmRequests); none without; none while this
+// agent sees loss on its own tests or doubts them (its link is the suspect);
+// none while its reads run late (starve.go): a burst then measures this
+// host's lateness and adds to the load that makes it (at N = 64 on two
+// cores, each request read late drew a burst, whose late answers made false
+// failures: docs/data/versus/make-versus-n64-2026-11-30.md). On the loop.
 func (d *Daemon) confirm() int {
 	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.lateReads() {
 		return 0

@@ -302,7 +302,7 @@ func (p *Prober) probe(ctx context.Context, t Target, v View) Result {
 	// send (Linux sends a peer about one a second once a few went out) cost
 	// a burst and a re-test their whole waits, seconds a crash was known
 	// later.
-	refused := res.Status == hiadsd.Partial && res.SNMPErr != nil && refusedPort(res.SNMPErr)
+	refused := res.Refused()
 	if suspect(res.Status, held) && !(v.Asked && refused) {
 		first := res
 		var others *vantages

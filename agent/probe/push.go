@@ -60,6 +60,12 @@ func (e *SetError) Error() string {
 
 func (e *SetError) Unwrap() error { return ErrUnexpectedValue }
 
+// Busy reports whether the agent took the object but could not commit the
+// value now (commitFailed): a peer too busy for another agent's question
+// (daemon.ErrVantageBusy), where an agent that serves no such object
+// refuses it outright (notWritable, noSuchName).
+func (e *SetError) Busy() bool { return e.Status == gosnmp.CommitFailed }
+
 // Get reads objects of the agent at t in one GetRequest, as the operator's
 // commands ask.
 func (p *Prober) Get(ctx context.Context, t Target, oids ...string) ([]gosnmp.SnmpPDU, error) {

@@ -187,6 +187,13 @@ type burstOpts struct {
 // healthy peers named degraded).
 const starvedShare = 10
 
+// Refused reports whether the test found the peer partial because its host
+// refused the requests (no agent listens): the host's word, which no late
+// read of a starved tester makes, unlike a request gone unanswered.
+func (r Result) Refused() bool {
+	return r.Status == hiadsd.Partial && r.SNMPErr != nil && refusedPort(r.SNMPErr)
+}
+
 // refusedPort reports whether err says the peer's host refused the
 // request (an ICMP port unreachable: no agent listens on the port).
 func refusedPort(err error) bool {
