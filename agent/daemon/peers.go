@@ -55,7 +55,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				} else {
 					r = d.prober.Probe(ctx, t)
 				}
-				sent, unanswered := d.lossSamples(r.Sent, r.Unanswered)
+				sent, unanswered := d.lossSamples(r.Sent, r.Unanswered, began)
 				res[k] = hiadsd.Result{Status: r.Status, Digest: r.Digest, Withheld: r.Withheld,
 					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: sent, Unanswered: unanswered}
 				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {

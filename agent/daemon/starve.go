@@ -1,5 +1,7 @@
 package daemon
 
+import "time"
+
 // A starved agent does less (agent/lag): its tests wait twice as long,
 // carry no measurement of a link and count no loss (a reply read late is no
 // packet lost); it refuses other agents' questions as busy (ErrVantageBusy,
@@ -30,11 +32,10 @@ func (d *Daemon) restretch() {
 	sp.Stretch(on || d.starved())
 }
 
-// lossSamples is the requests a test sent and lost, as the core counts them
-// into the agent's own health: none while it lags (its timer late by 10 ms
-// or more on average), as its replies are read late rather than lost.
-func (d *Daemon) lossSamples(sent, unanswered int) (int, int) {
-	if d.lag.Lagging() {
+// lossSamples is the requests a test begun at began sent and lost, for the
+// agent's own health: none while it lags or if it stalled since (read late).
+func (d *Daemon) lossSamples(sent, unanswered int, began time.Time) (int, int) {
+	if d.lag.Lagging() || d.lag.LateSince(began) {
 		return 0, 0
 	}
 	return sent, unanswered

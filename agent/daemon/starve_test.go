@@ -7,6 +7,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -28,14 +29,22 @@ func TestStarvedAgentDoesLess(t *testing.T) {
 	if err := d.OnVantage(ask); err != nil {
 		t.Fatalf("question to an agent at rest: %v", err)
 	}
-	if sent, lost := d.lossSamples(24, 12); sent != 24 || lost != 12 {
+	began := time.Now()
+	if sent, lost := d.lossSamples(24, 12, began); sent != 24 || lost != 12 {
 		t.Fatalf("loss samples at rest: %d sent, %d lost", sent, lost)
+	}
+	d.lag.Stalled(began.Add(time.Millisecond))
+	if sent, lost := d.lossSamples(24, 12, began); sent != 0 || lost != 0 {
+		t.Fatalf("loss samples of a test the agent stalled within: %d sent, %d lost, want none", sent, lost)
+	}
+	if sent, lost := d.lossSamples(24, 12, began.Add(time.Second)); sent != 24 || lost != 12 {
+		t.Fatalf("loss samples of a test begun after a stall: %d sent, %d lost", sent, lost)
 	}
 	d.lag.Set(true)
 	if err := d.OnVantage(ask); !errors.Is(err, ErrVantageBusy) {
 		t.Fatalf("question to a starved agent: %v, want ErrVantageBusy", err)
 	}
-	if sent, lost := d.lossSamples(24, 12); sent != 0 || lost != 0 {
+	if sent, lost := d.lossSamples(24, 12, began.Add(time.Second)); sent != 0 || lost != 0 {
 		t.Fatalf("loss samples while starved: %d sent, %d lost, want none", sent, lost)
 	}
 	if d.measure() != 0 || d.confirm() != 0 {
@@ -146,24 +155,31 @@ func TestBusyHelpersLeaveAFailureUnheard(t *testing.T) {
 	}
 }
 
-// TestLaggingHelperGivesNoFailure: a helper whose reads run late answers a
-// question with what it reached (fault-free) and with a refusal (no agent
-// listens on the host), but gives no failure that a request gone
-// unanswered made: that may be its own lateness.
+// TestLaggingHelperGivesNoFailure: a helper whose reads run late (lagging,
+// or stalled within its test) answers a question with what it reached
+// (fault-free) and with a refusal (no agent listens on the host), but gives
+// no failure that a request gone unanswered made: that may be its own
+// lateness.
 func TestLaggingHelperGivesNoFailure(t *testing.T) {
 	timeout := errors.New("request timeout")
 	for _, c := range []struct {
-		found probe.Result
-		want  []hiadsd.Status
+		found   probe.Result
+		stalled bool // not lagging, but stalled within the test
+		want    []hiadsd.Status
 	}{
-		{probe.Result{Status: hiadsd.FaultFree}, []hiadsd.Status{hiadsd.FaultFree}},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, nil},
-		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, nil},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, []hiadsd.Status{hiadsd.Partial}},
+		{probe.Result{Status: hiadsd.FaultFree}, false, []hiadsd.Status{hiadsd.FaultFree}},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, false, nil},
+		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, false, nil},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, true, nil},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, false, []hiadsd.Status{hiadsd.Partial}},
 	} {
 		lan := &askingLAN{fakeLAN: newFakeLAN(), found: c.found, tested: make(chan struct{}, 1)}
 		d := newAskingDaemon(t, lan)
-		d.lag.SetLagging(true)
+		if c.stalled {
+			d.lag.Stalled(time.Now().Add(time.Hour)) // within its test, before the window says so
+		} else {
+			d.lag.SetLagging(true)
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); d.answerQuestions(ctx) }()

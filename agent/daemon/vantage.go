@@ -243,7 +243,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					// and then. The asker may not know it yet; told so, it does
 					// not take the failure from a test of its own.
 					r.Status = hiadsd.Degraded
-				case !r.Status.Up() && !refused && (late || d.lateReads()):
+				case !r.Status.Up() && !refused && (late || d.lateReads() || d.lag.LateSince(began)):
 					// A failure found while its reads ran late may be its own
 					// lateness: no word rather than a false one, and the asker's
 					// question goes unheard. Under a stall of the whole host

@@ -48,6 +48,10 @@ const (
 	// back one by one, and each that comes back while the host cannot bear
 	// it holds the others starved.
 	lagCalm = 3
+	// lateTick is how late one tick must fire for LateSince: a stall that
+	// long loses a reply awaited for test.timeout's tenth, and a five-second
+	// window's mean takes seconds to see it.
+	lateTick = lagRef / 2
 )
 
 // meter judges starvation from how late a periodic timer fires, one
@@ -103,6 +107,7 @@ func (m *meter) tick(now time.Time, late time.Duration) bool {
 // agent's other goroutines.
 type Watch struct {
 	starved, lagging atomic.Bool
+	lateAt           atomic.Int64 // UnixNano of the last tick lateTick late or more
 	log              *logrus.Entry
 	gauge            metrics.Gauge
 	onChange         func()
@@ -125,6 +130,14 @@ func (w *Watch) Starved() bool { return w != nil && w.starved.Load() }
 // look lost. False for a
 // nil Watch.
 func (w *Watch) Lagging() bool { return w != nil && w.lagging.Load() }
+
+// LateSince reports whether a tick fired lateTick late or more at t or
+// after: the agent stalled since t, and a test begun at t may have read its
+// replies late, before the window's judgement says so. False for a nil Watch.
+func (w *Watch) LateSince(t time.Time) bool { return w != nil && w.lateAt.Load() >= t.UnixNano() }
+
+// Stalled notes a tick lateTick late at t, as a test's fake host would.
+func (w *Watch) Stalled(t time.Time) { w.lateAt.Store(t.UnixNano()) }
 
 // Set makes the judgement starved, as a test's fake host would be.
 func (w *Watch) Set(starved bool) { w.starved.Store(starved); w.lagging.Store(starved) }
@@ -154,6 +167,9 @@ func (w *Watch) Run(ctx context.Context) {
 		late := now.Sub(last) - lagTick
 		last = now
 		t.Reset(lagTick)
+		if late >= lateTick {
+			w.lateAt.Store(now.UnixNano())
+		}
 		changed := m.tick(now, late)
 		w.lagging.Store(m.starved || m.lagging)
 		if !changed {
