@@ -11,12 +11,9 @@ import (
 // SNMPv3 engine of every agent of the list the view holds fault-free and
 // whose engine is not known yet (probe.LearnAhead), beginning after this
 // agent's own id so that agents started together begin with different
-// peers. With the cluster key, the first exchange with a peer costs a
-// discovery round trip; the rotating plan tests only log2 N peers from
-// here, so a question to another agent (a second vantage point), a push or
-// a hello would pay it when it matters. A pass neither starts nor goes on
-// while the agent is starved of CPU. It runs on the loop, which owns the
-// list and the view.
+// peers: with the cluster key, a question, a push or a hello to a peer the
+// rotating plan does not test would pay the discovery round trip when it
+// matters. No pass starts or goes on while the agent is starved. On the loop.
 func (d *Daemon) learnEngines(ctx context.Context) {
 	// Once every other agent's engine is known, the agent says so, once
 	// until one is not: it ends the start-up's work (lanrun's steady window

@@ -4,10 +4,11 @@ import "time"
 
 // A starved agent does less (agent/lag): its tests wait twice as long,
 // carry no measurement of a link and count no loss (a reply read late is no
-// packet lost); it refuses other agents' questions as busy (ErrVantageBusy,
-// unheard by the asker); and it learns no engine ahead. A lagging one (late,
-// not yet starved) measures no link either, and answers a question with a
-// plain test, giving no failure it found but a refusal (vantage.go).
+// packet lost); it refuses other agents' questions as busy (ErrVantageBusy);
+// and it learns no engine ahead. A lagging one (late, not yet starved)
+// measures no link either, and answers questions with a plain test. One
+// that stalled within a test (stalledSince) takes no failure from it as a
+// helper, nor a busy refusal for an answer as an asker (vantage.go).
 
 // starved reports whether the agent is starved of CPU now.
 func (d *Daemon) starved() bool { return d.lag.Starved() }
@@ -31,6 +32,10 @@ func (d *Daemon) restretch() {
 	d.mu.Unlock()
 	sp.Stretch(on || d.starved())
 }
+
+// stalledSince reports whether the agent is starved, or stalled since t (a
+// timer tick late by 100 ms or more): a reply awaited since may be read late.
+func (d *Daemon) stalledSince(t time.Time) bool { return d.lag.Starved() || d.lag.LateSince(t) }
 
 // lossSamples is the requests a test begun at began sent and lost, for the
 // agent's own health: none while it lags or if it stalled since (read late).

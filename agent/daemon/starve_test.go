@@ -126,23 +126,29 @@ func newAskingDaemon(t *testing.T, lan *askingLAN) *Daemon {
 	return d
 }
 
-// TestBusyHelpersLeaveAFailureUnheard: a question every helper refuses as
-// busy (commitFailed: too many questions, or starved) leaves the failure
-// unheard, not believed; one every helper cannot take (an older agent,
-// notWritable) lets it stand alone. Under a stall of a whole host every
-// agent is busy, and each failure believed alone was a false one.
+// TestBusyHelpersLeaveAFailureUnheard: a question every helper refuses
+// lets the failure stand alone (an older agent without diagVantage:
+// notWritable; or busy ones: commitFailed), unless the asker stalled within
+// its test and the helpers were busy: then it goes unheard, not believed.
+// Under a stall of a whole host every agent is busy, and each failure
+// believed alone was a false one.
 func TestBusyHelpersLeaveAFailureUnheard(t *testing.T) {
 	for _, c := range []struct {
-		status gosnmp.SNMPError
-		want   []hiadsd.Status
+		status  gosnmp.SNMPError
+		stalled bool
+		want    []hiadsd.Status
 	}{
-		{gosnmp.CommitFailed, nil},
-		{gosnmp.NotWritable, []hiadsd.Status{hiadsd.Unknown}},
+		{gosnmp.CommitFailed, true, nil},
+		{gosnmp.CommitFailed, false, []hiadsd.Status{hiadsd.Unknown}},
+		{gosnmp.NotWritable, true, []hiadsd.Status{hiadsd.Unknown}},
 	} {
 		d := newAskingDaemon(t, &askingLAN{fakeLAN: newFakeLAN(), setErr: &probe.SetError{Status: c.status, Index: 1}})
 		ask := d.second(2, []int{1, 3})
 		if ask == nil {
 			t.Fatal("no question asked")
+		}
+		if c.stalled {
+			d.lag.Stalled(time.Now().Add(time.Hour)) // within its test
 		}
 		var got []hiadsd.Status
 		for st := range ask(context.Background()) {
@@ -150,33 +156,34 @@ func TestBusyHelpersLeaveAFailureUnheard(t *testing.T) {
 		}
 		d.push.sends.Wait()
 		if !slices.Equal(got, c.want) {
-			t.Errorf("every helper refusing with %v: the test was handed %v, want %v", c.status, got, c.want)
+			t.Errorf("every helper refusing with %v, the asker stalled %v: the test was handed %v, want %v", c.status, c.stalled, got, c.want)
 		}
 	}
 }
 
-// TestLaggingHelperGivesNoFailure: a helper whose reads run late (lagging,
-// or stalled within its test) answers a question with what it reached
-// (fault-free) and with a refusal (no agent listens on the host), but gives
-// no failure that a request gone unanswered made: that may be its own
-// lateness.
-func TestLaggingHelperGivesNoFailure(t *testing.T) {
+// TestStalledHelperGivesNoFailure: a helper that stalled within its test
+// (a tick 100 ms late, before its window says lagging) answers a question
+// with what it reached (fault-free) and with a refusal (no agent listens on
+// the host), but gives no failure that a request gone unanswered made: that
+// may be its own lateness. One that only lags gives it.
+func TestStalledHelperGivesNoFailure(t *testing.T) {
 	timeout := errors.New("request timeout")
+	lost := probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}
 	for _, c := range []struct {
 		found   probe.Result
-		stalled bool // not lagging, but stalled within the test
+		stalled bool // else lagging
 		want    []hiadsd.Status
 	}{
-		{probe.Result{Status: hiadsd.FaultFree}, false, []hiadsd.Status{hiadsd.FaultFree}},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, false, nil},
-		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, false, nil},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}, true, nil},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, false, []hiadsd.Status{hiadsd.Partial}},
+		{probe.Result{Status: hiadsd.FaultFree}, true, []hiadsd.Status{hiadsd.FaultFree}},
+		{lost, true, nil},
+		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, true, nil},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, true, []hiadsd.Status{hiadsd.Partial}},
+		{lost, false, []hiadsd.Status{hiadsd.Partial}},
 	} {
 		lan := &askingLAN{fakeLAN: newFakeLAN(), found: c.found, tested: make(chan struct{}, 1)}
 		d := newAskingDaemon(t, lan)
 		if c.stalled {
-			d.lag.Stalled(time.Now().Add(time.Hour)) // within its test, before the window says so
+			d.lag.Stalled(time.Now().Add(time.Hour)) // within its test
 		} else {
 			d.lag.SetLagging(true)
 		}
@@ -194,7 +201,7 @@ func TestLaggingHelperGivesNoFailure(t *testing.T) {
 			got = append(got, a.Status)
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("a lagging helper that found %v (%v): answered %v, want %v", c.found.Status, c.found.SNMPErr, got, c.want)
+			t.Errorf("a helper (stalled %v) that found %v (%v): answered %v, want %v", c.stalled, c.found.Status, c.found.SNMPErr, got, c.want)
 		}
 	}
 }

@@ -90,8 +90,7 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 	if len(via) == 0 || !ok || !d.pushes {
 		return nil
 	}
-	via = slices.Clone(via)
-	members := d.list.Members
+	via, members, made := slices.Clone(via), d.list.Members, d.now()
 	return func(ctx context.Context) <-chan hiadsd.Status {
 		a := &question{out: make(chan hiadsd.Status, len(via)+1), left: len(via), asked: len(via),
 			until: d.now().Add(4 * d.cfg.TestBudget)}
@@ -122,14 +121,14 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 				if err == nil {
 					return
 				}
-				// An agent that serves no diagVantage refuses (an older one):
-				// with every one so, the verdict stands alone. A busy one (too
-				// many questions, or starved) counts as unheard: under a stall
-				// of the whole host every agent is busy, and each verdict
-				// believed alone there was a false one spread to every agent.
+				// An agent that refuses (an older one without diagVantage, or
+				// a busy one) cannot be asked: with every one so, the verdict
+				// stands alone. Not if this agent stalled within the test:
+				// under a stall of the whole host every helper is busy, and
+				// each verdict so believed was a false one every agent learned.
 				var se *probe.SetError
 				busy := errors.As(err, &se) && se.Busy()
-				refused := se != nil && !busy
+				refused := se != nil && !(busy && d.stalledSince(made))
 				lvl := logrus.InfoLevel
 				if busy {
 					lvl = logrus.DebugLevel // thousands under a stall
@@ -243,13 +242,12 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					// and then. The asker may not know it yet; told so, it does
 					// not take the failure from a test of its own.
 					r.Status = hiadsd.Degraded
-				case !r.Status.Up() && !refused && (late || d.lateReads() || d.lag.LateSince(began)):
-					// A failure found while its reads ran late may be its own
-					// lateness: no word rather than a false one, and the asker's
-					// question goes unheard. Under a stall of the whole host
-					// (192 agents on two cores, 1% loss) each such answer
-					// confirmed a false failure that every agent then learned.
-					// A refusal is the host's word, whatever the lateness.
+				case !r.Status.Up() && !refused && d.stalledSince(began):
+					// A failure found while this agent stalled may be its own
+					// lateness: no word rather than a false one. Under a stall
+					// of the whole host (192 agents on two cores) each such
+					// answer confirmed a false failure every agent learned. A
+					// refusal of the port is the host's word, stall or not.
 					return
 				}
 				b, err := board.MarshalVantage(board.Vantage{Kind: board.Answer, From: uint32(d.id + 1), Node: q.Node, Nonce: q.Nonce, Status: r.Status})

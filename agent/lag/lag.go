@@ -49,9 +49,9 @@ const (
 	// it holds the others starved.
 	lagCalm = 3
 	// lateTick is how late one tick must fire for LateSince: a stall that
-	// long loses a reply awaited for test.timeout's tenth, and a five-second
-	// window's mean takes seconds to see it.
-	lateTick = lagRef / 2
+	// long is a fifth of test.timeout at its lowest (500 ms), and a
+	// five-second window's mean takes seconds to see it.
+	lateTick = lagRef
 )
 
 // meter judges starvation from how late a periodic timer fires, one
