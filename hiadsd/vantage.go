@@ -35,7 +35,8 @@ import (
 //     tester tests it again in each interval of the hold (Node.Ask), so a
 //     degraded member that crashes is known after degradedHold intervals;
 //   - Alone when there is no other agent to ask (none held fault-free, or
-//     every one asked refused the question: an older agent), or the tester
+//     every one asked refused the question: an older agent, or busy ones
+//     while the tester itself did not stall: agent/daemon), or the tester
 //     is cut off past Config.Isolation's hold (isolation.go) with no loss
 //     seen on its tests of live nodes lately (a lossy link is cut off now
 //     and then, a node that outlived the others for good): its word
