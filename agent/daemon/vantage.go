@@ -173,7 +173,7 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		return nil
 	}
 	if d.starved() {
-		return ErrVantageBusy // its test would read the replies late: the asker counts it unheard
+		return ErrVantageBusy // its test would read the replies late: a busy refusal to the asker
 	}
 	select {
 	case d.vantage.asks <- v:
@@ -221,8 +221,8 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 						held = snap.Nodes[k].Status
 					}
 				}
-				late, confirm := d.lateReads(), hiadsd.ConfirmRequests
-				if late {
+				confirm := hiadsd.ConfirmRequests
+				if d.lateReads() {
 					confirm = 0 // a plain test: its late reads would measure this host, not the link (confirm)
 				}
 				began := d.now()
