@@ -198,7 +198,7 @@ func testConfig(t testing.TB, n int, algo hiadsd.Algorithm, scope notify.Scope) 
 	return c
 }
 
-func newTestDaemon(t testing.TB, cfg Config, lan *fakeLAN, s *sink, st state.State, now func() time.Time) *Daemon {
+func newTestDaemon(t testing.TB, cfg Config, lan Prober, s *sink, st state.State, now func() time.Time) *Daemon {
 	t.Helper()
 	if st.Counters == nil {
 		st = state.State{Version: state.FileVersion, Nodes: len(cfg.Nodes), Counters: make([]uint32, len(cfg.Nodes))}

@@ -40,7 +40,7 @@ func (d *Daemon) stalledSince(t time.Time) bool { return d.lag.Starved() || d.la
 // lossSamples is the requests a test begun at began sent and lost, for the
 // agent's own health: none while it lags or if it stalled since (read late).
 func (d *Daemon) lossSamples(sent, unanswered int, began time.Time) (int, int) {
-	if d.lag.Lagging() || d.lag.LateSince(began) {
+	if d.lateReads() || d.stalledSince(began) {
 		return 0, 0
 	}
 	return sent, unanswered

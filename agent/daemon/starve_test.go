@@ -116,12 +116,7 @@ func (a *askingLAN) Vantage(_ context.Context, _ probe.Target, b []byte) error {
 
 func newAskingDaemon(t *testing.T, lan *askingLAN) *Daemon {
 	t.Helper()
-	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
-	d, err := New(Options{Config: cfg, Prober: lan, Board: (&sink{}).board(), Notifier: &sink{},
-		State: state.State{Version: state.FileVersion, Nodes: 4, Counters: make([]uint32, 4)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.BruteForce, notify.Detected), lan, &sink{}, state.State{}, nil)
 	d.interval(context.Background())
 	return d
 }
@@ -191,7 +186,7 @@ func TestStalledHelperGivesNoFailure(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); d.answerQuestions(ctx) }()
 		if err := d.OnVantage(board.Vantage{Kind: board.Ask, From: 2, Node: 3, Nonce: 7}); err != nil {
-			t.Fatalf("question to a lagging agent: %v", err)
+			t.Fatalf("question to a helper: %v", err)
 		}
 		<-lan.tested
 		cancel()
