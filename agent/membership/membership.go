@@ -100,15 +100,15 @@ type Membership struct {
 
 	mu        sync.Mutex
 	changing  sync.Mutex
-	clock     nodelist.Clock          // stamps this agent's changes
-	pending   *nodelist.List          // the list with changes made here or merged, for the next interval
-	running   nodelist.List           // the list the loop runs, as Applied last told
-	keys      map[uint32]keyring.Key  // the cluster keys held, by index: the list's, and one installed for the next
-	file      []nodelist.Member       // the file's nodes
-	saved     savedFiles              // what the state remembers of the files read
-	toldMoved map[nodelist.Stamp]bool // nodes added here whose move was told
-	table     table                   // diagListTable and diagListDeltaTable of the list run, encoded once
-	skew      atomic.Int64            // nanoseconds the list's clock runs off the wall clock (diagFaultClockSkew)
+	clock     nodelist.Clock         // stamps this agent's changes
+	pending   *nodelist.List         // the list with changes made here or merged, for the next interval
+	running   nodelist.List          // the list the loop runs, as Applied last told
+	keys      map[uint32]keyring.Key // the cluster keys held, by index: the list's, and one installed for the next
+	file      []nodelist.Member      // the file's nodes
+	saved     savedFiles             // what the state remembers of the files read
+	toldMoved map[nodelist.Stamp]int // nodes added here whose move was told: the id (1-based) told last
+	table     table                  // diagListTable and diagListDeltaTable of the list run, encoded once
+	skew      atomic.Int64           // nanoseconds the list's clock runs off the wall clock (diagFaultClockSkew)
 
 	read    map[int]hiadsd.ListVersion // per peer, the list last read from it: not read again (the loop's)
 	retry   map[int]time.Time          // per peer, a list refused for a stamp ahead: read again from then on (the loop's)
@@ -162,7 +162,7 @@ func New(o Options, st state.State, now time.Time) (*Membership, Start, error) {
 	m := &Membership{prober: o.Prober, notifier: o.Notifier, host: o.Host, log: o.Log, met: newListMetrics(o.Refused),
 		onKeys: o.OnKeys, lookup: o.Lookup, stateDir: o.StateDir, interval: o.Interval,
 		self: o.Nodes[o.Self], origin: nodelist.OriginOf(o.Nodes[o.Self]), clock: s.clock, pending: s.next, running: s.list,
-		keys: map[uint32]keyring.Key{}, file: o.Nodes, toldMoved: map[nodelist.Stamp]bool{},
+		keys: map[uint32]keyring.Key{}, file: o.Nodes, toldMoved: map[nodelist.Stamp]int{},
 		saved: savedFiles{file: fileNodes(o.Nodes), fileHash: s.fileHash, keysHash: s.keysHash},
 		read:  map[int]hiadsd.ListVersion{}, retry: map[int]time.Time{}}
 	for _, k := range append(o.Kept, o.Keys...) {

@@ -118,3 +118,28 @@ func TestStartRunsTheStatesList(t *testing.T) {
 		t.Errorf("start list of %d nodes, first room's saves %d", s2.List.Count(), h.saves)
 	}
 }
+
+// TestAMovedDeviceIsToldEachMove: a device added here whose id a merge
+// moved is told once for that id, and again when a later merge moves it
+// once more, so the station's last word names the id it holds.
+func TestAMovedDeviceIsToldEachMove(t *testing.T) {
+	m, _, _ := newTestRoom(t, 4, 0, state.State{})
+	added := nodelist.Stamp{Time: 7 << 16, Origin: 1}
+	at := func(entry int) nodelist.List {
+		l := nodelist.List{Members: make([]nodelist.Member, 12)}
+		l.Members[entry].Added = added
+		return l
+	}
+	moved := func(entry int) []nodelist.Conflict {
+		return []nodelist.Conflict{{Kind: "id", Node: entry, Entry: entry, Change: added}}
+	}
+	for _, step := range []struct {
+		entry int
+		told  bool
+	}{{8, true}, {8, false}, {10, true}, {10, false}} {
+		got := m.untold(moved(step.entry), at(step.entry))
+		if told := len(got) == 1; told != step.told {
+			t.Errorf("moved to node %d: told %v, want %v", step.entry+1, told, step.told)
+		}
+	}
+}

@@ -216,17 +216,17 @@ func (m *Membership) takeList(got nodelist.List, from int, keys map[uint32]keyri
 }
 
 // untold keeps of lost the conflicts not told already: a node added here
-// that moved is told once, though a later merge may move it again (under
-// mu).
+// that moved is told once for each id it moves to, so the last notification
+// about it names the id it holds (under mu).
 func (m *Membership) untold(lost []nodelist.Conflict, merged nodelist.List) []nodelist.Conflict {
 	out := lost[:0]
 	for _, c := range lost {
 		if c.Kind == "id" {
 			s := merged.Members[c.Entry].Added
-			if m.toldMoved[s] {
+			if m.toldMoved[s] == c.Node+1 {
 				continue
 			}
-			m.toldMoved[s] = true
+			m.toldMoved[s] = c.Node + 1
 		}
 		out = append(out, c)
 	}

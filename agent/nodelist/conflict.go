@@ -74,7 +74,7 @@ func Lost(old, merged List, origin uint32) []Conflict {
 				how, by = "the same address was added at once at another agent", nm.Added.Origin
 			}
 			out = append(out, Conflict{Kind: "id", Node: node, Entry: nk, Winner: by, Change: m.Added,
-				Reason: fmt.Sprintf("node %s added here as node %d is node %d: %s", m.ident(), k+1, node+1, how)})
+				Reason: fmt.Sprintf("node %s port %d added here, node %d until now, is node %d: %s", m.ident(), m.Port, k+1, node+1, how)})
 		}
 	}
 	if p, np := old.Primary, merged.Primary; p.Set.Origin == origin && !p.Set.IsZero() && np.Set != p.Set && np.Prev.Compare(p.Set) < 0 && np.Index != p.Index {
@@ -117,7 +117,7 @@ func lostToRemoval(m Member, merged List, nk, node int, origin uint32, window bo
 	var out []Conflict
 	if m.Added.Origin == origin && !m.Added.IsZero() && !merged.Members[nk].Deleted {
 		out = append(out, Conflict{Kind: "add", Node: node, Entry: nk, Winner: end.Origin, Change: m.Added,
-			Reason: fmt.Sprintf("node %s added here as node %d was removed at once at another agent, which did not know of the add", m.ident(), node+1)})
+			Reason: fmt.Sprintf("node %s port %d added here as node %d was removed at once at another agent, which did not know of the add", m.ident(), m.Port, node+1)})
 	}
 	if w, nw := m.Maint, merged.Members[node].Maint; window && w != nil && w.Set.Origin == origin && !w.Set.IsZero() &&
 		(nw == nil || nw.Set == w.Set || nw.Prev.Compare(w.Set) < 0) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -418,22 +419,53 @@ func (o *operators) check(next keyring.Key, mark, pairs int) {
 	if err != nil || !strings.Contains(out, next.ID()) || !strings.Contains(out, "in use") {
 		t.Errorf("keyring -list: %v\n%s", err, out)
 	}
-	least, most := o.losses(changes, got, pairs)
-	conflicts := func() []string {
-		var out []string
+	conflicts := func() (lost []string, moves []move) {
 		for _, l := range c.Station.Notifications(mark) {
-			if strings.Contains(l, mib.DiagNodeListConflict) {
-				out = append(out, l)
+			if !strings.Contains(l, mib.DiagNodeListConflict) {
+				continue
 			}
+			if m, ok := parseMove(l); ok && slices.ContainsFunc(moves, func(e move) bool { return e.port == m.port && e.to == m.from }) {
+				moves = append(moves, m) // a device told moved once moved again: told again, not a change of its own
+				continue
+			} else if ok {
+				moves = append(moves, m)
+			}
+			lost = append(lost, l)
 		}
-		return out
+		return lost, moves
 	}
-	_, _ = c.Poll(c.Bound(), func() bool { return len(conflicts()) >= least })
-	lost := conflicts()
+	_, _ = c.Poll(c.Bound(), func() bool { lost, _ := conflicts(); return len(lost) >= o.leastLosses(changes, got, pairs) })
+	lost, moves := conflicts()
+	least, most := o.losses(changes, got, pairs, moves)
 	if len(lost) < least || len(lost) > most {
 		t.Errorf("the station got %d diagNodeListConflict, want %d to %d (one per change that lost):\n%s", len(lost), least, most, strings.Join(lost, "\n"))
 	}
-	t.Logf("%d changes taken, %d not answered, %d lost to one made at once; the list: %d members", taken, unknown, len(lost), len(got))
+	t.Logf("%d changes taken, %d not answered, %d lost to one made at once (%d device moves told); the list: %d members", taken, unknown, len(lost), len(moves), len(got))
+}
+
+// move is a device's id moved by a merge, as its notification tells it
+// (nodelist.Lost): the device's port, its id until then and its id now.
+type move struct{ port, from, to int }
+
+// moveWords matches a move's reason in a notification line.
+var moveWords = regexp.MustCompile(`port (\d+) added here, node (\d+) until now, is node (\d+)`)
+
+// parseMove reads the move a notification line tells, if it tells one.
+func parseMove(line string) (move, bool) {
+	m := moveWords.FindStringSubmatch(line)
+	if m == nil {
+		return move{}, false
+	}
+	port, _ := strconv.Atoi(m[1])
+	from, _ := strconv.Atoi(m[2])
+	to, _ := strconv.Atoi(m[3])
+	return move{port, from, to}, true
+}
+
+// leastLosses is losses' lower bound before the station's notifications are read.
+func (o *operators) leastLosses(changes []*change, got map[string]row, pairs int) int {
+	least, _ := o.losses(changes, got, pairs, nil)
+	return least
 }
 
 // mayHold reports whether what the list shows may come of chs, the changes
@@ -481,7 +513,10 @@ func changeList(chs []*change) string {
 // not know of this one yet): its id when it was removed, or in the list at
 // the end. A change not answered may have lost or not, and so may a
 // device whose removal was not answered.
-func (o *operators) losses(changes []*change, got map[string]row, pairs int) (least, most int) {
+//
+// Each device told moved must have been told every move, the last naming
+// its id (moves: what the station got, nil when not read yet).
+func (o *operators) losses(changes []*change, got map[string]row, pairs int, moves []move) (least, most int) {
 	c := o.c
 	for n := 1; n <= pairs; n++ {
 		var in []*change
@@ -524,6 +559,18 @@ func (o *operators) losses(changes []*change, got map[string]row, pairs int) (le
 			least++
 			most++
 			o.t.Logf("device %d added as node %d is node %d", ch.port, ch.addedAs, id)
+			if moves == nil {
+				break
+			}
+			told := ch.addedAs // follow the moves told from the id it was added under
+			for _, m := range moves {
+				if m.port == ch.port && m.from == told {
+					told = m.to
+				}
+			}
+			if told != id {
+				o.t.Errorf("device %d added as node %d is node %d; the station was told it is node %d (moves %v)", ch.port, ch.addedAs, id, told, moves)
+			}
 		}
 	}
 	return least, most
