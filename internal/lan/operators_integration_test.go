@@ -424,17 +424,19 @@ func (o *operators) check(next keyring.Key, mark, pairs int) {
 			if !strings.Contains(l, mib.DiagNodeListConflict) {
 				continue
 			}
-			if m, ok := parseMove(l); ok && slices.ContainsFunc(moves, func(e move) bool { return e.port == m.port && e.to == m.from }) {
-				moves = append(moves, m) // a device told moved once moved again: told again, not a change of its own
-				continue
-			} else if ok {
+			m, ok := parseMove(l)
+			again := ok && slices.ContainsFunc(moves, func(e move) bool { return e.port == m.port && e.to == m.from })
+			if ok {
 				moves = append(moves, m)
 			}
-			lost = append(lost, l)
+			if !again { // a device told moved once that moved again is told again: no change of its own
+				lost = append(lost, l)
+			}
 		}
 		return lost, moves
 	}
-	_, _ = c.Poll(c.Bound(), func() bool { lost, _ := conflicts(); return len(lost) >= o.leastLosses(changes, got, pairs) })
+	least, _ := o.losses(changes, got, pairs, nil)
+	_, _ = c.Poll(c.Bound(), func() bool { lost, _ := conflicts(); return len(lost) >= least })
 	lost, moves := conflicts()
 	least, most := o.losses(changes, got, pairs, moves)
 	if len(lost) < least || len(lost) > most {
@@ -460,12 +462,6 @@ func parseMove(line string) (move, bool) {
 	from, _ := strconv.Atoi(m[2])
 	to, _ := strconv.Atoi(m[3])
 	return move{port, from, to}, true
-}
-
-// leastLosses is losses' lower bound before the station's notifications are read.
-func (o *operators) leastLosses(changes []*change, got map[string]row, pairs int) int {
-	least, _ := o.losses(changes, got, pairs, nil)
-	return least
 }
 
 // mayHold reports whether what the list shows may come of chs, the changes
@@ -558,10 +554,10 @@ func (o *operators) losses(changes []*change, got map[string]row, pairs int, mov
 		case id != ch.addedAs:
 			least++
 			most++
-			o.t.Logf("device %d added as node %d is node %d", ch.port, ch.addedAs, id)
 			if moves == nil {
 				break
 			}
+			o.t.Logf("device %d added as node %d is node %d", ch.port, ch.addedAs, id)
 			told := ch.addedAs // follow the moves told from the id it was added under
 			for _, m := range moves {
 				if m.port == ch.port && m.from == told {
