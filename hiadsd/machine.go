@@ -77,6 +77,10 @@ type Result struct {
 	// reply came to: the tester's own measure of its link (vantage.go's
 	// self-doubt). Zero when not counted.
 	Sent, Unanswered int
+	// Stopped says the tester itself did not run for a while within the
+	// test (a stall of its host): a failure it found is no evidence, and
+	// goes unheard (vantage.go).
+	Stopped bool
 }
 
 // Interval is one testing interval of a Node as a state machine, in the
@@ -148,6 +152,7 @@ type testAnswer struct { // the flags last: 56 octets, not 72
 	sent, unanswered    int
 	status              Status
 	withheld, noneAsked bool
+	stopped             bool
 }
 
 // fetchAnswer is the answer to one fetch.
@@ -254,7 +259,7 @@ func (m *Interval) Advance(res []Result) error {
 		case OpTest:
 			r := &res[k]
 			m.tests.put(op.Target, testAnswer{status: r.Status, digest: r.Digest, withheld: r.Withheld,
-				seen: slices.Clone(r.Seen), noneAsked: r.NoneAsked, sent: r.Sent, unanswered: r.Unanswered})
+				seen: slices.Clone(r.Seen), noneAsked: r.NoneAsked, sent: r.Sent, unanswered: r.Unanswered, stopped: r.Stopped})
 		case OpFetch:
 			m.fetches = append(m.fetches, fetchAnswer{target: op.Target, ranges: op.Ranges, res: res[k]})
 		}

@@ -24,7 +24,10 @@ import (
 //   - Unheard when none answered: not believed either, since a fault-free
 //     agent that does not answer its tester is the tester's fault far more
 //     often than a crash of every one of them (the node's other testers,
-//     asking others, find a real crash);
+//     asking others, find a real crash); and whatever they said when the
+//     tester itself stopped within the test (Result.Stopped: its host
+//     stalled, and helpers that stalled with it confirm what none of them
+//     could see);
 //   - Holding when one of them found the node degraded, or holds it so
 //     (the node said it doubts its own link: its loss explains the
 //     failure, and the tester's health is not at stake); or when the view
@@ -153,6 +156,9 @@ func (iv *interval) second(j int, a *testAnswer) Second {
 	held := n.View.Get(j).Status
 	if !held.Up() && held != Unknown {
 		return SecondNone
+	}
+	if a.stopped {
+		return Unheard
 	}
 	confirmed, lossy := false, false
 	for _, st := range a.seen {

@@ -8,10 +8,11 @@ import (
 // lossyWorld answers every test of the node under test with fail, and
 // what each other vantage point saw with seen (nil: none answered).
 type lossyWorld struct {
-	fail Status
-	seen []Status
-	sent int
-	ops  []Op // every test op asked, for the Via it carried
+	fail    Status
+	seen    []Status
+	sent    int
+	stopped bool // the tester stopped within each test
+	ops     []Op // every test op asked, for the Via it carried
 }
 
 func (w *lossyWorld) step(t *testing.T, n *Node) Report {
@@ -21,7 +22,7 @@ func (w *lossyWorld) step(t *testing.T, n *Node) Report {
 			return Result{Err: errNoAnswer}
 		}
 		w.ops = append(w.ops, Op{Kind: op.Kind, Target: op.Target, Via: slices.Clone(op.Via)})
-		return Result{Status: w.fail, Seen: w.seen, Sent: w.sent, Unanswered: w.sent}
+		return Result{Status: w.fail, Seen: w.seen, Sent: w.sent, Unanswered: w.sent, Stopped: w.stopped}
 	})
 }
 
@@ -88,20 +89,22 @@ func TestFailureNeedsASecondVantagePoint(t *testing.T) {
 		name    string
 		vantage int
 		seen    []Status
+		stopped bool
 		want    Second
 		applied bool
 	}{
-		{"refuted", 3, []Status{Unknown, FaultFree}, Refuted, false},
-		{"refuted though another agrees", 3, []Status{Partial, FaultFree}, Refuted, false},
-		{"confirmed", 3, []Status{Unknown, Partial}, Confirmed, true},
-		{"unheard", 3, []Status{Unknown, Unknown, Unknown}, Unheard, false},
-		{"unheard, none", 3, nil, Unheard, false},
-		{"the papers'", 0, nil, SecondNone, true},
+		{"refuted", 3, []Status{Unknown, FaultFree}, false, Refuted, false},
+		{"refuted though another agrees", 3, []Status{Partial, FaultFree}, false, Refuted, false},
+		{"confirmed", 3, []Status{Unknown, Partial}, false, Confirmed, true},
+		{"confirmed, the tester stopped within", 3, []Status{Partial, Partial}, true, Unheard, false},
+		{"unheard", 3, []Status{Unknown, Unknown, Unknown}, false, Unheard, false},
+		{"unheard, none", 3, nil, false, Unheard, false},
+		{"the papers'", 0, nil, false, SecondNone, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &Config{N: 16, Algorithm: VCube, Rotate: true, Push: true, Vantage: tc.vantage}
 			n := newTestNode(t, cfg, 0)
-			w := &lossyWorld{fail: Partial, seen: tc.seen}
+			w := &lossyWorld{fail: Partial, seen: tc.seen, stopped: tc.stopped}
 			rep := w.step(t, n)
 			if len(rep.Tests) == 0 {
 				t.Fatal("no test")

@@ -57,7 +57,7 @@ func (d *Daemon) batch(ctx context.Context, ops []hiadsd.Op, probes map[int]prob
 				}
 				sent, unanswered := d.lossSamples(r.Sent, r.Unanswered, began)
 				res[k] = hiadsd.Result{Status: r.Status, Digest: r.Digest, Withheld: r.Withheld,
-					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: sent, Unanswered: unanswered}
+					Seen: r.Seen, NoneAsked: r.NoneAsked, Sent: sent, Unanswered: unanswered, Stopped: d.lag.StoppedSince(began)}
 				if d.log.Logger.IsLevelEnabled(logrus.DebugLevel) {
 					d.log.WithFields(logrus.Fields{"node": op.Target + 1, "status": r.Status.String(), "took": d.now().Sub(began).String(),
 						"wait": r.Wait.String(), "retested": r.Retested, "corroborated": r.Corroborated, "seen": r.Seen,

@@ -5,10 +5,10 @@ import "time"
 // A starved agent does less (agent/lag): its tests wait twice as long,
 // carry no measurement of a link and count no loss (a reply read late is no
 // packet lost); it refuses other agents' questions as busy (ErrVantageBusy);
-// and it learns no engine ahead. A lagging one (late, not yet starved)
-// measures no link either, and answers questions with a plain test. One
-// that stalled within a test (stalledSince) takes no failure from it as a
-// helper, nor a busy refusal for an answer as an asker (vantage.go).
+// and it learns no engine ahead. A lagging one measures no link either, and
+// answers questions with a plain test. One that stalled within a test takes
+// no failure from it as a helper, nor a busy refusal for an answer as an
+// asker (vantage.go); one stopped a second believes none (peers.go).
 
 // starved reports whether the agent is starved of CPU now.
 func (d *Daemon) starved() bool { return d.lag.Starved() }

@@ -200,3 +200,26 @@ func TestStalledHelperGivesNoFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedTesterSaysSo: a test within which the agent did not run for a
+// second (its host stalled) hands the core its result marked Stopped, so
+// that no failure it found is believed (hiadsd: Unheard); one begun after
+// the stop is not marked.
+func TestStoppedTesterSaysSo(t *testing.T) {
+	d := newTestDaemon(t, testConfig(t, 4, hiadsd.BruteForce, notify.Detected), newFakeLAN(), &sink{}, state.State{}, nil)
+	test := []hiadsd.Op{{Kind: hiadsd.OpTest, Target: 1}}
+	run := func() bool {
+		return d.batch(context.Background(), test, map[int]probe.Result{}, map[int]probe.View{})[0].Stopped
+	}
+	if run() {
+		t.Fatal("a test at rest marked stopped")
+	}
+	d.lag.Stalled(time.Now().Add(time.Hour))
+	if run() {
+		t.Fatal("a test within which a tick ran 100 ms late marked stopped: that is a loaded host, not a stopped one")
+	}
+	d.lag.Stopped(time.Now().Add(time.Hour))
+	if !run() {
+		t.Fatal("a test within which the agent stopped for a second not marked stopped")
+	}
+}

@@ -52,6 +52,11 @@ const (
 	// long is a fifth of test.timeout at its lowest (500 ms), and a
 	// five-second window's mean takes seconds to see it.
 	lateTick = lagRef
+	// stopTick is how late one tick must fire for StoppedSince: the agent
+	// did not run for a second, longer than any test waits for one reply;
+	// a loaded host's scheduler keeps none of its processes off that long,
+	// a stall of the whole host (or SIGSTOP) does.
+	stopTick = 10 * lagRef
 )
 
 // meter judges starvation from how late a periodic timer fires, one
@@ -108,6 +113,7 @@ func (m *meter) tick(now time.Time, late time.Duration) bool {
 type Watch struct {
 	starved, lagging atomic.Bool
 	lateAt           atomic.Int64 // UnixNano of the last tick lateTick late or more
+	stopAt           atomic.Int64 // UnixNano of the last tick stopTick late or more
 	log              *logrus.Entry
 	gauge            metrics.Gauge
 	onChange         func()
@@ -136,8 +142,16 @@ func (w *Watch) Lagging() bool { return w != nil && w.lagging.Load() }
 // replies late, before the window's judgement says so. False for a nil Watch.
 func (w *Watch) LateSince(t time.Time) bool { return w != nil && w.lateAt.Load() >= t.UnixNano() }
 
+// StoppedSince reports whether a tick fired stopTick late or more at t or
+// after: the agent did not run for a second since t, and no reply awaited
+// since says anything of its peer. False for a nil Watch.
+func (w *Watch) StoppedSince(t time.Time) bool { return w != nil && w.stopAt.Load() >= t.UnixNano() }
+
 // Stalled notes a tick lateTick late at t, as a test's fake host would.
 func (w *Watch) Stalled(t time.Time) { w.lateAt.Store(t.UnixNano()) }
+
+// Stopped notes a tick stopTick late at t, as a test's fake host would.
+func (w *Watch) Stopped(t time.Time) { w.Stalled(t); w.stopAt.Store(t.UnixNano()) }
 
 // Set makes the judgement starved, as a test's fake host would be.
 func (w *Watch) Set(starved bool) { w.starved.Store(starved); w.lagging.Store(starved) }
@@ -169,6 +183,9 @@ func (w *Watch) Run(ctx context.Context) {
 		t.Reset(lagTick)
 		if late >= lateTick {
 			w.lateAt.Store(now.UnixNano())
+		}
+		if late >= stopTick {
+			w.stopAt.Store(now.UnixNano())
 		}
 		changed := m.tick(now, late)
 		w.lagging.Store(m.starved || m.lagging)
