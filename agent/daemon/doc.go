@@ -20,15 +20,13 @@
 //	      state dir   ◄── state.Save ◄───────────────────────────────────────────────────┘
 //
 // A Daemon is three parts: the loop, the list it runs (members.go) and the
-// journal (its events and the snapshot it serves, record.go). Rooms of
-// their own hold the rest, each wired here: agent/membership is the node
-// list's synchronisation (the changes made here, the lists read from
-// peers, collection and the cluster keys; the daemon is its Host and
-// switches to the list it queues), agent/notify decides which events reach
-// the station, when and grouped how (the daemon is its View and Host,
-// policy.go), and agent/state keeps what survives a restart. What the core is
-// given of a list (its size, tested-only and removed ids, version) is
-// core.go's. It is a
+// journal (its events and the snapshot it serves, record.go). Rooms of their
+// own hold the rest, each wired here: agent/membership is the node list's
+// synchronisation (changes made here, lists read from peers, collection, the
+// cluster keys; the daemon is its Host and switches to the list it queues),
+// agent/notify decides which events reach the station, when and grouped how
+// (the daemon is its View and Host, policy.go), and agent/state keeps what
+// survives a restart. What the core is given of a list is core.go's. It is a
 // metrics.Collector of its view and intervals (metrics.go). It imports
 // neither the responder nor the page: cmd/diagagent builds the parts in
 // dependency order and hands each what it needs.

@@ -106,12 +106,11 @@ func (d *Daemon) earlyOK() bool {
 }
 
 // backAgain says hello once this agent is back after being away from its
-// testers (which held it faulty or partial): after an interval far longer
-// than it could last (stopped within it), and when a test of an agent is
-// answered after intervals whose every one went unanswered (its link was
-// down). While none is answered, Run starts the next interval after an
-// eighth of one, so the hello leaves soon after the link comes back. One
-// said for nothing costs a tester one test; one at most every four intervals.
+// testers: after an interval far longer than it could last (stopped within
+// it), and when a test of an agent is answered after intervals whose every
+// one went unanswered (its link was down). While none is answered, Run
+// starts the next interval after an eighth of one, so the hello leaves soon
+// after the link comes back. One said for nothing costs a tester one test.
 func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Time) {
 	agents, answered := 0, 0
 	for _, tr := range rep.Tests {
@@ -125,10 +124,9 @@ func (d *Daemon) backAgain(ctx context.Context, rep hiadsd.Report, began time.Ti
 	why := ""
 	switch {
 	case d.now().Sub(began) > 2*d.cfg.Interval+d.cfg.TestBudget:
-		// An interval that lasted longer than two intervals and its tests
-		// could was stopped within (a stall between intervals is resume's).
-		// Testers hold a silent agent partial within about one interval and
-		// a test (2.3 s at the defaults).
+		// Longer than two intervals and its tests: stopped within (a stall
+		// between intervals is resume's). Testers hold a silent agent
+		// partial within about one interval and a test (2.3 s at the defaults).
 		why = "resumed after a stall"
 	case agents > 0 && answered == 0:
 		d.hi.unanswered++

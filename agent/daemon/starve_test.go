@@ -223,3 +223,33 @@ func TestStoppedTesterSaysSo(t *testing.T) {
 		t.Fatal("a test within which the agent stopped for a second not marked stopped")
 	}
 }
+
+// TestStoppedAskerAsksNobody: a test within which the agent stopped asks
+// no helper about its failure (its word is no evidence, and after a stall
+// of the whole host every agent's questions would fall on helpers as
+// stalled as itself); one that did not stop asks each.
+func TestStoppedAskerAsksNobody(t *testing.T) {
+	for _, stopped := range []bool{false, true} {
+		lan := &askingLAN{fakeLAN: newFakeLAN()}
+		d := newAskingDaemon(t, lan)
+		ask := d.second(2, []int{1, 3})
+		if stopped {
+			d.lag.Stopped(time.Now().Add(time.Hour))
+		}
+		answers := ask(context.Background())
+		d.push.sends.Wait() // the questions sent, if any (their answers never come)
+		if stopped {
+			select {
+			case _, open := <-answers:
+				if open {
+					t.Error("a stopped asker handed its test an answer")
+				}
+			default:
+				t.Error("a stopped asker's test waits for answers")
+			}
+		}
+		if asked := len(lan.answers); asked != map[bool]int{false: 2, true: 0}[stopped] {
+			t.Errorf("stopped %v: %d helpers asked", stopped, asked)
+		}
+	}
+}

@@ -83,6 +83,9 @@ func (v *vantage) resolve(k vantageKey, st hiadsd.Status, refused bool) {
 	}
 }
 
+// noAnswers is the answers to a question not asked: none.
+var noAnswers = func() chan hiadsd.Status { c := make(chan hiadsd.Status); close(c); return c }()
+
 // second returns the probe.View.Second of a test of target that asks via,
 // nil when no other agent can be asked.
 func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiadsd.Status {
@@ -92,6 +95,9 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 	}
 	via, members, made := slices.Clone(via), d.list.Members, d.now()
 	return func(ctx context.Context) <-chan hiadsd.Status {
+		if d.lag.StoppedSince(made) { // its failure is no evidence (hiadsd.Result.Stopped): asking would feed the storm a stall starts
+			return noAnswers
+		}
 		a := &question{out: make(chan hiadsd.Status, len(via)+1), left: len(via), asked: len(via),
 			until: d.now().Add(4 * d.cfg.TestBudget)}
 		type sent struct {
@@ -121,11 +127,9 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 				if err == nil {
 					return
 				}
-				// An agent that refuses (an older one without diagVantage, or
-				// a busy one) cannot be asked: with every one so, the verdict
-				// stands alone. Not if this agent stalled within the test:
-				// under a stall of the whole host every helper is busy, and
-				// each verdict so believed was a false one every agent learned.
+				// An agent that refuses (an older one, or a busy one) cannot be
+				// asked: with every one so, the verdict stands alone; not if this
+				// agent stalled within the test, when every helper is busy too.
 				var se *probe.SetError
 				busy := errors.As(err, &se) && se.Busy()
 				refused := se != nil && !(busy && d.stalledSince(made))
