@@ -203,8 +203,8 @@ func TestStalledHelperGivesNoFailure(t *testing.T) {
 
 // TestStoppedTesterSaysSo: a test within which the agent did not run for a
 // second (its host stalled) hands the core its result marked Stopped, so
-// that no failure it found is believed (hiadsd: Unheard); one begun after
-// the stop is not marked.
+// that no failure it found is believed (hiadsd: Unheard); a tick 100 ms
+// late (a loaded host, not a stopped one) does not mark it.
 func TestStoppedTesterSaysSo(t *testing.T) {
 	d := newTestDaemon(t, testConfig(t, 4, hiadsd.BruteForce, notify.Detected), newFakeLAN(), &sink{}, state.State{}, nil)
 	test := []hiadsd.Op{{Kind: hiadsd.OpTest, Target: 1}}
