@@ -79,7 +79,8 @@ type Result struct {
 	Sent, Unanswered int
 	// Stopped says the tester itself did not run for a while within the
 	// test (a stall of its host): a failure it found is no evidence, and
-	// goes unheard (vantage.go).
+	// goes unheard (vantage.go; with Config.Vantage 0, the papers' rule, it
+	// stands as before).
 	Stopped bool
 }
 
