@@ -11,27 +11,22 @@ import (
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
-// Repairs as fast as faults. A fault is found by the tester at its next
-// test; a repaired agent, left alone, waits for its tester's next test
-// too. So an agent that has just restarted, or whose link has come back
-// (its self-suspicion ended), says hello to one of its testers: it writes
-// its NodeID to that tester's diagHello (sayHello). A tester that hears it
-// starts an interval at once and tests it there (hiadsd.Node.Ask), and the
-// verdict is recorded and pushed as any other. An agent that cannot reach
-// a node other agents reach writes that node's id to the node's other
-// testers the same way (tellTesters). The hello changes no status by
-// itself, so a forged or replayed one costs one test; each node is heard
-// at most once per interval, and a tester starts at most one early
-// interval per quarter interval.
+// Repairs as fast as faults. An agent that restarted, or whose link came
+// back, says hello to one of its testers (sayHello): it writes its NodeID
+// to the tester's diagHello, and the tester starts an interval at once and
+// tests it there (hiadsd.Node.Ask). An agent that cannot reach a node
+// others reach writes that node's id to its other testers (tellTesters).
+// A hello changes no status by itself: a forged or replayed one costs one
+// test; each node is heard at most once an interval, and a tester starts
+// at most one early interval a quarter interval.
 
 // greeting is a Prober that can say hello (probe.Prober.Hello).
 type greeting interface {
 	Hello(ctx context.Context, t probe.Target, self uint32) error
 }
 
-// hello is the daemon's side of hellos: the nodes that asked, for the
-// next interval, and when each was last heard (under mu); wake starts an
-// interval early.
+// hello is the daemon's side of hellos: the nodes that asked, for the next
+// interval, and when each was last heard (under mu); wake starts one early.
 type hello struct {
 	asked []int
 	heard map[int]time.Time
@@ -44,14 +39,12 @@ type hello struct {
 	said       time.Time
 	// knock stops the knocking (knocking), nil when it is not on; the loop's.
 	knock context.CancelFunc
-	// testing is the nodes the interval under way tests on their hellos
-	// (takeAsked): each test measures the node's link, which a node that
-	// sees loss on its own tests asks for (lossy). The loop's.
+	// testing is the nodes tested on their hellos this interval (takeAsked):
+	// each test measures the node's link, as a lossy node asks. The loop's.
 	testing []int
-	// restarted is set when the agent started from a state of an earlier
-	// run: it says hello at start. A first start does not: no peer saw it
-	// up yet, and a tester whose test of it began before it listened would
-	// race the hello's test with an older verdict.
+	// restarted: the agent started from an earlier run's state, and says
+	// hello at start; a first start does not (no peer saw it up, and a test
+	// begun before it listened would race the hello's with an older verdict).
 	restarted bool
 }
 

@@ -253,3 +253,38 @@ func TestStoppedAskerAsksNobody(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleQuestionDropped: a question that waited longer than two test
+// budgets for a free slot (a helper behind a backlog, after a stall) is
+// dropped untested, its asker having given up; a fresh one behind it is
+// answered.
+func TestStaleQuestionDropped(t *testing.T) {
+	lan := &askingLAN{fakeLAN: newFakeLAN(), found: probe.Result{Status: hiadsd.FaultFree}, tested: make(chan struct{}, 2)}
+	d := newAskingDaemon(t, lan)
+	var mu sync.Mutex
+	now := time.Now()
+	d.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	for nonce := range uint32(2) {
+		if err := d.OnVantage(board.Vantage{Kind: board.Ask, From: 2, Node: 3, Nonce: nonce}); err != nil {
+			t.Fatalf("question %d: %v", nonce, err)
+		}
+		if nonce == 0 {
+			mu.Lock()
+			now = now.Add(2*d.cfg.TestBudget + time.Millisecond) // the first waited longer than two budgets
+			mu.Unlock()
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.answerQuestions(ctx) }()
+	select { // the questions are taken in order: the stale one went first
+	case <-lan.tested:
+	case <-time.After(time.Minute):
+		t.Error("no question tested")
+	}
+	cancel()
+	<-done
+	if len(lan.tested) != 0 || len(lan.answers) != 1 || lan.answers[0].Nonce != 1 {
+		t.Fatalf("%d more tests, answers %+v; want question 0 dropped untested, question 1 answered", len(lan.tested), lan.answers)
+	}
+}

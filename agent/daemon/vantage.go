@@ -40,7 +40,7 @@ const (
 type vantage struct {
 	mu      sync.Mutex
 	waiting map[vantageKey]*question
-	asks    chan board.Vantage
+	asks    chan asked
 	doubt   hiadsd.Doubt // the core's last, the loop's
 	// unreached is the core's Unreached as last noted, the loop's.
 	unreached []int
@@ -50,6 +50,13 @@ type vantage struct {
 type vantageKey struct {
 	to, node int
 	nonce    uint32
+}
+
+// asked is a peer's question and when it came: one that waited two test
+// budgets here would be answered after its asker's four (second), dropped.
+type asked struct {
+	board.Vantage
+	at time.Time
 }
 
 // question is the questions one test asked.
@@ -180,7 +187,7 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		return ErrVantageBusy // its test would read the replies late: a busy refusal to the asker
 	}
 	select {
-	case d.vantage.asks <- v:
+	case d.vantage.asks <- asked{v, d.now()}:
 		return nil
 	default:
 		return ErrVantageBusy
@@ -213,7 +220,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 			d.mu.Lock()
 			members := d.list.Members
 			d.mu.Unlock()
-			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() {
+			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() || d.now().Sub(q.at) > 2*d.cfg.TestBudget {
 				<-slots
 				continue
 			}
