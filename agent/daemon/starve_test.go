@@ -254,7 +254,7 @@ func TestStoppedAskerAsksNobody(t *testing.T) {
 	}
 }
 
-// TestStaleQuestionDropped: a question that waited longer than two test
+// TestStaleQuestionDropped: a question that waited longer than three test
 // budgets for a free slot (a helper behind a backlog, after a stall) is
 // dropped untested, its asker having given up; a fresh one behind it is
 // answered.
@@ -270,7 +270,7 @@ func TestStaleQuestionDropped(t *testing.T) {
 		}
 		if nonce == 0 {
 			mu.Lock()
-			now = now.Add(2*d.cfg.TestBudget + time.Millisecond) // the first waited longer than two budgets
+			now = now.Add(3*d.cfg.TestBudget + time.Millisecond) // the first waited longer than three budgets
 			mu.Unlock()
 		}
 	}

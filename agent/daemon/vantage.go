@@ -52,8 +52,8 @@ type vantageKey struct {
 	nonce    uint32
 }
 
-// asked is a peer's question and when it came: one that waited two test
-// budgets here would be answered after its asker's four (second), dropped.
+// asked is a peer's question and when it came: one that waited three test
+// budgets here, answered a test later, comes after its asker's four (second).
 type asked struct {
 	board.Vantage
 	at time.Time
@@ -220,7 +220,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 			d.mu.Lock()
 			members := d.list.Members
 			d.mu.Unlock()
-			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() || d.now().Sub(q.at) > 2*d.cfg.TestBudget {
+			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() || d.now().Sub(q.at) > 3*d.cfg.TestBudget {
 				<-slots
 				continue
 			}
