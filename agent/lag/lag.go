@@ -114,9 +114,13 @@ type Watch struct {
 	starved, lagging atomic.Bool
 	lateAt           atomic.Int64 // UnixNano of the last tick lateTick late or more
 	stopAt           atomic.Int64 // UnixNano of the last tick stopTick late or more
-	log              *logrus.Entry
-	gauge            metrics.Gauge
-	onChange         func()
+	// due is the UnixNano the next tick is due at, 0 when Run is not running:
+	// a tick overdue now is a stall not yet measured, which the goroutine
+	// asking may have resumed from before the timer's.
+	due      atomic.Int64
+	log      *logrus.Entry
+	gauge    metrics.Gauge
+	onChange func()
 }
 
 // New returns a Watch that logs to log and, each time the agent starts or
@@ -138,14 +142,28 @@ func (w *Watch) Starved() bool { return w != nil && w.starved.Load() }
 func (w *Watch) Lagging() bool { return w != nil && w.lagging.Load() }
 
 // LateSince reports whether a tick fired lateTick late or more at t or
-// after: the agent stalled since t, and a test begun at t may have read its
-// replies late, before the window's judgement says so. False for a nil Watch.
-func (w *Watch) LateSince(t time.Time) bool { return w != nil && w.lateAt.Load() >= t.UnixNano() }
+// after, or is overdue by that much since t: the agent stalled since t, and
+// a test begun at t may have read its replies late, before the window's
+// judgement says so. False for a nil Watch.
+func (w *Watch) LateSince(t time.Time) bool {
+	return w != nil && (w.lateAt.Load() >= t.UnixNano() || w.overdue(t, lateTick))
+}
 
 // StoppedSince reports whether a tick fired stopTick late or more at t or
-// after: the agent did not run for a second since t, and no reply awaited
-// since says anything of its peer. False for a nil Watch.
-func (w *Watch) StoppedSince(t time.Time) bool { return w != nil && w.stopAt.Load() >= t.UnixNano() }
+// after, or is overdue by that much since t: the agent did not run for a
+// second since t, and no reply awaited since says anything of its peer.
+// False for a nil Watch.
+func (w *Watch) StoppedSince(t time.Time) bool {
+	return w != nil && (w.stopAt.Load() >= t.UnixNano() || w.overdue(t, stopTick))
+}
+
+// overdue reports whether the next tick has been due for by or more, counted
+// from t if it fell due before t: the timer has not fired though the
+// goroutine asking runs, which after a stall it may do first.
+func (w *Watch) overdue(t time.Time, by time.Duration) bool {
+	due := w.due.Load()
+	return due != 0 && time.Now().UnixNano()-max(due, t.UnixNano()) >= int64(by)
+}
 
 // Stalled notes a tick lateTick late at t, as a test's fake host would.
 func (w *Watch) Stalled(t time.Time) { w.lateAt.Store(t.UnixNano()) }
@@ -171,6 +189,8 @@ func (w *Watch) Run(ctx context.Context) {
 	defer t.Stop()
 	last := time.Now()
 	m.tick(last, 0)
+	w.due.Store(last.Add(lagTick).UnixNano())
+	defer w.due.Store(0)
 	for {
 		select {
 		case <-ctx.Done():
@@ -181,6 +201,7 @@ func (w *Watch) Run(ctx context.Context) {
 		late := now.Sub(last) - lagTick
 		last = now
 		t.Reset(lagTick)
+		w.due.Store(now.Add(lagTick).UnixNano())
 		if late >= lateTick {
 			w.lateAt.Store(now.UnixNano())
 		}
