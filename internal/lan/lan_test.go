@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 // others take turns beside them: the nemesis (three minutes) and the
 // lossy member's three LANs (two steps of a minute each, and the repairs
 // between them). Each with the LANs it builds at once. make test runs the
-// lossy member in a go test of its own, before the others (LANALONE).
+// lossy member in a go test of its own, beside the other packages' tests and
+// before the other LANs (LANALONE).
 var longFirst = map[string]int{"TestOperatorsNemesisLAN": 1, "TestLossyMemberLAN": 3}
 
 // lanRoom admits the other LAN tests while the agents running stay within
