@@ -115,7 +115,7 @@ type Watch struct {
 	lateAt           atomic.Int64 // UnixNano of the last tick lateTick late or more
 	stopAt           atomic.Int64 // UnixNano of the last tick stopTick late or more
 	// due is the UnixNano the next tick is due at, 0 when Run is not running:
-	// a tick overdue now is a stall not yet measured, which the goroutine
+	// a tick a second overdue is a stop not yet measured, which the goroutine
 	// asking may have resumed from before the timer's.
 	due      atomic.Int64
 	log      *logrus.Entry
@@ -153,15 +153,11 @@ func (w *Watch) LateSince(t time.Time) bool { return w != nil && w.lateAt.Load()
 // second since t, and no reply awaited since says anything of its peer.
 // False for a nil Watch.
 func (w *Watch) StoppedSince(t time.Time) bool {
-	return w != nil && (w.stopAt.Load() >= t.UnixNano() || w.overdue(t, stopTick))
-}
-
-// overdue reports whether the next tick has been due for by or more, counted
-// from t if it fell due before t: the timer has not fired though the
-// goroutine asking runs, which after a stall it may do first.
-func (w *Watch) overdue(t time.Time, by time.Duration) bool {
-	due := w.due.Load()
-	return due != 0 && time.Now().UnixNano()-max(due, t.UnixNano()) >= int64(by)
+	if w == nil {
+		return false
+	}
+	due := w.due.Load() // overdue since t, if it fell due before
+	return w.stopAt.Load() >= t.UnixNano() || due != 0 && time.Now().UnixNano()-max(due, t.UnixNano()) >= int64(stopTick)
 }
 
 // Stalled notes a tick lateTick late at t, as a test's fake host would.
