@@ -156,8 +156,11 @@ func (w *Watch) StoppedSince(t time.Time) bool {
 	if w == nil {
 		return false
 	}
+	if w.stopAt.Load() >= t.UnixNano() {
+		return true
+	}
 	due := w.due.Load() // overdue since t, if it fell due before
-	return w.stopAt.Load() >= t.UnixNano() || due != 0 && time.Now().UnixNano()-max(due, t.UnixNano()) >= int64(stopTick)
+	return due != 0 && time.Now().UnixNano()-max(due, t.UnixNano()) >= int64(stopTick)
 }
 
 // Stalled notes a tick lateTick late at t, as a test's fake host would.
