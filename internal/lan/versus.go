@@ -143,6 +143,9 @@ type Noise struct {
 	Notified, NotifiedOther int
 	Refuted                 int // memberlist: refutations by the suspected
 	Settled                 time.Duration
+	// During is what the system's members sent and spent while the
+	// disturbance lasted (RSS at its end).
+	During Cost
 }
 
 // VersusResult is one run's measurements, one entry per system in the
@@ -728,17 +731,7 @@ func (v *versus) steady(r *VersusResult) error {
 	secs := v.spec.Steady.Seconds()
 	n := float64(v.spec.N)
 	for g := range v.groups {
-		var c Cost
-		for k := range v.spec.N {
-			a, b := after.traffic[k][g], before.traffic[k][g]
-			c.PacketsPerSec += float64(a.Packets-b.Packets) / secs / n
-			c.BytesPerSec += float64(a.Bytes-b.Bytes) / secs / n
-			c.CPUPerMin += (after.usage[k][g].CPU - before.usage[k][g].CPU) / secs * 60 / n
-			rss := float64(after.usage[k][g].RSSKB) / 1024
-			c.RSSMB += rss / n
-			c.MaxRSSMB = max(c.MaxRSSMB, rss)
-		}
-		r.Steady = append(r.Steady, c)
+		r.Steady = append(r.Steady, v.cost(g, before, after, secs))
 	}
 	for k := range v.spec.N {
 		icmp := len(v.groups)
@@ -753,6 +746,22 @@ func (v *versus) steady(r *VersusResult) error {
 	}
 	r.Noise = append(r.Noise, row)
 	return err
+}
+
+// cost is group g's mean cost per member between two samples secs apart.
+func (v *versus) cost(g int, before, after sample, secs float64) Cost {
+	var c Cost
+	n := float64(v.spec.N)
+	for k := range v.spec.N {
+		a, b := after.traffic[k][g], before.traffic[k][g]
+		c.PacketsPerSec += float64(a.Packets-b.Packets) / secs / n
+		c.BytesPerSec += float64(a.Bytes-b.Bytes) / secs / n
+		c.CPUPerMin += (after.usage[k][g].CPU - before.usage[k][g].CPU) / secs * 60 / n
+		rss := float64(after.usage[k][g].RSSKB) / 1024
+		c.RSSMB += rss / n
+		c.MaxRSSMB = max(c.MaxRSSMB, rss)
+	}
+	return c
 }
 
 // sample is every host's counters and every member's usage at one moment.
@@ -976,7 +985,17 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 	if err := apply(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	before, err := v.sample()
+	if err != nil {
+		return err
+	}
+	from := time.Now()
 	time.Sleep(d)
+	after, err := v.sample()
+	if err != nil {
+		return err
+	}
+	spent := time.Since(from).Seconds()
 	if err := lift(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -996,6 +1015,7 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 			nz.Station = true
 			nz.Notified, nz.NotifiedOther = NotificationsAbout(dg.Station.Notifications(stations[i]), busy+1)
 		}
+		nz.During = v.cost(i, before, after, spent)
 		row.Per = append(row.Per, nz)
 		fmt.Fprintf(v.log, "versus: N=%d %s: %s: %+v\n", v.spec.N, what, g.Label(), nz)
 	}
