@@ -66,3 +66,18 @@ func BenchmarkFetchRows64(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBurst24 is a measurement of a clean peer's link on loopback: a
+// paced burst of 24 GETs of hiADSDisUP (hiadsd.MeasureRequests), its
+// sockets and clients included.
+func BenchmarkBurst24(b *testing.B) {
+	target := benchResponder(b, probeSnapshot(8, 0))
+	p := benchProber(b)
+	p.starvedBy = 0
+	ctx := context.Background()
+	for b.Loop() {
+		if sent, unanswered, _ := p.measure(ctx, target, hiadsd.MeasureRequests); sent != hiadsd.MeasureRequests || unanswered != 0 {
+			b.Fatalf("%d sent, %d lost", sent, unanswered)
+		}
+	}
+}

@@ -21,6 +21,16 @@ type fakePeer struct {
 	// keep, when set, says whether a request is answered: the others are
 	// lost, as on a lossy link. It is called from one goroutine.
 	keep func(req *gosnmp.SnmpPacket) bool
+	// ports counts the requests from each source port.
+	mu    sync.Mutex
+	ports map[int]int
+}
+
+// sources returns how many source ports the peer got requests from.
+func (f *fakePeer) sources() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.ports)
 }
 
 // startFakePeer serves answer on 127.0.0.1:0 until the test ends.
@@ -64,6 +74,12 @@ func (f *fakePeer) serve(t *testing.T, answer func(req *gosnmp.SnmpPacket) []gos
 			t.Errorf("fake agent decode: %v", err)
 			continue
 		}
+		f.mu.Lock()
+		if f.ports == nil {
+			f.ports = map[int]int{}
+		}
+		f.ports[from.(*net.UDPAddr).Port]++
+		f.mu.Unlock()
 		if f.keep != nil && !f.keep(req) {
 			continue
 		}

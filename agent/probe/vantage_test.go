@@ -210,6 +210,35 @@ func TestLoneLossIsAHint(t *testing.T) {
 	}
 }
 
+// TestBurstReusesSockets: a burst to a clean peer sends its requests on the
+// sockets of requests answered before them, not a socket each; on a lossy
+// one a lost request's socket is not reused, and every request is still
+// counted.
+func TestBurstReusesSockets(t *testing.T) {
+	up := []gosnmp.SnmpPDU{{Name: mib.HiADSDisUP0, Type: gosnmp.OctetString, Value: []byte("1")}}
+	answer := func(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU { return up }
+	for _, lossy := range []bool{false, true} {
+		var keep func(*gosnmp.SnmpPacket) bool
+		if lossy {
+			n := 0
+			keep = func(*gosnmp.SnmpPacket) bool { n++; return n%4 != 0 } // a quarter lost
+		}
+		peer := startLossyPeer(t, keep, answer)
+		p := newTestProber(t, func(c *Config) { c.Timeout = 300 * time.Millisecond })
+		p.starvedBy = 0
+		const n = 24
+		sent, unanswered, _ := p.measure(probeContext(t), peer.target(), n)
+		switch {
+		case sent != n:
+			t.Fatalf("lossy %v: %d of %d requests counted", lossy, sent, n)
+		case !lossy && (unanswered != 0 || peer.sources() > 2):
+			t.Fatalf("clean: %d lost, requests from %d sockets; want none lost, one or two sockets", unanswered, peer.sources())
+		case lossy && (unanswered != n/4 || peer.sources() < n/4 || peer.sources() > n/4+2):
+			t.Fatalf("lossy: %d lost, requests from %d sockets; want %d lost, a socket for each lost request and one or two more", unanswered, peer.sources(), n/4)
+		}
+	}
+}
+
 // closedPort is a loopback target whose port no socket holds: its host
 // refuses every request (ICMP port unreachable), as a crashed agent's does.
 func closedPort(t *testing.T) Target {
