@@ -126,9 +126,9 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 // GETs of hiADSDisUP, spread evenly over wait, awaited for wait and never
 // resent, each on the socket of a request answered before it when one is
 // free (else a new one): on a clean link one socket serves the whole burst.
-// A socket a request per request cost a client, a socket and a 64 KiB
-// receive buffer each (gosnmp's), and at N = 64 on two cores such bursts
-// were an eighth of the CPU the agents spent while their host was starved.
+// A socket for every request cost a gosnmp client, a connect and a 64 KiB
+// receive buffer each, and at N = 64 on two cores such bursts took an
+// eighth of the CPU while the host was starved.
 // A late reply on a reused socket is not taken for a later request's
 // (gosnmp matches request IDs). A refused request (no agent
 // listens) ends it. One that comes back "1" proves the peer alive and
