@@ -985,18 +985,21 @@ func (v *versus) noise(r *VersusResult, what string, busy int, d time.Duration, 
 	if err := apply(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	applied := time.Now()
 	before, err := v.sample()
-	if err != nil {
-		return err
-	}
 	from := time.Now()
-	time.Sleep(d)
-	after, err := v.sample()
-	if err != nil {
-		return err
+	if err == nil {
+		time.Sleep(d - time.Since(applied)) // the stretch lasts d, its sampling included
+	}
+	var after sample
+	if err == nil {
+		after, err = v.sample()
 	}
 	spent := time.Since(from).Seconds()
-	if err := lift(); err != nil {
+	if lerr := lift(); lerr != nil {
+		return fmt.Errorf("%s: %w", what, lerr)
+	}
+	if err != nil { // lifted first: a failed sample leaves no loss or frozen member behind
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	settled := v.settle()
