@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,7 @@ func (p *Prober) client(ctx context.Context, t Target, u *usm.User) (*gosnmp.GoS
 	if err := g.Connect(); err != nil {
 		return nil, fmt.Errorf("snmp socket to %s: %w", netip.AddrPortFrom(t.Addr, port), err)
 	}
+	g.Conn = &socket{Conn: g.Conn, opened: time.Now()}
 	return g, nil
 }
 
@@ -66,12 +68,22 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 		if len(users) > 0 {
 			u = &users[(at+tried)%len(users)]
 		}
-		g, err := p.client(ctx, t, u)
-		if err != nil {
-			return nil, err
+		g := p.idle.take(key(t), time.Now())
+		switch {
+		case g != nil && p.fits(g, t, u):
+			g.Context, g.Timeout, g.Retries, g.OnRetry = ctx, p.cfg.Timeout, p.cfg.Retries, nil
+		case g != nil:
+			g.Conn.Close()
+			g = nil
+		}
+		if g == nil {
+			var err error
+			if g, err = p.client(ctx, t, u); err != nil {
+				return nil, err
+			}
 		}
 		known := p.book.get(key(t)).engine.id != ""
-		err = first(g)
+		err := first(g)
 		if err == nil {
 			if u != nil && tried > 0 {
 				p.book.update(key(t), func(s *peerState) { s.user = u.Name })
@@ -127,10 +139,52 @@ func (p *Prober) usersFor(t Target) []usm.User {
 // included, so a peer that restarted (new boots) or was reinstalled (new
 // engine ID) is learned again by the exchange that met it.
 func (p *Prober) close(g *gosnmp.GoSNMP, t Target) {
+	p.learn(g, t)
+	g.Conn.Close()
+}
+
+// keep is close for a client whose requests were all answered, none
+// resent, and whose socket nothing will close (closeOnDone's stop said
+// so): its socket stays open for the next exchange with t (idle). A late
+// reply to a resent request could wait in a kept socket, and a request ID
+// check is then all that stands between it and the next test.
+func (p *Prober) keep(g *gosnmp.GoSNMP, t Target) {
+	p.learn(g, t)
+	p.idle.put(key(t), g, time.Now())
+}
+
+// learn keeps the SNMPv3 engine the exchange with t last heard of.
+func (p *Prober) learn(g *gosnmp.GoSNMP, t Target) {
 	if sp, ok := g.SecurityParameters.(*gosnmp.UsmSecurityParameters); ok && g.Version == gosnmp.Version3 && sp.AuthoritativeEngineID != "" {
 		p.heard(t, engine{id: sp.AuthoritativeEngineID, boots: sp.AuthoritativeEngineBoots, time: sp.AuthoritativeEngineTime, at: time.Now()})
 	}
-	g.Conn.Close()
+}
+
+// closeOnDone closes g's socket once ctx ends: gosnmp looks at its
+// context only between resends, and closing ends a wait under way (a
+// corroborated re-test, a settled burst). Its stop reports whether the
+// socket is still open and will stay so (ctx had not ended), as keep asks.
+func closeOnDone(ctx context.Context, g *gosnmp.GoSNMP) (stop func() bool) {
+	return context.AfterFunc(ctx, func() { g.Conn.Close() })
+}
+
+// fits reports whether a kept client g speaks to t as a new one would: in
+// v2c with the same community, or as user u with t's engine as the book
+// holds it (a peer's restart or reinstall learned meanwhile, a rotation,
+// and g goes). A client that fits is used as it is: gosnmp keeps the
+// engine's boots and time as last heard, its Reportable flag and a privacy
+// salt that runs on from a random start (a client set up anew without
+// Connect would start it at 0 and repeat its IVs).
+func (p *Prober) fits(g *gosnmp.GoSNMP, t Target, u *usm.User) bool {
+	if t.Community != "" || t.TestedOnly || u == nil { // v2c, as setSecurity decides
+		return g.Version == gosnmp.Version2c && g.Community == cmp.Or(t.Community, p.cfg.Community)
+	}
+	sp, ok := g.SecurityParameters.(*gosnmp.UsmSecurityParameters)
+	e := p.book.get(key(t)).engine
+	want := u.USM()
+	return ok && g.Version == gosnmp.Version3 && e.id != "" && sp.AuthoritativeEngineID == e.id && sp.AuthoritativeEngineBoots == e.boots &&
+		sp.UserName == want.UserName && sp.AuthenticationProtocol == want.AuthenticationProtocol && sp.AuthenticationPassphrase == want.AuthenticationPassphrase &&
+		sp.PrivacyProtocol == want.PrivacyProtocol && sp.PrivacyPassphrase == want.PrivacyPassphrase
 }
 
 // setSecurity picks v2c with a community, or v3 as user u; a tested-only

@@ -159,11 +159,12 @@ func TestProbeOverIPv6(t *testing.T) {
 
 // TestProbeV3KeepsTheEngine: the first SNMPv3 test of a peer discovers its
 // engine (two requests); the prober keeps the engine ID, boots and time, so
-// every later test of that peer is one request and one reply, as in v2c.
-// The cluster key's user (SHA-256, AES) is the one used here.
+// every later test of that peer is one request and one reply, as in v2c,
+// on the socket of the first (idle), and no two requests share an AES salt
+// (its IV). The cluster key's user (SHA-256, AES) is the one used here.
 func TestProbeV3KeepsTheEngine(t *testing.T) {
 	p, target, relay := v3PeerThroughRelay(t)
-	for i := range 3 {
+	for i := range 4 {
 		if res := p.Probe(probeContext(t), target); res.Status != hiadsd.FaultFree {
 			t.Fatalf("test %d: got %+v, want fault-free", i+1, res)
 		}
@@ -171,11 +172,56 @@ func TestProbeV3KeepsTheEngine(t *testing.T) {
 			t.Fatalf("after %d tests the prober sent %d datagrams, want %d (one discovery, then one request a test)", i+1, got, want)
 		}
 	}
+	salts := map[string]int{}
 	for i, b := range relay.Sent()[1:] {
 		if flags := v3Flags(t, b); flags&byte(gosnmp.AuthPriv) != byte(gosnmp.AuthPriv) {
 			t.Errorf("request %d has msgFlags %#x, want authPriv", i+2, flags)
 		}
+		salt := v3Salt(t, b)
+		if k, ok := salts[salt]; ok || len(salt) != 8 {
+			t.Errorf("request %d has salt %x (%d octets), as request %d had; want 8 octets, new each time", i+2, salt, len(salt), k)
+		}
+		salts[salt] = i + 2
 	}
+	if n := relay.Sources(); n != 1 {
+		t.Errorf("the tests came from %d sockets, want 1", n)
+	}
+}
+
+// v3Salt returns an SNMPv3 message's msgPrivacyParameters: its AES salt.
+// gosnmp decodes no field of a message it cannot authenticate, so this
+// walks the BER: the message's third field holds the USM parameters, and
+// their sixth is the salt.
+func v3Salt(t *testing.T, b []byte) string {
+	t.Helper()
+	next := func(b []byte) (body, rest []byte) {
+		if len(b) < 2 {
+			t.Fatalf("BER cut short: % x", b)
+		}
+		n, at := int(b[1]), 2
+		if n&0x80 != 0 {
+			k := n & 0x7f
+			n, at = 0, 2+k
+			for _, c := range b[2:at] {
+				n = n<<8 | int(c)
+			}
+		}
+		if at+n > len(b) {
+			t.Fatalf("BER length %d past the end", n)
+		}
+		return b[at : at+n], b[at+n:]
+	}
+	msg, _ := next(b)
+	_, rest := next(msg) // msgVersion
+	_, rest = next(rest) // msgGlobalData
+	sec, _ := next(rest) // msgSecurityParameters, an OCTET STRING
+	usmParams, _ := next(sec)
+	field := usmParams
+	var salt []byte
+	for range 6 { // engine ID, boots, time, user name, auth, priv
+		salt, field = next(field)
+	}
+	return string(salt)
 }
 
 // TestLearnEngineAheadOfNeed: LearnEngine discovers a peer's engine (net-

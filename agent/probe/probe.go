@@ -127,6 +127,7 @@ type Prober struct {
 	sends  chan struct{} // the pushes' and hellos', pushSlots
 	asks   chan struct{} // the sweeps', askSlots
 	book   peerBook
+	idle   idle // the sockets of clean exchanges, kept for the next
 	met    probeMetrics
 	// stretched doubles the tests' waits (Stretch).
 	stretched atomic.Bool
@@ -151,6 +152,10 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	}
 	return p, nil
 }
+
+// Close closes the sockets kept for the next tests; the prober stays
+// usable, and opens new ones.
+func (p *Prober) Close() { p.idle.close() }
 
 // SetUsers replaces the SNMPv3 users peers are spoken to as: the first is
 // tried first with a peer that has accepted none of them yet. A rotation
@@ -593,10 +598,13 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 	resent := 0
 	var pkt *gosnmp.SnmpPacket
 	var rtt time.Duration
+	// The socket is kept for the next test if it was not closed by ctx's
+	// end (a corroborated re-test) and nothing more can come to it: no
+	// request resent, no report met (a second one may follow).
+	intact, reported := false, false
 	g, err := p.open(ctx, t, func(g *gosnmp.GoSNMP) error {
-		// gosnmp looks at its context only between resends; closing the
-		// socket ends a wait under way when ctx ends (a corroborated re-test).
-		defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
+		stop := closeOnDone(ctx, g)
+		defer func() { intact = stop() }()
 		g.Timeout, g.Retries = a.wait, a.retries
 		g.OnRetry = func(*gosnmp.GoSNMP) { resent++; retry() }
 		start := time.Now()
@@ -611,6 +619,7 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 			// resent once; a second report, such as one answering a resend
 			// made before it, comes back as the reply. Ask again.
 			p.met.engineReports.Inc()
+			reported = true
 			start = time.Now()
 			pkt, err = g.Get(oids)
 		}
@@ -620,7 +629,11 @@ func (p *Prober) snmpStep(ctx context.Context, t Target, a attempt, retry func()
 	if err != nil {
 		return 0, resent, served{}, fmt.Errorf("get %s: %w", oids[0], err)
 	}
-	defer p.close(g, t)
+	if intact && resent == 0 && !reported {
+		defer p.keep(g, t)
+	} else {
+		defer p.close(g, t)
+	}
 	vb, err := firstValue(pkt, oids)
 	if err != nil {
 		return rtt, resent, served{}, err

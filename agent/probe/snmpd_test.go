@@ -53,6 +53,7 @@ func newTestProber(t *testing.T, edit func(*Config)) *Prober {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	t.Cleanup(p.Close)
 	return p
 }
 

@@ -125,7 +125,8 @@ func (p *Prober) measure(ctx context.Context, t Target, n int) (sent, unanswered
 // burst is a measurement of a peer's link under way (View.Confirm): n
 // GETs of hiADSDisUP, spread evenly over wait, awaited for wait and never
 // resent, each on the socket of a request answered before it when one is
-// free (else a new one): on a clean link one socket serves the whole burst.
+// free (else the one kept for t, else a new one): on a clean link one
+// socket serves the whole burst, and it is kept for the next test of t.
 // A socket for every request cost a gosnmp client, a connect and a 64 KiB
 // receive buffer each, and at N = 64 on two cores such bursts took an
 // eighth of the CPU while the host was starved.
@@ -248,11 +249,12 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			}
 			b.mu.Unlock()
 			var rtt time.Duration
+			intact := false
 			get := func(g *gosnmp.GoSNMP) error {
 				// A request under way ends with ctx (a corroborated re-test, a
-				// refusal, a settled verdict): gosnmp looks at its context
-				// only between resends.
-				defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
+				// refusal, a settled verdict).
+				stop := closeOnDone(ctx, g)
+				defer func() { intact = stop() }()
 				g.Timeout, g.Retries = wait, 0
 				start := time.Now()
 				pkt, err := g.Get(oids)
@@ -275,8 +277,11 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 			} else {
 				g, err = p.open(ctx, t, get)
 			}
-			if err == nil {
+			switch {
+			case err == nil && intact:
 				b.release(g)
+			case err == nil:
+				p.close(g, t)
 			}
 			switch {
 			case err == nil:
@@ -298,8 +303,12 @@ func (p *Prober) startBurst(ctx context.Context, t Target, n int, wait time.Dura
 		idle := b.idle
 		b.idle = nil
 		b.mu.Unlock()
-		for _, g := range idle {
-			p.close(g, t)
+		for k, g := range idle {
+			if k == 0 {
+				p.keep(g, t) // for the next test of t
+			} else {
+				p.close(g, t)
+			}
 		}
 	}()
 	return b

@@ -15,6 +15,7 @@ type Relay struct {
 	sent     [][]byte // client to target
 	replies  [][]byte // target to client
 	client   net.Addr
+	clients  map[string]bool // every client address heard
 	upstream net.Conn
 	twice    int // replies still to deliver twice (DuplicateNext)
 }
@@ -49,6 +50,10 @@ func (r *Relay) up() {
 		}
 		r.mu.Lock()
 		r.client = from
+		if r.clients == nil {
+			r.clients = map[string]bool{}
+		}
+		r.clients[from.String()] = true
 		r.sent = append(r.sent, append([]byte(nil), buf[:n]...))
 		r.mu.Unlock()
 		_, _ = r.upstream.Write(buf[:n])
@@ -89,6 +94,14 @@ func (r *Relay) DuplicateNext(n int) {
 
 // Addr is the address clients send to.
 func (r *Relay) Addr() string { return r.conn.LocalAddr().String() }
+
+// Sources returns how many client addresses (sockets) sent through the
+// relay so far.
+func (r *Relay) Sources() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.clients)
+}
 
 // Sent returns the datagrams the client sent so far.
 func (r *Relay) Sent() [][]byte {
