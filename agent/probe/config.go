@@ -44,6 +44,12 @@ type Config struct {
 	// keyring, so that a peer a rotation has not reached yet, or has
 	// reached first, is still spoken to (Prober.SetUsers changes them).
 	Others []usm.User
+	// KeepFor is how long the socket of a test answered at once waits for
+	// the next test of its peer (Prober.idle); 0 keeps none. An agent keeps
+	// it an interval and a half: the full plan tests the same peers every
+	// interval, while a rotating plan's come back only after log2 N
+	// intervals, and their sockets would hold 64 KiB each for no test.
+	KeepFor time.Duration
 	// Source is the address tests and fetches leave from (SNMP and ICMP), so
 	// peers see requests from the address the agent serves on; the zero value
 	// lets the kernel pick.
@@ -63,6 +69,7 @@ func Default() Config {
 		PingPrivileged: true,
 		MaxRepetitions: 64,
 		Community:      "public",
+		KeepFor:        3 * time.Second, // the default interval's and a half
 	}
 }
 
@@ -88,6 +95,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: Concurrency %d: want >= 1", ErrConfig, c.Concurrency)
 	case c.MaxRepetitions < 1 || c.MaxRepetitions > 1000:
 		return fmt.Errorf("%w: MaxRepetitions %d: want 1..1000", ErrConfig, c.MaxRepetitions)
+	case c.KeepFor < 0:
+		return fmt.Errorf("%w: KeepFor %s: want >= 0", ErrConfig, c.KeepFor)
 	case c.V3 == nil && c.Community == "":
 		return fmt.Errorf("%w: Community is empty and no V3 user is set", ErrConfig)
 	}

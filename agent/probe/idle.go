@@ -12,15 +12,15 @@ import (
 // idle holds the sockets of clean exchanges, one per peer, for the next
 // exchange with that peer. A new gosnmp client costs a socket, a connect, a
 // random request ID from crypto/rand and a 64 KiB receive buffer; an agent
-// tests the same few peers interval after interval (the first fault-free
-// node of each cluster), and at N = 64 on two cores a client for every
-// test was a fifth of the host's CPU while it was starved. A socket is
-// kept idleFor at most, and idleCap of them: the peers of a rotating
-// plan's log2 N clusters come round again within that at a 2 s interval.
+// with the full plan tests the same peers every interval (the first
+// fault-free node of each cluster), and at N = 64 on two cores a client
+// for every test was a fifth of the host's CPU while it was starved. A
+// socket is kept keepFor at most (Config.KeepFor), and idleCap of them.
 // None serves longer than socketLife: a firewall that lets established
 // flows through (conntrack) applies a rule added since to the next socket.
 type idle struct {
 	mu      sync.Mutex
+	keepFor time.Duration
 	clients map[netip.AddrPort]idleClient
 }
 
@@ -31,8 +31,6 @@ type idleClient struct {
 }
 
 const (
-	// idleFor is how long a kept socket waits for its peer's next test.
-	idleFor = 30 * time.Second
 	// idleCap is how many sockets are kept at most (each holds a 64 KiB
 	// buffer, and a file descriptor).
 	idleCap = 16
@@ -57,7 +55,7 @@ func (c *idle) take(k netip.AddrPort, now time.Time) *gosnmp.GoSNMP {
 		return nil
 	}
 	// SetDeadline fails on a closed socket (net.ErrClosed), at no system call.
-	if now.Sub(e.at) > idleFor || e.g.Conn.SetDeadline(time.Time{}) != nil {
+	if now.Sub(e.at) > c.keepFor || e.g.Conn.SetDeadline(time.Time{}) != nil {
 		e.g.Conn.Close()
 		return nil
 	}
@@ -66,9 +64,10 @@ func (c *idle) take(k netip.AddrPort, now time.Time) *gosnmp.GoSNMP {
 
 // put keeps g for k, closing the client it displaces, those kept too long,
 // and the oldest beyond idleCap; a socket that served socketLife, or is
-// not a socket client opened, is closed at once.
+// not a socket client opened, is closed at once, as is every socket when
+// none is kept.
 func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time) {
-	if s, ok := g.Conn.(*socket); !ok || now.Sub(s.opened) > socketLife {
+	if s, ok := g.Conn.(*socket); !ok || now.Sub(s.opened) > socketLife || c.keepFor <= 0 {
 		g.Conn.Close()
 		return
 	}
@@ -83,7 +82,7 @@ func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time) {
 	c.clients[k] = idleClient{g: g, at: now}
 	var oldest netip.AddrPort
 	for a, e := range c.clients {
-		if now.Sub(e.at) > idleFor {
+		if now.Sub(e.at) > c.keepFor {
 			gone = append(gone, e.g)
 			delete(c.clients, a)
 		} else if !oldest.IsValid() || e.at.Before(c.clients[oldest].at) {

@@ -53,8 +53,8 @@ func TestTestsKeepTheirSocket(t *testing.T) {
 }
 
 // TestIdleKeepsFewAndFresh: idle keeps one socket a peer, idleCap at most
-// (the oldest go), none idle longer than idleFor or open longer than
-// socketLife, and closes what it lets go.
+// (the oldest go), none idle longer than its keepFor or open longer than
+// socketLife, none at all with keepFor 0, and closes what it lets go.
 func TestIdleKeepsFewAndFresh(t *testing.T) {
 	peer := func(i int) netip.AddrPort {
 		return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(1000+i))
@@ -70,7 +70,7 @@ func TestIdleKeepsFewAndFresh(t *testing.T) {
 	}
 	client := func() *gosnmp.GoSNMP { return opened(now) }
 	closed := func(g *gosnmp.GoSNMP) bool { return g.Conn.SetDeadline(time.Time{}) != nil }
-	var c idle
+	c := idle{keepFor: 30 * time.Second}
 	old := opened(now.Add(-socketLife - time.Second))
 	if c.put(peer(0), old, now); !closed(old) || len(c.clients) != 0 {
 		t.Fatalf("a socket older than %v kept", socketLife)
@@ -96,16 +96,21 @@ func TestIdleKeepsFewAndFresh(t *testing.T) {
 	if g := c.take(peer(7), now.Add(2*time.Second)); g != nil {
 		t.Fatal("a socket taken twice")
 	}
-	if g := c.take(peer(5), now.Add(idleFor+time.Second)); g != nil || !closed(gs[5]) {
-		t.Fatalf("a socket kept longer than %v: taken %v, closed %v", idleFor, g != nil, closed(gs[5]))
+	if g := c.take(peer(5), now.Add(c.keepFor+time.Second)); g != nil || !closed(gs[5]) {
+		t.Fatalf("a socket kept longer than %v: taken %v, closed %v", c.keepFor, g != nil, closed(gs[5]))
 	}
-	last := opened(now.Add(idleFor + time.Minute))
-	c.put(peer(100), last, now.Add(idleFor+time.Minute))
+	last := opened(now.Add(c.keepFor + time.Minute))
+	c.put(peer(100), last, now.Add(c.keepFor+time.Minute))
 	if len(c.clients) != 1 || !closed(gs[6]) {
-		t.Fatalf("after idleFor, %d kept; want only the newest", len(c.clients))
+		t.Fatalf("after keepFor, %d kept; want only the newest", len(c.clients))
 	}
 	c.close()
 	if !closed(last) || len(c.clients) != 0 {
 		t.Fatal("close left a socket open")
+	}
+	none := idle{}
+	g := client()
+	if none.put(peer(1), g, now); !closed(g) || len(none.clients) != 0 {
+		t.Fatal("a socket kept with keepFor 0")
 	}
 }

@@ -55,6 +55,7 @@ func proberConfig(cfg config.Config, id int, ring *keyring.Ring) probe.Config {
 	p.TimeoutMin, p.Timeout, p.Retries, p.PingTimeout, p.PingCount, p.Concurrency = t.TimeoutMin, t.Timeout, t.Retries, t.PingTimeout, t.PingCount, t.Concurrency
 	p.Community, p.WriteCommunity = cfg.SNMP.Communities.Read, cfg.SNMP.Communities.Write
 	p.Source = source(cfg, id)
+	p.KeepFor = cfg.Interval * 3 / 2
 	switch {
 	case ring != nil:
 		users := ring.Users()
