@@ -41,11 +41,25 @@ func benchProber(b *testing.B) *Prober {
 	return p
 }
 
-// BenchmarkProbeFaultFree is one practical test of a healthy peer on loopback:
-// socket, GET of hiADSDisUP.0, close.
+// BenchmarkProbeFaultFree is one practical test of a healthy peer on
+// loopback, tested again and again as the full plan does: a GET of
+// hiADSDisUP.0 and diagViewDigest.0 on the socket the test before kept.
 func BenchmarkProbeFaultFree(b *testing.B) {
-	target := benchResponder(b, probeSnapshot(8, 0))
+	benchProbe(b, benchProber(b))
+}
+
+// BenchmarkProbeFaultFreeNewSocket is that test as a rotating plan makes
+// it, its peer last tested intervals ago: a new gosnmp client and socket,
+// the GET, and the socket closed.
+func BenchmarkProbeFaultFreeNewSocket(b *testing.B) {
 	p := benchProber(b)
+	p.cfg.KeepFor = 0
+	benchProbe(b, p)
+}
+
+// benchProbe tests a healthy peer with p, b.N times.
+func benchProbe(b *testing.B, p *Prober) {
+	target := benchResponder(b, probeSnapshot(8, 0))
 	ctx := context.Background()
 	for b.Loop() {
 		if res := p.Probe(ctx, target); res.Status != hiadsd.FaultFree {

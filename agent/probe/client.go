@@ -145,12 +145,26 @@ func (p *Prober) close(g *gosnmp.GoSNMP, t Target) {
 
 // keep is close for a client whose requests were all answered, none
 // resent, and whose socket nothing will close (closeOnDone's stop said
-// so): its socket stays open for the next exchange with t (idle). A late
-// reply to a resent request could wait in a kept socket, and a request ID
-// check is then all that stands between it and the next test.
+// so): if the exchange before it with t ended so too within KeepFor (t is
+// tested every interval, as by the full plan), its socket stays open for
+// the next exchange with t (idle). A rotating plan comes back to a peer
+// only after log2 N intervals, and its sockets would each hold 64 KiB for
+// that long for no test. A late reply to a resent request could wait in a
+// kept socket, and a request ID check is then all that stands between it
+// and the next test: hence only clean exchanges.
 func (p *Prober) keep(g *gosnmp.GoSNMP, t Target) {
 	p.learn(g, t)
-	p.idle.put(key(t), g, time.Now())
+	now := time.Now()
+	var again bool
+	p.book.update(key(t), func(s *peerState) {
+		again = !s.clean.IsZero() && now.Sub(s.clean) <= p.cfg.KeepFor
+		s.clean = now
+	})
+	if !again {
+		g.Conn.Close()
+		return
+	}
+	p.idle.put(key(t), g, now)
 }
 
 // learn keeps the SNMPv3 engine the exchange with t last heard of.

@@ -45,10 +45,10 @@ type Config struct {
 	// reached first, is still spoken to (Prober.SetUsers changes them).
 	Others []usm.User
 	// KeepFor is how long the socket of a test answered at once waits for
-	// the next test of its peer (Prober.idle); 0 keeps none. An agent keeps
-	// it an interval and a half: the full plan tests the same peers every
-	// interval, while a rotating plan's come back only after log2 N
-	// intervals, and their sockets would hold 64 KiB each for no test.
+	// the next test of its peer (Prober.idle), kept only for a peer tested
+	// so within KeepFor before; 0 keeps none. An agent keeps it an interval
+	// and a half: the full plan tests the same peers every interval, while
+	// a rotating plan's come back only after log2 N intervals.
 	KeepFor time.Duration
 	// Source is the address tests and fetches leave from (SNMP and ICMP), so
 	// peers see requests from the address the agent serves on; the zero value

@@ -18,15 +18,17 @@ func upWithDigest(*gosnmp.SnmpPacket) []gosnmp.SnmpPDU {
 		{Name: mib.DiagViewDigest0, Type: gosnmp.OctetString, Value: make([]byte, 8)}}
 }
 
-// TestTestsKeepTheirSocket: the tests of a peer go out on one socket while
-// each is answered at once; a test that resent a request, or whose kept
-// socket was closed meanwhile, leaves the next test a new socket; and a
-// kept socket whose peer went away is refused as a new one would be.
+// TestTestsKeepTheirSocket: the tests of a peer tested again and again
+// (within KeepFor) go out on one socket while each is answered at once; the
+// first test's socket, that of a peer last tested longer ago, that of a test
+// that resent a request, or a kept socket closed meanwhile, leave the next
+// test a new one; and a kept socket whose peer went away is refused as a
+// new one would be.
 func TestTestsKeepTheirSocket(t *testing.T) {
 	n := 0
 	peer := startLossyPeer(t, func(*gosnmp.SnmpPacket) bool { n++; return n != 4 }, upWithDigest) // the fourth request lost
 	// Each reply awaited a second: only the lost request is resent.
-	p := newTestProber(t, func(c *Config) { c.TimeoutMin, c.Timeout = time.Second, time.Second })
+	p := newTestProber(t, func(c *Config) { c.TimeoutMin, c.Timeout, c.KeepFor = time.Second, time.Second, time.Minute })
 	p.pinger = okPinger{}
 	ctx := probeContext(t)
 	test := func(step string, sockets int) {
@@ -36,15 +38,19 @@ func TestTestsKeepTheirSocket(t *testing.T) {
 		}
 	}
 	test("first test", 1)
-	test("second test", 1)
-	test("third test", 1)
-	test("a request lost and resent", 1)
-	test("after a resend", 2)
-	test("after a clean test", 2)
+	test("second test", 2)
+	test("third test", 2)
+	test("a request lost and resent", 2)
+	test("after a resend", 3)
+	test("after a clean test", 3)
+	p.book.update(key(peer.target()), func(s *peerState) { s.clean = s.clean.Add(-2 * p.cfg.KeepFor) })
+	test("after a test longer ago than KeepFor", 3)
+	test("after a test not kept", 4)
+	test("after a test kept", 4)
 	p.idle.mu.Lock()
 	p.idle.clients[key(peer.target())].g.Conn.Close()
 	p.idle.mu.Unlock()
-	test("after the kept socket closed", 3)
+	test("after the kept socket closed", 5)
 
 	peer.conn.Close() // the agent is gone: its host refuses
 	if res := p.Probe(ctx, peer.target()); !res.Refused() {

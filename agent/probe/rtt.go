@@ -86,6 +86,9 @@ type peerState struct {
 	user string
 	// sampled is when rtt last took a sample in.
 	sampled time.Time
+	// clean is when an exchange with the peer last ended answered at once
+	// (Prober.keep).
+	clean time.Time
 }
 
 // staleRTT is how old a peer's last round trip may be for its own estimate
