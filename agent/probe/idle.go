@@ -99,7 +99,7 @@ func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time) {
 	}
 }
 
-// close closes every kept socket.
+// close closes every kept socket (a test's prober, at its end).
 func (c *idle) close() {
 	c.mu.Lock()
 	kept := c.clients

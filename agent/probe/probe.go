@@ -153,10 +153,6 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 	return p, nil
 }
 
-// Close closes the sockets kept for the next tests; the prober stays
-// usable, and opens new ones.
-func (p *Prober) Close() { p.idle.close() }
-
 // SetUsers replaces the SNMPv3 users peers are spoken to as: the first is
 // tried first with a peer that has accepted none of them yet. A rotation
 // of the cluster key calls it. Empty is ignored: a prober never goes from

@@ -53,7 +53,7 @@ func newTestProber(t *testing.T, edit func(*Config)) *Prober {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	t.Cleanup(p.Close)
+	t.Cleanup(p.idle.close)
 	return p
 }
 
