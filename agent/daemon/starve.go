@@ -4,14 +4,22 @@ import "time"
 
 // A starved agent does less (agent/lag): its tests wait twice as long,
 // carry no measurement of a link and count no loss (a reply read late is no
-// packet lost); it refuses other agents' questions as busy (ErrVantageBusy);
-// and it learns no engine ahead. A lagging one measures no link either, and
-// answers questions with a plain test. One that stalled within a test takes
-// no failure from it as a helper, nor a busy refusal for an answer as an
-// asker (vantage.go); one stopped a second believes none (peers.go).
+// packet lost); it refuses other agents' questions as busy (ErrVantageBusy)
+// until its timers keep time again (lag.Watch.Recovering); and it learns no
+// engine ahead. A lagging one measures no link either, and answers
+// questions with a plain test. One that stalled within a test takes no
+// failure from it as a helper, nor a busy refusal for an answer as an asker
+// (vantage.go); one stopped a second believes none (peers.go).
 
 // starved reports whether the agent is starved of CPU now.
 func (d *Daemon) starved() bool { return d.lag.Starved() }
+
+// refusesQuestions reports whether the agent refuses other agents'
+// questions: while starved, until its timers keep time again. Starvation
+// lasts 15 to 45 calm seconds after a stall of the host, and a failure
+// found then by every tester went unbelieved as long, each one asking
+// agents that all refused.
+func (d *Daemon) refusesQuestions() bool { return d.lag.Starved() && !d.lag.Recovering() }
 
 // lateReads reports whether the agent is starved, or its timer ran late
 // enough over the last window that a reply read late may look lost

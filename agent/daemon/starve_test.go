@@ -19,7 +19,8 @@ import (
 )
 
 // TestStarvedAgentDoesLess: while starved, the agent refuses other agents'
-// questions, and its tests count no loss into its own health.
+// questions until its timers keep time again, and its tests count no loss
+// into its own health.
 func TestStarvedAgentDoesLess(t *testing.T) {
 	cfg := testConfig(t, 4, hiadsd.BruteForce, notify.Detected)
 	lan, s := newFakeLAN(), &sink{}
@@ -43,6 +44,10 @@ func TestStarvedAgentDoesLess(t *testing.T) {
 	d.lag.Set(true)
 	if err := d.OnVantage(ask); !errors.Is(err, ErrVantageBusy) {
 		t.Fatalf("question to a starved agent: %v, want ErrVantageBusy", err)
+	}
+	d.lag.Recover()
+	if err := d.OnVantage(ask); err != nil {
+		t.Fatalf("question to a starved agent whose timers keep time again: %v, want it queued", err)
 	}
 	if sent, lost := d.lossSamples(24, 12, began.Add(time.Second)); sent != 0 || lost != 0 {
 		t.Fatalf("loss samples while starved: %d sent, %d lost, want none", sent, lost)
@@ -160,27 +165,34 @@ func TestBusyHelpersLeaveAFailureUnheard(t *testing.T) {
 // (a tick 100 ms late, before its window says lagging) answers a question
 // with what it reached (fault-free) and with a refusal (no agent listens on
 // the host), but gives no failure that a request gone unanswered made: that
-// may be its own lateness. One that only lags gives it.
+// may be its own lateness. One that only lags gives it, and so does one
+// still starved but recovering, its timers on time again: a stall of the
+// host leaves every agent so for 15 to 45 s, and a real failure found
+// meanwhile needs a second vantage point.
 func TestStalledHelperGivesNoFailure(t *testing.T) {
 	timeout := errors.New("request timeout")
 	lost := probe.Result{Status: hiadsd.Partial, SNMPErr: timeout, Sent: 3, Unanswered: 3}
 	for _, c := range []struct {
-		found   probe.Result
-		stalled bool // else lagging
-		want    []hiadsd.Status
+		found probe.Result
+		host  string // the helper's: stalled within its test, lagging, recovering
+		want  []hiadsd.Status
 	}{
-		{probe.Result{Status: hiadsd.FaultFree}, true, []hiadsd.Status{hiadsd.FaultFree}},
-		{lost, true, nil},
-		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, true, nil},
-		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, true, []hiadsd.Status{hiadsd.Partial}},
-		{lost, false, []hiadsd.Status{hiadsd.Partial}},
+		{probe.Result{Status: hiadsd.FaultFree}, "stalled", []hiadsd.Status{hiadsd.FaultFree}},
+		{lost, "stalled", nil},
+		{probe.Result{Status: hiadsd.Faulty, SNMPErr: timeout, Sent: 3, Unanswered: 3}, "stalled", nil},
+		{probe.Result{Status: hiadsd.Partial, SNMPErr: syscall.ECONNREFUSED, Sent: 1, Unanswered: 1}, "stalled", []hiadsd.Status{hiadsd.Partial}},
+		{lost, "lagging", []hiadsd.Status{hiadsd.Partial}},
+		{lost, "recovering", []hiadsd.Status{hiadsd.Partial}},
 	} {
 		lan := &askingLAN{fakeLAN: newFakeLAN(), found: c.found, tested: make(chan struct{}, 1)}
 		d := newAskingDaemon(t, lan)
-		if c.stalled {
+		switch c.host {
+		case "stalled":
 			d.lag.Stalled(time.Now().Add(time.Hour)) // within its test
-		} else {
+		case "lagging":
 			d.lag.SetLagging(true)
+		case "recovering":
+			d.lag.Recover()
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
@@ -196,7 +208,7 @@ func TestStalledHelperGivesNoFailure(t *testing.T) {
 			got = append(got, a.Status)
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("a helper (stalled %v) that found %v (%v): answered %v, want %v", c.stalled, c.found.Status, c.found.SNMPErr, got, c.want)
+			t.Errorf("a %s helper that found %v (%v): answered %v, want %v", c.host, c.found.Status, c.found.SNMPErr, got, c.want)
 		}
 	}
 }

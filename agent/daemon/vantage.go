@@ -183,7 +183,7 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		d.vantage.mu.Unlock()
 		return nil
 	}
-	if d.starved() {
+	if d.refusesQuestions() {
 		return ErrVantageBusy // its test would read the replies late: a busy refusal to the asker
 	}
 	select {
@@ -220,7 +220,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 			d.mu.Lock()
 			members := d.list.Members
 			d.mu.Unlock()
-			if int(q.Node) > len(members) || int(q.From) > len(members) || d.starved() || d.now().Sub(q.at) > 3*d.cfg.TestBudget {
+			if int(q.Node) > len(members) || int(q.From) > len(members) || d.refusesQuestions() || d.now().Sub(q.at) > 3*d.cfg.TestBudget {
 				<-slots
 				continue
 			}
@@ -253,12 +253,14 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					// and then. The asker may not know it yet; told so, it does
 					// not take the failure from a test of its own.
 					r.Status = hiadsd.Degraded
-				case !r.Status.Up() && !refused && d.stalledSince(began):
+				case !r.Status.Up() && !refused && (d.refusesQuestions() || d.lag.LateSince(began)):
 					// A failure found while this agent stalled may be its own
 					// lateness: no word rather than a false one. Under a stall
 					// of the whole host (192 agents on two cores) each such
 					// answer confirmed a false failure every agent learned. A
-					// refusal of the port is the host's word, stall or not.
+					// refusal of the port is the host's word, stall or not. A
+					// helper recovering from starvation, on time since its
+					// test began, gives what it found.
 					return
 				}
 				b, err := board.MarshalVantage(board.Vantage{Kind: board.Answer, From: uint32(d.id + 1), Node: q.Node, Nonce: q.Nonce, Status: r.Status})

@@ -16,6 +16,14 @@
 // 2-core host with page-table isolation (0.09 before it, 0.20 with it, at
 // N = 64); two cost 0.02.
 //
+// A starved agent whose last window was calm again is recovering: its
+// timers keep time, and only the calm windows that end starvation are
+// left. It answers other agents' questions then (agent/daemon): a stall of
+// the host leaves every agent starved for 15 to 45 s after it, and a real
+// failure found meanwhile, with no agent to confirm it, went unbelieved
+// for that long (a freeze at N = 64 known after 13 to 30 s:
+// docs/data/versus/make-versus-n64-2026-12-01.md).
+//
 // A tick's lateness counts as lagRef at most, and a tick later than a
 // whole window starts a new one: a process stopped and resumed (a freeze)
 // lost one stretch of time, and its hello says so; it is not starved.
@@ -108,12 +116,16 @@ func (m *meter) tick(now time.Time, late time.Duration) bool {
 	return m.starved != was
 }
 
+// recovering reports whether the meter is starved but its last whole
+// window was calm: it waits out the calm windows that end starvation.
+func (m *meter) recovering() bool { return m.starved && m.calm > 0 }
+
 // Watch runs the meter on the wall clock and holds its judgement for the
 // agent's other goroutines.
 type Watch struct {
-	starved, lagging atomic.Bool
-	lateAt           atomic.Int64 // UnixNano of the last tick lateTick late or more
-	stopAt           atomic.Int64 // UnixNano of the last tick stopTick late or more
+	starved, lagging, recovering atomic.Bool
+	lateAt                       atomic.Int64 // UnixNano of the last tick lateTick late or more
+	stopAt                       atomic.Int64 // UnixNano of the last tick stopTick late or more
 	// due is the UnixNano the next tick is due at, 0 when Run is not running:
 	// a tick a second overdue is a stop not yet measured, which the goroutine
 	// asking may have resumed from before the timer's.
@@ -128,12 +140,17 @@ type Watch struct {
 // reads so.
 func New(log *logrus.Entry, onChange func()) *Watch {
 	return &Watch{log: log, onChange: onChange, gauge: metrics.NewGauge(metrics.GaugeOpts{Name: "diagagent_cpu_starved",
-		Help: "1 while this agent is starved of CPU: its timers fire late, by 25 ms or more on average; its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions."})}
+		Help: "1 while this agent is starved of CPU: its timers fire late, by 25 ms or more on average; its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions until its timers keep time again."})}
 }
 
 // Starved reports whether the agent is starved of CPU now; false for a nil
 // Watch.
 func (w *Watch) Starved() bool { return w != nil && w.starved.Load() }
+
+// Recovering reports whether the agent is starved but its last window was
+// calm: its timers keep time again, and it waits out the calm windows that
+// end starvation. False for a nil Watch.
+func (w *Watch) Recovering() bool { return w != nil && w.recovering.Load() }
 
 // Lagging reports whether the agent is starved, or its last window's ticks
 // were late by a tenth of lagRef or more on average: a reply read late may
@@ -170,7 +187,15 @@ func (w *Watch) Stalled(t time.Time) { w.lateAt.Store(t.UnixNano()) }
 func (w *Watch) Stopped(t time.Time) { w.Stalled(t); w.stopAt.Store(t.UnixNano()) }
 
 // Set makes the judgement starved, as a test's fake host would be.
-func (w *Watch) Set(starved bool) { w.starved.Store(starved); w.lagging.Store(starved) }
+func (w *Watch) Set(starved bool) {
+	w.starved.Store(starved)
+	w.lagging.Store(starved)
+	w.recovering.Store(false)
+}
+
+// Recover makes the judgement starved and recovering, as a test's fake
+// host's would be after a calm window.
+func (w *Watch) Recover() { w.Set(true); w.recovering.Store(true) }
 
 // SetLagging makes the judgement lagging but not starved, as a test's
 // fake host would be.
@@ -208,6 +233,7 @@ func (w *Watch) Run(ctx context.Context) {
 		}
 		changed := m.tick(now, late)
 		w.lagging.Store(m.starved || m.lagging)
+		w.recovering.Store(m.recovering())
 		if !changed {
 			continue
 		}
@@ -220,7 +246,7 @@ func (w *Watch) Run(ctx context.Context) {
 		if m.starved {
 			w.gauge.Set(1)
 			f.Warn("this agent is starved of CPU: its timers fire late (lost: their mean lateness over the last five seconds, in percent of 100 ms). " +
-				"Until it catches up its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions")
+				"Until it catches up its tests wait twice as long, measure no link and count no loss, and it refuses other agents' questions until its timers keep time again")
 		} else {
 			w.gauge.Set(0)
 			f.Info("this agent has the CPU it needs again")

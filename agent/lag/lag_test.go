@@ -42,12 +42,21 @@ func TestLagMeter(t *testing.T) {
 	if got := runMeter(&m, &at, (lagCalm-1)*lagWindow, 5*time.Millisecond); len(got) != 0 {
 		t.Fatalf("5%% lost for %d windows: changes %v", lagCalm-1, got)
 	}
+	if !m.recovering() {
+		t.Fatal("starved after calm windows: not recovering")
+	}
 	runMeter(&m, &at, lagWindow, 60*time.Millisecond)
+	if m.recovering() {
+		t.Fatal("a window of 60% lost: still recovering")
+	}
 	if got := runMeter(&m, &at, (lagCalm-1)*lagWindow, 5*time.Millisecond); len(got) != 0 {
 		t.Fatalf("5%% lost for %d windows after a starved one: changes %v", lagCalm-1, got)
 	}
 	if got := runMeter(&m, &at, 2*lagWindow, 5*time.Millisecond); len(got) != 1 || got[0] {
 		t.Fatalf("5%% lost while starved: changes %v, want [not starved]", got)
+	}
+	if m.recovering() {
+		t.Fatal("no longer starved: still recovering")
 	}
 	// 18% lost from rest: not starved.
 	if got := runMeter(&m, &at, time.Minute, 18*time.Millisecond); len(got) != 0 {
