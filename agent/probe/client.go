@@ -68,7 +68,7 @@ func (p *Prober) open(ctx context.Context, t Target, first func(g *gosnmp.GoSNMP
 		if len(users) > 0 {
 			u = &users[(at+tried)%len(users)]
 		}
-		g := p.idle.take(key(t), time.Now())
+		g := p.idle.take(key(t), time.Now(), p.cfg.KeepFor)
 		switch {
 		case g != nil && p.fits(g, t, u):
 			g.Context, g.Timeout, g.Retries, g.OnRetry = ctx, p.cfg.Timeout, p.cfg.Retries, nil
@@ -164,7 +164,7 @@ func (p *Prober) keep(g *gosnmp.GoSNMP, t Target) {
 		g.Conn.Close()
 		return
 	}
-	p.idle.put(key(t), g, now)
+	p.idle.put(key(t), g, now, p.cfg.KeepFor)
 }
 
 // learn keeps the SNMPv3 engine the exchange with t last heard of.

@@ -15,12 +15,11 @@ import (
 // with the full plan tests the same peers every interval (the first
 // fault-free node of each cluster), and at N = 64 on two cores a client
 // for every test was a fifth of the host's CPU while it was starved. A
-// socket is kept keepFor at most (Config.KeepFor), and idleCap of them.
+// socket is kept Config.KeepFor at most (keepFor, below), and idleCap of them.
 // None serves longer than socketLife: a firewall that lets established
 // flows through (conntrack) applies a rule added since to the next socket.
 type idle struct {
 	mu      sync.Mutex
-	keepFor time.Duration
 	clients map[netip.AddrPort]idleClient
 }
 
@@ -45,8 +44,8 @@ type socket struct {
 }
 
 // take returns the client kept for k, nil if none is, or if its socket is
-// closed or was kept too long.
-func (c *idle) take(k netip.AddrPort, now time.Time) *gosnmp.GoSNMP {
+// closed or was kept longer than keepFor.
+func (c *idle) take(k netip.AddrPort, now time.Time, keepFor time.Duration) *gosnmp.GoSNMP {
 	c.mu.Lock()
 	e, ok := c.clients[k]
 	delete(c.clients, k)
@@ -55,19 +54,19 @@ func (c *idle) take(k netip.AddrPort, now time.Time) *gosnmp.GoSNMP {
 		return nil
 	}
 	// SetDeadline fails on a closed socket (net.ErrClosed), at no system call.
-	if now.Sub(e.at) > c.keepFor || e.g.Conn.SetDeadline(time.Time{}) != nil {
+	if now.Sub(e.at) > keepFor || e.g.Conn.SetDeadline(time.Time{}) != nil {
 		e.g.Conn.Close()
 		return nil
 	}
 	return e.g
 }
 
-// put keeps g for k, closing the client it displaces, those kept too long,
-// and the oldest beyond idleCap; a socket that served socketLife, or is
-// not a socket client opened, is closed at once, as is every socket when
-// none is kept.
-func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time) {
-	if s, ok := g.Conn.(*socket); !ok || now.Sub(s.opened) > socketLife || c.keepFor <= 0 {
+// put keeps g for k, closing the client it displaces, those kept longer
+// than keepFor, and the oldest beyond idleCap; a socket that served
+// socketLife, or is not a socket client opened, is closed at once, as is
+// every socket when keepFor is 0.
+func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time, keepFor time.Duration) {
+	if s, ok := g.Conn.(*socket); !ok || now.Sub(s.opened) > socketLife || keepFor <= 0 {
 		g.Conn.Close()
 		return
 	}
@@ -82,7 +81,7 @@ func (c *idle) put(k netip.AddrPort, g *gosnmp.GoSNMP, now time.Time) {
 	c.clients[k] = idleClient{g: g, at: now}
 	var oldest netip.AddrPort
 	for a, e := range c.clients {
-		if now.Sub(e.at) > c.keepFor {
+		if now.Sub(e.at) > keepFor {
 			gone = append(gone, e.g)
 			delete(c.clients, a)
 		} else if !oldest.IsValid() || e.at.Before(c.clients[oldest].at) {

@@ -59,7 +59,7 @@ func TestTestsKeepTheirSocket(t *testing.T) {
 }
 
 // TestIdleKeepsFewAndFresh: idle keeps one socket a peer, idleCap at most
-// (the oldest go), none idle longer than its keepFor or open longer than
+// (the oldest go), none idle longer than keepFor or open longer than
 // socketLife, none at all with keepFor 0, and closes what it lets go.
 func TestIdleKeepsFewAndFresh(t *testing.T) {
 	peer := func(i int) netip.AddrPort {
@@ -76,15 +76,16 @@ func TestIdleKeepsFewAndFresh(t *testing.T) {
 	}
 	client := func() *gosnmp.GoSNMP { return opened(now) }
 	closed := func(g *gosnmp.GoSNMP) bool { return g.Conn.SetDeadline(time.Time{}) != nil }
-	c := idle{keepFor: 30 * time.Second}
+	const keepFor = 30 * time.Second
+	var c idle
 	old := opened(now.Add(-socketLife - time.Second))
-	if c.put(peer(0), old, now); !closed(old) || len(c.clients) != 0 {
+	if c.put(peer(0), old, now, keepFor); !closed(old) || len(c.clients) != 0 {
 		t.Fatalf("a socket older than %v kept", socketLife)
 	}
 	gs := make([]*gosnmp.GoSNMP, idleCap+2)
 	for i := range gs {
 		gs[i] = client()
-		c.put(peer(i), gs[i], now.Add(time.Duration(i)*time.Millisecond))
+		c.put(peer(i), gs[i], now.Add(time.Duration(i)*time.Millisecond), keepFor)
 	}
 	for i, g := range gs {
 		if closed(g) != (i < 2) {
@@ -92,21 +93,21 @@ func TestIdleKeepsFewAndFresh(t *testing.T) {
 		}
 	}
 	again := client()
-	c.put(peer(7), again, now.Add(time.Second))
+	c.put(peer(7), again, now.Add(time.Second), keepFor)
 	if !closed(gs[7]) || closed(again) || len(c.clients) != idleCap {
 		t.Fatalf("a second socket for one peer: the first closed %v, the second %v, %d kept", closed(gs[7]), closed(again), len(c.clients))
 	}
-	if g := c.take(peer(7), now.Add(2*time.Second)); g != again {
+	if g := c.take(peer(7), now.Add(2*time.Second), keepFor); g != again {
 		t.Fatalf("take gave %p, want the socket kept last, %p", g, again)
 	}
-	if g := c.take(peer(7), now.Add(2*time.Second)); g != nil {
+	if g := c.take(peer(7), now.Add(2*time.Second), keepFor); g != nil {
 		t.Fatal("a socket taken twice")
 	}
-	if g := c.take(peer(5), now.Add(c.keepFor+time.Second)); g != nil || !closed(gs[5]) {
-		t.Fatalf("a socket kept longer than %v: taken %v, closed %v", c.keepFor, g != nil, closed(gs[5]))
+	if g := c.take(peer(5), now.Add(keepFor+time.Second), keepFor); g != nil || !closed(gs[5]) {
+		t.Fatalf("a socket kept longer than %v: taken %v, closed %v", keepFor, g != nil, closed(gs[5]))
 	}
-	last := opened(now.Add(c.keepFor + time.Minute))
-	c.put(peer(100), last, now.Add(c.keepFor+time.Minute))
+	last := opened(now.Add(keepFor + time.Minute))
+	c.put(peer(100), last, now.Add(keepFor+time.Minute), keepFor)
 	if len(c.clients) != 1 || !closed(gs[6]) {
 		t.Fatalf("after keepFor, %d kept; want only the newest", len(c.clients))
 	}
@@ -114,9 +115,9 @@ func TestIdleKeepsFewAndFresh(t *testing.T) {
 	if !closed(last) || len(c.clients) != 0 {
 		t.Fatal("close left a socket open")
 	}
-	none := idle{}
+	var none idle
 	g := client()
-	if none.put(peer(1), g, now); !closed(g) || len(none.clients) != 0 {
+	if none.put(peer(1), g, now, 0); !closed(g) || len(none.clients) != 0 {
 		t.Fatal("a socket kept with keepFor 0")
 	}
 }

@@ -146,7 +146,7 @@ func New(cfg Config, pinger Pinger) (*Prober, error) {
 		pinger = &ICMPPinger{Privileged: cfg.PingPrivileged, Count: cfg.PingCount, Timeout: cfg.PingTimeout, Source: cfg.Source}
 	}
 	p := &Prober{cfg: cfg, pinger: pinger, slots: make(chan struct{}, cfg.Concurrency), sends: make(chan struct{}, pushSlots), asks: make(chan struct{}, askSlots),
-		met: newMetrics(), starvedBy: starvedShare, idle: idle{keepFor: cfg.KeepFor}}
+		met: newMetrics(), starvedBy: starvedShare}
 	if cfg.V3 != nil {
 		p.SetUsers(append([]usm.User{*cfg.V3}, cfg.Others...))
 	}
