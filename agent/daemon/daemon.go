@@ -269,7 +269,7 @@ func New(o Options) (*Daemon, error) {
 			held: append([]hiadsd.Status(nil), o.State.Statuses...)}}
 	host.d = d
 	d.push.in = make(chan board.Push, pushQueue)
-	d.vantage = vantage{waiting: map[vantageKey]*question{}, asks: make(chan asked, questions)}
+	d.vantage = vantage{asks: make(chan asked, queued)}
 	d.hi = hello{heard: map[int]time.Time{}, wake: make(chan struct{}, 1), restarted: restarted}
 	d.lag = lag.New(o.Log, d.restretch)
 	d.pushes = o.Prober.CanPush()

@@ -19,7 +19,7 @@ func (d *Daemon) learnEngines(ctx context.Context) {
 	// until one is not: it ends the start-up's work (lanrun's steady window
 	// waits for it).
 	l, ok := d.prober.(probe.Learner)
-	if !ok || d.starved() || !d.learning.CompareAndSwap(false, true) {
+	if !ok || d.lag.Starved() || !d.learning.CompareAndSwap(false, true) {
 		return
 	}
 	var todo []probe.Target
@@ -45,7 +45,7 @@ func (d *Daemon) learnEngines(ctx context.Context) {
 	}
 	d.push.sends.Go(func() {
 		defer d.learning.Store(false)
-		probe.LearnAhead(ctx, l, todo, func() bool { return !d.starved() }, func(t probe.Target, err error) {
+		probe.LearnAhead(ctx, l, todo, func() bool { return !d.lag.Starved() }, func(t probe.Target, err error) {
 			d.log.WithField("address", t.Addr.String()).WithError(err).Debug("engine not learned ahead: its next exchange discovers it")
 		})
 	})

@@ -11,20 +11,12 @@ import "time"
 // failure from it as a helper, nor a busy refusal for an answer as an asker
 // (vantage.go); one stopped a second believes none (peers.go).
 
-// starved reports whether the agent is starved of CPU now.
-func (d *Daemon) starved() bool { return d.lag.Starved() }
-
 // refusesQuestions reports whether the agent refuses other agents'
 // questions: while starved, until its timers keep time again. Starvation
 // lasts 15 to 45 calm seconds after a stall of the host, and a failure
 // found then by every tester went unbelieved as long, each one asking
 // agents that all refused.
 func (d *Daemon) refusesQuestions() bool { return d.lag.Starved() && !d.lag.Recovering() }
-
-// lateReads reports whether the agent is starved, or its timer ran late
-// enough over the last window that a reply read late may look lost
-// (lag.Watch.Lagging).
-func (d *Daemon) lateReads() bool { return d.lag.Lagging() }
 
 // restretch doubles the prober's waits while the agent doubts its own
 // tests or is starved of CPU, and undoes it once neither holds.
@@ -38,17 +30,14 @@ func (d *Daemon) restretch() {
 	d.mu.Lock()
 	on := d.doubting
 	d.mu.Unlock()
-	sp.Stretch(on || d.starved())
+	sp.Stretch(on || d.lag.Starved())
 }
 
-// stalledSince reports whether the agent is starved, or stalled since t (a
-// timer tick late by 100 ms or more): a reply awaited since may be read late.
-func (d *Daemon) stalledSince(t time.Time) bool { return d.lag.Starved() || d.lag.LateSince(t) }
-
 // lossSamples is the requests a test begun at began sent and lost, for the
-// agent's own health: none while it lags or if it stalled since (read late).
+// agent's own health: none while it lags (or is starved), or if it stalled
+// since (a tick 100 ms late): replies may have been read late.
 func (d *Daemon) lossSamples(sent, unanswered int, began time.Time) (int, int) {
-	if d.lateReads() || d.stalledSince(began) {
+	if d.lag.Lagging() || d.lag.LateSince(began) {
 		return 0, 0
 	}
 	return sent, unanswered

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/diagagent/diagagent/agent/board"
 	"github.com/diagagent/diagagent/agent/probe"
+	"github.com/diagagent/diagagent/agent/questions"
 	"github.com/diagagent/diagagent/hiadsd"
 )
 
@@ -27,10 +27,10 @@ type seconding interface {
 // answers at once: the asker counts the question refused.
 var ErrVantageBusy = errors.New("daemon: too many questions waiting")
 
-// questions is how many peers' questions wait to be answered, and
-// answering how many are answered at once.
+// queued is how many peers' questions wait to be answered, and answering
+// how many are answered at once.
 const (
-	questions = 32
+	queued    = 32
 	answering = 4
 )
 
@@ -38,18 +38,11 @@ const (
 // this agent asked that wait for an answer, and the questions peers asked
 // it, waiting for the answering loop.
 type vantage struct {
-	mu      sync.Mutex
-	waiting map[vantageKey]*question
-	asks    chan asked
-	doubt   hiadsd.Doubt // the core's last, the loop's
+	asked questions.Book
+	asks  chan asked
+	doubt hiadsd.Doubt // the core's last, the loop's
 	// unreached is the core's Unreached as last noted, the loop's.
 	unreached []int
-}
-
-// vantageKey names one question: the agent asked, the node, the nonce.
-type vantageKey struct {
-	to, node int
-	nonce    uint32
 }
 
 // asked is a peer's question and when it came: one that waited three test
@@ -57,37 +50,6 @@ type vantageKey struct {
 type asked struct {
 	board.Vantage
 	at time.Time
-}
-
-// question is the questions one test asked.
-type question struct {
-	out           chan hiadsd.Status
-	left, refused int
-	asked         int
-	until         time.Time
-}
-
-// resolve ends question k with st (an answer), or as refused, or as
-// unreachable (neither); the last one closes the test's channel. Called
-// with v.mu held.
-func (v *vantage) resolve(k vantageKey, st hiadsd.Status, refused bool) {
-	a, ok := v.waiting[k]
-	if !ok {
-		return
-	}
-	delete(v.waiting, k)
-	switch {
-	case refused:
-		a.refused++
-	case st != hiadsd.Unknown:
-		a.out <- st // buffered for every question
-	}
-	if a.left--; a.left == 0 {
-		if a.refused == a.asked {
-			a.out <- hiadsd.Unknown
-		}
-		close(a.out)
-	}
 }
 
 // noAnswers is the answers to a question not asked: none.
@@ -105,62 +67,35 @@ func (d *Daemon) second(target int, via []int) func(context.Context) <-chan hiad
 		if d.lag.StoppedSince(made) { // its failure is no evidence (hiadsd.Result.Stopped): asking would feed the storm a stall starts
 			return noAnswers
 		}
-		a := &question{out: make(chan hiadsd.Status, len(via)+1), left: len(via), asked: len(via),
-			until: d.now().Add(4 * d.cfg.TestBudget)}
-		type sent struct {
-			k vantageKey
-			b []byte
-		}
-		var qs []sent
-		d.vantage.mu.Lock()
-		d.purgeLocked()
-		for _, h := range via {
-			k := vantageKey{to: h, node: target, nonce: rand.Uint32()}
-			b, err := board.MarshalVantage(board.Vantage{Kind: board.Ask, From: uint32(d.id + 1), Node: uint32(target + 1), Nonce: k.nonce})
-			if err != nil || h >= len(members) {
-				a.left--
+		now := d.now()
+		keys, out := d.vantage.asked.Ask(target, via, now, now.Add(4*d.cfg.TestBudget))
+		for _, k := range keys {
+			b, err := board.MarshalVantage(board.Vantage{Kind: board.Ask, From: uint32(d.id + 1), Node: uint32(target + 1), Nonce: k.Nonce})
+			if err != nil || k.To >= len(members) {
+				d.vantage.asked.Answer(k, hiadsd.Unknown, false) // not asked: no answer
 				continue
 			}
-			d.vantage.waiting[k] = a
-			qs = append(qs, sent{k, b})
-		}
-		if a.left == 0 {
-			close(a.out)
-		}
-		d.vantage.mu.Unlock()
-		for _, q := range qs {
 			d.push.sends.Go(func() {
-				err := sp.Vantage(ctx, members[q.k.to], q.b)
+				err := sp.Vantage(ctx, members[k.To], b)
 				if err == nil {
 					return
 				}
 				// An agent that refuses (an older one, or a busy one) cannot be
 				// asked: with every one so, the verdict stands alone; not if this
-				// agent stalled within the test, when every helper is busy too.
+				// agent was starved or stalled (a tick 100 ms late) within the
+				// test, when every helper is busy too.
 				var se *probe.SetError
 				busy := errors.As(err, &se) && se.Busy()
-				refused := se != nil && !(busy && d.stalledSince(made))
+				refused := se != nil && !(busy && (d.lag.Starved() || d.lag.LateSince(made)))
 				lvl := logrus.InfoLevel
 				if busy {
 					lvl = logrus.DebugLevel // thousands under a stall
 				}
-				d.log.WithFields(logrus.Fields{"to": q.k.to + 1, "node": target + 1}).WithError(err).Log(lvl, "question to another agent not taken")
-				d.vantage.mu.Lock()
-				d.vantage.resolve(q.k, hiadsd.Unknown, refused)
-				d.vantage.mu.Unlock()
+				d.log.WithFields(logrus.Fields{"to": k.To + 1, "node": target + 1}).WithError(err).Log(lvl, "question to another agent not taken")
+				d.vantage.asked.Answer(k, hiadsd.Unknown, refused)
 			})
 		}
-		return a.out
-	}
-}
-
-// purgeLocked forgets the questions whose answer can no longer matter.
-func (d *Daemon) purgeLocked() {
-	now := d.now()
-	for k, a := range d.vantage.waiting {
-		if now.After(a.until) {
-			d.vantage.resolve(k, hiadsd.Unknown, false)
-		}
+		return out
 	}
 }
 
@@ -178,9 +113,7 @@ func (d *Daemon) OnVantage(v board.Vantage) error {
 		return nil // not a question a member of this list asks: ignored
 	}
 	if v.Kind == board.Answer {
-		d.vantage.mu.Lock()
-		d.vantage.resolve(vantageKey{to: from, node: node, nonce: v.Nonce}, v.Status, false)
-		d.vantage.mu.Unlock()
+		d.vantage.asked.Answer(questions.Key{To: from, Node: node, Nonce: v.Nonce}, v.Status, false)
 		return nil
 	}
 	if d.refusesQuestions() {
@@ -233,7 +166,7 @@ func (d *Daemon) answerQuestions(ctx context.Context) {
 					}
 				}
 				confirm := hiadsd.ConfirmRequests
-				if d.lateReads() {
+				if d.lag.Lagging() {
 					confirm = 0 // a plain test: its late reads would measure this host, not the link (confirm)
 				}
 				began := d.now()
@@ -359,7 +292,7 @@ func (d *Daemon) noteUnreached(ctx context.Context) {
 // the core asks added while it has seen loss (hiadsd.Doubt.Measure); none
 // while its reads run late (confirm).
 func (d *Daemon) measure() int {
-	if d.node.Measuring() && !d.lateReads() {
+	if d.node.Measuring() && !d.lag.Lagging() {
 		return hiadsd.MeasureRequests
 	}
 	return 0
@@ -374,7 +307,7 @@ func (d *Daemon) measure() int {
 // cores, each request read late drew a burst, whose late answers made false
 // failures: docs/data/versus/make-versus-n64-2026-11-30.md). On the loop.
 func (d *Daemon) confirm() int {
-	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.lateReads() {
+	if d.cfg.Vantage == 0 || d.vantage.doubt.SeesLoss || d.vantage.doubt.Doubting || d.lag.Lagging() {
 		return 0
 	}
 	return hiadsd.ConfirmRequests
