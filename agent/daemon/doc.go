@@ -27,8 +27,9 @@
 // agent/notify decides which events reach the station, when and grouped how
 // (the daemon is its View and Host, policy.go), agent/questions keeps the
 // questions this agent asked other agents until each is answered
-// (vantage.go), and agent/state keeps what survives a restart. What the core is given of a list is core.go's. It is a
-// metrics.Collector of its view and intervals (metrics.go). It imports
+// (vantage.go), and agent/state keeps what survives a restart. What the
+// core is given of a list is core.go's. It is a metrics.Collector of its
+// view and intervals (metrics.go). It imports
 // neither the responder nor the page: cmd/diagagent builds the parts in
 // dependency order and hands each what it needs.
 package daemon
