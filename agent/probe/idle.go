@@ -15,7 +15,8 @@ import (
 // with the full plan tests the same peers every interval (the first
 // fault-free node of each cluster), and at N = 64 on two cores a client
 // for every test was a fifth of the host's CPU while it was starved. A
-// socket is kept Config.KeepFor at most (keepFor, below), and idleCap of them.
+// socket is kept Config.KeepFor at most (take and put are given it), and
+// idleCap of them.
 // None serves longer than socketLife: a firewall that lets established
 // flows through (conntrack) applies a rule added since to the next socket.
 type idle struct {

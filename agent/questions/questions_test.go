@@ -66,7 +66,7 @@ func TestBookEndsEachTestOnce(t *testing.T) {
 
 // TestBookForgetsOldQuestions: a test that asked nobody gets a closed
 // channel at once, and questions whose time passed end unanswered at the
-// next test's asking, while the next test's wait.
+// next test's asking, while the next test's questions still wait.
 func TestBookForgetsOldQuestions(t *testing.T) {
 	var b Book
 	if _, out := b.Ask(3, nil, time.Now(), time.Now()); len(drain(t, out)) != 0 {
